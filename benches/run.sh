@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Run the csp benchmarks against their Lua 5.4 and Python 3 peers.
+#
+#   benches/run.sh                 all benchmarks, 3 runs each
+#   RUNS=5 benches/run.sh fib loop only fib and loop, 5 runs each
+#   CSP=path/to/csp benches/run.sh use another csp binary
+#
+# Every peer's stdout must equal csp's; a mismatch is reported and makes the
+# script exit 1 after the table is printed. Missing peers are skipped.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+cd "$root"
+
+CSP="${CSP:-target/release/csp}"
+RUNS="${RUNS:-3}"
+LUA="${LUA:-lua5.4}"
+PYTHON="${PYTHON:-python3}"
+ALL=(fib loop binary_trees nbody strings_maps)
+
+if ! [[ "$RUNS" =~ ^[1-9][0-9]*$ ]]; then
+    echo "error: RUNS must be a positive integer, got '$RUNS'" >&2
+    exit 64
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "error: python3 is needed for timing" >&2
+    exit 64
+fi
+
+if [[ $# -gt 0 ]]; then
+    benches=("$@")
+else
+    benches=("${ALL[@]}")
+fi
+for b in "${benches[@]}"; do
+    if [[ ! -f "$here/$b.csp" ]]; then
+        echo "error: no benchmark '$b' (expected $here/$b.csp)" >&2
+        exit 64
+    fi
+done
+
+have_csp=1
+if [[ ! -x "$CSP" ]]; then
+    echo "warning: csp binary '$CSP' not found (build with: cargo build --release); timing peers only" >&2
+    have_csp=0
+fi
+have_lua=1
+command -v "$LUA" >/dev/null 2>&1 || { echo "warning: $LUA not found; skipping Lua" >&2; have_lua=0; }
+have_py=1
+command -v "$PYTHON" >/dev/null 2>&1 || { echo "warning: $PYTHON not found; skipping Python" >&2; have_py=0; }
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# time_runs NAME CMD... : runs CMD $RUNS times, stores stdout of the first run in
+# $tmp/NAME.out and prints the median wall-clock seconds. Prints FAIL if a run fails.
+time_runs() {
+    local name="$1"
+    shift
+    python3 - "$RUNS" "$tmp/$name.out" "$tmp/$name.err" "$@" <<'PY'
+import statistics, subprocess, sys, time
+runs, out_path, err_path, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+times = []
+for i in range(runs):
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    times.append(time.perf_counter() - t0)
+    if i == 0:
+        open(out_path, "wb").write(p.stdout)
+        open(err_path, "wb").write(p.stderr)
+    if p.returncode != 0:
+        if i > 0:
+            open(err_path, "wb").write(p.stderr)
+        print("FAIL")
+        sys.exit(0)
+print("%.3f" % statistics.median(times))
+PY
+}
+
+ratio() {
+    python3 -c 'import sys
+a, b = sys.argv[1], sys.argv[2]
+try:
+    print("%.2f" % (float(a) / float(b)))
+except (ValueError, ZeroDivisionError):
+    print("-")' "$1" "$2"
+}
+
+mismatch=0
+rows=()
+for b in "${benches[@]}"; do
+    echo "running $b ..." >&2
+    t_csp="-"; t_lua="-"; t_py="-"
+    ref=""
+    if [[ $have_csp == 1 ]]; then
+        t_csp="$(time_runs "$b.csp" "$CSP" run "$here/$b.csp")"
+        if [[ "$t_csp" == FAIL ]]; then
+            echo "!!! $b: csp failed; stderr:" >&2
+            sed 's/^/    /' "$tmp/$b.csp.err" | head -20 >&2
+            mismatch=1
+        else
+            ref="$b.csp"
+        fi
+    fi
+    if [[ $have_lua == 1 ]]; then
+        t_lua="$(time_runs "$b.lua" "$LUA" "$here/$b.lua")"
+        [[ "$t_lua" == FAIL ]] && { echo "!!! $b: lua failed" >&2; cat "$tmp/$b.lua.err" >&2; mismatch=1; }
+        [[ -z "$ref" && "$t_lua" != FAIL ]] && ref="$b.lua"
+    fi
+    if [[ $have_py == 1 ]]; then
+        t_py="$(time_runs "$b.py" "$PYTHON" "$here/$b.py")"
+        [[ "$t_py" == FAIL ]] && { echo "!!! $b: python failed" >&2; cat "$tmp/$b.py.err" >&2; mismatch=1; }
+        [[ -z "$ref" && "$t_py" != FAIL ]] && ref="$b.py"
+    fi
+    declare -A status=(["$b.lua"]="$t_lua" ["$b.py"]="$t_py")
+    for peer in "$b.lua" "$b.py"; do
+        [[ -n "$ref" && "$peer" != "$ref" ]] || continue
+        [[ "${status[$peer]}" != "-" && "${status[$peer]}" != FAIL ]] || continue
+        if ! cmp -s "$tmp/$ref.out" "$tmp/$peer.out"; then
+            echo "!!! OUTPUT MISMATCH in $b: $peer differs from $ref" >&2
+            diff "$tmp/$ref.out" "$tmp/$peer.out" | head -20 | sed 's/^/    /' >&2 || true
+            mismatch=1
+        fi
+    done
+    unset status
+    rows+=("$b $t_csp $t_lua $t_py $(ratio "$t_csp" "$t_lua") $(ratio "$t_csp" "$t_py")")
+done
+
+startup="-"
+if [[ $have_csp == 1 ]]; then
+    echo 'print(1)' > "$tmp/startup.csp"
+    startup="$(RUNS=$((RUNS * 10)) time_runs startup "$CSP" run "$tmp/startup.csp")"
+    if [[ "$startup" != FAIL ]]; then
+        startup="$(python3 -c 'import sys; print("%.1f" % (float(sys.argv[1]) * 1000))' "$startup")"
+        if [[ "$(cat "$tmp/startup.out")" != "1" ]]; then
+            echo "!!! startup script printed '$(cat "$tmp/startup.out")', expected '1'" >&2
+            mismatch=1
+        fi
+    fi
+fi
+
+echo
+printf '%-14s %10s %10s %10s %9s %9s\n' benchmark "csp s" "lua s" "python s" csp/lua csp/py
+for row in "${rows[@]}"; do
+    # shellcheck disable=SC2086
+    printf '%-14s %10s %10s %10s %9s %9s\n' $row
+done
+echo
+echo "median of $RUNS runs each (seconds, wall clock)"
+if [[ "$startup" == "-" ]]; then
+    echo "startup: n/a (no csp binary)"
+else
+    echo "startup: csp run on 'print(1)', median of $((RUNS * 10)) runs: ${startup} ms"
+fi
+
+if [[ $mismatch != 0 ]]; then
+    echo
+    echo "!!! FAILURES: some outputs differ or some runs failed (see messages above)" >&2
+    exit 1
+fi

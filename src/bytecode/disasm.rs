@@ -1,0 +1,35 @@
+//! Human-readable bytecode listing for `csp disasm`.
+
+use super::proto::Proto;
+use std::fmt::Write;
+
+/// Lists `proto` and every function nested in it.
+pub fn disasm(proto: &Proto, heap: &crate::vm::Heap) -> String {
+    let mut out = String::new();
+    list(proto, heap, &mut out);
+    out
+}
+
+fn list(p: &Proto, heap: &crate::vm::Heap, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "fn {} (params {}, required {}, rest {}, registers {}, upvalues {})",
+        p.display_name(),
+        p.nparams,
+        p.nrequired,
+        p.has_rest,
+        p.nregs,
+        p.upvals.len()
+    );
+    for (i, k) in p.consts.iter().enumerate() {
+        let _ = writeln!(out, "  const {i}: {}", crate::format::repr(heap, *k));
+    }
+    for (pc, op) in p.code.iter().enumerate() {
+        let (line, _) = p.file.line_col(p.spans[pc].start);
+        let _ = writeln!(out, "  {pc:04}  line {line:<4} {op:?}");
+    }
+    out.push('\n');
+    for child in &p.protos {
+        list(child, heap, out);
+    }
+}

@@ -1,0 +1,8 @@
+//! Bytecode: register-based instructions, function prototypes, disassembly.
+
+pub mod disasm;
+pub mod op;
+pub mod proto;
+
+pub use op::{Cmp, Op};
+pub use proto::{Proto, UpvalDesc};

@@ -1,0 +1,363 @@
+//! Expressions: each compiles into a destination register.
+
+use super::{captures, Compiler, Var};
+use crate::bytecode::{Cmp, Op};
+use crate::syntax::ast::*;
+use crate::vm::Value;
+
+/// Most registers a list or map literal uses at once before falling back to pushes.
+const LITERAL_BATCH: usize = 64;
+
+impl Compiler<'_> {
+    /// Evaluates `e` into some register: a plain local's own register, or a new temporary.
+    pub(crate) fn expr_any(&mut self, e: &Expr) -> u8 {
+        if let ExprKind::Name(n) = &e.kind {
+            let save = self.span;
+            self.span = e.span;
+            let var = self.resolve(n, e.span);
+            self.span = save;
+            match var {
+                Some(Var::Local(r)) => return r,
+                None => return self.alloc(),
+                _ => {}
+            }
+        }
+        let t = self.alloc();
+        self.expr_to(e, t);
+        t
+    }
+
+    /// Evaluates `e` into `dst`, using temporaries above the current mark.
+    pub(crate) fn expr_to(&mut self, e: &Expr, dst: u8) {
+        let save_span = self.span;
+        self.span = e.span;
+        let mark = self.mark();
+        self.expr_inner(e, dst);
+        self.free_to(mark);
+        self.span = save_span;
+    }
+
+    fn expr_inner(&mut self, e: &Expr, dst: u8) {
+        match &e.kind {
+            ExprKind::Nil => {
+                self.emit(Op::LoadNil { dst });
+            }
+            ExprKind::Bool(b) => {
+                self.emit(Op::LoadBool { dst, val: *b });
+            }
+            ExprKind::Int(i) => self.load_int(dst, *i),
+            ExprKind::Float(f) => {
+                let k = self.const_value(Value::Float(*f));
+                self.emit(Op::LoadK { dst, k });
+            }
+            ExprKind::Str(s) => {
+                let k = self.str_const(s);
+                self.emit(Op::LoadK { dst, k });
+            }
+            ExprKind::Interp(parts) => {
+                let start = self.mark();
+                for p in parts {
+                    let r = self.alloc();
+                    match p {
+                        InterpPart::Lit(s) => {
+                            let k = self.str_const(s);
+                            self.emit(Op::LoadK { dst: r, k });
+                        }
+                        InterpPart::Expr(x) => self.expr_to(x, r),
+                    }
+                }
+                let count = parts.len().min(255) as u8;
+                self.emit(Op::Concat { dst, start, count });
+            }
+            ExprKind::Name(n) => match self.resolve(n, e.span) {
+                Some(Var::Local(r)) => {
+                    if r != dst {
+                        self.emit(Op::Move { dst, src: r });
+                    }
+                }
+                Some(Var::Cell(r)) => {
+                    self.emit(Op::GetCell { dst, cell: r });
+                }
+                Some(Var::Upval(i)) => {
+                    self.emit(Op::GetUpval { dst, idx: i });
+                }
+                Some(Var::Global(g)) => {
+                    self.emit(Op::GetGlobal { dst, idx: g });
+                }
+                None => {}
+            },
+            ExprKind::List(items) => self.list(items, dst),
+            ExprKind::ListComp { expr, var, iter, cond } => self.list_comp(expr, var, iter, cond.as_deref(), dst),
+            ExprKind::Map(pairs) => self.map(pairs, dst),
+            ExprKind::Unary(UnOp::Neg, a) => {
+                if let ExprKind::Int(i) = a.kind {
+                    return self.load_int(dst, -i);
+                }
+                if let ExprKind::Float(f) = a.kind {
+                    let k = self.const_value(Value::Float(-f));
+                    self.emit(Op::LoadK { dst, k });
+                    return;
+                }
+                let r = self.expr_any(a);
+                self.emit(Op::Neg { dst, src: r });
+            }
+            ExprKind::Unary(UnOp::Not, a) => {
+                let r = self.expr_any(a);
+                self.emit(Op::Not { dst, src: r });
+            }
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, dst),
+            ExprKind::And(a, b) | ExprKind::Or(a, b) => {
+                let t = self.alloc();
+                self.expr_to(a, t);
+                let j = if let ExprKind::And(..) = e.kind {
+                    self.emit(Op::JmpIfNot { src: t, target: 0 })
+                } else {
+                    self.emit(Op::JmpIf { src: t, target: 0 })
+                };
+                self.expr_to(b, t);
+                self.patch(j);
+                self.emit(Op::Move { dst, src: t });
+            }
+            ExprKind::Range { lo, hi, inclusive } => {
+                let l = self.expr_any(lo);
+                let h = self.expr_any(hi);
+                self.emit(Op::Range { dst, lo: l, hi: h, inclusive: *inclusive });
+            }
+            ExprKind::Index(o, k) => {
+                let ro = self.expr_any(o);
+                let rk = self.expr_any(k);
+                self.span = e.span;
+                self.emit(Op::Index { dst, obj: ro, key: rk });
+            }
+            ExprKind::Field(o, name) => {
+                let ro = self.expr_any(o);
+                let k = self.str_const(&name.name);
+                self.span = e.span;
+                self.emit(Op::Field { dst, obj: ro, name: k });
+            }
+            ExprKind::Call(f, args) => {
+                let base = self.alloc();
+                self.expr_to(f, base);
+                self.args(args);
+                self.span = e.span;
+                self.emit(Op::Call { base, argc: args.len().min(255) as u8 });
+                if dst != base {
+                    self.emit(Op::Move { dst, src: base });
+                }
+            }
+            ExprKind::Method(recv, name, args) => {
+                let base = self.alloc();
+                let r = self.alloc();
+                self.expr_to(recv, r);
+                self.args(args);
+                let k = self.str_const(&name.name);
+                self.span = e.span;
+                self.emit(Op::Invoke { base, argc: args.len().min(255) as u8, name: k });
+                if dst != base {
+                    self.emit(Op::Move { dst, src: base });
+                }
+            }
+            ExprKind::Func(d) => {
+                let idx = self.function(d);
+                self.emit(Op::Closure { dst, proto: idx });
+            }
+            ExprKind::Recv(_) | ExprKind::Go(_) | ExprKind::GoBlock(_) | ExprKind::Wait(_) | ExprKind::Yield(_) => {
+                self.error(e.span, "concurrency (go, <-, wait, yield) is not available in this version yet")
+            }
+        }
+    }
+
+    fn load_int(&mut self, dst: u8, i: i64) {
+        if let Ok(val) = i32::try_from(i) {
+            self.emit(Op::LoadInt { dst, val });
+        } else {
+            let k = self.const_value(Value::Int(i));
+            self.emit(Op::LoadK { dst, k });
+        }
+    }
+
+    /// Arguments into consecutive registers after the callee.
+    fn args(&mut self, args: &[Expr]) {
+        if args.len() > 250 {
+            self.error(self.span, "too many arguments (at most 250)");
+        }
+        for a in args {
+            let r = self.alloc();
+            self.expr_to(a, r);
+        }
+    }
+
+    fn list(&mut self, items: &[Expr], dst: u8) {
+        let t = self.alloc();
+        let first = items.len().min(LITERAL_BATCH);
+        let start = self.mark();
+        for x in &items[..first] {
+            let r = self.alloc();
+            self.expr_to(x, r);
+        }
+        self.emit(Op::NewList { dst: t, start, count: first as u8 });
+        self.free_to(start);
+        for x in &items[first..] {
+            let r = self.expr_any(x);
+            self.emit(Op::ListPush { list: t, src: r });
+            self.free_to(start);
+        }
+        self.emit(Op::Move { dst, src: t });
+    }
+
+    fn map(&mut self, pairs: &[(Expr, Expr)], dst: u8) {
+        let t = self.alloc();
+        let first = pairs.len().min(LITERAL_BATCH / 2);
+        let start = self.mark();
+        for (k, v) in &pairs[..first] {
+            let rk = self.alloc();
+            self.expr_to(k, rk);
+            let rv = self.alloc();
+            self.expr_to(v, rv);
+        }
+        self.emit(Op::NewMap { dst: t, start, count: first as u8 });
+        self.free_to(start);
+        for (k, v) in &pairs[first..] {
+            let rk = self.expr_any(k);
+            let rv = self.expr_any(v);
+            self.emit(Op::SetIndex { obj: t, key: rk, src: rv });
+            self.free_to(start);
+        }
+        self.emit(Op::Move { dst, src: t });
+    }
+
+    fn list_comp(&mut self, expr: &Expr, var: &Ident, iter: &Expr, cond: Option<&Expr>, dst: u8) {
+        let list = self.alloc();
+        self.emit(Op::NewList { dst: list, start: list, count: 0 });
+        self.for_loop(var, iter, &mut |c: &mut Compiler| {
+            let skip = cond.map(|cnd| c.jump_if_false(cnd));
+            let r = c.expr_any(expr);
+            c.emit(Op::ListPush { list, src: r });
+            if let Some(js) = skip {
+                for j in js {
+                    c.patch(j);
+                }
+            }
+        });
+        self.emit(Op::Move { dst, src: list });
+    }
+
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, dst: u8) {
+        if let (BinOp::Add | BinOp::Sub, ExprKind::Int(i)) = (op, &b.kind) {
+            let imm = if op == BinOp::Add { Some(*i) } else { i.checked_neg() };
+            if let Some(imm) = imm.and_then(|v| i16::try_from(v).ok()) {
+                let ra = self.expr_any(a);
+                self.emit(Op::AddI { dst, a: ra, imm });
+                return;
+            }
+        }
+        let (ra, rb) = (self.expr_any(a), self.expr_any(b));
+        let op = match op {
+            BinOp::Add => Op::Add { dst, a: ra, b: rb },
+            BinOp::Sub => Op::Sub { dst, a: ra, b: rb },
+            BinOp::Mul => Op::Mul { dst, a: ra, b: rb },
+            BinOp::Div => Op::Div { dst, a: ra, b: rb },
+            BinOp::Mod => Op::Mod { dst, a: ra, b: rb },
+            BinOp::Eq => Op::Compare { cmp: Cmp::Eq, dst, a: ra, b: rb },
+            BinOp::Ne => Op::Compare { cmp: Cmp::Ne, dst, a: ra, b: rb },
+            BinOp::Lt => Op::Compare { cmp: Cmp::Lt, dst, a: ra, b: rb },
+            BinOp::Le => Op::Compare { cmp: Cmp::Le, dst, a: ra, b: rb },
+            BinOp::Gt => Op::Compare { cmp: Cmp::Lt, dst, a: rb, b: ra },
+            BinOp::Ge => Op::Compare { cmp: Cmp::Le, dst, a: rb, b: ra },
+        };
+        self.emit(op);
+    }
+
+    /// Emits jumps taken when `cond` is false; returns them for patching.
+    pub(crate) fn jump_if_false(&mut self, cond: &Expr) -> Vec<usize> {
+        let save = self.span;
+        self.span = cond.span;
+        let mark = self.mark();
+        let jumps = match &cond.kind {
+            ExprKind::Binary(op, a, b)
+                if matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) =>
+            {
+                let (ra, rb) = (self.expr_any(a), self.expr_any(b));
+                let (cmp, a, b) = match op {
+                    BinOp::Eq => (Cmp::Eq, ra, rb),
+                    BinOp::Ne => (Cmp::Ne, ra, rb),
+                    BinOp::Lt => (Cmp::Lt, ra, rb),
+                    BinOp::Le => (Cmp::Le, ra, rb),
+                    BinOp::Gt => (Cmp::Lt, rb, ra),
+                    _ => (Cmp::Le, rb, ra),
+                };
+                self.span = cond.span;
+                vec![self.emit(Op::JmpUnless { cmp, a, b, target: 0 })]
+            }
+            ExprKind::And(a, b) => {
+                let mut js = self.jump_if_false(a);
+                js.extend(self.jump_if_false(b));
+                js
+            }
+            ExprKind::Bool(true) => vec![],
+            _ => {
+                let r = self.expr_any(cond);
+                vec![self.emit(Op::JmpIfNot { src: r, target: 0 })]
+            }
+        };
+        self.free_to(mark);
+        self.span = save;
+        jumps
+    }
+
+    /// Compiles a function body to a new Proto of the current function; returns its index.
+    pub(crate) fn function(&mut self, d: &FuncDecl) -> u16 {
+        let name = d.name.as_ref().map(|n| n.name.clone()).unwrap_or_default();
+        let save = self.span;
+        self.begin_func(name, captures::candidates(&d.body), false);
+        self.span = d.span;
+        let np = d.params.len();
+        if np + d.rest.is_some() as usize > 200 {
+            self.error(d.span, "too many parameters");
+        }
+        let mut cells = Vec::new();
+        for (i, p) in d.params.iter().enumerate() {
+            self.fs().scopes.last_mut().unwrap().push(super::Local { name: p.name.name.clone(), reg: i as u8, cell: false });
+            cells.push(i);
+        }
+        if let Some(r) = &d.rest {
+            self.fs().scopes.last_mut().unwrap().push(super::Local { name: r.name.clone(), reg: np as u8, cell: false });
+            cells.push(np);
+        }
+        let nparams = cells.len();
+        self.fs().next_reg = nparams;
+        self.fs().max_reg = nparams;
+        let mut nrequired = 0;
+        let mut seen_default = false;
+        for (i, p) in d.params.iter().enumerate() {
+            match &p.default {
+                Some(def) => {
+                    seen_default = true;
+                    let j = self.emit(Op::JmpIfArg { idx: i as u8, target: 0 });
+                    self.expr_to(def, i as u8);
+                    self.patch(j);
+                }
+                None if seen_default => {
+                    self.error(p.name.span, "a parameter without a default cannot follow one with a default")
+                }
+                None => nrequired += 1,
+            }
+        }
+        for i in cells {
+            let name = self.fs().scopes[0][i].name.clone();
+            if self.fs().captured.contains(&name) {
+                self.emit(Op::NewCell { reg: i as u8 });
+                self.fs().scopes[0][i].cell = true;
+            }
+        }
+        for s in &d.body {
+            self.stmt(s);
+        }
+        self.emit(Op::ReturnNil);
+        let proto = self.end_func(d.span, (np as u8, nrequired, d.rest.is_some()));
+        self.span = save;
+        let f = self.fs();
+        f.protos.push(proto);
+        (f.protos.len() - 1) as u16
+    }
+}

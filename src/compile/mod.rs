@@ -1,0 +1,320 @@
+//! The bytecode compiler: resolves names at compile time, allocates registers and
+//! emits a `Proto` per function. Errors are collected so one pass reports many.
+
+mod captures;
+mod expr;
+mod stmt;
+
+use crate::bytecode::{Op, Proto, UpvalDesc};
+use crate::source::SourceFile;
+use crate::syntax::ast::{Block, Program, Span, StmtKind};
+use crate::vm::{Value, Vm};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+#[derive(Debug, Clone)]
+pub struct CompileError {
+    pub span: Span,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+/// Compiles a parsed file to the Proto of its top level.
+pub fn compile(vm: &mut Vm, file: Rc<SourceFile>, program: &Program) -> Result<Rc<Proto>, Vec<CompileError>> {
+    let mut top = HashSet::new();
+    for s in &program.stmts {
+        match &s.kind {
+            StmtKind::Let { names, .. } => top.extend(names.iter().map(|n| n.name.clone())),
+            StmtKind::Fn(d) => top.extend(d.name.iter().map(|n| n.name.clone())),
+            _ => {}
+        }
+    }
+    let mut c = Compiler { vm, file, errors: Vec::new(), funcs: Vec::new(), top, span: Span::default(), pending_breaks: Vec::new() };
+    let proto = c.main(&program.stmts);
+    if c.errors.is_empty() {
+        Ok(proto)
+    } else {
+        Err(c.errors)
+    }
+}
+
+pub(crate) struct Local {
+    name: String,
+    reg: u8,
+    /// The register holds a cell because a nested function may capture it.
+    cell: bool,
+}
+
+pub(crate) enum Ctx {
+    Loop { breaks: Vec<usize>, continues: Vec<usize> },
+    /// An active `try`: `handler` while its TryBegin is in force; `finally` to run
+    /// on every exit.
+    Try { handler: bool, finally: Option<Block> },
+}
+
+pub(crate) struct FuncState {
+    name: String,
+    code: Vec<Op>,
+    spans: Vec<Span>,
+    consts: Vec<Value>,
+    str_consts: HashMap<String, u16>,
+    protos: Vec<Rc<Proto>>,
+    upvals: Vec<UpvalDesc>,
+    upval_names: Vec<String>,
+    scopes: Vec<Vec<Local>>,
+    next_reg: usize,
+    max_reg: usize,
+    ctx: Vec<Ctx>,
+    captured: HashSet<String>,
+    is_main: bool,
+}
+
+/// Where a name lives.
+#[derive(Clone, Copy)]
+pub(crate) enum Var {
+    Local(u8),
+    Cell(u8),
+    Upval(u8),
+    Global(u16),
+}
+
+pub(crate) struct Compiler<'a> {
+    vm: &'a mut Vm,
+    file: Rc<SourceFile>,
+    errors: Vec<CompileError>,
+    funcs: Vec<FuncState>,
+    /// Top-level `let` and `fn` names of the file (globals, visible everywhere).
+    top: HashSet<String>,
+    /// Span given to emitted instructions.
+    span: Span,
+    /// `break` jumps of the loop just closed, patched once its exit is known.
+    pending_breaks: Vec<usize>,
+}
+
+impl Compiler<'_> {
+    fn main(&mut self, stmts: &Block) -> Rc<Proto> {
+        self.begin_func("<main>".into(), captures::candidates(stmts), true);
+        // Top-level functions are defined first so code may call them before their text.
+        for s in stmts {
+            if let StmtKind::Fn(d) = &s.kind {
+                self.span = s.span;
+                let idx = self.function(d);
+                let t = self.alloc();
+                self.emit(Op::Closure { dst: t, proto: idx });
+                let name = d.name.as_ref().map(|n| n.name.as_str()).unwrap_or("");
+                let g = self.global(name);
+                self.emit(Op::SetGlobal { src: t, idx: g });
+                self.free_to(t);
+            }
+        }
+        for s in stmts {
+            if !matches!(s.kind, StmtKind::Fn(_)) {
+                self.stmt(s);
+            }
+        }
+        self.emit(Op::ReturnNil);
+        self.end_func(Span::default(), (0, 0, false))
+    }
+
+    pub(crate) fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.errors.push(CompileError { span, message: message.into(), help: None });
+    }
+
+    pub(crate) fn error_help(&mut self, span: Span, message: impl Into<String>, help: impl Into<String>) {
+        self.errors.push(CompileError { span, message: message.into(), help: Some(help.into()) });
+    }
+
+    pub(crate) fn fs(&mut self) -> &mut FuncState {
+        self.funcs.last_mut().unwrap()
+    }
+
+    pub(crate) fn begin_func(&mut self, name: String, captured: HashSet<String>, is_main: bool) {
+        self.funcs.push(FuncState {
+            name,
+            code: Vec::new(),
+            spans: Vec::new(),
+            consts: Vec::new(),
+            str_consts: HashMap::new(),
+            protos: Vec::new(),
+            upvals: Vec::new(),
+            upval_names: Vec::new(),
+            scopes: vec![Vec::new()],
+            next_reg: 0,
+            max_reg: 0,
+            ctx: Vec::new(),
+            captured,
+            is_main,
+        });
+    }
+
+    pub(crate) fn end_func(&mut self, span: Span, params: (u8, u8, bool)) -> Rc<Proto> {
+        let f = self.funcs.pop().unwrap();
+        let proto = Rc::new(Proto {
+            name: f.name,
+            code: f.code,
+            spans: f.spans,
+            consts: f.consts,
+            protos: f.protos,
+            upvals: f.upvals,
+            nparams: params.0,
+            nrequired: params.1,
+            has_rest: params.2,
+            nregs: (f.max_reg + 1).min(255) as u8,
+            file: self.file.clone(),
+            span,
+        });
+        self.vm.protos.push(proto.clone());
+        proto
+    }
+
+    pub(crate) fn emit(&mut self, op: Op) -> usize {
+        let span = self.span;
+        let f = self.fs();
+        f.code.push(op);
+        f.spans.push(span);
+        f.code.len() - 1
+    }
+
+    pub(crate) fn here(&mut self) -> usize {
+        self.fs().code.len()
+    }
+
+    /// Points the jump at `at` to the current position.
+    pub(crate) fn patch(&mut self, at: usize) {
+        let here = self.here() as u32;
+        self.patch_to(at, here);
+    }
+
+    pub(crate) fn patch_to(&mut self, at: usize, to: u32) {
+        match &mut self.fs().code[at] {
+            Op::Jmp { target }
+            | Op::JmpIf { target, .. }
+            | Op::JmpIfNot { target, .. }
+            | Op::JmpUnless { target, .. }
+            | Op::JmpIfArg { target, .. }
+            | Op::ForPrep { target, .. }
+            | Op::ForLoop { target, .. }
+            | Op::IterNext { target, .. }
+            | Op::TryBegin { target, .. } => *target = to,
+            op => unreachable!("patching {op:?}"),
+        }
+    }
+
+    pub(crate) fn alloc(&mut self) -> u8 {
+        let f = self.funcs.last_mut().unwrap();
+        let r = f.next_reg;
+        f.next_reg += 1;
+        f.max_reg = f.max_reg.max(r);
+        if r > 250 {
+            let span = self.span;
+            self.error(span, "function too complex: more than 250 registers in use");
+            return 250;
+        }
+        r as u8
+    }
+
+    /// Releases registers from `r` up.
+    pub(crate) fn free_to(&mut self, r: u8) {
+        self.fs().next_reg = r as usize;
+    }
+
+    pub(crate) fn mark(&mut self) -> u8 {
+        self.fs().next_reg.min(250) as u8
+    }
+
+    pub(crate) fn str_const(&mut self, s: &str) -> u16 {
+        if let Some(&k) = self.fs().str_consts.get(s) {
+            return k;
+        }
+        let v = self.vm.heap.str(s);
+        let f = self.funcs.last_mut().unwrap();
+        f.consts.push(v);
+        let k = (f.consts.len() - 1) as u16;
+        f.str_consts.insert(s.to_string(), k);
+        k
+    }
+
+    pub(crate) fn const_value(&mut self, v: Value) -> u16 {
+        let f = self.fs();
+        f.consts.push(v);
+        (f.consts.len() - 1).min(u16::MAX as usize) as u16
+    }
+
+    pub(crate) fn global(&mut self, name: &str) -> u16 {
+        let g = self.vm.global_slot(name);
+        if g > u16::MAX as u32 {
+            let span = self.span;
+            self.error(span, "too many global names");
+        }
+        g as u16
+    }
+
+    pub(crate) fn begin_scope(&mut self) {
+        self.fs().scopes.push(Vec::new());
+    }
+
+    pub(crate) fn end_scope(&mut self) {
+        let f = self.fs();
+        let scope = f.scopes.pop().unwrap();
+        if let Some(first) = scope.first() {
+            f.next_reg = first.reg as usize;
+        }
+    }
+
+    /// Is this the file's top level, where `let` and `fn` define globals?
+    pub(crate) fn at_top_level(&mut self) -> bool {
+        let f = self.fs();
+        f.is_main && f.scopes.len() == 1
+    }
+
+    /// Binds `name` to register `reg` in the current scope, boxing it in a cell
+    /// when a nested function may capture it.
+    pub(crate) fn declare(&mut self, name: &str, reg: u8) {
+        let cell = self.fs().captured.contains(name);
+        if cell {
+            self.emit(Op::NewCell { reg });
+        }
+        self.fs().scopes.last_mut().unwrap().push(Local { name: name.to_string(), reg, cell });
+        let f = self.fs();
+        f.next_reg = f.next_reg.max(reg as usize + 1);
+    }
+
+    pub(crate) fn resolve(&mut self, name: &str, span: Span) -> Option<Var> {
+        let depth = self.funcs.len() - 1;
+        if let Some((reg, cell)) = find_local(&self.funcs[depth], name) {
+            return Some(if cell { Var::Cell(reg) } else { Var::Local(reg) });
+        }
+        if let Some(i) = self.upval(depth, name) {
+            return Some(Var::Upval(i));
+        }
+        if self.top.contains(name) || self.vm.global_names.contains_key(name) {
+            return Some(Var::Global(self.global(name)));
+        }
+        self.error_help(span, format!("undefined name '{name}'"), "declare it with `let` or `fn` first");
+        None
+    }
+
+    /// The upvalue index of `name` in function `depth`, threading it through every
+    /// function between its declaration and here.
+    fn upval(&mut self, depth: usize, name: &str) -> Option<u8> {
+        if depth == 0 {
+            return None;
+        }
+        if let Some(i) = self.funcs[depth].upval_names.iter().position(|n| n == name) {
+            return Some(i as u8);
+        }
+        let desc = match find_local(&self.funcs[depth - 1], name) {
+            Some((reg, true)) => UpvalDesc::Local(reg),
+            Some((_, false)) => unreachable!("captured local '{name}' without a cell"),
+            None => UpvalDesc::Upval(self.upval(depth - 1, name)?),
+        };
+        let f = &mut self.funcs[depth];
+        f.upvals.push(desc);
+        f.upval_names.push(name.to_string());
+        Some((f.upvals.len() - 1) as u8)
+    }
+}
+
+fn find_local(f: &FuncState, name: &str) -> Option<(u8, bool)> {
+    f.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| l.name == name).map(|l| (l.reg, l.cell))
+}

@@ -1,0 +1,390 @@
+//! Statements, loops, and the exits (`break`, `continue`, `return`) that must run
+//! pending `finally` blocks on their way out.
+
+use super::{Compiler, Ctx, Var};
+use crate::bytecode::Op;
+use crate::syntax::ast::*;
+
+impl Compiler<'_> {
+    pub(crate) fn block(&mut self, b: &Block) {
+        self.begin_scope();
+        for s in b {
+            self.stmt(s);
+        }
+        self.end_scope();
+    }
+
+    pub(crate) fn stmt(&mut self, s: &Stmt) {
+        self.span = s.span;
+        let mark = self.mark();
+        match &s.kind {
+            StmtKind::Let { names, value } => {
+                self.let_stmt(names, value);
+                return;
+            }
+            StmtKind::Assign { target, op, value } => self.assign(target, *op, value),
+            StmtKind::Expr(e) => {
+                let t = self.alloc();
+                self.expr_to(e, t);
+            }
+            StmtKind::Fn(d) => {
+                let name = d.name.as_ref().map(|n| n.name.clone()).unwrap_or_default();
+                let reg = self.alloc();
+                if self.fs().captured.contains(&name) {
+                    self.emit(Op::LoadNil { dst: reg });
+                    self.declare(&name, reg);
+                    let idx = self.function(d);
+                    let t = self.alloc();
+                    self.emit(Op::Closure { dst: t, proto: idx });
+                    self.emit(Op::SetCell { cell: reg, src: t });
+                    self.free_to(reg + 1);
+                } else {
+                    let idx = self.function(d);
+                    self.emit(Op::Closure { dst: reg, proto: idx });
+                    self.declare(&name, reg);
+                }
+                return;
+            }
+            StmtKind::If { cond, then, els } => {
+                let jf = self.jump_if_false(cond);
+                self.block(then);
+                if let Some(els) = els {
+                    let jend = self.emit(Op::Jmp { target: 0 });
+                    jf.into_iter().for_each(|j| self.patch(j));
+                    self.block(els);
+                    self.patch(jend);
+                } else {
+                    jf.into_iter().for_each(|j| self.patch(j));
+                }
+            }
+            StmtKind::While { cond, body } => {
+                let start = self.here() as u32;
+                let jf = self.jump_if_false(cond);
+                self.fs().ctx.push(Ctx::Loop { breaks: vec![], continues: vec![] });
+                self.block(body);
+                self.span = s.span;
+                self.emit(Op::Jmp { target: start });
+                self.end_loop(start);
+                jf.into_iter().for_each(|j| self.patch(j));
+                self.patch_breaks();
+            }
+            StmtKind::For { var, iter, body } => {
+                self.for_loop(var, iter, &mut |c: &mut Compiler| {
+                    for s in body {
+                        c.stmt(s);
+                    }
+                });
+            }
+            StmtKind::Break | StmtKind::Continue => self.jump_out(s),
+            StmtKind::Return(e) => {
+                let r = match e {
+                    Some(e) => Some(self.expr_any(e)),
+                    None => None,
+                };
+                self.exit_tries(None);
+                self.span = s.span;
+                match r {
+                    Some(src) => self.emit(Op::Return { src }),
+                    None => self.emit(Op::ReturnNil),
+                };
+            }
+            StmtKind::Throw(e) => {
+                let r = self.expr_any(e);
+                self.span = s.span;
+                self.emit(Op::Throw { src: r });
+            }
+            StmtKind::Try { body, catch, finally } => self.try_stmt(body, catch.as_ref(), finally.as_ref()),
+            StmtKind::Block(b) => self.block(b),
+            StmtKind::Send { .. } | StmtKind::Select(_) | StmtKind::Lock { .. } | StmtKind::WaitBlock(_) => {
+                self.error(s.span, "concurrency (send, select, lock, wait) is not available in this version yet")
+            }
+            StmtKind::Import { .. } => self.error(s.span, "modules are not available in this version yet"),
+        }
+        self.free_to(mark);
+    }
+
+    fn let_stmt(&mut self, names: &[Ident], value: &Expr) {
+        let top = self.at_top_level();
+        if names.len() == 1 {
+            let name = &names[0].name;
+            if top {
+                let t = self.alloc();
+                self.expr_to(value, t);
+                let g = self.global(name);
+                self.emit(Op::SetGlobal { src: t, idx: g });
+                self.free_to(t);
+            } else {
+                let reg = self.alloc();
+                self.expr_to(value, reg);
+                self.declare(name, reg);
+            }
+            return;
+        }
+        if names.len() != 2 {
+            self.error(value.span, "`let` destructures at most two names");
+            return;
+        }
+        let mark = self.mark();
+        let ra = self.alloc();
+        let rb = self.alloc();
+        let src = self.expr_any(value);
+        self.emit(Op::Unpack2 { dst: ra, src });
+        if top {
+            for (n, r) in names.iter().zip([ra, rb]) {
+                let g = self.global(&n.name);
+                self.emit(Op::SetGlobal { src: r, idx: g });
+            }
+            self.free_to(mark);
+        } else {
+            self.free_to(rb + 1);
+            self.declare(&names[0].name, ra);
+            self.declare(&names[1].name, rb);
+        }
+    }
+
+    fn assign(&mut self, target: &Expr, op: Option<BinOp>, value: &Expr) {
+        // The new value, combined with the old one for `op=`.
+        let combined = |old: Expr| -> Expr {
+            match op {
+                Some(op) => Expr {
+                    span: target.span.to(value.span),
+                    kind: ExprKind::Binary(op, Box::new(old), Box::new(value.clone())),
+                },
+                None => value.clone(),
+            }
+        };
+        match &target.kind {
+            ExprKind::Name(n) => {
+                let Some(var) = self.resolve(n, target.span) else { return };
+                let rhs = combined(target.clone());
+                match var {
+                    Var::Local(r) => {
+                        // Short-circuit forms write their destination early: go via a temporary.
+                        if matches!(rhs.kind, ExprKind::And(..) | ExprKind::Or(..)) {
+                            let t = self.alloc();
+                            self.expr_to(&rhs, t);
+                            self.emit(Op::Move { dst: r, src: t });
+                        } else {
+                            self.expr_to(&rhs, r);
+                        }
+                    }
+                    Var::Cell(c) => {
+                        let t = self.expr_any(&rhs);
+                        self.emit(Op::SetCell { cell: c, src: t });
+                    }
+                    Var::Upval(i) => {
+                        let t = self.expr_any(&rhs);
+                        self.emit(Op::SetUpval { src: t, idx: i });
+                    }
+                    Var::Global(g) => {
+                        let t = self.expr_any(&rhs);
+                        self.emit(Op::SetGlobal { src: t, idx: g });
+                    }
+                }
+            }
+            ExprKind::Index(obj, key) => {
+                let ro = self.expr_any(obj);
+                let rk = self.expr_any(key);
+                let rv = self.alloc();
+                match op {
+                    Some(op) => {
+                        self.emit(Op::Index { dst: rv, obj: ro, key: rk });
+                        let rb = self.expr_any(value);
+                        self.emit_binop(op, rv, rv, rb);
+                    }
+                    None => self.expr_to(value, rv),
+                }
+                self.span = target.span;
+                self.emit(Op::SetIndex { obj: ro, key: rk, src: rv });
+            }
+            ExprKind::Field(obj, name) => {
+                let ro = self.expr_any(obj);
+                let k = self.str_const(&name.name);
+                let rv = self.alloc();
+                match op {
+                    Some(op) => {
+                        self.emit(Op::Field { dst: rv, obj: ro, name: k });
+                        let rb = self.expr_any(value);
+                        self.emit_binop(op, rv, rv, rb);
+                    }
+                    None => self.expr_to(value, rv),
+                }
+                self.span = target.span;
+                self.emit(Op::SetField { obj: ro, name: k, src: rv });
+            }
+            _ => self.error(target.span, "cannot assign to this expression"),
+        }
+    }
+
+    fn emit_binop(&mut self, op: BinOp, dst: u8, a: u8, b: u8) {
+        let op = match op {
+            BinOp::Add => Op::Add { dst, a, b },
+            BinOp::Sub => Op::Sub { dst, a, b },
+            BinOp::Mul => Op::Mul { dst, a, b },
+            BinOp::Div => Op::Div { dst, a, b },
+            _ => Op::Mod { dst, a, b },
+        };
+        self.emit(op);
+    }
+
+    /// `for var in iter { body }`; a syntactic range becomes a counting loop.
+    pub(crate) fn for_loop(&mut self, var: &Ident, iter: &Expr, body: &mut dyn FnMut(&mut Compiler)) {
+        let span = self.span;
+        self.begin_scope();
+        let state = self.alloc();
+        let _end = self.alloc();
+        let head;
+        let exit;
+        if let ExprKind::Range { lo, hi, inclusive } = &iter.kind {
+            self.expr_to(lo, state);
+            self.expr_to(hi, state + 1);
+            self.span = iter.span;
+            exit = self.emit(Op::ForPrep { base: state, inclusive: *inclusive, target: 0 });
+            head = self.here();
+            let v = self.alloc();
+            self.emit(Op::Move { dst: v, src: state });
+            self.declare(&var.name, v);
+        } else {
+            self.expr_to(iter, state);
+            self.span = iter.span;
+            self.emit(Op::IterInit { base: state });
+            head = self.here();
+            let v = self.alloc();
+            exit = self.emit(Op::IterNext { base: state, dst: v, target: 0 });
+            self.declare(&var.name, v);
+        }
+        self.fs().ctx.push(Ctx::Loop { breaks: vec![], continues: vec![] });
+        self.begin_scope();
+        body(self);
+        self.end_scope();
+        let cont = self.here() as u32;
+        self.span = span;
+        if let ExprKind::Range { .. } = &iter.kind {
+            self.emit(Op::ForLoop { base: state, target: head as u32 });
+        } else {
+            self.emit(Op::Jmp { target: head as u32 });
+        }
+        self.end_loop(cont);
+        self.patch(exit);
+        self.patch_breaks();
+        self.end_scope();
+    }
+
+    /// Pops the innermost loop context, sending its `continue`s to `cont` and keeping
+    /// its `break`s for `patch_breaks`.
+    fn end_loop(&mut self, cont: u32) {
+        let Some(Ctx::Loop { breaks, continues }) = self.fs().ctx.pop() else { unreachable!("loop context") };
+        for c in continues {
+            self.patch_to(c, cont);
+        }
+        self.pending_breaks = breaks;
+    }
+
+    fn patch_breaks(&mut self) {
+        for b in std::mem::take(&mut self.pending_breaks) {
+            self.patch(b);
+        }
+    }
+
+    fn jump_out(&mut self, s: &Stmt) {
+        let is_break = matches!(s.kind, StmtKind::Break);
+        let Some(loop_at) = self.fs().ctx.iter().rposition(|c| matches!(c, Ctx::Loop { .. })) else {
+            let what = if is_break { "break" } else { "continue" };
+            self.error(s.span, format!("'{what}' outside a loop"));
+            return;
+        };
+        self.exit_tries(Some(loop_at));
+        self.span = s.span;
+        let j = self.emit(Op::Jmp { target: 0 });
+        if let Some(Ctx::Loop { breaks, continues }) = self.fs().ctx.get_mut(loop_at) {
+            if is_break {
+                breaks.push(j)
+            } else {
+                continues.push(j)
+            }
+        }
+    }
+
+    /// Leaves every `try` above context index `floor` (all of them for `None`):
+    /// pops their handlers and runs their `finally` blocks, innermost first.
+    fn exit_tries(&mut self, floor: Option<usize>) {
+        let start = floor.map_or(0, |f| f + 1);
+        let mut i = self.fs().ctx.len();
+        while i > start {
+            i -= 1;
+            let (handler, finally) = match &self.fs().ctx[i] {
+                Ctx::Try { handler, finally } => (*handler, finally.clone()),
+                Ctx::Loop { .. } => continue,
+            };
+            if handler {
+                self.emit(Op::TryEnd);
+            }
+            if let Some(f) = finally {
+                // The finally block runs outside its own try: hide the inner contexts.
+                let hidden = self.fs().ctx.split_off(i);
+                self.block(&f);
+                self.fs().ctx.extend(hidden);
+            }
+        }
+    }
+
+    fn set_handler(&mut self, active: bool) {
+        if let Some(Ctx::Try { handler, .. }) = self.fs().ctx.last_mut() {
+            *handler = active;
+        }
+    }
+
+    fn try_stmt(&mut self, body: &Block, catch: Option<&(Option<Ident>, Block)>, finally: Option<&Block>) {
+        let span = self.span;
+        let err = self.alloc();
+        let begin = self.emit(Op::TryBegin { reg: err, target: 0 });
+        self.fs().ctx.push(Ctx::Try { handler: true, finally: finally.cloned() });
+        self.block(body);
+        self.span = span;
+        self.emit(Op::TryEnd);
+        self.set_handler(false);
+        let to_finally = self.emit(Op::Jmp { target: 0 });
+        let mut rethrow = None;
+        match catch {
+            Some((name, cbody)) => {
+                self.patch(begin);
+                let guard = finally.map(|_| {
+                    let e2 = self.alloc();
+                    let at = self.emit(Op::TryBegin { reg: e2, target: 0 });
+                    (e2, at)
+                });
+                self.set_handler(guard.is_some());
+                self.begin_scope();
+                if let Some(n) = name {
+                    self.declare(&n.name, err);
+                }
+                for s in cbody {
+                    self.stmt(s);
+                }
+                self.end_scope();
+                self.span = span;
+                if let Some((e2, at)) = guard {
+                    self.emit(Op::TryEnd);
+                    self.set_handler(false);
+                    rethrow = Some((e2, at));
+                }
+            }
+            None => rethrow = Some((err, begin)),
+        }
+        self.patch(to_finally);
+        self.fs().ctx.pop();
+        if let Some(f) = finally {
+            self.block(f);
+        }
+        if let Some((reg, at)) = rethrow {
+            let jend = self.emit(Op::Jmp { target: 0 });
+            self.patch(at);
+            if let Some(f) = finally {
+                self.block(f);
+            }
+            self.span = span;
+            self.emit(Op::Throw { src: reg });
+            self.patch(jend);
+        }
+    }
+}

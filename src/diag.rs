@@ -1,0 +1,72 @@
+//! Diagnostics: syntax, compile and runtime errors rendered with miette, with a
+//! stable code per kind and the source line marked.
+
+use crate::source::SourceFile;
+use crate::syntax::ast::Span;
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
+use std::fmt;
+
+/// One reportable problem.
+#[derive(Debug, Clone)]
+pub struct Diag {
+    pub code: &'static str,
+    pub message: String,
+    pub span: Span,
+    pub label: String,
+    pub help: Option<String>,
+}
+
+struct WithSource<'a> {
+    diag: &'a Diag,
+    src: NamedSource<String>,
+}
+
+impl fmt::Debug for WithSource<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.diag.message)
+    }
+}
+
+impl fmt::Display for WithSource<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.diag.message)
+    }
+}
+
+impl std::error::Error for WithSource<'_> {}
+
+impl Diagnostic for WithSource<'_> {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.diag.code))
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.diag.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.src)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let s = self.diag.span;
+        let len = (s.end.saturating_sub(s.start)) as usize;
+        let span = SourceSpan::new((s.start as usize).into(), len);
+        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(Some(self.diag.label.clone()), span))))
+    }
+}
+
+/// Whether reports use colour: only on a terminal, and never with NO_COLOR set.
+pub fn use_color() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
+}
+
+/// Renders a diagnostic against its file (colourless unless `color`).
+pub fn render(diag: &Diag, file: &SourceFile, color: bool) -> String {
+    let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
+    let ws = WithSource { diag, src: NamedSource::new(file.name.clone(), file.src.clone()) };
+    let mut out = String::new();
+    if handler.render_report(&mut out, &ws).is_err() {
+        out = format!("error: {}\n", diag.message);
+    }
+    out
+}

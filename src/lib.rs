@@ -1,0 +1,13 @@
+//! csp: a scripting language with Go-style concurrency built in.
+
+pub mod bytecode;
+pub mod compile;
+pub mod diag;
+pub mod format;
+pub mod limits;
+pub mod natives;
+pub mod runner;
+pub mod sched;
+pub mod source;
+pub mod syntax;
+pub mod vm;

@@ -1,0 +1,123 @@
+//! The `csp` command: run, check, disasm; exit codes 0/1/2/64.
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+csp — a scripting language with Go-style concurrency
+
+Usage:
+  csp run FILE [ARGS...]   run a script (args() returns ARGS)
+  csp check FILE           compile only and report diagnostics
+  csp disasm FILE          print the bytecode
+  csp --version            print the version
+  csp --help               print this help
+
+Options (before FILE):
+  --seed N                 seed for random() (default fixed, so runs repeat)
+
+Exit codes: 0 success, 1 uncaught runtime error, 2 compile error, 64 bad command line.";
+
+fn usage_error(msg: &str) -> ExitCode {
+    eprintln!("csp: {msg}\n\n{USAGE}");
+    ExitCode::from(64)
+}
+
+struct Options {
+    seed: Option<u64>,
+}
+
+fn main() -> ExitCode {
+    // The interpreter keeps frames on the heap; the big stack is headroom for the
+    // compiler's recursion over deeply nested (but accepted) source.
+    let child = std::thread::Builder::new().stack_size(64 << 20).spawn(cli);
+    match child.map(|h| h.join()) {
+        Ok(Ok(code)) => code,
+        _ => ExitCode::from(70),
+    }
+}
+
+fn cli() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut opts = Options { seed: None };
+    let mut i = 0;
+    while i < args.len() && args[i].starts_with("--") {
+        match args[i].as_str() {
+            "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            "--version" => {
+                println!("csp {}", env!("CARGO_PKG_VERSION"));
+                return ExitCode::SUCCESS;
+            }
+            "--seed" => match args.get(i + 1).and_then(|s| s.parse().ok()) {
+                Some(n) => {
+                    opts.seed = Some(n);
+                    i += 1;
+                }
+                None => return usage_error("--seed needs an integer"),
+            },
+            other => return usage_error(&format!("unknown option '{other}'")),
+        }
+        i += 1;
+    }
+    let Some(cmd) = args.get(i) else {
+        return usage_error("the interactive REPL is not available yet; use `csp run FILE`");
+    };
+    let rest = &args[i + 1..];
+    match cmd.as_str() {
+        "run" | "check" | "disasm" => {
+            let Some(path) = rest.first() else { return usage_error(&format!("`csp {cmd}` needs a FILE")) };
+            if cmd != "run" && rest.len() > 1 {
+                return usage_error(&format!("`csp {cmd}` takes one FILE"));
+            }
+            file_command(cmd, path, &rest[1..], &opts)
+        }
+        other => usage_error(&format!("unknown command '{other}'")),
+    }
+}
+
+fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -> ExitCode {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return usage_error(&format!("cannot read {path}: {e}")),
+    };
+    let src = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            eprintln!("error[csp::syntax]: {path} is not valid UTF-8 (invalid byte at offset {at})");
+            return ExitCode::from(2);
+        }
+    };
+    let color = csp::diag::use_color();
+    let mut vm = csp::runner::new_vm();
+    if let Some(seed) = opts.seed {
+        vm.rng = csp::vm::Rng::new(seed);
+    }
+    vm.args = script_args.to_vec();
+    match cmd {
+        "run" => {
+            let out = csp::runner::run_source(&mut vm, path, &src, color);
+            eprint!("{}", out.stderr);
+            ExitCode::from(out.exit_code as u8)
+        }
+        _ => {
+            let file = std::rc::Rc::new(csp::source::SourceFile::new(path, src));
+            match csp::runner::compile(&mut vm, &file) {
+                Ok(proto) => {
+                    if cmd == "disasm" {
+                        print!("{}", csp::bytecode::disasm::disasm(&proto, &vm.heap));
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(diags) => {
+                    for d in &diags {
+                        eprint!("{}", csp::diag::render(d, &file, color));
+                    }
+                    ExitCode::from(2)
+                }
+            }
+        }
+    }
+}

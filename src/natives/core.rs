@@ -1,0 +1,320 @@
+//! Core builtins: `print str int float type len range error assert args`.
+
+use super::{arity, int_arg};
+use crate::format::{display, repr};
+use crate::limits::MAX_LIST;
+use crate::vm::object::{ErrorObj, Obj};
+use crate::vm::{err, Res, Value, Vm};
+
+pub fn register(vm: &mut Vm) {
+    vm.define_native("print", print);
+    vm.define_native("str", str);
+    vm.define_native("int", int);
+    vm.define_native("float", float);
+    vm.define_native("type", type_of);
+    vm.define_native("len", len);
+    vm.define_native("range", range);
+    vm.define_native("error", error);
+    vm.define_native("assert", assert);
+    vm.define_native("args", args);
+}
+
+/// `print(a, b, ...)`: `str` of each, separated by one space, then a newline.
+fn print(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    let mut line = String::new();
+    for (i, v) in args.iter().enumerate() {
+        if i > 0 {
+            line.push(' ');
+        }
+        match vm.heap.as_str(*v) {
+            Some(s) => line.push_str(&s.s),
+            None => crate::format::write_repr(&vm.heap, *v, &mut line),
+        }
+    }
+    line.push('\n');
+    vm.print(line.as_bytes());
+    Ok(Value::Nil)
+}
+
+fn str(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("str", args, 1, 1)?;
+    if vm.heap.as_str(args[0]).is_some() {
+        return Ok(args[0]);
+    }
+    let s = display(&vm.heap, args[0]);
+    Ok(vm.heap.string(s))
+}
+
+/// `int(v)`: floats truncate toward zero; strings parse as decimal with an optional
+/// sign (surrounding whitespace is ignored).
+fn int(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("int", args, 1, 1)?;
+    match args[0] {
+        Value::Int(i) => Ok(Value::Int(i)),
+        Value::Float(f) => {
+            let t = f.trunc();
+            // i64::MAX as f64 rounds up to 2^63, which does not fit.
+            if f.is_finite() && t >= i64::MIN as f64 && t < i64::MAX as f64 {
+                Ok(Value::Int(t as i64))
+            } else {
+                err(format!(
+                    "cannot convert {} to int",
+                    crate::format::fmt_float(f)
+                ))
+            }
+        }
+        v => match vm.heap.as_str(v) {
+            Some(s) => match s.s.trim().parse::<i64>() {
+                Ok(i) => Ok(Value::Int(i)),
+                Err(_) => err(format!("cannot convert {} to int", repr(&vm.heap, v))),
+            },
+            None => err(format!("cannot convert {} to int", vm.heap.type_name(v))),
+        },
+    }
+}
+
+/// `float(v)`: ints widen; strings parse (surrounding whitespace is ignored).
+fn float(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("float", args, 1, 1)?;
+    match args[0] {
+        Value::Int(i) => Ok(Value::Float(i as f64)),
+        Value::Float(f) => Ok(Value::Float(f)),
+        v => match vm.heap.as_str(v) {
+            Some(s) => match s.s.trim().parse::<f64>() {
+                Ok(f) => Ok(Value::Float(f)),
+                Err(_) => err(format!("cannot convert {} to float", repr(&vm.heap, v))),
+            },
+            None => err(format!("cannot convert {} to float", vm.heap.type_name(v))),
+        },
+    }
+}
+
+fn type_of(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("type", args, 1, 1)?;
+    let name = vm.heap.type_name(args[0]);
+    Ok(vm.heap.str(name))
+}
+
+/// `len(v)` of a string (in characters), list, map or range. Channels add an arm here.
+fn len(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("len", args, 1, 1)?;
+    let n = match args[0] {
+        Value::Obj(h) => match vm.heap.get(h) {
+            Obj::Str(s) => s.chars as i64,
+            Obj::List(l) => l.len() as i64,
+            Obj::Map(m) => m.len() as i64,
+            Obj::Range(lo, hi) => hi.saturating_sub(*lo).max(0),
+            o => return err(format!("len() of {} is not defined", o.type_name())),
+        },
+        v => return err(format!("len() of {} is not defined", vm.heap.type_name(v))),
+    };
+    Ok(Value::Int(n))
+}
+
+/// `range(n)`, `range(a, b)`, `range(a, b, step)`: a list of ints from `a` up to
+/// (or, with a negative step, down to) `b` exclusive.
+fn range(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("range", args, 1, 3)?;
+    let ints: Vec<i64> = args
+        .iter()
+        .map(|v| int_arg(&vm.heap, "range", *v))
+        .collect::<Res<_>>()?;
+    let (a, b, step) = match ints[..] {
+        [n] => (0, n, 1),
+        [a, b] => (a, b, 1),
+        [a, b, s] => (a, b, s),
+        _ => unreachable!(),
+    };
+    if step == 0 {
+        return err("range() step must not be zero");
+    }
+    let span = b as i128 - a as i128;
+    let count = if (span > 0) == (step > 0) && span != 0 {
+        (span.abs() + step.unsigned_abs() as i128 - 1) / step.unsigned_abs() as i128
+    } else {
+        0
+    };
+    if count > MAX_LIST as i128 {
+        return err(format!("range() too long ({count} items)"));
+    }
+    let items = (0..count as i64)
+        .map(|i| Value::Int(a + i * step))
+        .collect();
+    vm.heap.note_growth(count as usize * 16);
+    Ok(vm.heap.list(items))
+}
+
+/// `error(msg)`: an error value; the VM fills in the trace where it is thrown.
+fn error(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("error", args, 1, 1)?;
+    let message = display(&vm.heap, args[0]).into();
+    let e = ErrorObj {
+        message,
+        trace: Vec::new(),
+        others: Vec::new(),
+    };
+    Ok(Value::Obj(vm.heap.alloc(Obj::Error(e))))
+}
+
+fn assert(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("assert", args, 1, 2)?;
+    if args[0].truthy() {
+        return Ok(Value::Nil);
+    }
+    match args.get(1) {
+        Some(m) => err(format!("assertion failed: {}", display(&vm.heap, *m))),
+        None => err("assertion failed"),
+    }
+}
+
+fn args(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("args", args, 0, 0)?;
+    let items = vm
+        .args
+        .clone()
+        .into_iter()
+        .map(|a| vm.heap.string(a))
+        .collect();
+    Ok(vm.heap.list(items))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+
+    #[test]
+    fn print_and_str() {
+        let mut vm = Vm::new();
+        vm.capture = true;
+        let s = vm.heap.str("hi");
+        let l = vm.heap.list(vec![s, Value::Float(1.0)]);
+        call(&mut vm, "print", &[s, Value::Int(1), l, Value::Nil]).unwrap();
+        call(&mut vm, "print", &[]).unwrap();
+        assert_eq!(
+            String::from_utf8(vm.out.take()).unwrap(),
+            "hi 1 [\"hi\", 1.0] nil\n\n"
+        );
+        let r = call(&mut vm, "str", &[l]).unwrap();
+        assert_eq!(vm.heap.as_str(r).unwrap().s.as_ref(), "[\"hi\", 1.0]");
+        let r = call(&mut vm, "str", &[Value::Float(0.5)]).unwrap();
+        assert_eq!(display(&vm.heap, r), "0.5");
+    }
+
+    #[test]
+    fn conversions() {
+        let mut vm = Vm::new();
+        let cases: &[(&str, Value, &str)] = &[
+            ("int", Value::Float(2.9), "2"),
+            ("int", Value::Float(-2.9), "-2"),
+            ("int", Value::Int(5), "5"),
+            ("float", Value::Int(5), "5.0"),
+            ("float", Value::Float(0.25), "0.25"),
+        ];
+        for (f, v, want) in cases {
+            let r = call(&mut vm, f, &[*v]).unwrap();
+            assert_eq!(show(&vm, r), *want);
+        }
+        for (text, want) in [("-42", "-42"), ("+7", "7"), (" 12\n", "12")] {
+            let s = vm.heap.str(text);
+            let r = call(&mut vm, "int", &[s]).unwrap();
+            assert_eq!(show(&vm, r), want);
+        }
+        let s = vm.heap.str("2.5e1");
+        let r = call(&mut vm, "float", &[s]).unwrap();
+        assert_eq!(show(&vm, r), "25.0");
+        let s = vm.heap.str("abc");
+        assert_eq!(
+            err_msg(call(&mut vm, "int", &[s])),
+            "cannot convert \"abc\" to int"
+        );
+        assert_eq!(
+            err_msg(call(&mut vm, "float", &[s])),
+            "cannot convert \"abc\" to float"
+        );
+        let big = vm.heap.str("9223372036854775808");
+        assert!(call(&mut vm, "int", &[big]).is_err());
+        assert_eq!(
+            err_msg(call(&mut vm, "int", &[Value::Float(f64::NAN)])),
+            "cannot convert nan to int"
+        );
+        assert!(call(&mut vm, "int", &[Value::Float(9.3e18)]).is_err());
+        assert!(call(&mut vm, "int", &[Value::Float(-9.223372036854775808e18)]).is_ok());
+        assert_eq!(
+            err_msg(call(&mut vm, "int", &[Value::Nil])),
+            "cannot convert nil to int"
+        );
+    }
+
+    #[test]
+    fn type_and_len() {
+        let mut vm = Vm::new();
+        let s = vm.heap.str("héllo");
+        let l = vm.heap.list(vec![Value::Nil; 3]);
+        let r = Value::Obj(vm.heap.alloc(Obj::Range(3, 1)));
+        let pr = vm.globals[vm.global_names["print"] as usize];
+        for (v, t) in [
+            (Value::Nil, "nil"),
+            (Value::Bool(true), "bool"),
+            (Value::Int(1), "int"),
+            (Value::Float(1.0), "float"),
+            (s, "string"),
+            (l, "list"),
+            (r, "range"),
+            (pr, "function"),
+        ] {
+            let got = call(&mut vm, "type", &[v]).unwrap();
+            assert_eq!(display(&vm.heap, got), t);
+        }
+        assert_eq!(call_s(&mut vm, "len", &[s]), "5");
+        assert_eq!(call_s(&mut vm, "len", &[l]), "3");
+        assert_eq!(call_s(&mut vm, "len", &[r]), "0");
+        assert_eq!(
+            err_msg(call(&mut vm, "len", &[Value::Int(3)])),
+            "len() of int is not defined"
+        );
+    }
+
+    #[test]
+    fn ranges() {
+        let mut vm = Vm::new();
+        let mut run = |args: &[i64]| {
+            let args: Vec<Value> = args.iter().map(|i| Value::Int(*i)).collect();
+            call(&mut vm, "range", &args).map(|v| show(&vm, v))
+        };
+        assert_eq!(run(&[4]).unwrap(), "[0, 1, 2, 3]");
+        assert_eq!(run(&[-2]).unwrap(), "[]");
+        assert_eq!(run(&[2, 5]).unwrap(), "[2, 3, 4]");
+        assert_eq!(run(&[0, 10, 3]).unwrap(), "[0, 3, 6, 9]");
+        assert_eq!(run(&[5, 0, -2]).unwrap(), "[5, 3, 1]");
+        assert_eq!(run(&[0, 5, -1]).unwrap(), "[]");
+        assert_eq!(
+            run(&[i64::MAX - 2, i64::MAX]).unwrap(),
+            "[9223372036854775805, 9223372036854775806]"
+        );
+        let msg = |r: Res<String>| err_msg(r.map(|_| Value::Nil));
+        assert!(msg(run(&[0, 5, 0])).contains("step"));
+        assert!(msg(run(&[i64::MIN, i64::MAX])).contains("too long"));
+    }
+
+    #[test]
+    fn errors_and_asserts() {
+        let mut vm = Vm::new();
+        let m = vm.heap.str("bad thing");
+        let e = call(&mut vm, "error", &[m]).unwrap();
+        assert_eq!(show(&vm, e), "<error: bad thing>");
+        let e = call(&mut vm, "error", &[Value::Int(3)]).unwrap();
+        assert_eq!(show(&vm, e), "<error: 3>");
+        assert!(call(&mut vm, "assert", &[Value::Int(0)]).is_ok());
+        assert_eq!(
+            err_msg(call(&mut vm, "assert", &[Value::Nil])),
+            "assertion failed"
+        );
+        assert_eq!(
+            err_msg(call(&mut vm, "assert", &[Value::Bool(false), m])),
+            "assertion failed: bad thing"
+        );
+        vm.args = vec!["a".into(), "b c".into()];
+        assert_eq!(call_s(&mut vm, "args", &[]), "[\"a\", \"b c\"]");
+    }
+}

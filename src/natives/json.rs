@@ -1,0 +1,618 @@
+//! `json_encode` and `json_decode`, written by hand. Both walk nesting with an explicit
+//! stack (no Rust recursion) and stop at `limits::MAX_DEPTH` levels.
+
+use super::{arity, str_arg};
+use crate::format::fmt_float;
+use crate::limits::{MAX_DEPTH, MAX_STRING};
+use crate::vm::object::Obj;
+use crate::vm::{err, Handle, Heap, Key, Res, Value, Vm};
+use indexmap::IndexMap;
+use std::collections::HashSet;
+use std::fmt::Write;
+use std::rc::Rc;
+
+pub fn register(vm: &mut Vm) {
+    vm.define_native("json_encode", json_encode);
+    vm.define_native("json_decode", json_decode);
+}
+
+fn json_encode(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("json_encode", args, 1, 1)?;
+    let s = encode(&vm.heap, args[0])?;
+    Ok(vm.heap.string(s))
+}
+
+fn json_decode(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("json_decode", args, 1, 1)?;
+    let src = str_arg(&vm.heap, "json_decode", args[0])?;
+    Parser { src: &src, pos: 0 }.parse(&mut vm.heap)
+}
+
+/// A container part-way through encoding: its handle and the next item.
+enum Open {
+    List(Handle, usize),
+    Map(Handle, usize),
+}
+
+/// Compact JSON for `v`, map keys in insertion order.
+pub fn encode(heap: &Heap, v: Value) -> Res<String> {
+    let mut out = String::new();
+    let mut stack = Vec::new();
+    let mut open = HashSet::new();
+    enter(heap, v, &mut out, &mut stack, &mut open)?;
+    while let Some(top) = stack.last_mut() {
+        if out.len() > MAX_STRING {
+            return err(format!("JSON output too long ({} bytes)", out.len()));
+        }
+        let (h, i) = match top {
+            Open::List(h, i) | Open::Map(h, i) => (*h, i),
+        };
+        let next = match heap.get(h) {
+            Obj::List(l) => l.get(*i).map(|v| (None, *v)),
+            Obj::Map(m) => m.get_index(*i).map(|(k, v)| (Some(k), *v)),
+            _ => unreachable!("only containers are open"),
+        };
+        let Some((key, item)) = next else {
+            out.push(if matches!(top, Open::List(..)) {
+                ']'
+            } else {
+                '}'
+            });
+            open.remove(&h.0);
+            stack.pop();
+            continue;
+        };
+        if *i > 0 {
+            out.push(',');
+        }
+        *i += 1;
+        if let Some(k) = key {
+            match k {
+                Key::Str(s) => quote(s, &mut out),
+                Key::Int(n) => write!(out, "\"{n}\"").unwrap(),
+                Key::Bool(b) => write!(out, "\"{b}\"").unwrap(),
+                Key::Nil => out.push_str("\"null\""),
+            }
+            out.push(':');
+        }
+        enter(heap, item, &mut out, &mut stack, &mut open)?;
+    }
+    Ok(out)
+}
+
+fn enter(
+    heap: &Heap,
+    v: Value,
+    out: &mut String,
+    stack: &mut Vec<Open>,
+    open: &mut HashSet<u32>,
+) -> Res<()> {
+    let h = match v {
+        Value::Nil => return Ok(out.push_str("null")),
+        Value::Bool(b) => return Ok(out.push_str(if b { "true" } else { "false" })),
+        Value::Int(i) => return Ok(write!(out, "{i}").unwrap()),
+        Value::Float(f) if f.is_finite() => return Ok(out.push_str(&fmt_float(f))),
+        Value::Float(f) => return err(format!("cannot encode {} as JSON", fmt_float(f))),
+        Value::Obj(h) => h,
+    };
+    let (opener, frame) = match heap.get(h) {
+        Obj::Str(s) => return Ok(quote(&s.s, out)),
+        Obj::List(_) => ('[', Open::List(h, 0)),
+        Obj::Map(_) => ('{', Open::Map(h, 0)),
+        o => return err(format!("cannot encode {} as JSON", o.type_name())),
+    };
+    if !open.insert(h.0) {
+        return err("cannot encode a cyclic structure as JSON");
+    }
+    if stack.len() >= MAX_DEPTH {
+        return err(format!(
+            "cannot encode JSON nested more than {MAX_DEPTH} deep"
+        ));
+    }
+    out.push(opener);
+    stack.push(frame);
+    Ok(())
+}
+
+fn quote(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => write!(out, "\\u{:04x}", c as u32).unwrap(),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// An array or object being decoded; an object holds the key its next value gets.
+enum Partial {
+    List(Vec<Value>),
+    Map(IndexMap<Key, Value>, Rc<str>),
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn parse(mut self, heap: &mut Heap) -> Res<Value> {
+        let mut stack: Vec<Partial> = Vec::new();
+        'value: loop {
+            self.skip_ws();
+            let mut value = match self.peek() {
+                Some(b'[') | Some(b'{') if stack.len() >= MAX_DEPTH => {
+                    return self.fail(&format!("nesting deeper than {MAX_DEPTH}"));
+                }
+                Some(b'[') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                        heap.list(Vec::new())
+                    } else {
+                        stack.push(Partial::List(Vec::new()));
+                        continue 'value;
+                    }
+                }
+                Some(b'{') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        Value::Obj(heap.alloc(Obj::Map(IndexMap::new())))
+                    } else {
+                        let key = self.key()?;
+                        stack.push(Partial::Map(IndexMap::new(), key));
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => {
+                    let s = self.string()?;
+                    heap.string(s)
+                }
+                Some(b'-' | b'0'..=b'9') => self.number()?,
+                Some(b't') => self.word("true", Value::Bool(true))?,
+                Some(b'f') => self.word("false", Value::Bool(false))?,
+                Some(b'n') => self.word("null", Value::Nil)?,
+                _ => return self.unexpected(),
+            };
+            // Attach the finished value to the open containers, closing those that end.
+            loop {
+                self.skip_ws();
+                match stack.last_mut() {
+                    None => {
+                        if self.pos < self.src.len() {
+                            return self.fail("unexpected trailing characters");
+                        }
+                        return Ok(value);
+                    }
+                    Some(Partial::List(items)) => {
+                        items.push(value);
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                continue 'value;
+                            }
+                            Some(b']') => {
+                                self.pos += 1;
+                                let Some(Partial::List(items)) = stack.pop() else {
+                                    unreachable!()
+                                };
+                                value = heap.list(items);
+                            }
+                            _ => return self.fail_here("expected ',' or ']'"),
+                        }
+                    }
+                    Some(Partial::Map(map, key)) => {
+                        map.insert(Key::Str(key.clone()), value);
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_ws();
+                                *key = self.key()?;
+                                continue 'value;
+                            }
+                            Some(b'}') => {
+                                self.pos += 1;
+                                let Some(Partial::Map(map, _)) = stack.pop() else {
+                                    unreachable!()
+                                };
+                                value = Value::Obj(heap.alloc(Obj::Map(map)));
+                            }
+                            _ => return self.fail_here("expected ',' or '}'"),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.src.as_bytes().get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    /// An object key and the `:` after it.
+    fn key(&mut self) -> Res<Rc<str>> {
+        if self.peek() != Some(b'"') {
+            return self.fail_here("expected a string key");
+        }
+        let key = self.string()?;
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return self.fail_here("expected ':'");
+        }
+        self.pos += 1;
+        Ok(key.into())
+    }
+
+    fn word(&mut self, word: &str, v: Value) -> Res<Value> {
+        if self.src[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(v)
+        } else {
+            self.unexpected()
+        }
+    }
+
+    fn number(&mut self) -> Res<Value> {
+        let start = self.pos;
+        let bytes = self.src.as_bytes();
+        let digits = |p: &mut Self| {
+            let s = p.pos;
+            while p.peek().is_some_and(|b| b.is_ascii_digit()) {
+                p.pos += 1;
+            }
+            p.pos - s
+        };
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                digits(self);
+            }
+            _ => return self.fail_here("expected a digit"),
+        }
+        let mut integral = true;
+        if self.peek() == Some(b'.') {
+            integral = false;
+            self.pos += 1;
+            if digits(self) == 0 {
+                return self.fail_here("expected a digit after '.'");
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            integral = false;
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if digits(self) == 0 {
+                return self.fail_here("expected a digit in the exponent");
+            }
+        }
+        let text = std::str::from_utf8(&bytes[start..self.pos]).expect("ASCII digits");
+        if integral {
+            if let Ok(i) = text.parse::<i64>() {
+                return Ok(Value::Int(i));
+            }
+        }
+        Ok(Value::Float(
+            text.parse::<f64>().expect("validated JSON number"),
+        ))
+    }
+
+    /// A string literal starting at the opening quote.
+    fn string(&mut self) -> Res<String> {
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let run = self.pos;
+            while let Some(b) = self.peek() {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            out.push_str(&self.src[run..self.pos]);
+            match self.peek() {
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let c = match self.peek() {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            self.pos += 1;
+                            out.push(self.unicode_escape()?);
+                            continue;
+                        }
+                        _ => return self.fail_here("invalid escape"),
+                    };
+                    self.pos += 1;
+                    out.push(c);
+                }
+                Some(_) => return self.fail_here("control character in string"),
+                None => return self.fail_here("unterminated string"),
+            }
+        }
+    }
+
+    /// The `XXXX` of `\uXXXX` (already past the `u`), joining surrogate pairs.
+    fn unicode_escape(&mut self) -> Res<char> {
+        let start = self.pos;
+        let hi = self.hex4()?;
+        let code = if (0xD800..0xDC00).contains(&hi) {
+            if !self.src[self.pos..].starts_with("\\u") {
+                self.pos = start;
+                return self.fail_here("unpaired surrogate in \\u escape");
+            }
+            self.pos += 2;
+            let lo = self.hex4()?;
+            if !(0xDC00..0xE000).contains(&lo) {
+                self.pos = start;
+                return self.fail_here("unpaired surrogate in \\u escape");
+            }
+            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+        } else {
+            hi
+        };
+        match char::from_u32(code) {
+            Some(c) => Ok(c),
+            None => {
+                self.pos = start;
+                self.fail_here("unpaired surrogate in \\u escape")
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Res<u32> {
+        let hex = self.src.as_bytes().get(self.pos..self.pos + 4);
+        match hex
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+        {
+            Some(v) if hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) => {
+                self.pos += 4;
+                Ok(v)
+            }
+            _ => self.fail_here("expected 4 hex digits in \\u escape"),
+        }
+    }
+
+    fn unexpected<T>(&self) -> Res<T> {
+        match self.src[self.pos..].chars().next() {
+            Some(c) => self.fail(&format!("unexpected character {c:?}")),
+            None => self.fail("unexpected end of input"),
+        }
+    }
+
+    /// An error about the current position, saying so when that is the end.
+    fn fail_here<T>(&self, what: &str) -> Res<T> {
+        if self.pos >= self.src.len() {
+            return self.fail(&format!("unexpected end of input ({what})"));
+        }
+        self.fail(what)
+    }
+
+    fn fail<T>(&self, what: &str) -> Res<T> {
+        let before = &self.src[..self.pos];
+        let line = before.matches('\n').count() + 1;
+        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        err(format!("invalid JSON at line {line} column {col}: {what}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+
+    fn dec(vm: &mut Vm, text: &str) -> Res<Value> {
+        let s = vm.heap.str(text);
+        call(vm, "json_decode", &[s])
+    }
+
+    fn enc(vm: &mut Vm, v: Value) -> Res<String> {
+        let r = call(vm, "json_encode", &[v])?;
+        Ok(crate::format::display(&vm.heap, r))
+    }
+
+    #[test]
+    fn encodes() {
+        let mut vm = Vm::new();
+        let vm = &mut vm;
+        let s = vm.heap.str("s");
+        let l = vm.heap.list(vec![
+            Value::Int(1),
+            Value::Float(2.5),
+            Value::Nil,
+            Value::Bool(true),
+            s,
+        ]);
+        let mut m = IndexMap::new();
+        m.insert(Key::Str("a".into()), l);
+        m.insert(Key::Int(1), Value::Int(2));
+        m.insert(Key::Bool(false), Value::Float(3.0));
+        m.insert(Key::Nil, Value::Float(1e21));
+        let m = Value::Obj(vm.heap.alloc(Obj::Map(m)));
+        assert_eq!(
+            enc(vm, m).unwrap(),
+            r#"{"a":[1,2.5,null,true,"s"],"1":2,"false":3.0,"null":1e+21}"#
+        );
+        let tricky = vm.heap.str("q\"b\\n\n\u{1}\u{8}é😀");
+        assert_eq!(enc(vm, tricky).unwrap(), r#""q\"b\\n\n\u0001\bé😀""#);
+        let empty = vm.heap.list(vec![]);
+        assert_eq!(enc(vm, empty).unwrap(), "[]");
+        let shared = vm.heap.list(vec![empty, empty]);
+        assert_eq!(enc(vm, shared).unwrap(), "[[],[]]");
+    }
+
+    #[test]
+    fn encode_errors() {
+        let mut vm = Vm::new();
+        let vm = &mut vm;
+        let print = vm.globals[vm.global_names["print"] as usize];
+        let l = vm.heap.list(vec![print]);
+        assert_eq!(
+            err_msg(enc(vm, l).map(|_| Value::Nil)),
+            "cannot encode function as JSON"
+        );
+        assert_eq!(
+            err_msg(enc(vm, Value::Float(f64::NAN)).map(|_| Value::Nil)),
+            "cannot encode nan as JSON"
+        );
+        let a = vm.heap.list(vec![]);
+        let Value::Obj(ha) = a else { panic!() };
+        if let Obj::List(items) = vm.heap.get_mut(ha) {
+            items.push(a);
+        }
+        assert_eq!(
+            err_msg(enc(vm, a).map(|_| Value::Nil)),
+            "cannot encode a cyclic structure as JSON"
+        );
+        let mut deep = Value::Nil;
+        for _ in 0..MAX_DEPTH + 1 {
+            deep = vm.heap.list(vec![deep]);
+        }
+        assert!(err_msg(enc(vm, deep).map(|_| Value::Nil)).contains("nested"));
+    }
+
+    #[test]
+    fn decodes() {
+        let mut vm = Vm::new();
+        let vm = &mut vm;
+        let cases = [
+            (
+                r#"{"a":[1,2.5,null,true,"s"]}"#,
+                r#"{"a": [1, 2.5, nil, true, "s"]}"#,
+            ),
+            (" [ ] ", "[]"),
+            ("{}", "{}"),
+            (
+                r#"{"b": 1, "a": {"c": []}, "b": 2}"#,
+                r#"{"b": 2, "a": {"c": []}}"#,
+            ),
+            ("-0", "0"),
+            ("-12.5e-1", "-1.25"),
+            ("1E2", "100.0"),
+            ("9223372036854775807", "9223372036854775807"),
+            ("9223372036854775808", "9223372036854776000.0"),
+            ("-9223372036854775808", "-9223372036854775808"),
+            (r#""\u00e9\ud83d\ude00\n\/\"""#, r#""é😀\n/\"""#),
+            (
+                "[[1,[2,[]]],{\"x\":[{}]}]",
+                r#"[[1, [2, []]], {"x": [{}]}]"#,
+            ),
+            ("false", "false"),
+        ];
+        for (text, want) in cases {
+            let v = dec(vm, text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+            assert_eq!(show(vm, v), want, "decoding {text}");
+        }
+    }
+
+    #[test]
+    fn decode_errors() {
+        let mut vm = Vm::new();
+        let vm = &mut vm;
+        let cases = [
+            ("", "1 column 1: unexpected end of input"),
+            ("[1,]", "1 column 4: unexpected character ']'"),
+            ("[1 2]", "1 column 4: expected ',' or ']'"),
+            ("{\"a\" 1}", "1 column 6: expected ':'"),
+            ("{a: 1}", "1 column 2: expected a string key"),
+            ("{\n  \"a\": tru\n}", "2 column 8: unexpected character 't'"),
+            ("[1] x", "1 column 5: unexpected trailing characters"),
+            ("01", "1 column 2: unexpected trailing characters"),
+            (
+                "-",
+                "1 column 2: unexpected end of input (expected a digit)",
+            ),
+            (
+                "1.",
+                "1 column 3: unexpected end of input (expected a digit after '.')",
+            ),
+            (
+                "\"abc",
+                "1 column 5: unexpected end of input (unterminated string)",
+            ),
+            ("\"a\tb\"", "1 column 3: control character in string"),
+            ("\"\\x\"", "1 column 3: invalid escape"),
+            (
+                "\"\\ud800\"",
+                "1 column 4: unpaired surrogate in \\u escape",
+            ),
+            (
+                "\"\\u12g4\"",
+                "1 column 4: expected 4 hex digits in \\u escape",
+            ),
+            ("\"é\" é", "1 column 5: unexpected trailing characters"),
+            ("[", "1 column 2: unexpected end of input"),
+            ("NaN", "1 column 1: unexpected character 'N'"),
+        ];
+        for (text, want) in cases {
+            let got = err_msg(dec(vm, text));
+            assert_eq!(
+                got,
+                format!("invalid JSON at line {want}"),
+                "decoding {text:?}"
+            );
+        }
+        assert_eq!(
+            err_msg(call(vm, "json_decode", &[Value::Int(1)])),
+            "json_decode() expects a string, got int"
+        );
+    }
+
+    #[test]
+    fn deep_input_is_an_error_not_a_crash() {
+        let t = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(|| {
+                let mut vm = Vm::new();
+                let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+                assert!(err_msg(dec(&mut vm, &deep)).contains("nesting deeper than"));
+                let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+                let v = dec(&mut vm, &ok).unwrap();
+                let back = enc(&mut vm, v).unwrap();
+                assert_eq!(back, ok);
+            })
+            .unwrap();
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn round_trip() {
+        let mut vm = Vm::new();
+        let vm = &mut vm;
+        let text = r#"{"name":"csp","tags":["a","b"],"n":-3,"x":0.1,"big":1.5e+300,"ok":false,"none":null,"nested":{"k":[[],{}]}}"#;
+        let v = dec(vm, text).unwrap();
+        assert_eq!(enc(vm, v).unwrap(), text);
+    }
+}

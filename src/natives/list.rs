@@ -1,0 +1,378 @@
+//! List methods and indexing. `map filter reduce each` and `sort(cmp)` delegate to
+//! csp code in the prelude so their callbacks run as ordinary frames.
+
+use super::{arity, no_method, resolve_index, slice_bounds, str_arg, Method};
+use crate::limits::MAX_LIST;
+use crate::vm::arith::{compare, equal};
+use crate::vm::object::Obj;
+use crate::vm::{err, Handle, Heap, Res, Value, Vm};
+use std::cmp::Ordering;
+
+fn items(heap: &Heap, h: Handle) -> &Vec<Value> {
+    match heap.get(h) {
+        Obj::List(l) => l,
+        _ => unreachable!("receiver is a list"),
+    }
+}
+
+fn items_mut(heap: &mut Heap, h: Handle) -> &mut Vec<Value> {
+    match heap.get_mut(h) {
+        Obj::List(l) => l,
+        _ => unreachable!("receiver is a list"),
+    }
+}
+
+pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Method> {
+    let done = |v: Value| Ok(Method::Done(v));
+    let heap = &mut vm.heap;
+    match name {
+        "len" => {
+            arity(name, args, 0, 0)?;
+            done(Value::Int(items(heap, h).len() as i64))
+        }
+        "push" => {
+            arity(name, args, 1, 1)?;
+            let l = items_mut(heap, h);
+            if l.len() >= MAX_LIST {
+                return err("list too long");
+            }
+            l.push(args[0]);
+            heap.note_growth(16);
+            done(Value::Nil)
+        }
+        "pop" => {
+            arity(name, args, 0, 0)?;
+            match items_mut(heap, h).pop() {
+                Some(v) => done(v),
+                None => err("pop() from an empty list"),
+            }
+        }
+        "insert" => {
+            arity(name, args, 2, 2)?;
+            let i = index_arg(heap, name, args[0])?;
+            let l = items_mut(heap, h);
+            let len = l.len();
+            // Inserting at len appends; a negative index counts from the end, so
+            // insert(-1, v) puts v before the last item (as Python and JS splice do).
+            let j = if i < 0 { len as i64 + i } else { i };
+            if j < 0 || j > len as i64 {
+                return err(format!("insert index {i} out of range for length {len}"));
+            }
+            let j = j as usize;
+            if len >= MAX_LIST {
+                return err("list too long");
+            }
+            l.insert(j, args[1]);
+            heap.note_growth(16);
+            done(Value::Nil)
+        }
+        "remove" => {
+            arity(name, args, 1, 1)?;
+            let i = index_arg(heap, name, args[0])?;
+            let l = items_mut(heap, h);
+            match resolve_index(i, l.len()) {
+                Some(j) => done(l.remove(j)),
+                None => out_of_range(i, l.len()),
+            }
+        }
+        "contains" | "index_of" => {
+            arity(name, args, 1, 1)?;
+            let pos = items(heap, h).iter().position(|v| equal(heap, *v, args[0]));
+            if name == "contains" {
+                done(Value::Bool(pos.is_some()))
+            } else {
+                done(Value::Int(pos.map_or(-1, |p| p as i64)))
+            }
+        }
+        "slice" => {
+            let (a, b) = slice_bounds(heap, name, args, items(heap, h).len())?;
+            let part = items(heap, h)[a..b].to_vec();
+            done(heap.list(part))
+        }
+        "reverse" => {
+            arity(name, args, 0, 0)?;
+            items_mut(heap, h).reverse();
+            done(Value::Nil)
+        }
+        "sort" if args.is_empty() => {
+            let mut v = items(heap, h).clone();
+            merge_sort(&mut v, |a, b| compare(heap, a, b))?;
+            *items_mut(heap, h) = v;
+            done(Value::Nil)
+        }
+        "join" => {
+            arity(name, args, 0, 1)?;
+            let sep = match args.first() {
+                Some(s) => str_arg(heap, name, *s)?,
+                None => "".into(),
+            };
+            let mut out = String::new();
+            for (i, v) in items(heap, h).iter().enumerate() {
+                if i > 0 {
+                    out.push_str(&sep);
+                }
+                match heap.as_str(*v) {
+                    Some(s) => out.push_str(&s.s),
+                    None => crate::format::write_repr(heap, *v, &mut out),
+                }
+                if out.len() > crate::limits::MAX_STRING {
+                    return err(format!("string too long ({} bytes)", out.len()));
+                }
+            }
+            done(heap.string(out))
+        }
+        "copy" => {
+            arity(name, args, 0, 0)?;
+            let v = items(heap, h).clone();
+            done(heap.list(v))
+        }
+        "map" | "filter" | "reduce" | "each" | "sort" => {
+            let p = &vm.prelude;
+            let f = match name {
+                "map" => p.map,
+                "filter" => p.filter,
+                "reduce" => p.reduce,
+                "each" => p.each,
+                _ => p.sort_by,
+            };
+            match f {
+                Some(f) => Ok(Method::Delegate(f)),
+                None => err(format!(
+                    "list.{name}() is unavailable: the prelude is not loaded"
+                )),
+            }
+        }
+        _ => no_method("list", name),
+    }
+}
+
+fn index_arg(heap: &Heap, name: &str, v: Value) -> Res<i64> {
+    match v {
+        Value::Int(i) => Ok(i),
+        _ => err(format!(
+            "{name}() index must be an int, got {}",
+            heap.type_name(v)
+        )),
+    }
+}
+
+fn out_of_range<T>(i: i64, len: usize) -> Res<T> {
+    err(format!("list index {i} out of range for length {len}"))
+}
+
+/// `xs[i]` for a list value `list`, with negative `i` counting from the end.
+pub fn list_index(heap: &Heap, list: Value, i: i64) -> Res<Value> {
+    let Some(l) = heap.as_list(list) else {
+        return err("not a list");
+    };
+    match resolve_index(i, l.len()) {
+        Some(j) => Ok(l[j]),
+        None => out_of_range(i, l.len()),
+    }
+}
+
+/// `xs[i] = v` for a list value `list`, with negative `i` counting from the end.
+pub fn list_set(heap: &mut Heap, list: Value, i: i64, v: Value) -> Res<()> {
+    let Value::Obj(h) = list else {
+        return err("not a list");
+    };
+    let l = items_mut(heap, h);
+    match resolve_index(i, l.len()) {
+        Some(j) => {
+            l[j] = v;
+            Ok(())
+        }
+        None => out_of_range(i, l.len()),
+    }
+}
+
+/// A stable merge sort whose comparison can fail; unlike `slice::sort_by` it cannot
+/// panic on an inconsistent order (NaN) and stops at the first error.
+fn merge_sort(v: &mut [Value], mut cmp: impl FnMut(Value, Value) -> Res<Ordering>) -> Res<()> {
+    let n = v.len();
+    let mut buf = v.to_vec();
+    let mut width = 1;
+    while width < n {
+        let mut lo = 0;
+        while lo < n {
+            let mid = (lo + width).min(n);
+            let hi = (lo + 2 * width).min(n);
+            let (mut i, mut j, mut k) = (lo, mid, lo);
+            while i < mid && j < hi {
+                if cmp(v[j], v[i])? == Ordering::Less {
+                    buf[k] = v[j];
+                    j += 1;
+                } else {
+                    buf[k] = v[i];
+                    i += 1;
+                }
+                k += 1;
+            }
+            buf[k..k + mid - i].copy_from_slice(&v[i..mid]);
+            k += mid - i;
+            buf[k..k + hi - j].copy_from_slice(&v[j..hi]);
+            lo = hi;
+        }
+        v.copy_from_slice(&buf);
+        width *= 2;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+    use Value::Int as I;
+
+    fn list(vm: &mut Vm, xs: &[i64]) -> Value {
+        let v = xs.iter().map(|i| I(*i)).collect();
+        vm.heap.list(v)
+    }
+
+    #[test]
+    fn mutation() {
+        let mut vm = Vm::new();
+        let vm = &mut vm;
+        let l = list(vm, &[1, 2]);
+        assert_eq!(method_s(vm, l, "push", &[I(3)]), "nil");
+        assert_eq!(show(vm, l), "[1, 2, 3]");
+        assert_eq!(method_s(vm, l, "pop", &[]), "3");
+        method(vm, l, "insert", &[I(0), I(0)]).unwrap();
+        method(vm, l, "insert", &[I(3), I(9)]).unwrap();
+        method(vm, l, "insert", &[I(-1), I(8)]).unwrap();
+        assert_eq!(show(vm, l), "[0, 1, 2, 8, 9]");
+        assert_eq!(
+            err_msg(method(vm, l, "insert", &[I(6), I(0)])),
+            "insert index 6 out of range for length 5"
+        );
+        assert_eq!(
+            err_msg(method(vm, l, "insert", &[I(-6), I(0)])),
+            "insert index -6 out of range for length 5"
+        );
+        assert_eq!(method_s(vm, l, "remove", &[I(-2)]), "8");
+        assert_eq!(
+            err_msg(method(vm, l, "remove", &[I(4)])),
+            "list index 4 out of range for length 4"
+        );
+        method(vm, l, "reverse", &[]).unwrap();
+        assert_eq!(show(vm, l), "[9, 2, 1, 0]");
+        let e = list(vm, &[]);
+        assert_eq!(
+            err_msg(method(vm, e, "pop", &[])),
+            "pop() from an empty list"
+        );
+        assert_eq!(method_s(vm, l, "len", &[]), "4");
+    }
+
+    #[test]
+    fn queries() {
+        let mut vm = Vm::new();
+        let vm = &mut vm;
+        let l = list(vm, &[5, 6, 7, 6]);
+        assert_eq!(method_s(vm, l, "contains", &[Value::Float(7.0)]), "true");
+        assert_eq!(method_s(vm, l, "index_of", &[I(6)]), "1");
+        assert_eq!(method_s(vm, l, "index_of", &[I(0)]), "-1");
+        assert_eq!(method_s(vm, l, "slice", &[I(1), I(-1)]), "[6, 7]");
+        assert_eq!(method_s(vm, l, "slice", &[I(2)]), "[7, 6]");
+        let c = method(vm, l, "copy", &[]).unwrap();
+        method(vm, c, "push", &[I(1)]).unwrap();
+        assert_eq!(show(vm, l), "[5, 6, 7, 6]");
+        let sep = vm.heap.str(", ");
+        let s = vm.heap.str("x");
+        let inner = vm.heap.list(vec![s]);
+        let mixed = vm.heap.list(vec![I(1), s, Value::Nil, inner]);
+        assert_eq!(
+            method_s(vm, mixed, "join", &[sep]),
+            r#""1, x, nil, [\"x\"]""#
+        );
+        assert_eq!(method_s(vm, l, "join", &[]), "\"5676\"");
+        let nested = vm.heap.list(vec![inner]);
+        assert_eq!(method_s(vm, nested, "contains", &[inner]), "true");
+    }
+
+    #[test]
+    fn sorting() {
+        let mut vm = Vm::new();
+        let vm = &mut vm;
+        let l = list(vm, &[5, 3, 9, 1, 3, 0, -2, 8, 7]);
+        method(vm, l, "sort", &[]).unwrap();
+        assert_eq!(show(vm, l), "[-2, 0, 1, 3, 3, 5, 7, 8, 9]");
+        let strs: Vec<Value> = ["pear", "apple", "fig"]
+            .iter()
+            .map(|s| vm.heap.str(s))
+            .collect();
+        let sl = vm.heap.list(strs);
+        method(vm, sl, "sort", &[]).unwrap();
+        assert_eq!(show(vm, sl), r#"["apple", "fig", "pear"]"#);
+        let s = vm.heap.str("a");
+        let bad = vm.heap.list(vec![I(1), s]);
+        assert_eq!(
+            err_msg(method(vm, bad, "sort", &[])),
+            "cannot compare string with int"
+        );
+        assert_eq!(show(vm, bad), "[1, \"a\"]");
+        let nan = vm.heap.list(vec![
+            Value::Float(f64::NAN),
+            I(2),
+            I(1),
+            Value::Float(f64::NAN),
+            I(0),
+        ]);
+        method(vm, nan, "sort", &[]).unwrap();
+        // Pseudo-random input, checked against the std sort.
+        let mut x = 12345u64;
+        let xs: Vec<i64> = (0..1000)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 40) as i64 % 100
+            })
+            .collect();
+        let big = list(vm, &xs);
+        method(vm, big, "sort", &[]).unwrap();
+        let mut want = xs.clone();
+        want.sort();
+        let want = list(vm, &want);
+        assert_eq!(show(vm, big), show(vm, want));
+    }
+
+    #[test]
+    fn delegation() {
+        let mut vm = Vm::new();
+        let l = list(&mut vm, &[1]);
+        assert!(err_msg(method(&mut vm, l, "map", &[I(0)])).contains("prelude"));
+        let marker = vm.heap.str("map-impl");
+        vm.prelude.map = Some(marker);
+        vm.prelude.sort_by = Some(I(7));
+        assert!(
+            matches!(call_method(&mut vm, l, "map", &[I(0)]), Ok(Method::Delegate(v)) if matches!(v, Value::Obj(_)))
+        );
+        assert!(matches!(
+            call_method(&mut vm, l, "sort", &[I(0)]),
+            Ok(Method::Delegate(I(7)))
+        ));
+    }
+
+    #[test]
+    fn indexing() {
+        let mut vm = Vm::new();
+        let l = list(&mut vm, &[1, 2, 3]);
+        assert_eq!(show(&vm, list_index(&vm.heap, l, -1).unwrap()), "3");
+        assert_eq!(
+            err_msg(list_index(&vm.heap, l, 5)),
+            "list index 5 out of range for length 3"
+        );
+        assert_eq!(
+            err_msg(list_index(&vm.heap, l, -4)),
+            "list index -4 out of range for length 3"
+        );
+        list_set(&mut vm.heap, l, -3, I(0)).unwrap();
+        assert_eq!(show(&vm, l), "[0, 2, 3]");
+        assert!(list_set(&mut vm.heap, l, 3, I(0)).is_err());
+        assert!(list_index(&vm.heap, l, i64::MIN).is_err());
+    }
+
+    use super::super::call_method;
+}

@@ -1,0 +1,245 @@
+//! Builtin functions and the methods of strings, lists and maps. Natives never call
+//! back into the VM: methods that take callbacks delegate to csp code in the prelude.
+
+pub mod core;
+pub mod json;
+pub mod list;
+pub mod map;
+pub mod math;
+pub mod string;
+
+use crate::vm::object::Obj;
+use crate::vm::Heap;
+use crate::vm::{err, Res, Value, Vm};
+use std::rc::Rc;
+
+/// Registers every builtin as a global.
+pub fn register(vm: &mut Vm) {
+    core::register(vm);
+    math::register(vm);
+    json::register(vm);
+}
+
+/// The outcome of a builtin method call.
+pub enum Method {
+    Done(Value),
+    /// Call this csp function with the receiver prepended to the args.
+    Delegate(Value),
+}
+
+/// Calls builtin method `name` on `recv`. Fields of maps that hold functions are
+/// resolved by the VM before this is reached.
+pub fn call_method(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Method> {
+    let kind = match recv {
+        Value::Obj(h) => match vm.heap.get(h) {
+            Obj::Str(_) => return string::call(vm, recv, name, args).map(Method::Done),
+            Obj::List(_) => return list::call(vm, h, name, args),
+            Obj::Map(_) => return map::call(vm, h, name, args).map(Method::Done),
+            Obj::Range(lo, hi) if name == "len" => {
+                arity(name, args, 0, 0)?;
+                return Ok(Method::Done(Value::Int(hi.saturating_sub(*lo).max(0))));
+            }
+            o => o.type_name(),
+        },
+        v => vm.heap.type_name(v),
+    };
+    no_method(kind, name)
+}
+
+pub(crate) fn no_method<T>(kind: &str, name: &str) -> Res<T> {
+    err(format!("{kind} has no method '{name}'"))
+}
+
+/// Checks that a builtin got between `min` and `max` arguments.
+pub(crate) fn arity(name: &str, args: &[Value], min: usize, max: usize) -> Res<()> {
+    let n = args.len();
+    if n >= min && n <= max {
+        return Ok(());
+    }
+    let plural = |k: usize| if k == 1 { "argument" } else { "arguments" };
+    let want = if min == max {
+        format!("{min} {}", plural(min))
+    } else if max == usize::MAX {
+        format!("at least {min} {}", plural(min))
+    } else {
+        format!("{min} to {max} arguments")
+    };
+    err(format!("{name}() takes {want} ({n} given)"))
+}
+
+/// An int argument, or an error naming the function.
+pub(crate) fn int_arg(heap: &Heap, name: &str, v: Value) -> Res<i64> {
+    match v {
+        Value::Int(i) => Ok(i),
+        _ => err(format!(
+            "{name}() expects an int, got {}",
+            heap.type_name(v)
+        )),
+    }
+}
+
+/// A number argument (int or float) as a float.
+pub(crate) fn num_arg(heap: &Heap, name: &str, v: Value) -> Res<f64> {
+    match v {
+        Value::Int(i) => Ok(i as f64),
+        Value::Float(f) => Ok(f),
+        _ => err(format!(
+            "{name}() expects a number, got {}",
+            heap.type_name(v)
+        )),
+    }
+}
+
+/// A string argument, shared so the heap can be mutated while it is held.
+pub(crate) fn str_arg(heap: &Heap, name: &str, v: Value) -> Res<Rc<str>> {
+    match heap.as_str(v) {
+        Some(s) => Ok(s.s.clone()),
+        None => err(format!(
+            "{name}() expects a string, got {}",
+            heap.type_name(v)
+        )),
+    }
+}
+
+/// Resolves `slice` bounds the way JavaScript's `slice` does: negative counts from
+/// the end, everything clamped to `0..=len`, `start > end` gives an empty slice.
+/// The arguments are `(a)`, `(a, b)` or a single range `(a..b)`.
+pub(crate) fn slice_bounds(
+    heap: &Heap,
+    name: &str,
+    args: &[Value],
+    len: usize,
+) -> Res<(usize, usize)> {
+    arity(name, args, 1, 2)?;
+    let (a, b) = match (args[0], args.get(1)) {
+        (Value::Obj(h), None) if matches!(heap.get(h), Obj::Range(..)) => {
+            let Obj::Range(lo, hi) = heap.get(h) else {
+                unreachable!()
+            };
+            (*lo, Some(*hi))
+        }
+        (a, b) => (
+            int_arg(heap, name, a)?,
+            match b {
+                None | Some(Value::Nil) => None,
+                Some(b) => Some(int_arg(heap, name, *b)?),
+            },
+        ),
+    };
+    let clamp = |i: i64| -> usize {
+        let len = len as i64;
+        if i < 0 {
+            (len + i).max(0) as usize
+        } else {
+            i.min(len) as usize
+        }
+    };
+    let start = clamp(a);
+    let end = b.map_or(len, clamp);
+    Ok((start, end.max(start)))
+}
+
+/// Resolves an index with negative counting from the end; `None` if out of range.
+pub(crate) fn resolve_index(i: i64, len: usize) -> Option<usize> {
+    let j = if i < 0 { i.checked_add(len as i64)? } else { i };
+    if j >= 0 && (j as u64) < len as u64 {
+        Some(j as usize)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    use super::*;
+
+    /// Calls global native `name` with `args`.
+    pub fn call(vm: &mut Vm, name: &str, args: &[Value]) -> Res<Value> {
+        let slot = *vm
+            .global_names
+            .get(name)
+            .unwrap_or_else(|| panic!("no native {name}"));
+        let Value::Obj(h) = vm.globals[slot as usize] else {
+            panic!("{name} is not an object")
+        };
+        let Obj::Native(n) = vm.heap.get(h) else {
+            panic!("{name} is not native")
+        };
+        let f = n.func;
+        f(vm, args)
+    }
+
+    /// Calls method `name` on `recv`, expecting it to finish in Rust.
+    pub fn method(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> {
+        match call_method(vm, recv, name, args)? {
+            Method::Done(v) => Ok(v),
+            Method::Delegate(_) => panic!("{name} delegated"),
+        }
+    }
+
+    pub fn call_s(vm: &mut Vm, name: &str, args: &[Value]) -> String {
+        let r = call(vm, name, args).unwrap();
+        show(vm, r)
+    }
+
+    pub fn method_s(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> String {
+        let r = method(vm, recv, name, args).unwrap();
+        show(vm, r)
+    }
+
+    pub fn show(vm: &Vm, v: Value) -> String {
+        crate::format::repr(&vm.heap, v)
+    }
+
+    pub fn err_msg(r: Res<Value>) -> String {
+        match r {
+            Err(crate::vm::Fault::Error(m)) => m,
+            Err(crate::vm::Fault::Throw(_)) => panic!("threw a value"),
+            Ok(_) => panic!("expected an error"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::*;
+    use super::*;
+
+    #[test]
+    fn unknown_methods() {
+        let mut vm = Vm::new();
+        let l = vm.heap.list(vec![]);
+        assert_eq!(
+            err_msg(method(&mut vm, l, "foo", &[])),
+            "list has no method 'foo'"
+        );
+        assert_eq!(
+            err_msg(method(&mut vm, Value::Int(1), "foo", &[])),
+            "int has no method 'foo'"
+        );
+        let s = vm.heap.str("x");
+        assert_eq!(
+            err_msg(method(&mut vm, s, "foo", &[])),
+            "string has no method 'foo'"
+        );
+        let r = Value::Obj(vm.heap.alloc(Obj::Range(2, 7)));
+        assert_eq!(method_s(&mut vm, r, "len", &[]), "5");
+    }
+
+    #[test]
+    fn arity_messages() {
+        assert_eq!(
+            err_msg(arity("f", &[], 1, 1).map(|_| Value::Nil)),
+            "f() takes 1 argument (0 given)"
+        );
+        let two = [Value::Nil, Value::Nil];
+        assert_eq!(
+            err_msg(arity("f", &two, 0, 1).map(|_| Value::Nil)),
+            "f() takes 0 to 1 arguments (2 given)"
+        );
+        assert_eq!(
+            err_msg(arity("f", &[], 1, usize::MAX).map(|_| Value::Nil)),
+            "f() takes at least 1 argument (0 given)"
+        );
+    }
+}

@@ -1,0 +1,242 @@
+//! String methods and indexing. Positions are character (Unicode scalar) indices,
+//! with an O(1) path for ASCII strings.
+
+use super::{arity, int_arg, no_method, slice_bounds, str_arg};
+use crate::limits::MAX_STRING;
+use crate::vm::{err, Heap, Res, Value, Vm};
+use std::rc::Rc;
+
+pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> {
+    let s: Rc<str> = vm
+        .heap
+        .as_str(recv)
+        .expect("receiver is a string")
+        .s
+        .clone();
+    let chars = vm.heap.as_str(recv).map_or(0, |s| s.chars);
+    let heap = &mut vm.heap;
+    let arg_str = |heap: &Heap, i: usize| str_arg(heap, name, args[i]);
+    match name {
+        "len" => {
+            arity(name, args, 0, 0)?;
+            Ok(Value::Int(chars as i64))
+        }
+        "upper" => {
+            arity(name, args, 0, 0)?;
+            Ok(heap.string(s.to_uppercase()))
+        }
+        "lower" => {
+            arity(name, args, 0, 0)?;
+            Ok(heap.string(s.to_lowercase()))
+        }
+        "trim" => {
+            arity(name, args, 0, 0)?;
+            let t = s.trim();
+            Ok(if t.len() == s.len() {
+                recv
+            } else {
+                heap.str(t)
+            })
+        }
+        "split" => {
+            arity(name, args, 0, 1)?;
+            if args.is_empty() {
+                let items = s.split_whitespace().map(|p| heap.str(p)).collect();
+                return Ok(heap.list(items));
+            }
+            split(heap, &s, &arg_str(heap, 0)?)
+        }
+        "replace" => {
+            arity(name, args, 2, 2)?;
+            let (from, to) = (arg_str(heap, 0)?, arg_str(heap, 1)?);
+            let hits = if from.is_empty() {
+                chars + 1
+            } else {
+                s.matches(&*from).count()
+            };
+            let len = s.len() as i128 + hits as i128 * (to.len() as i128 - from.len() as i128);
+            if len > MAX_STRING as i128 {
+                return err(format!("string too long ({len} bytes)"));
+            }
+            Ok(heap.string(s.replace(&*from, &to)))
+        }
+        "starts_with" => {
+            arity(name, args, 1, 1)?;
+            Ok(Value::Bool(s.starts_with(&*arg_str(heap, 0)?)))
+        }
+        "ends_with" => {
+            arity(name, args, 1, 1)?;
+            Ok(Value::Bool(s.ends_with(&*arg_str(heap, 0)?)))
+        }
+        "contains" => {
+            arity(name, args, 1, 1)?;
+            Ok(Value::Bool(s.contains(&*arg_str(heap, 0)?)))
+        }
+        "index_of" => {
+            arity(name, args, 1, 1)?;
+            let i = match s.find(&*arg_str(heap, 0)?) {
+                Some(b) if chars == s.len() => b as i64,
+                Some(b) => s[..b].chars().count() as i64,
+                None => -1,
+            };
+            Ok(Value::Int(i))
+        }
+        "slice" => {
+            let (a, b) = slice_bounds(heap, name, args, chars)?;
+            let (a, b) = (byte_offset(&s, chars, a), byte_offset(&s, chars, b));
+            Ok(heap.str(&s[a..b]))
+        }
+        "chars" => {
+            arity(name, args, 0, 0)?;
+            let mut buf = [0u8; 4];
+            let items = s
+                .chars()
+                .map(|c| heap.str(c.encode_utf8(&mut buf)))
+                .collect();
+            Ok(heap.list(items))
+        }
+        "repeat" => {
+            arity(name, args, 1, 1)?;
+            let n = int_arg(heap, name, args[0])?;
+            if n < 0 {
+                return err(format!("repeat() count must not be negative, got {n}"));
+            }
+            let len = s.len() as i128 * n as i128;
+            if len > MAX_STRING as i128 {
+                return err(format!("string too long ({len} bytes)"));
+            }
+            Ok(heap.string(s.repeat(n as usize)))
+        }
+        _ => no_method("string", name),
+    }
+}
+
+/// `s.split(sep)`: an empty separator splits into characters.
+fn split(heap: &mut Heap, s: &str, sep: &str) -> Res<Value> {
+    let items = if sep.is_empty() {
+        let mut buf = [0u8; 4];
+        s.chars()
+            .map(|c| heap.str(c.encode_utf8(&mut buf)))
+            .collect()
+    } else {
+        s.split(sep).map(|p| heap.str(p)).collect()
+    };
+    Ok(heap.list(items))
+}
+
+/// The byte offset of char index `i` (`i <= chars`).
+fn byte_offset(s: &str, chars: usize, i: usize) -> usize {
+    if chars == s.len() {
+        return i;
+    }
+    s.char_indices().nth(i).map_or(s.len(), |(b, _)| b)
+}
+
+/// `s[i]` for a string value `s`: the one-character string at char index `i`
+/// (negative counts from the end).
+pub fn str_index(heap: &mut Heap, s: Value, i: i64) -> Res<Value> {
+    let Some(so) = heap.as_str(s) else {
+        return err("not a string");
+    };
+    let len = so.chars;
+    let Some(j) = super::resolve_index(i, len) else {
+        return err(format!("string index {i} out of range for length {len}"));
+    };
+    let mut buf = [0u8; 4];
+    let c = if so.is_ascii() {
+        so.s.as_bytes()[j] as char
+    } else {
+        so.s.chars()
+            .nth(j)
+            .expect("index checked against char count")
+    };
+    Ok(heap.str(c.encode_utf8(&mut buf)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+    use crate::vm::object::Obj;
+
+    fn m(vm: &mut Vm, s: &str, name: &str, args: &[Value]) -> String {
+        let recv = vm.heap.str(s);
+        let r = method(vm, recv, name, args).unwrap();
+        show(vm, r)
+    }
+
+    fn st(vm: &mut Vm, s: &str) -> Value {
+        vm.heap.str(s)
+    }
+
+    #[test]
+    fn methods() {
+        let mut vm = Vm::new();
+        let vm = &mut vm;
+        use Value::Int as I;
+        assert_eq!(m(vm, "héllo", "len", &[]), "5");
+        assert_eq!(m(vm, "Héllo", "upper", &[]), "\"HÉLLO\"");
+        assert_eq!(m(vm, "Héllo", "lower", &[]), "\"héllo\"");
+        assert_eq!(m(vm, "  a b \n", "trim", &[]), "\"a b\"");
+        let comma = st(vm, ",");
+        assert_eq!(m(vm, "a,b,,c", "split", &[comma]), r#"["a", "b", "", "c"]"#);
+        let empty = st(vm, "");
+        assert_eq!(m(vm, "aé", "split", &[empty]), r#"["a", "é"]"#);
+        assert_eq!(m(vm, "  a  b\tc ", "split", &[]), r#"["a", "b", "c"]"#);
+        let (a, xy) = (st(vm, "a"), st(vm, "xy"));
+        assert_eq!(m(vm, "banana", "replace", &[a, xy]), "\"bxynxynxy\"");
+        assert_eq!(m(vm, "ab", "replace", &[empty, comma]), "\",a,b,\"");
+        let (ba, na, z) = (st(vm, "ba"), st(vm, "na"), st(vm, "z"));
+        assert_eq!(m(vm, "banana", "starts_with", &[ba]), "true");
+        assert_eq!(m(vm, "banana", "ends_with", &[na]), "true");
+        assert_eq!(m(vm, "banana", "contains", &[z]), "false");
+        assert_eq!(m(vm, "banana", "index_of", &[na]), "2");
+        assert_eq!(m(vm, "éébanana", "index_of", &[na]), "4");
+        assert_eq!(m(vm, "banana", "index_of", &[z]), "-1");
+        assert_eq!(m(vm, "héllo", "slice", &[I(1), I(3)]), "\"él\"");
+        assert_eq!(m(vm, "héllo", "slice", &[I(-3)]), "\"llo\"");
+        assert_eq!(m(vm, "hello", "slice", &[I(-100), I(100)]), "\"hello\"");
+        assert_eq!(m(vm, "hello", "slice", &[I(3), I(1)]), "\"\"");
+        assert_eq!(m(vm, "hello", "slice", &[I(1), I(-1)]), "\"ell\"");
+        let r = Value::Obj(vm.heap.alloc(Obj::Range(1, 3)));
+        assert_eq!(m(vm, "héllo", "slice", &[r]), "\"él\"");
+        assert_eq!(m(vm, "hé", "chars", &[]), r#"["h", "é"]"#);
+        assert_eq!(m(vm, "ab", "repeat", &[I(3)]), "\"ababab\"");
+        assert_eq!(m(vm, "ab", "repeat", &[I(0)]), "\"\"");
+        let s = st(vm, "ab");
+        assert!(err_msg(method(vm, s, "repeat", &[I(1 << 40)])).contains("too long"));
+        assert!(err_msg(method(vm, s, "repeat", &[I(-1)])).contains("negative"));
+        assert_eq!(
+            err_msg(method(vm, s, "split", &[I(1)])),
+            "split() expects a string, got int"
+        );
+        assert_eq!(
+            err_msg(method(vm, s, "upper", &[I(1)])),
+            "upper() takes 0 arguments (1 given)"
+        );
+    }
+
+    #[test]
+    fn indexing() {
+        let mut vm = Vm::new();
+        for (text, i, want) in [
+            ("abc", 0, "a"),
+            ("abc", -1, "c"),
+            ("héllo", 1, "é"),
+            ("héllo", -4, "é"),
+        ] {
+            let s = vm.heap.str(text);
+            let r = str_index(&mut vm.heap, s, i).unwrap();
+            assert_eq!(crate::format::display(&vm.heap, r), want);
+        }
+        let s = vm.heap.str("abc");
+        assert_eq!(
+            err_msg(str_index(&mut vm.heap, s, 5)),
+            "string index 5 out of range for length 3"
+        );
+        assert_eq!(
+            err_msg(str_index(&mut vm.heap, s, -4)),
+            "string index -4 out of range for length 3"
+        );
+    }
+}

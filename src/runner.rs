@@ -1,0 +1,97 @@
+//! Source text to running program: parse, compile, run, and report failures with
+//! the exit codes of the CLI (1 runtime error, 2 compile error).
+
+use crate::bytecode::Proto;
+use crate::diag::{self, Diag};
+use crate::source::SourceFile;
+use crate::vm::fiber::Uncaught;
+use crate::vm::{Obj, Value, Vm};
+use std::rc::Rc;
+
+pub const PRELUDE: &str = include_str!("../std/prelude.csp");
+
+/// A VM with the builtins and the csp-written prelude installed.
+pub fn new_vm() -> Vm {
+    let mut vm = Vm::new();
+    let file = Rc::new(SourceFile::new("<prelude>", PRELUDE));
+    let proto = compile(&mut vm, &file).unwrap_or_else(|d| panic!("prelude does not compile: {:?}", d));
+    if crate::sched::run_main(&mut vm, proto).is_err() {
+        panic!("prelude failed to run");
+    }
+    let get = |vm: &mut Vm, name: &str| {
+        let slot = vm.global_slot(name) as usize;
+        Some(vm.globals[slot])
+    };
+    vm.prelude.map = get(&mut vm, "__list_map");
+    vm.prelude.filter = get(&mut vm, "__list_filter");
+    vm.prelude.reduce = get(&mut vm, "__list_reduce");
+    vm.prelude.each = get(&mut vm, "__list_each");
+    vm.prelude.sort_by = get(&mut vm, "__list_sort_by");
+    vm
+}
+
+/// Parses and compiles a file; all syntax errors, or all compile errors, on failure.
+pub fn compile(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<Rc<Proto>, Vec<Diag>> {
+    let program = crate::syntax::parse(&file.src).map_err(|errs| {
+        errs.into_iter()
+            .map(|e| Diag {
+                code: "csp::syntax",
+                message: e.message,
+                span: e.span,
+                label: "here".into(),
+                help: e.help,
+            })
+            .collect::<Vec<_>>()
+    })?;
+    crate::compile::compile(vm, file.clone(), &program).map_err(|errs| {
+        errs.into_iter()
+            .map(|e| Diag { code: "csp::compile", message: e.message, span: e.span, label: "here".into(), help: e.help })
+            .collect()
+    })
+}
+
+/// The report for an error that reached the top of a fiber.
+pub fn runtime_diag(vm: &Vm, u: &Uncaught) -> Diag {
+    let (message, label) = match u.value {
+        Value::Obj(h) => match vm.heap.get(h) {
+            Obj::Error(e) => (e.message.to_string(), "error raised here"),
+            _ => (format!("uncaught throw: {}", crate::format::repr(&vm.heap, u.value)), "thrown here"),
+        },
+        v => (format!("uncaught throw: {}", crate::format::repr(&vm.heap, v)), "thrown here"),
+    };
+    let mut help = String::from("stack trace:");
+    for t in &u.trace {
+        help.push_str("\n  at ");
+        help.push_str(t);
+    }
+    Diag { code: "csp::runtime", message, span: u.span, label: label.into(), help: Some(help) }
+}
+
+/// What running a file produced, for the CLI and the tests.
+pub struct Outcome {
+    pub exit_code: i32,
+    /// Rendered diagnostics (empty on success).
+    pub stderr: String,
+}
+
+/// Compiles and runs `src` named `name` to completion.
+pub fn run_source(vm: &mut Vm, name: &str, src: &str, color: bool) -> Outcome {
+    let file = Rc::new(SourceFile::new(name, src));
+    let proto = match compile(vm, &file) {
+        Ok(p) => p,
+        Err(diags) => {
+            let stderr = diags.iter().map(|d| diag::render(d, &file, color)).collect();
+            return Outcome { exit_code: 2, stderr };
+        }
+    };
+    let result = crate::sched::run_main(vm, proto);
+    vm.out.flush_if_stdout(vm.capture);
+    match result {
+        Ok(_) => Outcome { exit_code: 0, stderr: String::new() },
+        Err(u) => {
+            let d = runtime_diag(vm, &u);
+            let f = u.file.clone();
+            Outcome { exit_code: 1, stderr: diag::render(&d, &f, color) }
+        }
+    }
+}

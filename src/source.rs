@@ -1,0 +1,34 @@
+//! Source files and span → line/column lookup.
+
+use crate::syntax::ast::Span;
+
+pub struct SourceFile {
+    pub name: String,
+    pub src: String,
+    /// Byte offset of the start of each line.
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, src: impl Into<String>) -> SourceFile {
+        let src = src.into();
+        let mut line_starts = vec![0];
+        line_starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
+        SourceFile { name: name.into(), src, line_starts }
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    pub fn line_col(&self, offset: u32) -> (usize, usize) {
+        let offset = (offset as usize).min(self.src.len());
+        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
+        let start = self.line_starts[line];
+        let col = self.src.get(start..offset).map_or(offset - start, |s| s.chars().count()) + 1;
+        (line + 1, col)
+    }
+
+    /// `file:line:col` of a span's start.
+    pub fn location(&self, span: Span) -> String {
+        let (l, c) = self.line_col(span.start);
+        format!("{}:{}:{}", self.name, l, c)
+    }
+}

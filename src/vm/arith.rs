@@ -1,0 +1,238 @@
+//! Arithmetic, comparison, equality and map keys: the value semantics of §3.
+
+use super::object::Obj;
+use super::value::{Key, Value};
+use super::{err, Fault, Heap, Res};
+use std::cmp::Ordering;
+
+fn overflow<T>() -> Res<T> {
+    err("integer overflow")
+}
+
+#[inline]
+pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x.checked_add(y).map(Value::Int).map_or_else(overflow, Ok),
+        (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x + y)),
+        (Value::Int(x), Value::Float(y)) => Ok(Value::Float(x as f64 + y)),
+        (Value::Float(x), Value::Int(y)) => Ok(Value::Float(x + y as f64)),
+        (Value::Obj(ha), Value::Obj(hb)) => match (heap.get(ha), heap.get(hb)) {
+            (Obj::Str(x), Obj::Str(y)) => {
+                let len = x.s.len() + y.s.len();
+                if len > crate::limits::MAX_STRING {
+                    return err(format!("string too long ({len} bytes)"));
+                }
+                let mut s = String::with_capacity(len);
+                s.push_str(&x.s);
+                s.push_str(&y.s);
+                Ok(heap.string(s))
+            }
+            (Obj::List(x), Obj::List(y)) => {
+                let len = x.len() + y.len();
+                if len > crate::limits::MAX_LIST {
+                    return err(format!("list too long ({len} items)"));
+                }
+                let mut v = Vec::with_capacity(len);
+                v.extend_from_slice(x);
+                v.extend_from_slice(y);
+                Ok(heap.list(v))
+            }
+            _ => bad_operands(heap, "+", a, b),
+        },
+        _ => bad_operands(heap, "+", a, b),
+    }
+}
+
+pub fn bad_operands<T>(heap: &Heap, op: &str, a: Value, b: Value) -> Res<T> {
+    err(format!("cannot apply '{op}' to {} and {}", heap.type_name(a), heap.type_name(b)))
+}
+
+macro_rules! num_op {
+    ($name:ident, $op:tt, $checked:ident, $sym:expr) => {
+        #[inline]
+        pub fn $name(heap: &Heap, a: Value, b: Value) -> Res<Value> {
+            match (a, b) {
+                (Value::Int(x), Value::Int(y)) => x.$checked(y).map(Value::Int).map_or_else(overflow, Ok),
+                (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x $op y)),
+                (Value::Int(x), Value::Float(y)) => Ok(Value::Float(x as f64 $op y)),
+                (Value::Float(x), Value::Int(y)) => Ok(Value::Float(x $op y as f64)),
+                _ => bad_operands(heap, $sym, a, b),
+            }
+        }
+    };
+}
+
+num_op!(sub, -, checked_sub, "-");
+num_op!(mul, *, checked_mul, "*");
+
+#[inline]
+pub fn div(heap: &Heap, a: Value, b: Value) -> Res<Value> {
+    match (a, b) {
+        (Value::Int(_), Value::Int(0)) => err("integer division by zero"),
+        (Value::Int(x), Value::Int(y)) => x.checked_div(y).map(Value::Int).map_or_else(overflow, Ok),
+        (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x / y)),
+        (Value::Int(x), Value::Float(y)) => Ok(Value::Float(x as f64 / y)),
+        (Value::Float(x), Value::Int(y)) => Ok(Value::Float(x / y as f64)),
+        _ => bad_operands(heap, "/", a, b),
+    }
+}
+
+#[inline]
+pub fn rem(heap: &Heap, a: Value, b: Value) -> Res<Value> {
+    match (a, b) {
+        (Value::Int(_), Value::Int(0)) => err("integer division by zero"),
+        (Value::Int(x), Value::Int(y)) => x.checked_rem(y).map(Value::Int).map_or_else(overflow, Ok),
+        (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x % y)),
+        (Value::Int(x), Value::Float(y)) => Ok(Value::Float(x as f64 % y)),
+        (Value::Float(x), Value::Int(y)) => Ok(Value::Float(x % y as f64)),
+        _ => bad_operands(heap, "%", a, b),
+    }
+}
+
+pub fn neg(heap: &Heap, a: Value) -> Res<Value> {
+    match a {
+        Value::Int(x) => x.checked_neg().map(Value::Int).map_or_else(overflow, Ok),
+        Value::Float(x) => Ok(Value::Float(-x)),
+        _ => err(format!("cannot negate {}", heap.type_name(a))),
+    }
+}
+
+/// `==`: numbers compare numerically, strings by content, lists and maps
+/// structurally, other objects by identity. Cycles compare equal at the repeat.
+pub fn equal(heap: &Heap, a: Value, b: Value) -> bool {
+    let mut seen = Vec::new();
+    eq_inner(heap, a, b, &mut seen, 0)
+}
+
+fn eq_inner(heap: &Heap, a: Value, b: Value, seen: &mut Vec<(u32, u32)>, depth: usize) -> bool {
+    match (a, b) {
+        (Value::Nil, Value::Nil) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Float(x), Value::Float(y)) => x == y,
+        (Value::Int(x), Value::Float(y)) | (Value::Float(y), Value::Int(x)) => (x as f64) == y,
+        (Value::Obj(ha), Value::Obj(hb)) => {
+            if ha == hb {
+                return true;
+            }
+            match (heap.get(ha), heap.get(hb)) {
+                (Obj::Str(x), Obj::Str(y)) => x.s == y.s,
+                (Obj::Range(a0, a1), Obj::Range(b0, b1)) => a0 == b0 && a1 == b1,
+                (Obj::List(x), Obj::List(y)) => {
+                    if x.len() != y.len() {
+                        return false;
+                    }
+                    if depth > crate::limits::MAX_DEPTH || seen.contains(&(ha.0, hb.0)) {
+                        return true;
+                    }
+                    seen.push((ha.0, hb.0));
+                    let r = x.iter().zip(y.iter()).all(|(p, q)| eq_inner(heap, *p, *q, seen, depth + 1));
+                    seen.pop();
+                    r
+                }
+                (Obj::Map(x), Obj::Map(y)) => {
+                    if x.len() != y.len() {
+                        return false;
+                    }
+                    if depth > crate::limits::MAX_DEPTH || seen.contains(&(ha.0, hb.0)) {
+                        return true;
+                    }
+                    seen.push((ha.0, hb.0));
+                    let r = x.iter().all(|(k, v)| y.get(k).is_some_and(|w| eq_inner(heap, *v, *w, seen, depth + 1)));
+                    seen.pop();
+                    r
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Ordering for `< <= > >=` and `sort`: numbers numerically, strings by content,
+/// lists lexicographically; anything else is an error.
+pub fn compare(heap: &Heap, a: Value, b: Value) -> Res<Ordering> {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Ok(x.cmp(&y)),
+        (Value::Float(x), Value::Float(y)) => float_cmp(x, y),
+        (Value::Int(x), Value::Float(y)) => float_cmp(x as f64, y),
+        (Value::Float(x), Value::Int(y)) => float_cmp(x, y as f64),
+        (Value::Obj(ha), Value::Obj(hb)) => match (heap.get(ha), heap.get(hb)) {
+            (Obj::Str(x), Obj::Str(y)) => Ok(x.s.cmp(&y.s)),
+            (Obj::List(x), Obj::List(y)) => {
+                for (p, q) in x.iter().zip(y.iter()) {
+                    match compare(heap, *p, *q)? {
+                        Ordering::Equal => {}
+                        o => return Ok(o),
+                    }
+                }
+                Ok(x.len().cmp(&y.len()))
+            }
+            _ => bad_compare(heap, a, b),
+        },
+        _ => bad_compare(heap, a, b),
+    }
+}
+
+/// NaN compares as unordered: every comparison with it is false.
+fn float_cmp(x: f64, y: f64) -> Res<Ordering> {
+    Ok(x.partial_cmp(&y).unwrap_or(Ordering::Equal))
+}
+
+fn bad_compare<T>(heap: &Heap, a: Value, b: Value) -> Res<T> {
+    err(format!("cannot compare {} with {}", heap.type_name(a), heap.type_name(b)))
+}
+
+/// `a < b` with NaN making every comparison false.
+#[inline]
+pub fn less(heap: &Heap, a: Value, b: Value) -> Res<bool> {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Ok(x < y),
+        (Value::Float(x), Value::Float(y)) => Ok(x < y),
+        _ if is_nan_pair(a, b) => Ok(false),
+        _ => Ok(compare(heap, a, b)? == Ordering::Less),
+    }
+}
+
+#[inline]
+pub fn less_eq(heap: &Heap, a: Value, b: Value) -> Res<bool> {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Ok(x <= y),
+        (Value::Float(x), Value::Float(y)) => Ok(x <= y),
+        _ if is_nan_pair(a, b) => Ok(false),
+        _ => Ok(compare(heap, a, b)? != Ordering::Greater),
+    }
+}
+
+fn is_nan_pair(a: Value, b: Value) -> bool {
+    matches!(a, Value::Float(x) if x.is_nan()) || matches!(b, Value::Float(x) if x.is_nan())
+}
+
+/// The map key for `v`; floats and objects other than strings are not keys.
+pub fn to_key(heap: &Heap, v: Value) -> Res<Key> {
+    match v {
+        Value::Nil => Ok(Key::Nil),
+        Value::Bool(b) => Ok(Key::Bool(b)),
+        Value::Int(i) => Ok(Key::Int(i)),
+        Value::Float(_) => err("float map keys are not allowed"),
+        Value::Obj(h) => match heap.get(h) {
+            Obj::Str(s) => Ok(Key::Str(s.s.clone())),
+            o => err(format!("a {} cannot be a map key", o.type_name())),
+        },
+    }
+}
+
+pub fn key_value(heap: &mut Heap, k: &Key) -> Value {
+    match k {
+        Key::Nil => Value::Nil,
+        Key::Bool(b) => Value::Bool(*b),
+        Key::Int(i) => Value::Int(*i),
+        Key::Str(s) => heap.rc_str(s.clone()),
+    }
+}
+
+impl From<Fault> for Res<Value> {
+    fn from(f: Fault) -> Self {
+        Err(f)
+    }
+}

@@ -1,0 +1,91 @@
+//! Calling a value: closures get a new heap frame, natives run at once.
+
+use super::fiber::{Fiber, Frame};
+use super::object::Obj;
+use super::value::Value;
+use super::{err, Res, Vm};
+use crate::limits::MAX_FRAMES;
+
+/// What a call did.
+pub enum Called {
+    /// A new frame was pushed; the dispatch loop continues in it.
+    Frame,
+    /// The result is already in the return slot.
+    Value,
+}
+
+/// Calls `callee` with the `argc` arguments at `stack[args..]`; the result goes to
+/// `stack[ret]` (now for natives, when the frame returns for closures).
+pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, argc: usize, ret: usize) -> Res<Called> {
+    let Value::Obj(h) = callee else {
+        return err(format!("cannot call {}", vm.heap.type_name(callee)));
+    };
+    match vm.heap.get(h) {
+        Obj::Closure(c) => {
+            let proto = c.proto.clone();
+            let np = proto.nparams as usize;
+            if argc < proto.nrequired as usize || (argc > np && !proto.has_rest) {
+                return err(arity_message(&proto, argc));
+            }
+            if fiber.frames.len() >= MAX_FRAMES {
+                return err(format!("stack overflow ({MAX_FRAMES} nested calls)"));
+            }
+            let need = args + proto.nregs as usize;
+            if fiber.stack.len() < need {
+                fiber.stack.resize(need, Value::Nil);
+            }
+            if proto.has_rest {
+                let extra = if argc > np { fiber.stack[args + np..args + argc].to_vec() } else { Vec::new() };
+                fiber.stack[args + np] = vm.heap.list(extra);
+            }
+            for slot in &mut fiber.stack[args + argc.min(np)..args + np] {
+                *slot = Value::Nil;
+            }
+            fiber.frames.push(Frame {
+                proto,
+                closure: Some(h),
+                pc: 0,
+                base: args as u32,
+                ret: ret as u32,
+                argc: argc.min(255) as u8,
+            });
+            Ok(Called::Frame)
+        }
+        Obj::Native(n) => {
+            let f = n.func;
+            let is_error = n.name == "error";
+            let mut v = f(vm, &fiber.stack[args..args + argc])?;
+            if is_error {
+                v = fill_trace(vm, fiber, v);
+            }
+            fiber.stack[ret] = v;
+            Ok(Called::Value)
+        }
+        o => err(format!("cannot call {}", o.type_name())),
+    }
+}
+
+/// `error(msg)` values record where they were made.
+fn fill_trace(vm: &mut Vm, fiber: &Fiber, v: Value) -> Value {
+    if let Value::Obj(h) = v {
+        if let Obj::Error(e) = vm.heap.get_mut(h) {
+            e.trace = super::exec::capped_trace(fiber);
+        }
+    }
+    v
+}
+
+fn arity_message(proto: &crate::bytecode::Proto, argc: usize) -> String {
+    let name = proto.display_name();
+    let np = proto.nparams as usize;
+    let nr = proto.nrequired as usize;
+    let expected = if proto.has_rest {
+        format!("at least {nr}")
+    } else if nr == np {
+        format!("{np}")
+    } else {
+        format!("{nr} to {np}")
+    };
+    let s = if expected == "1" { "" } else { "s" };
+    format!("{name} expects {expected} argument{s}, got {argc}")
+}

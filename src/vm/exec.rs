@@ -1,0 +1,589 @@
+//! The dispatch loop. It never recurses into itself and never blocks: script calls
+//! push a `Frame` onto the fiber, and `run` returns a `Halt` when the fiber finishes,
+//! spends its budget, or fails.
+
+use super::call::{call_value, Called};
+use super::fiber::{Fiber, Handler, Uncaught};
+use super::object::{Closure, ErrorObj, Obj};
+use super::value::{Handle, Key, Value};
+use super::{arith, err, Fault, Res, Vm};
+use crate::bytecode::{Cmp, Op};
+use std::rc::Rc;
+
+/// Why `run` returned.
+pub enum Halt {
+    /// The fiber's outermost frame returned this value.
+    Done(Value),
+    /// The budget ran out at a back-edge or call; call `run` again to continue.
+    Yield,
+    /// An error nobody caught.
+    Error(Box<Uncaught>),
+}
+
+/// Runs `fiber` for about `budget` back-edges and calls.
+pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
+    let mut budget = budget.max(1);
+    loop {
+        match dispatch(vm, fiber, &mut budget) {
+            Ok(halt) => return halt,
+            Err(fault) => {
+                if let Some(halt) = throw(vm, fiber, fault) {
+                    return halt;
+                }
+            }
+        }
+    }
+}
+
+/// Turns a fault into a thrown value and unwinds to the innermost handler; returns
+/// a halt when no handler is left.
+pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
+    let value = match fault {
+        Fault::Throw(v) => v,
+        Fault::Error(msg) => new_error(vm, fiber, Rc::from(msg)),
+    };
+    if let Some(Handler { depth, target, reg }) = fiber.handlers.pop() {
+        fiber.frames.truncate(depth as usize);
+        let frame = fiber.frames.last_mut().expect("handler frame");
+        frame.pc = target;
+        let slot = frame.base as usize + reg as usize;
+        fiber.stack[slot] = value;
+        return None;
+    }
+    let frame = fiber.frames.last().expect("a frame");
+    let pc = (frame.pc as usize).saturating_sub(1);
+    let span = frame.proto.spans.get(pc).copied().unwrap_or(frame.proto.span);
+    let trace = match value {
+        Value::Obj(h) => match vm.heap.get(h) {
+            Obj::Error(e) => e.trace.clone(),
+            _ => capped_trace(fiber),
+        },
+        _ => capped_trace(fiber),
+    };
+    Some(Halt::Error(Box::new(Uncaught { value, span, file: frame.proto.file.clone(), trace })))
+}
+
+/// Most frames listed in a trace; deep recursion shows its ends.
+const TRACE_KEEP: usize = 40;
+
+/// An error value carrying the fiber's current stack trace.
+pub fn new_error(vm: &mut Vm, fiber: &Fiber, message: Rc<str>) -> Value {
+    let trace = capped_trace(fiber);
+    Value::Obj(vm.heap.alloc(Obj::Error(ErrorObj { message, trace, others: Vec::new() })))
+}
+
+/// The fiber's trace with the middle of a very deep stack elided.
+pub fn capped_trace(fiber: &Fiber) -> Vec<Rc<str>> {
+    let mut trace = fiber.trace();
+    if trace.len() > TRACE_KEEP {
+        let omitted = trace.len() - TRACE_KEEP;
+        let tail = trace.split_off(trace.len() - 5);
+        trace.truncate(TRACE_KEEP - 5);
+        trace.push(Rc::from(format!("... {omitted} more frames")));
+        trace.extend(tail);
+    }
+    trace
+}
+
+fn const_str(vm: &Vm, v: Value) -> Rc<str> {
+    vm.heap.as_str(v).map(|s| s.s.clone()).unwrap_or_else(|| Rc::from(""))
+}
+
+#[inline(always)]
+fn cmp_fast(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return Ok(match cmp {
+            Cmp::Eq => x == y,
+            Cmp::Ne => x != y,
+            Cmp::Lt => x < y,
+            Cmp::Le => x <= y,
+        });
+    }
+    match cmp {
+        Cmp::Eq => Ok(arith::equal(&vm.heap, a, b)),
+        Cmp::Ne => Ok(!arith::equal(&vm.heap, a, b)),
+        Cmp::Lt => arith::less(&vm.heap, a, b),
+        Cmp::Le => arith::less_eq(&vm.heap, a, b),
+    }
+}
+
+fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
+    let frame = fiber.frames.last().expect("a frame to run");
+    let mut proto = frame.proto.clone();
+    let mut closure = frame.closure;
+    let mut pc = frame.pc as usize;
+    let mut base = frame.base as usize;
+
+    macro_rules! reg {
+        ($r:expr) => {
+            fiber.stack[base + $r as usize]
+        };
+    }
+    macro_rules! save_pc {
+        () => {
+            fiber.frames.last_mut().unwrap().pc = pc as u32
+        };
+    }
+    macro_rules! t {
+        ($e:expr) => {
+            match $e {
+                Ok(v) => v,
+                Err(f) => {
+                    save_pc!();
+                    return Err(f);
+                }
+            }
+        };
+    }
+    macro_rules! reload {
+        () => {{
+            let f = fiber.frames.last().unwrap();
+            proto = f.proto.clone();
+            closure = f.closure;
+            pc = f.pc as usize;
+            base = f.base as usize;
+        }};
+    }
+    macro_rules! tick {
+        () => {
+            *budget -= 1;
+            if *budget == 0 {
+                save_pc!();
+                return Ok(Halt::Yield);
+            }
+        };
+    }
+    macro_rules! arith {
+        ($dst:expr, $a:expr, $b:expr, $fast:ident, $slow:path) => {{
+            let (x, y) = (reg!($a), reg!($b));
+            reg!($dst) = match (x, y) {
+                (Value::Int(i), Value::Int(j)) => match i.$fast(j) {
+                    Some(r) => Value::Int(r),
+                    None => t!($slow(&mut vm.heap, x, y)),
+                },
+                (Value::Float(i), Value::Float(j)) => t!($slow(&mut vm.heap, Value::Float(i), Value::Float(j))),
+                _ => t!($slow(&mut vm.heap, x, y)),
+            };
+        }};
+    }
+
+    loop {
+        let op = proto.code[pc];
+        pc += 1;
+        match op {
+            Op::Move { dst, src } => reg!(dst) = reg!(src),
+            Op::LoadNil { dst } => reg!(dst) = Value::Nil,
+            Op::LoadBool { dst, val } => reg!(dst) = Value::Bool(val),
+            Op::LoadInt { dst, val } => reg!(dst) = Value::Int(val as i64),
+            Op::LoadK { dst, k } => reg!(dst) = proto.consts[k as usize],
+            Op::GetGlobal { dst, idx } => reg!(dst) = vm.globals[idx as usize],
+            Op::SetGlobal { src, idx } => vm.globals[idx as usize] = reg!(src),
+            Op::GetUpval { dst, idx } => {
+                let cell = upval(vm, closure, idx);
+                reg!(dst) = match vm.heap.get(cell) {
+                    Obj::Cell(v) => *v,
+                    _ => Value::Nil,
+                };
+            }
+            Op::SetUpval { src, idx } => {
+                let cell = upval(vm, closure, idx);
+                let v = reg!(src);
+                *vm.heap.get_mut(cell) = Obj::Cell(v);
+            }
+            Op::NewCell { reg } => {
+                let h = vm.heap.alloc(Obj::Cell(reg!(reg)));
+                reg!(reg) = Value::Obj(h);
+            }
+            Op::GetCell { dst, cell } => {
+                reg!(dst) = match reg!(cell) {
+                    Value::Obj(h) => match vm.heap.get(h) {
+                        Obj::Cell(v) => *v,
+                        _ => Value::Nil,
+                    },
+                    _ => Value::Nil,
+                };
+            }
+            Op::SetCell { cell, src } => {
+                if let Value::Obj(h) = reg!(cell) {
+                    let v = reg!(src);
+                    *vm.heap.get_mut(h) = Obj::Cell(v);
+                }
+            }
+            Op::Add { dst, a, b } => arith!(dst, a, b, checked_add, arith::add),
+            Op::Sub { dst, a, b } => arith!(dst, a, b, checked_sub, sub_mut),
+            Op::Mul { dst, a, b } => arith!(dst, a, b, checked_mul, mul_mut),
+            Op::Div { dst, a, b } => {
+                let v = t!(arith::div(&vm.heap, reg!(a), reg!(b)));
+                reg!(dst) = v;
+            }
+            Op::Mod { dst, a, b } => {
+                let (x, y) = (reg!(a), reg!(b));
+                reg!(dst) = match (x, y) {
+                    (Value::Int(i), Value::Int(j)) if j > 0 => Value::Int(i % j),
+                    _ => t!(arith::rem(&vm.heap, x, y)),
+                };
+            }
+            Op::AddI { dst, a, imm } => {
+                let x = reg!(a);
+                reg!(dst) = match x {
+                    Value::Int(i) => match i.checked_add(imm as i64) {
+                        Some(r) => Value::Int(r),
+                        None => t!(err("integer overflow")),
+                    },
+                    Value::Float(f) => Value::Float(f + imm as f64),
+                    _ => t!(arith::add(&mut vm.heap, x, Value::Int(imm as i64))),
+                };
+            }
+            Op::Compare { cmp, dst, a, b } => {
+                let r = t!(cmp_fast(vm, cmp, reg!(a), reg!(b)));
+                reg!(dst) = Value::Bool(r);
+            }
+            Op::Neg { dst, src } => {
+                let v = t!(arith::neg(&vm.heap, reg!(src)));
+                reg!(dst) = v;
+            }
+            Op::Not { dst, src } => reg!(dst) = Value::Bool(!reg!(src).truthy()),
+            Op::Jmp { target } => {
+                if (target as usize) < pc {
+                    tick!();
+                }
+                pc = target as usize;
+            }
+            Op::JmpIf { src, target } => {
+                if reg!(src).truthy() {
+                    pc = target as usize;
+                }
+            }
+            Op::JmpIfNot { src, target } => {
+                if !reg!(src).truthy() {
+                    pc = target as usize;
+                }
+            }
+            Op::JmpUnless { cmp, a, b, target } => {
+                if !t!(cmp_fast(vm, cmp, reg!(a), reg!(b))) {
+                    pc = target as usize;
+                }
+            }
+            Op::JmpIfArg { idx, target } => {
+                if idx < fiber.frames.last().unwrap().argc {
+                    pc = target as usize;
+                }
+            }
+            Op::Call { base: b, argc } => {
+                save_pc!();
+                let slot = base + b as usize;
+                let callee = fiber.stack[slot];
+                match call_value(vm, fiber, callee, slot + 1, argc as usize, slot)? {
+                    Called::Frame => reload!(),
+                    Called::Value => {}
+                }
+                tick!();
+            }
+            Op::Invoke { base: b, argc, name } => {
+                save_pc!();
+                let slot = base + b as usize;
+                let recv = fiber.stack[slot + 1];
+                let name = const_str(vm, proto.consts[name as usize]);
+                let called = invoke(vm, fiber, recv, &name, slot, argc as usize)?;
+                if let Called::Frame = called {
+                    reload!();
+                }
+                tick!();
+            }
+            Op::Return { src } => {
+                let v = reg!(src);
+                let f = fiber.frames.pop().unwrap();
+                if fiber.frames.is_empty() {
+                    return Ok(Halt::Done(v));
+                }
+                fiber.stack[f.ret as usize] = v;
+                reload!();
+            }
+            Op::ReturnNil => {
+                let f = fiber.frames.pop().unwrap();
+                if fiber.frames.is_empty() {
+                    return Ok(Halt::Done(Value::Nil));
+                }
+                fiber.stack[f.ret as usize] = Value::Nil;
+                reload!();
+            }
+            Op::Closure { dst, proto: idx } => {
+                let p = proto.protos[idx as usize].clone();
+                let upvals: Box<[Handle]> = p
+                    .upvals
+                    .iter()
+                    .map(|d| match *d {
+                        crate::bytecode::UpvalDesc::Local(r) => match reg!(r) {
+                            Value::Obj(h) => h,
+                            _ => unreachable!("captured local is not a cell"),
+                        },
+                        crate::bytecode::UpvalDesc::Upval(i) => upval(vm, closure, i),
+                    })
+                    .collect();
+                let h = vm.heap.alloc(Obj::Closure(Closure { proto: p, upvals }));
+                reg!(dst) = Value::Obj(h);
+            }
+            Op::NewList { dst, start, count } => {
+                let s = base + start as usize;
+                let items = fiber.stack[s..s + count as usize].to_vec();
+                reg!(dst) = vm.heap.list(items);
+            }
+            Op::ListPush { list, src } => {
+                let v = reg!(src);
+                if let Value::Obj(h) = reg!(list) {
+                    if let Obj::List(l) = vm.heap.get_mut(h) {
+                        l.push(v);
+                    }
+                    vm.heap.note_growth(16);
+                }
+            }
+            Op::NewMap { dst, start, count } => {
+                let mut m = indexmap::IndexMap::with_capacity(count as usize);
+                for i in 0..count as usize {
+                    let k = t!(arith::to_key(&vm.heap, reg!(start as usize + 2 * i)));
+                    m.insert(k, reg!(start as usize + 2 * i + 1));
+                }
+                reg!(dst) = Value::Obj(vm.heap.alloc(Obj::Map(m)));
+            }
+            Op::Index { dst, obj, key } => {
+                let v = t!(index(vm, reg!(obj), reg!(key)));
+                reg!(dst) = v;
+            }
+            Op::SetIndex { obj, key, src } => {
+                t!(set_index(vm, reg!(obj), reg!(key), reg!(src)));
+            }
+            Op::Field { dst, obj, name } => {
+                let name = const_str(vm, proto.consts[name as usize]);
+                let v = t!(field(vm, reg!(obj), &name));
+                reg!(dst) = v;
+            }
+            Op::SetField { obj, name, src } => {
+                let key = proto.consts[name as usize];
+                t!(set_index(vm, reg!(obj), key, reg!(src)));
+            }
+            Op::Range { dst, lo, hi, inclusive } => {
+                let (l, h) = match (reg!(lo), reg!(hi)) {
+                    (Value::Int(l), Value::Int(h)) => (l, h),
+                    (l, h) => t!(arith::bad_operands(&vm.heap, "..", l, h)),
+                };
+                let h = if inclusive { t!(h.checked_add(1).ok_or_else(|| Fault::Error("integer overflow".into()))) } else { h };
+                reg!(dst) = Value::Obj(vm.heap.alloc(Obj::Range(l, h)));
+            }
+            Op::ForPrep { base: b, inclusive, target } => {
+                let (lo, hi) = match (reg!(b), reg!(b + 1)) {
+                    (Value::Int(l), Value::Int(h)) => (l, h),
+                    (l, h) => t!(err(format!(
+                        "range bounds must be ints, not {} and {}",
+                        vm.heap.type_name(l),
+                        vm.heap.type_name(h)
+                    ))),
+                };
+                let hi = if inclusive { hi.saturating_add(1) } else { hi };
+                reg!(b + 1) = Value::Int(hi);
+                if lo >= hi {
+                    pc = target as usize;
+                }
+            }
+            Op::ForLoop { base: b, target } => {
+                if let (Value::Int(i), Value::Int(end)) = (reg!(b), reg!(b + 1)) {
+                    if i + 1 < end {
+                        reg!(b) = Value::Int(i + 1);
+                        pc = target as usize;
+                        tick!();
+                    }
+                }
+            }
+            Op::IterInit { base: b } => {
+                let it = reg!(b);
+                let start = t!(iter_start(vm, it));
+                reg!(b + 1) = start;
+            }
+            Op::IterNext { base: b, dst, target } => {
+                let (it, state) = (reg!(b), reg!(b + 1));
+                match iter_next(vm, it, state) {
+                    Some((v, next)) => {
+                        reg!(dst) = v;
+                        reg!(b + 1) = next;
+                    }
+                    None => pc = target as usize,
+                }
+            }
+            Op::TryBegin { reg, target } => {
+                fiber.handlers.push(Handler { depth: fiber.frames.len() as u32, target, reg });
+            }
+            Op::TryEnd => {
+                fiber.handlers.pop();
+            }
+            Op::Throw { src } => {
+                let v = reg!(src);
+                save_pc!();
+                return Err(Fault::Throw(v));
+            }
+            Op::Concat { dst, start, count } => {
+                let mut s = String::new();
+                for i in 0..count as usize {
+                    let v = reg!(start as usize + i);
+                    match vm.heap.as_str(v) {
+                        Some(x) => s.push_str(&x.s),
+                        None => s.push_str(&crate::format::display(&vm.heap, v)),
+                    }
+                }
+                if s.len() > crate::limits::MAX_STRING {
+                    t!(err("string too long"));
+                }
+                reg!(dst) = vm.heap.string(s);
+            }
+            Op::Unpack2 { dst, src } => {
+                let v = reg!(src);
+                let pair = match vm.heap.as_list(v) {
+                    Some(l) if l.len() == 2 => (l[0], l[1]),
+                    Some(l) => t!(err(format!("cannot destructure a list of {} items into 2 names", l.len()))),
+                    None => t!(err(format!("cannot destructure {} into 2 names", vm.heap.type_name(v)))),
+                };
+                reg!(dst) = pair.0;
+                reg!(dst + 1) = pair.1;
+            }
+        }
+    }
+}
+
+fn sub_mut(heap: &mut super::Heap, a: Value, b: Value) -> Res<Value> {
+    arith::sub(heap, a, b)
+}
+
+fn mul_mut(heap: &mut super::Heap, a: Value, b: Value) -> Res<Value> {
+    arith::mul(heap, a, b)
+}
+
+#[inline]
+fn upval(vm: &Vm, closure: Option<Handle>, idx: u8) -> Handle {
+    match closure.map(|h| vm.heap.get(h)) {
+        Some(Obj::Closure(c)) => c.upvals[idx as usize],
+        _ => unreachable!("upvalue access outside a closure"),
+    }
+}
+
+/// `recv.name(args)`: a map field holding a function is called without the
+/// receiver; builtin methods get it (csp-written ones as their first argument).
+fn invoke(vm: &mut Vm, fiber: &mut Fiber, recv: Value, name: &Rc<str>, slot: usize, argc: usize) -> Res<Called> {
+    if let Value::Obj(h) = recv {
+        if let Obj::Map(m) = vm.heap.get(h) {
+            if let Some(&f) = m.get(&Key::Str(name.clone())) {
+                fiber.stack[slot + 1] = f;
+                return call_value(vm, fiber, f, slot + 2, argc, slot);
+            }
+        }
+    }
+    let args = &fiber.stack[slot + 2..slot + 2 + argc];
+    match crate::natives::call_method(vm, recv, name, args)? {
+        crate::natives::Method::Done(v) => {
+            fiber.stack[slot] = v;
+            Ok(Called::Value)
+        }
+        crate::natives::Method::Delegate(f) => {
+            fiber.stack[slot] = f;
+            call_value(vm, fiber, f, slot + 1, argc + 1, slot)
+        }
+    }
+}
+
+fn index(vm: &mut Vm, obj: Value, key: Value) -> Res<Value> {
+    if let Value::Obj(h) = obj {
+        match (vm.heap.get(h), key) {
+            (Obj::List(_), Value::Int(i)) => return crate::natives::list::list_index(&vm.heap, obj, i),
+            (Obj::Str(_), Value::Int(i)) => return crate::natives::string::str_index(&mut vm.heap, obj, i),
+            (Obj::Map(m), _) => {
+                let k = arith::to_key(&vm.heap, key)?;
+                return Ok(m.get(&k).copied().unwrap_or(Value::Nil));
+            }
+            (Obj::List(_) | Obj::Str(_), _) => {
+                return err(format!("index must be an int, not {}", vm.heap.type_name(key)));
+            }
+            _ => {}
+        }
+    }
+    err(format!("cannot index {}", vm.heap.type_name(obj)))
+}
+
+fn set_index(vm: &mut Vm, obj: Value, key: Value, v: Value) -> Res<()> {
+    if let Value::Obj(h) = obj {
+        match vm.heap.get(h) {
+            Obj::List(_) => {
+                let Value::Int(i) = key else {
+                    return err(format!("index must be an int, not {}", vm.heap.type_name(key)));
+                };
+                return crate::natives::list::list_set(&mut vm.heap, obj, i, v);
+            }
+            Obj::Map(_) => {
+                let k = arith::to_key(&vm.heap, key)?;
+                if let Obj::Map(m) = vm.heap.get_mut(h) {
+                    if m.insert(k, v).is_none() {
+                        vm.heap.note_growth(48);
+                    }
+                }
+                return Ok(());
+            }
+            _ => {}
+        }
+    }
+    err(format!("cannot assign into {}", vm.heap.type_name(obj)))
+}
+
+/// `obj.name`: a map key, or a property of an error.
+fn field(vm: &mut Vm, obj: Value, name: &Rc<str>) -> Res<Value> {
+    if let Value::Obj(h) = obj {
+        match vm.heap.get(h) {
+            Obj::Map(m) => return Ok(m.get(&Key::Str(name.clone())).copied().unwrap_or(Value::Nil)),
+            Obj::Error(e) => match &**name {
+                "message" => {
+                    let m = e.message.clone();
+                    return Ok(vm.heap.rc_str(m));
+                }
+                "trace" => {
+                    let t = e.trace.clone();
+                    let items = t.into_iter().map(|s| vm.heap.rc_str(s)).collect();
+                    return Ok(vm.heap.list(items));
+                }
+                "others" => {
+                    let o = e.others.clone();
+                    return Ok(vm.heap.list(o));
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    err(format!("{} has no field '{}'", vm.heap.type_name(obj), name))
+}
+
+fn iter_start(vm: &Vm, it: Value) -> Res<Value> {
+    if let Value::Obj(h) = it {
+        match vm.heap.get(h) {
+            Obj::List(_) | Obj::Map(_) | Obj::Str(_) => return Ok(Value::Int(0)),
+            Obj::Range(lo, _) => return Ok(Value::Int(*lo)),
+            _ => {}
+        }
+    }
+    err(format!("cannot iterate over {}", vm.heap.type_name(it)))
+}
+
+/// The next item and state of an iteration, or None when it is exhausted.
+fn iter_next(vm: &mut Vm, it: Value, state: Value) -> Option<(Value, Value)> {
+    let (Value::Obj(h), Value::Int(i)) = (it, state) else { return None };
+    match vm.heap.get(h) {
+        Obj::List(l) => l.get(i as usize).map(|v| (*v, Value::Int(i + 1))),
+        Obj::Range(_, hi) => (i < *hi).then_some((Value::Int(i), Value::Int(i + 1))),
+        Obj::Map(m) => {
+            let k = m.get_index(i as usize)?.0.clone();
+            Some((arith::key_value(&mut vm.heap, &k), Value::Int(i + 1)))
+        }
+        Obj::Str(s) => {
+            let c = s.s.get(i as usize..)?.chars().next()?;
+            let mut buf = [0u8; 4];
+            let cs = c.encode_utf8(&mut buf);
+            let v = vm.heap.str(cs);
+            Some((v, Value::Int(i + c.len_utf8() as i64)))
+        }
+        _ => None,
+    }
+}

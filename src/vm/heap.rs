@@ -1,0 +1,118 @@
+//! The object heap: a table of typed slots addressed by `Handle`, with a free list
+//! and a precise mark-sweep collector (see gc.rs) that reclaims cycles.
+
+use super::object::{Obj, StrObj};
+use super::value::{Handle, Value};
+use std::rc::Rc;
+
+pub struct Heap {
+    /// Object slots; `Obj::Free` marks a slot on `free`.
+    pub(crate) objs: Vec<Obj>,
+    /// Mark bits, parallel to `objs`.
+    pub(crate) marks: Vec<bool>,
+    pub(crate) free: Vec<u32>,
+    /// Approximate bytes allocated since the last collection.
+    pub(crate) allocated: usize,
+    /// Collect when `allocated` passes this.
+    pub(crate) threshold: usize,
+    /// Approximate live bytes after the last collection.
+    pub(crate) live: usize,
+}
+
+impl Default for Heap {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Heap {
+    pub fn new() -> Heap {
+        Heap { objs: Vec::new(), marks: Vec::new(), free: Vec::new(), allocated: 0, threshold: 8 << 20, live: 0 }
+    }
+
+    pub fn alloc(&mut self, obj: Obj) -> Handle {
+        self.allocated += obj.size();
+        if let Some(i) = self.free.pop() {
+            self.objs[i as usize] = obj;
+            Handle(i)
+        } else {
+            self.objs.push(obj);
+            self.marks.push(false);
+            Handle(self.objs.len() as u32 - 1)
+        }
+    }
+
+    /// Records growth of an existing object (a pushed list, a longer map).
+    #[inline]
+    pub fn note_growth(&mut self, bytes: usize) {
+        self.allocated += bytes;
+    }
+
+    #[inline]
+    pub fn should_collect(&self) -> bool {
+        self.allocated > self.threshold
+    }
+
+    #[inline]
+    pub fn get(&self, h: Handle) -> &Obj {
+        &self.objs[h.0 as usize]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, h: Handle) -> &mut Obj {
+        &mut self.objs[h.0 as usize]
+    }
+
+    pub fn str(&mut self, s: &str) -> Value {
+        Value::Obj(self.alloc(Obj::Str(StrObj::new(Rc::from(s)))))
+    }
+
+    pub fn string(&mut self, s: String) -> Value {
+        Value::Obj(self.alloc(Obj::Str(StrObj::new(Rc::from(s)))))
+    }
+
+    pub fn rc_str(&mut self, s: Rc<str>) -> Value {
+        Value::Obj(self.alloc(Obj::Str(StrObj::new(s))))
+    }
+
+    pub fn list(&mut self, items: Vec<Value>) -> Value {
+        Value::Obj(self.alloc(Obj::List(items)))
+    }
+
+    /// The string inside `v`, if it is one.
+    #[inline]
+    pub fn as_str(&self, v: Value) -> Option<&StrObj> {
+        match v {
+            Value::Obj(h) => match self.get(h) {
+                Obj::Str(s) => Some(s),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub fn as_list(&self, v: Value) -> Option<&Vec<Value>> {
+        match v {
+            Value::Obj(h) => match self.get(h) {
+                Obj::List(l) => Some(l),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub fn type_name(&self, v: Value) -> &'static str {
+        match v {
+            Value::Nil => "nil",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Obj(h) => self.get(h).type_name(),
+        }
+    }
+
+    /// Number of live objects (for tests and `--stats`).
+    pub fn count(&self) -> usize {
+        self.objs.len() - self.free.len()
+    }
+}

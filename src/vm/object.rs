@@ -1,0 +1,89 @@
+//! Heap object kinds. Objects refer to each other only through `Value`/`Handle`,
+//! so dropping one never recurses and the collector sees every edge.
+
+use super::value::{Handle, Key, Value};
+use crate::bytecode::Proto;
+use indexmap::IndexMap;
+use std::rc::Rc;
+
+pub enum Obj {
+    Str(StrObj),
+    List(Vec<Value>),
+    Map(IndexMap<Key, Value>),
+    Closure(Closure),
+    /// A boxed variable captured by a closure (capture by reference).
+    Cell(Value),
+    Native(Native),
+    Error(ErrorObj),
+    /// A half-open integer range `lo..hi` (inclusive ranges are stored with `hi + 1`).
+    Range(i64, i64),
+    /// A freed slot, on the heap's free list.
+    Free,
+}
+
+pub struct StrObj {
+    pub s: Rc<str>,
+    /// Number of chars (Unicode scalar values); equal to `s.len()` for ASCII, which
+    /// makes indexing O(1) in the common case.
+    pub chars: usize,
+}
+
+impl StrObj {
+    pub fn new(s: Rc<str>) -> StrObj {
+        let chars = if s.is_ascii() { s.len() } else { s.chars().count() };
+        StrObj { s, chars }
+    }
+    pub fn is_ascii(&self) -> bool {
+        self.chars == self.s.len()
+    }
+}
+
+pub struct Closure {
+    pub proto: Rc<Proto>,
+    /// Handles of `Obj::Cell`s shared with the enclosing function.
+    pub upvals: Box<[Handle]>,
+}
+
+/// A builtin function: it gets the VM and its arguments, never calls back into the VM.
+pub type NativeFn = fn(&mut crate::vm::Vm, &[Value]) -> Result<Value, crate::vm::Fault>;
+
+pub struct Native {
+    pub name: &'static str,
+    pub func: NativeFn,
+}
+
+pub struct ErrorObj {
+    pub message: Rc<str>,
+    /// `"name (file:line:col)"` entries, innermost first.
+    pub trace: Vec<Rc<str>>,
+    /// Further errors from the same structured block (`e.others`).
+    pub others: Vec<Value>,
+}
+
+impl Obj {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Obj::Str(_) => "string",
+            Obj::List(_) => "list",
+            Obj::Map(_) => "map",
+            Obj::Closure(_) | Obj::Native(_) => "function",
+            Obj::Cell(_) => "cell",
+            Obj::Error(_) => "error",
+            Obj::Range(..) => "range",
+            Obj::Free => "freed",
+        }
+    }
+
+    /// Rough byte size, used to pace the collector.
+    pub fn size(&self) -> usize {
+        let extra = match self {
+            Obj::Str(s) => s.s.len(),
+            Obj::List(v) => v.capacity() * 16,
+            Obj::Map(m) => m.capacity() * 48,
+            Obj::Closure(c) => c.upvals.len() * 4,
+            Obj::Error(e) => e.message.len() + e.trace.len() * 48,
+            _ => 0,
+        };
+        std::mem::size_of::<Obj>() + extra
+    }
+}
