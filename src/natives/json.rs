@@ -88,15 +88,30 @@ fn enter(
     open: &mut HashSet<u32>,
 ) -> Res<()> {
     let h = match v {
-        Value::Nil => return Ok(out.push_str("null")),
-        Value::Bool(b) => return Ok(out.push_str(if b { "true" } else { "false" })),
-        Value::Int(i) => return Ok(write!(out, "{i}").unwrap()),
-        Value::Float(f) if f.is_finite() => return Ok(out.push_str(&fmt_float(f))),
-        Value::Float(f) => return err(format!("cannot encode {} as JSON", fmt_float(f))),
         Value::Obj(h) => h,
+        Value::Nil => {
+            out.push_str("null");
+            return Ok(());
+        }
+        Value::Bool(b) => {
+            out.push_str(if b { "true" } else { "false" });
+            return Ok(());
+        }
+        Value::Int(i) => {
+            write!(out, "{i}").unwrap();
+            return Ok(());
+        }
+        Value::Float(f) if f.is_finite() => {
+            out.push_str(&fmt_float(f));
+            return Ok(());
+        }
+        Value::Float(f) => return err(format!("cannot encode {} as JSON", fmt_float(f))),
     };
     let (opener, frame) = match heap.get(h) {
-        Obj::Str(s) => return Ok(quote(&s.s, out)),
+        Obj::Str(s) => {
+            quote(&s.s, out);
+            return Ok(());
+        }
         Obj::List(_) => ('[', Open::List(h, 0)),
         Obj::Map(_) => ('{', Open::Map(h, 0)),
         o => return err(format!("cannot encode {} as JSON", o.type_name())),

@@ -90,6 +90,8 @@ struct Lexer<'a> {
     chain: Vec<usize>,
     /// Sum of `chain` plus `stack.len()`: a bound on the AST depth.
     depth: usize,
+    /// A statement-ending newline not yet emitted as `;` (see `flush_semi`).
+    pending_semi: Option<(usize, usize)>,
 }
 
 pub fn lex(src: &str) -> Lexed {
@@ -100,6 +102,7 @@ pub fn lex(src: &str) -> Lexed {
         stack: Vec::new(),
         chain: vec![0],
         depth: 0,
+        pending_semi: None,
     };
     let fatal = lx.run().is_err();
     Lexed {
@@ -144,6 +147,9 @@ impl<'a> Lexer<'a> {
                     continue;
                 }
             };
+            if !matches!(raw, Raw::Newline | Raw::BlockComment) {
+                self.flush_semi(raw == Raw::Dot);
+            }
             match raw {
                 Raw::Newline => self.newline(start, end),
                 Raw::BlockComment => match src[end..].find("*/") {
@@ -166,6 +172,12 @@ impl<'a> Lexer<'a> {
                     lex.bump(after - end);
                 }
                 Raw::Ident => self.push(start, Tok::Ident(src[start..end].to_string()), end),
+                Raw::Number if self.is_negated_int_min(start, end) => {
+                    // `-9223372036854775808`: the one literal whose magnitude
+                    // only fits negated. Fold it with its prefix `-`.
+                    let (minus, _, _) = self.tokens.pop().expect("checked by is_negated_int_min");
+                    self.push(minus, Tok::Int(i64::MIN), end);
+                }
                 Raw::Number | Raw::FloatNumber => {
                     let tok = self.number(start, end, raw == Raw::FloatNumber);
                     self.push(start, tok, end);
@@ -228,6 +240,7 @@ impl<'a> Lexer<'a> {
                 _ => self.push(start, Tok::P(raw), end),
             }
         }
+        self.flush_semi(false);
         Ok(())
     }
 
@@ -242,8 +255,21 @@ impl<'a> Lexer<'a> {
         ) {
             return;
         }
+        if self.pending_semi.is_some() {
+            return;
+        }
         if let Some((_, last, _)) = self.tokens.last() {
             if last.ends_statement() {
+                self.pending_semi = Some((start, end));
+            }
+        }
+    }
+
+    /// Emits the `;` for a statement-ending newline, unless the next line
+    /// starts with `.` (a method chain continued on the next line).
+    fn flush_semi(&mut self, next_is_dot: bool) {
+        if let Some((start, end)) = self.pending_semi.take() {
+            if !next_is_dot {
                 self.push(start, Tok::P(Raw::Semi), end);
                 self.reset_chain();
             }
@@ -294,6 +320,29 @@ impl<'a> Lexer<'a> {
         if let Some(c) = self.chain.last_mut() {
             self.depth -= *c;
             *c = 0;
+        }
+    }
+
+    /// True for the literal `9223372036854775808` right after a prefix `-`.
+    fn is_negated_int_min(&self, start: usize, end: usize) -> bool {
+        let digits: String = self.src[start..end].chars().filter(|&c| c != '_').collect();
+        if digits != "9223372036854775808" {
+            return false;
+        }
+        let n = self.tokens.len();
+        if n == 0 || self.tokens[n - 1].1 != Tok::P(Raw::Minus) {
+            return false;
+        }
+        // The `-` is a prefix unless it follows an operand.
+        match n.checked_sub(2).map(|i| &self.tokens[i].1) {
+            None => true,
+            Some(t) => {
+                !t.ends_statement()
+                    || matches!(
+                        t,
+                        Tok::P(Raw::Break | Raw::Continue | Raw::Return | Raw::Yield)
+                    )
+            }
         }
     }
 

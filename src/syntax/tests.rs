@@ -281,6 +281,27 @@ fn int_too_large() {
 }
 
 #[test]
+fn int_min_literal() {
+    assert_eq!(
+        err1("a - 9223372036854775808").message,
+        "integer literal too large"
+    );
+    assert_eq!(p("x = -9223372036854775808"), "x = -9223372036854775808");
+    assert_eq!(
+        p("x = -9_223_372_036_854_775_808"),
+        "x = -9223372036854775808"
+    );
+    assert_eq!(
+        p("return -9223372036854775808"),
+        "return -9223372036854775808"
+    );
+    assert_eq!(
+        p("f(1, -9223372036854775808)"),
+        "(call f 1 -9223372036854775808)"
+    );
+}
+
+#[test]
 fn float_out_of_range() {
     let e = err1("x = 1e400");
     assert_eq!(e.message, "float literal out of range");
@@ -435,6 +456,15 @@ fn newline_continues_after_operator() {
     assert_eq!(p("let xs = [\n  1,\n  2,\n]"), "let xs = [1 2]");
     assert_eq!(p("f(\n a,\n b)"), "(call f a b)");
     assert_eq!(p("x = a.\n b"), "x = (. a b)");
+}
+
+#[test]
+fn a_line_starting_with_dot_continues_the_chain() {
+    assert_eq!(
+        p("xs\n  .map(f) // c\n  .filter(g)\ny"),
+        "(method (method xs map f) filter g); y"
+    );
+    assert_eq!(p("a\n/* c */\n.b"), "(. a b)");
 }
 
 #[test]

@@ -22,7 +22,7 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
     };
     match vm.heap.get(h) {
         Obj::Closure(c) => {
-            let proto = c.proto.clone();
+            let proto = super::fiber::ProtoRef::new(&c.proto);
             let np = proto.nparams as usize;
             if argc < proto.nrequired as usize || (argc > np && !proto.has_rest) {
                 return err(arity_message(&proto, argc));

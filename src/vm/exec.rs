@@ -107,22 +107,50 @@ fn cmp_fast(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
     }
 }
 
+/// Slow path of the arithmetic instructions (anything but int/int without overflow).
+#[cold]
+#[inline(never)]
+fn arith_slow(vm: &mut Vm, op: Op, x: Value, y: Value) -> Res<Value> {
+    match op {
+        Op::Add { .. } | Op::AddI { .. } => arith::add(&mut vm.heap, x, y),
+        Op::Sub { .. } => arith::sub(&vm.heap, x, y),
+        Op::Mul { .. } => arith::mul(&vm.heap, x, y),
+        Op::Div { .. } => arith::div(&vm.heap, x, y),
+        _ => arith::rem(&vm.heap, x, y),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn compare_slow(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
+    cmp_fast(vm, cmp, a, b)
+}
+
+/// The register file of the running frame: `stack[base..]` through a raw pointer.
+/// Valid until the stack is resized, which only calls do; `reload!` refreshes it.
+/// The compiler guarantees every register operand is below the Proto's `nregs`,
+/// and `call_value` sizes the stack for that.
 fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
     let frame = fiber.frames.last().expect("a frame to run");
-    let mut proto = frame.proto.clone();
+    let mut proto = frame.proto;
     let mut closure = frame.closure;
     let mut pc = frame.pc as usize;
     let mut base = frame.base as usize;
+    let mut code: *const Op = proto.code.as_ptr();
+    let mut regs: *mut Value = fiber.stack[base..].as_mut_ptr();
+    let mut left = *budget;
 
     macro_rules! reg {
         ($r:expr) => {
-            fiber.stack[base + $r as usize]
+            // SAFETY: see the function's doc comment.
+            *unsafe { &mut *regs.add($r as usize) }
         };
     }
     macro_rules! save_pc {
-        () => {
-            fiber.frames.last_mut().unwrap().pc = pc as u32
-        };
+        () => {{
+            fiber.frames.last_mut().unwrap().pc = pc as u32;
+            *budget = left;
+        }};
     }
     macro_rules! t {
         ($e:expr) => {
@@ -138,37 +166,54 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
     macro_rules! reload {
         () => {{
             let f = fiber.frames.last().unwrap();
-            proto = f.proto.clone();
+            proto = f.proto;
             closure = f.closure;
             pc = f.pc as usize;
             base = f.base as usize;
+            code = proto.code.as_ptr();
+            regs = fiber.stack[base..].as_mut_ptr();
         }};
     }
     macro_rules! tick {
         () => {
-            *budget -= 1;
-            if *budget == 0 {
+            left -= 1;
+            if left == 0 {
                 save_pc!();
                 return Ok(Halt::Yield);
             }
         };
     }
     macro_rules! arith {
-        ($dst:expr, $a:expr, $b:expr, $fast:ident, $slow:path) => {{
+        ($op:expr, $dst:expr, $a:expr, $b:expr, $fast:ident) => {{
             let (x, y) = (reg!($a), reg!($b));
-            reg!($dst) = match (x, y) {
-                (Value::Int(i), Value::Int(j)) => match i.$fast(j) {
-                    Some(r) => Value::Int(r),
-                    None => t!($slow(&mut vm.heap, x, y)),
+            if let (Value::Int(i), Value::Int(j)) = (x, y) {
+                if let Some(r) = i.$fast(j) {
+                    reg!($dst) = Value::Int(r);
+                    continue;
+                }
+            }
+            let v = t!(arith_slow(vm, $op, x, y));
+            reg!($dst) = v;
+        }};
+    }
+    macro_rules! compare {
+        ($cmp:expr, $x:expr, $y:expr) => {{
+            let (x, y) = ($x, $y);
+            match (x, y) {
+                (Value::Int(i), Value::Int(j)) => match $cmp {
+                    Cmp::Eq => i == j,
+                    Cmp::Ne => i != j,
+                    Cmp::Lt => i < j,
+                    Cmp::Le => i <= j,
                 },
-                (Value::Float(i), Value::Float(j)) => t!($slow(&mut vm.heap, Value::Float(i), Value::Float(j))),
-                _ => t!($slow(&mut vm.heap, x, y)),
-            };
+                _ => t!(compare_slow(vm, $cmp, x, y)),
+            }
         }};
     }
 
     loop {
-        let op = proto.code[pc];
+        // SAFETY: every code path of a Proto ends in a return, so pc stays in bounds.
+        let op = unsafe { *code.add(pc) };
         pc += 1;
         match op {
             Op::Move { dst, src } => reg!(dst) = reg!(src),
@@ -209,33 +254,37 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                     *vm.heap.get_mut(h) = Obj::Cell(v);
                 }
             }
-            Op::Add { dst, a, b } => arith!(dst, a, b, checked_add, arith::add),
-            Op::Sub { dst, a, b } => arith!(dst, a, b, checked_sub, sub_mut),
-            Op::Mul { dst, a, b } => arith!(dst, a, b, checked_mul, mul_mut),
+            Op::Add { dst, a, b } => arith!(op, dst, a, b, checked_add),
+            Op::Sub { dst, a, b } => arith!(op, dst, a, b, checked_sub),
+            Op::Mul { dst, a, b } => arith!(op, dst, a, b, checked_mul),
             Op::Div { dst, a, b } => {
                 let v = t!(arith::div(&vm.heap, reg!(a), reg!(b)));
                 reg!(dst) = v;
             }
             Op::Mod { dst, a, b } => {
                 let (x, y) = (reg!(a), reg!(b));
-                reg!(dst) = match (x, y) {
-                    (Value::Int(i), Value::Int(j)) if j > 0 => Value::Int(i % j),
-                    _ => t!(arith::rem(&vm.heap, x, y)),
-                };
+                if let (Value::Int(i), Value::Int(j)) = (x, y) {
+                    if j > 0 {
+                        reg!(dst) = Value::Int(i % j);
+                        continue;
+                    }
+                }
+                let v = t!(arith_slow(vm, op, x, y));
+                reg!(dst) = v;
             }
             Op::AddI { dst, a, imm } => {
                 let x = reg!(a);
-                reg!(dst) = match x {
-                    Value::Int(i) => match i.checked_add(imm as i64) {
-                        Some(r) => Value::Int(r),
-                        None => t!(err("integer overflow")),
-                    },
-                    Value::Float(f) => Value::Float(f + imm as f64),
-                    _ => t!(arith::add(&mut vm.heap, x, Value::Int(imm as i64))),
-                };
+                if let Value::Int(i) = x {
+                    if let Some(r) = i.checked_add(imm as i64) {
+                        reg!(dst) = Value::Int(r);
+                        continue;
+                    }
+                }
+                let v = t!(arith_slow(vm, op, x, Value::Int(imm as i64)));
+                reg!(dst) = v;
             }
             Op::Compare { cmp, dst, a, b } => {
-                let r = t!(cmp_fast(vm, cmp, reg!(a), reg!(b)));
+                let r = compare!(cmp, reg!(a), reg!(b));
                 reg!(dst) = Value::Bool(r);
             }
             Op::Neg { dst, src } => {
@@ -244,10 +293,11 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             }
             Op::Not { dst, src } => reg!(dst) = Value::Bool(!reg!(src).truthy()),
             Op::Jmp { target } => {
-                if (target as usize) < pc {
+                let back = (target as usize) < pc;
+                pc = target as usize;
+                if back {
                     tick!();
                 }
-                pc = target as usize;
             }
             Op::JmpIf { src, target } => {
                 if reg!(src).truthy() {
@@ -260,7 +310,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 }
             }
             Op::JmpUnless { cmp, a, b, target } => {
-                if !t!(cmp_fast(vm, cmp, reg!(a), reg!(b))) {
+                if !compare!(cmp, reg!(a), reg!(b)) {
                     pc = target as usize;
                 }
             }
@@ -273,9 +323,8 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 save_pc!();
                 let slot = base + b as usize;
                 let callee = fiber.stack[slot];
-                match call_value(vm, fiber, callee, slot + 1, argc as usize, slot)? {
-                    Called::Frame => reload!(),
-                    Called::Value => {}
+                if let Called::Frame = call_value(vm, fiber, callee, slot + 1, argc as usize, slot)? {
+                    reload!();
                 }
                 tick!();
             }
@@ -284,8 +333,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let slot = base + b as usize;
                 let recv = fiber.stack[slot + 1];
                 let name = const_str(vm, proto.consts[name as usize]);
-                let called = invoke(vm, fiber, recv, &name, slot, argc as usize)?;
-                if let Called::Frame = called {
+                if let Called::Frame = invoke(vm, fiber, recv, &name, slot, argc as usize)? {
                     reload!();
                 }
                 tick!();
@@ -294,6 +342,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let v = reg!(src);
                 let f = fiber.frames.pop().unwrap();
                 if fiber.frames.is_empty() {
+                    *budget = left;
                     return Ok(Halt::Done(v));
                 }
                 fiber.stack[f.ret as usize] = v;
@@ -302,6 +351,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             Op::ReturnNil => {
                 let f = fiber.frames.pop().unwrap();
                 if fiber.frames.is_empty() {
+                    *budget = left;
                     return Ok(Halt::Done(Value::Nil));
                 }
                 fiber.stack[f.ret as usize] = Value::Nil;
@@ -445,14 +495,6 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             }
         }
     }
-}
-
-fn sub_mut(heap: &mut super::Heap, a: Value, b: Value) -> Res<Value> {
-    arith::sub(heap, a, b)
-}
-
-fn mul_mut(heap: &mut super::Heap, a: Value, b: Value) -> Res<Value> {
-    arith::mul(heap, a, b)
 }
 
 #[inline]

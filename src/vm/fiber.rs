@@ -5,8 +5,28 @@ use crate::bytecode::Proto;
 use crate::syntax::ast::Span;
 use std::rc::Rc;
 
+/// A pointer to a Proto. Sound because the VM keeps every Proto it compiled in
+/// `Vm::protos` for its whole life; frames then need no reference counting.
+#[derive(Clone, Copy)]
+pub struct ProtoRef(*const Proto);
+
+impl ProtoRef {
+    pub fn new(p: &Rc<Proto>) -> ProtoRef {
+        ProtoRef(Rc::as_ptr(p))
+    }
+}
+
+impl std::ops::Deref for ProtoRef {
+    type Target = Proto;
+    #[inline(always)]
+    fn deref(&self) -> &Proto {
+        // SAFETY: see the type's invariant.
+        unsafe { &*self.0 }
+    }
+}
+
 pub struct Frame {
-    pub proto: Rc<Proto>,
+    pub proto: ProtoRef,
     /// The running closure (its upvalues); `None` for a file's top level.
     pub closure: Option<Handle>,
     /// Next instruction to execute.
@@ -47,7 +67,7 @@ impl Fiber {
     pub fn for_main(proto: Rc<Proto>) -> Fiber {
         let mut f = Fiber::default();
         f.stack.resize(proto.nregs as usize + 1, Value::Nil);
-        f.frames.push(Frame { proto, closure: None, pc: 0, base: 1, ret: 0, argc: 0 });
+        f.frames.push(Frame { proto: ProtoRef::new(&proto), closure: None, pc: 0, base: 1, ret: 0, argc: 0 });
         f
     }
 
