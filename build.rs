@@ -1,3 +1,8 @@
+//! Generates the parser from grammar/ and one test function per golden program.
+
+use std::fmt::Write;
+use std::path::Path;
+
 fn main() {
     println!("cargo:rerun-if-changed=grammar");
     lalrpop::Configuration::new()
@@ -5,4 +10,56 @@ fn main() {
         .emit_rerun_directives(true)
         .process()
         .unwrap();
+    golden_tests();
+}
+
+/// `examples/NAME.csp` and `tests/lang/FEATURE/NAME.csp` each become a `#[test]`.
+fn golden_tests() {
+    let mut out = String::new();
+    for (dir, kind) in [("examples", "example"), ("tests/lang", "lang")] {
+        println!("cargo:rerun-if-changed={dir}");
+        let mut files = Vec::new();
+        collect(Path::new(dir), &mut files);
+        files.sort();
+        for f in files {
+            let rel = f.to_string_lossy().replace('\\', "/");
+            if dir == "tests/lang" {
+                if let Some(parent) = f.parent() {
+                    println!("cargo:rerun-if-changed={}", parent.display());
+                }
+            }
+            let name: String = rel
+                .trim_start_matches(dir)
+                .trim_end_matches(".csp")
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "#[test]\nfn {kind}{name}() {{\n    check_{kind}({rel:?});\n}}\n"
+            );
+        }
+    }
+    let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("golden_tests.rs");
+    std::fs::write(dest, out).unwrap();
+}
+
+fn collect(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(&p, files);
+        } else if p.extension().is_some_and(|x| x == "csp") {
+            files.push(p);
+        }
+    }
 }

@@ -67,7 +67,9 @@ fn cli() -> ExitCode {
     let rest = &args[i + 1..];
     match cmd.as_str() {
         "run" | "check" | "disasm" => {
-            let Some(path) = rest.first() else { return usage_error(&format!("`csp {cmd}` needs a FILE")) };
+            let Some(path) = rest.first() else {
+                return usage_error(&format!("`csp {cmd}` needs a FILE"));
+            };
             if cmd != "run" && rest.len() > 1 {
                 return usage_error(&format!("`csp {cmd}` takes one FILE"));
             }
@@ -86,7 +88,9 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
         Ok(s) => s,
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
-            eprintln!("error[csp::syntax]: {path} is not valid UTF-8 (invalid byte at offset {at})");
+            eprintln!(
+                "error[csp::syntax]: {path} is not valid UTF-8 (invalid byte at offset {at})"
+            );
             return ExitCode::from(2);
         }
     };

@@ -15,97 +15,251 @@ pub enum Cmp {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Op {
     /// dst = src
-    Move { dst: u8, src: u8 },
+    Move {
+        dst: u8,
+        src: u8,
+    },
     /// dst = nil
-    LoadNil { dst: u8 },
+    LoadNil {
+        dst: u8,
+    },
     /// dst = val
-    LoadBool { dst: u8, val: bool },
+    LoadBool {
+        dst: u8,
+        val: bool,
+    },
     /// dst = val (small integer literal)
-    LoadInt { dst: u8, val: i32 },
+    LoadInt {
+        dst: u8,
+        val: i32,
+    },
     /// dst = consts[k]
-    LoadK { dst: u8, k: u16 },
+    LoadK {
+        dst: u8,
+        k: u16,
+    },
     /// dst = globals[idx]
-    GetGlobal { dst: u8, idx: u16 },
+    GetGlobal {
+        dst: u8,
+        idx: u16,
+    },
     /// globals[idx] = src
-    SetGlobal { src: u8, idx: u16 },
+    SetGlobal {
+        src: u8,
+        idx: u16,
+    },
     /// dst = value of the closure's captured cell `idx`
-    GetUpval { dst: u8, idx: u8 },
+    GetUpval {
+        dst: u8,
+        idx: u8,
+    },
     /// captured cell `idx` = src
-    SetUpval { src: u8, idx: u8 },
+    SetUpval {
+        src: u8,
+        idx: u8,
+    },
     /// reg = a fresh cell holding reg's current value (a captured local's binding)
-    NewCell { reg: u8 },
+    NewCell {
+        reg: u8,
+    },
     /// dst = value in the cell held by register `cell`
-    GetCell { dst: u8, cell: u8 },
+    GetCell {
+        dst: u8,
+        cell: u8,
+    },
     /// the cell held by register `cell` = src
-    SetCell { cell: u8, src: u8 },
+    SetCell {
+        cell: u8,
+        src: u8,
+    },
     /// dst = a + b (numbers, strings, lists)
-    Add { dst: u8, a: u8, b: u8 },
+    Add {
+        dst: u8,
+        a: u8,
+        b: u8,
+    },
     /// dst = a + imm
-    AddI { dst: u8, a: u8, imm: i16 },
-    Sub { dst: u8, a: u8, b: u8 },
-    Mul { dst: u8, a: u8, b: u8 },
-    Div { dst: u8, a: u8, b: u8 },
-    Mod { dst: u8, a: u8, b: u8 },
+    AddI {
+        dst: u8,
+        a: u8,
+        imm: i16,
+    },
+    Sub {
+        dst: u8,
+        a: u8,
+        b: u8,
+    },
+    Mul {
+        dst: u8,
+        a: u8,
+        b: u8,
+    },
+    Div {
+        dst: u8,
+        a: u8,
+        b: u8,
+    },
+    Mod {
+        dst: u8,
+        a: u8,
+        b: u8,
+    },
     /// dst = (a <cmp> b) as bool
-    Compare { cmp: Cmp, dst: u8, a: u8, b: u8 },
+    Compare {
+        cmp: Cmp,
+        dst: u8,
+        a: u8,
+        b: u8,
+    },
     /// dst = -src
-    Neg { dst: u8, src: u8 },
+    Neg {
+        dst: u8,
+        src: u8,
+    },
     /// dst = !src
-    Not { dst: u8, src: u8 },
+    Not {
+        dst: u8,
+        src: u8,
+    },
     /// pc = target (a backward jump spends budget)
-    Jmp { target: u32 },
+    Jmp {
+        target: u32,
+    },
     /// if src is truthy, pc = target
-    JmpIf { src: u8, target: u32 },
+    JmpIf {
+        src: u8,
+        target: u32,
+    },
     /// if src is falsy, pc = target
-    JmpIfNot { src: u8, target: u32 },
+    JmpIfNot {
+        src: u8,
+        target: u32,
+    },
     /// unless (a <cmp> b), pc = target
-    JmpUnless { cmp: Cmp, a: u8, b: u8, target: u32 },
+    JmpUnless {
+        cmp: Cmp,
+        a: u8,
+        b: u8,
+        target: u32,
+    },
     /// if argument `idx` was passed by the caller, pc = target (skips a default)
-    JmpIfArg { idx: u8, target: u32 },
+    JmpIfArg {
+        idx: u8,
+        target: u32,
+    },
     /// base = base(base+1 .. base+argc)
-    Call { base: u8, argc: u8 },
+    Call {
+        base: u8,
+        argc: u8,
+    },
     /// base = (base+1).name(base+2 .. base+2+argc); map fields holding functions are
     /// called without the receiver, builtin methods with it
-    Invoke { base: u8, argc: u8, name: u16 },
+    Invoke {
+        base: u8,
+        argc: u8,
+        name: u16,
+    },
     /// return src to the caller
-    Return { src: u8 },
+    Return {
+        src: u8,
+    },
     ReturnNil,
     /// dst = a closure of protos[proto], capturing cells per its UpvalDesc list
-    Closure { dst: u8, proto: u16 },
+    Closure {
+        dst: u8,
+        proto: u16,
+    },
     /// dst = [start .. start+count]
-    NewList { dst: u8, start: u8, count: u8 },
+    NewList {
+        dst: u8,
+        start: u8,
+        count: u8,
+    },
     /// list.push(src) (list literals and comprehensions)
-    ListPush { list: u8, src: u8 },
+    ListPush {
+        list: u8,
+        src: u8,
+    },
     /// dst = {start: start+1, ...} over `count` key/value pairs
-    NewMap { dst: u8, start: u8, count: u8 },
+    NewMap {
+        dst: u8,
+        start: u8,
+        count: u8,
+    },
     /// dst = obj[key]
-    Index { dst: u8, obj: u8, key: u8 },
+    Index {
+        dst: u8,
+        obj: u8,
+        key: u8,
+    },
     /// obj[key] = src
-    SetIndex { obj: u8, key: u8, src: u8 },
+    SetIndex {
+        obj: u8,
+        key: u8,
+        src: u8,
+    },
     /// dst = obj.name (map key, or a property such as `e.message`)
-    Field { dst: u8, obj: u8, name: u16 },
+    Field {
+        dst: u8,
+        obj: u8,
+        name: u16,
+    },
     /// obj.name = src
-    SetField { obj: u8, name: u16, src: u8 },
+    SetField {
+        obj: u8,
+        name: u16,
+        src: u8,
+    },
     /// dst = lo..hi (or lo..=hi)
-    Range { dst: u8, lo: u8, hi: u8, inclusive: bool },
+    Range {
+        dst: u8,
+        lo: u8,
+        hi: u8,
+        inclusive: bool,
+    },
     /// Numeric for: base holds the counter, base+1 the end (exclusive after this op).
     /// Checks both are ints; jumps to target when the range is empty.
-    ForPrep { base: u8, inclusive: bool, target: u32 },
+    ForPrep {
+        base: u8,
+        inclusive: bool,
+        target: u32,
+    },
     /// base += 1; if base < base+1, pc = target (a back-edge)
-    ForLoop { base: u8, target: u32 },
+    ForLoop {
+        base: u8,
+        target: u32,
+    },
     /// base holds an iterable; base+1 becomes the iteration state
-    IterInit { base: u8 },
+    IterInit {
+        base: u8,
+    },
     /// dst = next item of the iteration at base, or pc = target when exhausted
-    IterNext { base: u8, dst: u8, target: u32 },
+    IterNext {
+        base: u8,
+        dst: u8,
+        target: u32,
+    },
     /// Pushes an exception handler: a throw in this frame or deeper jumps to target
     /// with the thrown value in reg.
-    TryBegin { reg: u8, target: u32 },
+    TryBegin {
+        reg: u8,
+        target: u32,
+    },
     /// Pops the innermost exception handler.
     TryEnd,
     /// throw src
-    Throw { src: u8 },
+    Throw {
+        src: u8,
+    },
     /// dst = concatenation of str() of start .. start+count (string interpolation)
-    Concat { dst: u8, start: u8, count: u8 },
+    Concat {
+        dst: u8,
+        start: u8,
+        count: u8,
+    },
     /// dst, dst+1 = src[0], src[1]; src must be a list of exactly two items
-    Unpack2 { dst: u8, src: u8 },
+    Unpack2 {
+        dst: u8,
+        src: u8,
+    },
 }

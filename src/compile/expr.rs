@@ -87,7 +87,12 @@ impl Compiler<'_> {
                 None => {}
             },
             ExprKind::List(items) => self.list(items, dst),
-            ExprKind::ListComp { expr, var, iter, cond } => self.list_comp(expr, var, iter, cond.as_deref(), dst),
+            ExprKind::ListComp {
+                expr,
+                var,
+                iter,
+                cond,
+            } => self.list_comp(expr, var, iter, cond.as_deref(), dst),
             ExprKind::Map(pairs) => self.map(pairs, dst),
             ExprKind::Unary(UnOp::Neg, a) => {
                 if let ExprKind::Int(i) = a.kind {
@@ -121,26 +126,42 @@ impl Compiler<'_> {
             ExprKind::Range { lo, hi, inclusive } => {
                 let l = self.expr_any(lo);
                 let h = self.expr_any(hi);
-                self.emit(Op::Range { dst, lo: l, hi: h, inclusive: *inclusive });
+                self.emit(Op::Range {
+                    dst,
+                    lo: l,
+                    hi: h,
+                    inclusive: *inclusive,
+                });
             }
             ExprKind::Index(o, k) => {
                 let ro = self.expr_any(o);
                 let rk = self.expr_any(k);
                 self.span = e.span;
-                self.emit(Op::Index { dst, obj: ro, key: rk });
+                self.emit(Op::Index {
+                    dst,
+                    obj: ro,
+                    key: rk,
+                });
             }
             ExprKind::Field(o, name) => {
                 let ro = self.expr_any(o);
                 let k = self.str_const(&name.name);
                 self.span = e.span;
-                self.emit(Op::Field { dst, obj: ro, name: k });
+                self.emit(Op::Field {
+                    dst,
+                    obj: ro,
+                    name: k,
+                });
             }
             ExprKind::Call(f, args) => {
                 let base = self.alloc();
                 self.expr_to(f, base);
                 self.args(args);
                 self.span = e.span;
-                self.emit(Op::Call { base, argc: args.len().min(255) as u8 });
+                self.emit(Op::Call {
+                    base,
+                    argc: args.len().min(255) as u8,
+                });
                 if dst != base {
                     self.emit(Op::Move { dst, src: base });
                 }
@@ -152,7 +173,11 @@ impl Compiler<'_> {
                 self.args(args);
                 let k = self.str_const(&name.name);
                 self.span = e.span;
-                self.emit(Op::Invoke { base, argc: args.len().min(255) as u8, name: k });
+                self.emit(Op::Invoke {
+                    base,
+                    argc: args.len().min(255) as u8,
+                    name: k,
+                });
                 if dst != base {
                     self.emit(Op::Move { dst, src: base });
                 }
@@ -161,9 +186,14 @@ impl Compiler<'_> {
                 let idx = self.function(d);
                 self.emit(Op::Closure { dst, proto: idx });
             }
-            ExprKind::Recv(_) | ExprKind::Go(_) | ExprKind::GoBlock(_) | ExprKind::Wait(_) | ExprKind::Yield(_) => {
-                self.error(e.span, "concurrency (go, <-, wait, yield) is not available in this version yet")
-            }
+            ExprKind::Recv(_)
+            | ExprKind::Go(_)
+            | ExprKind::GoBlock(_)
+            | ExprKind::Wait(_)
+            | ExprKind::Yield(_) => self.error(
+                e.span,
+                "concurrency (go, <-, wait, yield) is not available in this version yet",
+            ),
         }
     }
 
@@ -195,7 +225,11 @@ impl Compiler<'_> {
             let r = self.alloc();
             self.expr_to(x, r);
         }
-        self.emit(Op::NewList { dst: t, start, count: first as u8 });
+        self.emit(Op::NewList {
+            dst: t,
+            start,
+            count: first as u8,
+        });
         self.free_to(start);
         for x in &items[first..] {
             let r = self.expr_any(x);
@@ -215,12 +249,20 @@ impl Compiler<'_> {
             let rv = self.alloc();
             self.expr_to(v, rv);
         }
-        self.emit(Op::NewMap { dst: t, start, count: first as u8 });
+        self.emit(Op::NewMap {
+            dst: t,
+            start,
+            count: first as u8,
+        });
         self.free_to(start);
         for (k, v) in &pairs[first..] {
             let rk = self.expr_any(k);
             let rv = self.expr_any(v);
-            self.emit(Op::SetIndex { obj: t, key: rk, src: rv });
+            self.emit(Op::SetIndex {
+                obj: t,
+                key: rk,
+                src: rv,
+            });
             self.free_to(start);
         }
         self.emit(Op::Move { dst, src: t });
@@ -228,7 +270,11 @@ impl Compiler<'_> {
 
     fn list_comp(&mut self, expr: &Expr, var: &Ident, iter: &Expr, cond: Option<&Expr>, dst: u8) {
         let list = self.alloc();
-        self.emit(Op::NewList { dst: list, start: list, count: 0 });
+        self.emit(Op::NewList {
+            dst: list,
+            start: list,
+            count: 0,
+        });
         self.for_loop(var, iter, &mut |c: &mut Compiler| {
             let skip = cond.map(|cnd| c.jump_if_false(cnd));
             let r = c.expr_any(expr);
@@ -244,7 +290,11 @@ impl Compiler<'_> {
 
     fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, dst: u8) {
         if let (BinOp::Add | BinOp::Sub, ExprKind::Int(i)) = (op, &b.kind) {
-            let imm = if op == BinOp::Add { Some(*i) } else { i.checked_neg() };
+            let imm = if op == BinOp::Add {
+                Some(*i)
+            } else {
+                i.checked_neg()
+            };
             if let Some(imm) = imm.and_then(|v| i16::try_from(v).ok()) {
                 let ra = self.expr_any(a);
                 self.emit(Op::AddI { dst, a: ra, imm });
@@ -258,12 +308,42 @@ impl Compiler<'_> {
             BinOp::Mul => Op::Mul { dst, a: ra, b: rb },
             BinOp::Div => Op::Div { dst, a: ra, b: rb },
             BinOp::Mod => Op::Mod { dst, a: ra, b: rb },
-            BinOp::Eq => Op::Compare { cmp: Cmp::Eq, dst, a: ra, b: rb },
-            BinOp::Ne => Op::Compare { cmp: Cmp::Ne, dst, a: ra, b: rb },
-            BinOp::Lt => Op::Compare { cmp: Cmp::Lt, dst, a: ra, b: rb },
-            BinOp::Le => Op::Compare { cmp: Cmp::Le, dst, a: ra, b: rb },
-            BinOp::Gt => Op::Compare { cmp: Cmp::Lt, dst, a: rb, b: ra },
-            BinOp::Ge => Op::Compare { cmp: Cmp::Le, dst, a: rb, b: ra },
+            BinOp::Eq => Op::Compare {
+                cmp: Cmp::Eq,
+                dst,
+                a: ra,
+                b: rb,
+            },
+            BinOp::Ne => Op::Compare {
+                cmp: Cmp::Ne,
+                dst,
+                a: ra,
+                b: rb,
+            },
+            BinOp::Lt => Op::Compare {
+                cmp: Cmp::Lt,
+                dst,
+                a: ra,
+                b: rb,
+            },
+            BinOp::Le => Op::Compare {
+                cmp: Cmp::Le,
+                dst,
+                a: ra,
+                b: rb,
+            },
+            BinOp::Gt => Op::Compare {
+                cmp: Cmp::Lt,
+                dst,
+                a: rb,
+                b: ra,
+            },
+            BinOp::Ge => Op::Compare {
+                cmp: Cmp::Le,
+                dst,
+                a: rb,
+                b: ra,
+            },
         };
         self.emit(op);
     }
@@ -275,7 +355,10 @@ impl Compiler<'_> {
         let mark = self.mark();
         let jumps = match &cond.kind {
             ExprKind::Binary(op, a, b)
-                if matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) =>
+                if matches!(
+                    op,
+                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+                ) =>
             {
                 let (ra, rb) = (self.expr_any(a), self.expr_any(b));
                 let (cmp, a, b) = match op {
@@ -287,7 +370,12 @@ impl Compiler<'_> {
                     _ => (Cmp::Le, rb, ra),
                 };
                 self.span = cond.span;
-                vec![self.emit(Op::JmpUnless { cmp, a, b, target: 0 })]
+                vec![self.emit(Op::JmpUnless {
+                    cmp,
+                    a,
+                    b,
+                    target: 0,
+                })]
             }
             ExprKind::And(a, b) => {
                 let mut js = self.jump_if_false(a);
@@ -317,11 +405,19 @@ impl Compiler<'_> {
         }
         let mut cells = Vec::new();
         for (i, p) in d.params.iter().enumerate() {
-            self.fs().scopes.last_mut().unwrap().push(super::Local { name: p.name.name.clone(), reg: i as u8, cell: false });
+            self.fs().scopes.last_mut().unwrap().push(super::Local {
+                name: p.name.name.clone(),
+                reg: i as u8,
+                cell: false,
+            });
             cells.push(i);
         }
         if let Some(r) = &d.rest {
-            self.fs().scopes.last_mut().unwrap().push(super::Local { name: r.name.clone(), reg: np as u8, cell: false });
+            self.fs().scopes.last_mut().unwrap().push(super::Local {
+                name: r.name.clone(),
+                reg: np as u8,
+                cell: false,
+            });
             cells.push(np);
         }
         let nparams = cells.len();
@@ -333,13 +429,17 @@ impl Compiler<'_> {
             match &p.default {
                 Some(def) => {
                     seen_default = true;
-                    let j = self.emit(Op::JmpIfArg { idx: i as u8, target: 0 });
+                    let j = self.emit(Op::JmpIfArg {
+                        idx: i as u8,
+                        target: 0,
+                    });
                     self.expr_to(def, i as u8);
                     self.patch(j);
                 }
-                None if seen_default => {
-                    self.error(p.name.span, "a parameter without a default cannot follow one with a default")
-                }
+                None if seen_default => self.error(
+                    p.name.span,
+                    "a parameter without a default cannot follow one with a default",
+                ),
                 None => nrequired += 1,
             }
         }
