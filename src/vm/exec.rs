@@ -5,7 +5,7 @@
 use super::call::{call_value, Called};
 use super::fiber::{Fiber, Handler, Uncaught};
 use super::object::{Closure, ErrorObj, Obj};
-use super::value::{Handle, Key, Value};
+use super::value::{copy_value, Handle, Key, Value};
 use super::{arith, err, Fault, Res, Vm};
 use crate::bytecode::{Cmp, Op};
 use std::rc::Rc;
@@ -202,28 +202,32 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
     }
     macro_rules! arith {
         ($op:expr, $dst:expr, $a:expr, $b:expr, $fast:ident) => {{
-            let (x, y) = (reg!($a), reg!($b));
-            if let (Value::Int(i), Value::Int(j)) = (x, y) {
-                if let Some(r) = i.$fast(j) {
+            // Matching on references reads the tag and payload in place
+            // instead of copying whole values through the stack.
+            if let (Value::Int(i), Value::Int(j)) = (&reg!($a), &reg!($b)) {
+                if let Some(r) = i.$fast(*j) {
                     reg!($dst) = Value::Int(r);
                     continue;
                 }
             }
+            let (x, y) = (reg!($a), reg!($b));
             let v = t!(arith_slow(vm, $op, x, y));
             reg!($dst) = v;
         }};
     }
     macro_rules! compare {
         ($cmp:expr, $x:expr, $y:expr) => {{
-            let (x, y) = ($x, $y);
-            match (x, y) {
+            match (&reg!($x), &reg!($y)) {
                 (Value::Int(i), Value::Int(j)) => match $cmp {
                     Cmp::Eq => i == j,
                     Cmp::Ne => i != j,
                     Cmp::Lt => i < j,
                     Cmp::Le => i <= j,
                 },
-                _ => t!(compare_slow(vm, $cmp, x, y)),
+                _ => {
+                    let (x, y) = (reg!($x), reg!($y));
+                    t!(compare_slow(vm, $cmp, x, y))
+                }
             }
         }};
     }
@@ -233,13 +237,18 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
         let op = unsafe { *code.add(pc) };
         pc += 1;
         match op {
-            Op::Move { dst, src } => reg!(dst) = reg!(src),
+            // SAFETY: registers are in bounds (see above).
+            Op::Move { dst, src } => unsafe { copy_value(regs.add(dst as usize), regs.add(src as usize)) },
             Op::LoadNil { dst } => reg!(dst) = Value::Nil,
             Op::LoadBool { dst, val } => reg!(dst) = Value::Bool(val),
             Op::LoadInt { dst, val } => reg!(dst) = Value::Int(val as i64),
             Op::LoadK { dst, k } => reg!(dst) = proto.consts[k as usize],
             Op::GetGlobal { dst, idx } => reg!(dst) = vm.globals[idx as usize],
-            Op::SetGlobal { src, idx } => vm.globals[idx as usize] = reg!(src),
+            Op::SetGlobal { src, idx } => {
+                let slot: *mut Value = &mut vm.globals[idx as usize];
+                // SAFETY: both point at live values.
+                unsafe { copy_value(slot, regs.add(src as usize)) }
+            }
             Op::GetUpval { dst, idx } => {
                 let cell = upval(vm, closure, idx);
                 reg!(dst) = match vm.heap.get(cell) {
@@ -279,29 +288,29 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 reg!(dst) = v;
             }
             Op::Mod { dst, a, b } => {
-                let (x, y) = (reg!(a), reg!(b));
-                if let (Value::Int(i), Value::Int(j)) = (x, y) {
-                    if j > 0 {
+                if let (Value::Int(i), Value::Int(j)) = (&reg!(a), &reg!(b)) {
+                    if *j > 0 {
                         reg!(dst) = Value::Int(i % j);
                         continue;
                     }
                 }
+                let (x, y) = (reg!(a), reg!(b));
                 let v = t!(arith_slow(vm, op, x, y));
                 reg!(dst) = v;
             }
             Op::AddI { dst, a, imm } => {
-                let x = reg!(a);
-                if let Value::Int(i) = x {
+                if let Value::Int(i) = &reg!(a) {
                     if let Some(r) = i.checked_add(imm as i64) {
                         reg!(dst) = Value::Int(r);
                         continue;
                     }
                 }
+                let x = reg!(a);
                 let v = t!(arith_slow(vm, op, x, Value::Int(imm as i64)));
                 reg!(dst) = v;
             }
             Op::Compare { cmp, dst, a, b } => {
-                let r = compare!(cmp, reg!(a), reg!(b));
+                let r = compare!(cmp, a, b);
                 reg!(dst) = Value::Bool(r);
             }
             Op::Neg { dst, src } => {
@@ -317,17 +326,17 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 }
             }
             Op::JmpIf { src, target } => {
-                if reg!(src).truthy() {
+                if !matches!(&reg!(src), Value::Nil | Value::Bool(false)) {
                     pc = target as usize;
                 }
             }
             Op::JmpIfNot { src, target } => {
-                if !reg!(src).truthy() {
+                if matches!(&reg!(src), Value::Nil | Value::Bool(false)) {
                     pc = target as usize;
                 }
             }
             Op::JmpUnless { cmp, a, b, target } => {
-                if !compare!(cmp, reg!(a), reg!(b)) {
+                if !compare!(cmp, a, b) {
                     pc = target as usize;
                 }
             }
@@ -361,13 +370,14 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 tick!();
             }
             Op::Return { src } => {
-                let v = reg!(src);
                 let f = fiber.frames.pop().unwrap();
                 if fiber.frames.is_empty() {
                     *budget = left;
-                    return Ok(Halt::Done(v));
+                    return Ok(Halt::Done(reg!(src)));
                 }
-                fiber.stack[f.ret as usize] = v;
+                let slot: *mut Value = &mut fiber.stack[f.ret as usize];
+                // SAFETY: the return slot is below the callee's registers, both live.
+                unsafe { copy_value(slot, regs.add(src as usize)) }
                 reload!();
             }
             Op::ReturnNil => {
@@ -471,9 +481,10 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 }
             }
             Op::ForLoop { base: b, target } => {
-                if let (Value::Int(i), Value::Int(end)) = (reg!(b), reg!(b + 1)) {
-                    if i + 1 < end {
-                        reg!(b) = Value::Int(i + 1);
+                if let (Value::Int(i), Value::Int(end)) = (&reg!(b), &reg!(b + 1)) {
+                    let next = *i + 1;
+                    if next < *end {
+                        reg!(b) = Value::Int(next);
                         pc = target as usize;
                         tick!();
                     }

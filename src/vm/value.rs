@@ -6,7 +6,10 @@ use std::rc::Rc;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Handle(pub u32);
 
+/// `repr(C, u64)` fixes the layout at two 8-byte words (tag, payload), so the
+/// dispatch loop can copy registers word by word (see `copy_value`).
 #[derive(Clone, Copy, Debug)]
+#[repr(C, u64)]
 pub enum Value {
     Nil,
     Bool(bool),
@@ -29,4 +32,21 @@ pub enum Key {
     Bool(bool),
     Int(i64),
     Str(Rc<str>),
+}
+
+/// Copies a value as two 8-byte loads and stores. A plain copy is one 16-byte load,
+/// which stalls when the value was just written as separate tag and payload
+/// stores (store-to-load forwarding fails); word copies forward cleanly.
+///
+/// # Safety
+/// Both pointers must be valid and aligned for a `Value`.
+#[inline(always)]
+pub unsafe fn copy_value(dst: *mut Value, src: *const Value) {
+    use std::mem::MaybeUninit;
+    let s = src as *const MaybeUninit<u64>;
+    let d = dst as *mut MaybeUninit<u64>;
+    // Volatile loads keep LLVM from fusing the two words back into one wide load.
+    let (tag, payload) = (s.read_volatile(), s.add(1).read_volatile());
+    d.write(tag);
+    d.add(1).write(payload);
 }
