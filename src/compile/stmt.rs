@@ -83,7 +83,14 @@ impl Compiler<'_> {
             }
             StmtKind::Break | StmtKind::Continue => self.jump_out(s),
             StmtKind::Return(e) => {
+                // With a finally pending, the value must survive it in a temporary.
+                let pending = self.fs().ctx.iter().any(|c| matches!(c, Ctx::Try { finally: Some(_), .. }));
                 let r = match e {
+                    Some(e) if pending => {
+                        let t = self.alloc();
+                        self.expr_to(e, t);
+                        Some(t)
+                    }
                     Some(e) => Some(self.expr_any(e)),
                     None => None,
                 };
@@ -452,6 +459,10 @@ impl Compiler<'_> {
         if let Some((reg, at)) = rethrow {
             let jend = self.emit(Op::Jmp { target: 0 });
             self.patch(at);
+            // Keep the pending error's register out of the finally block's temporaries.
+            let f = self.fs();
+            f.next_reg = f.next_reg.max(reg as usize + 1);
+            f.max_reg = f.max_reg.max(reg as usize + 1);
             if let Some(f) = finally {
                 self.block(f);
             }
