@@ -10,6 +10,9 @@ pub enum Cmp {
     Ne,
     Lt,
     Le,
+    /// Only in the immediate forms; register forms swap their operands instead.
+    Gt,
+    Ge,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -93,7 +96,11 @@ pub enum Op {
         dst: u8,
         a: u8,
         b: u8,
-    },
+    },    /// dst = a * imm
+    MulI { dst: u8, a: u8, imm: i16 },
+    /// dst = a % imm
+    ModI { dst: u8, a: u8, imm: i16 },
+
     Div {
         dst: u8,
         a: u8,
@@ -142,6 +149,8 @@ pub enum Op {
         b: u8,
         target: u32,
     },
+    /// unless (a <cmp> imm), pc = target
+    JmpUnlessI { cmp: Cmp, a: u8, imm: i8, target: u32 },
     /// if argument `idx` was passed by the caller, pc = target (skips a default)
     JmpIfArg {
         idx: u8,
@@ -218,13 +227,14 @@ pub enum Op {
         inclusive: bool,
     },
     /// Numeric for: base holds the counter, base+1 the end (exclusive after this op).
-    /// Checks both are ints; jumps to target when the range is empty.
+    /// Checks both are ints; jumps to target when the range is empty, else sets the
+    /// loop variable base+2 to the first value.
     ForPrep {
         base: u8,
         inclusive: bool,
         target: u32,
     },
-    /// base += 1; if base < base+1, pc = target (a back-edge)
+    /// base += 1; if base < base+1, base+2 = base and pc = target (a back-edge)
     ForLoop {
         base: u8,
         target: u32,

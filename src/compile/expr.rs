@@ -154,7 +154,7 @@ impl Compiler<'_> {
                 });
             }
             ExprKind::Call(f, args) => {
-                let base = self.alloc();
+                let base = self.call_base(dst);
                 self.expr_to(f, base);
                 self.args(args);
                 self.span = e.span;
@@ -167,7 +167,7 @@ impl Compiler<'_> {
                 }
             }
             ExprKind::Method(recv, name, args) => {
-                let base = self.alloc();
+                let base = self.call_base(dst);
                 let r = self.alloc();
                 self.expr_to(recv, r);
                 self.args(args);
@@ -195,6 +195,20 @@ impl Compiler<'_> {
                 "concurrency (go, <-, wait, yield) is not available in this version yet",
             ),
         }
+    }
+
+    /// A call's window starts at `dst` when `dst` is the newest temporary, which
+    /// saves moving the result; otherwise at a fresh register.
+    fn call_base(&mut self, dst: u8) -> u8 {
+        if dst as usize + 1 == self.fs().next_reg && !self.is_local(dst) {
+            dst
+        } else {
+            self.alloc()
+        }
+    }
+
+    fn is_local(&mut self, r: u8) -> bool {
+        self.fs().scopes.iter().flatten().any(|l| l.reg == r)
     }
 
     fn load_int(&mut self, dst: u8, i: i64) {
@@ -289,16 +303,24 @@ impl Compiler<'_> {
     }
 
     fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, dst: u8) {
-        if let (BinOp::Add | BinOp::Sub, ExprKind::Int(i)) = (op, &b.kind) {
-            let imm = if op == BinOp::Add {
-                Some(*i)
-            } else {
-                i.checked_neg()
+        if let ExprKind::Int(i) = b.kind {
+            let imm = match op {
+                BinOp::Sub => i.checked_neg(),
+                BinOp::Mod if i == 0 => None,
+                _ => Some(i),
             };
             if let Some(imm) = imm.and_then(|v| i16::try_from(v).ok()) {
-                let ra = self.expr_any(a);
-                self.emit(Op::AddI { dst, a: ra, imm });
-                return;
+                let make: Option<fn(u8, u8, i16) -> Op> = match op {
+                    BinOp::Add | BinOp::Sub => Some(|dst, a, imm| Op::AddI { dst, a, imm }),
+                    BinOp::Mul => Some(|dst, a, imm| Op::MulI { dst, a, imm }),
+                    BinOp::Mod => Some(|dst, a, imm| Op::ModI { dst, a, imm }),
+                    _ => None,
+                };
+                if let Some(make) = make {
+                    let ra = self.expr_any(a);
+                    self.emit(make(dst, ra, imm));
+                    return;
+                }
             }
         }
         let (ra, rb) = (self.expr_any(a), self.expr_any(b));
@@ -360,6 +382,24 @@ impl Compiler<'_> {
                     BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
                 ) =>
             {
+                if let ExprKind::Int(i) = b.kind {
+                    if let Ok(imm) = i8::try_from(i) {
+                        let ra = self.expr_any(a);
+                        let cmp = match op {
+                            BinOp::Eq => Cmp::Eq,
+                            BinOp::Ne => Cmp::Ne,
+                            BinOp::Lt => Cmp::Lt,
+                            BinOp::Le => Cmp::Le,
+                            BinOp::Gt => Cmp::Gt,
+                            _ => Cmp::Ge,
+                        };
+                        self.span = cond.span;
+                        let j = self.emit(Op::JmpUnlessI { cmp, a: ra, imm, target: 0 });
+                        self.free_to(mark);
+                        self.span = save;
+                        return vec![j];
+                    }
+                }
                 let (ra, rb) = (self.expr_any(a), self.expr_any(b));
                 let (cmp, a, b) = match op {
                     BinOp::Eq => (Cmp::Eq, ra, rb),

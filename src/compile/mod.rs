@@ -222,6 +222,7 @@ impl Compiler<'_> {
             | Op::JmpIf { target, .. }
             | Op::JmpIfNot { target, .. }
             | Op::JmpUnless { target, .. }
+            | Op::JmpUnlessI { target, .. }
             | Op::JmpIfArg { target, .. }
             | Op::ForPrep { target, .. }
             | Op::ForLoop { target, .. }

@@ -292,7 +292,6 @@ impl Compiler<'_> {
             });
             head = self.here();
             let v = self.alloc();
-            self.emit(Op::Move { dst: v, src: state });
             self.declare(&var.name, v);
         } else {
             self.expr_to(iter, state);

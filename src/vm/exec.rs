@@ -114,6 +114,8 @@ fn cmp_fast(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
             Cmp::Ne => x != y,
             Cmp::Lt => x < y,
             Cmp::Le => x <= y,
+            Cmp::Gt => x > y,
+            Cmp::Ge => x >= y,
         });
     }
     match cmp {
@@ -121,6 +123,8 @@ fn cmp_fast(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
         Cmp::Ne => Ok(!arith::equal(&vm.heap, a, b)),
         Cmp::Lt => arith::less(&vm.heap, a, b),
         Cmp::Le => arith::less_eq(&vm.heap, a, b),
+        Cmp::Gt => arith::less(&vm.heap, b, a),
+        Cmp::Ge => arith::less_eq(&vm.heap, b, a),
     }
 }
 
@@ -131,7 +135,7 @@ fn arith_slow(vm: &mut Vm, op: Op, x: Value, y: Value) -> Res<Value> {
     match op {
         Op::Add { .. } | Op::AddI { .. } => arith::add(&mut vm.heap, x, y),
         Op::Sub { .. } => arith::sub(&vm.heap, x, y),
-        Op::Mul { .. } => arith::mul(&vm.heap, x, y),
+        Op::Mul { .. } | Op::MulI { .. } => arith::mul(&vm.heap, x, y),
         Op::Div { .. } => arith::div(&vm.heap, x, y),
         _ => arith::rem(&vm.heap, x, y),
     }
@@ -223,6 +227,8 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                     Cmp::Ne => i != j,
                     Cmp::Lt => i < j,
                     Cmp::Le => i <= j,
+                    Cmp::Gt => i > j,
+                    Cmp::Ge => i >= j,
                 },
                 _ => {
                     let (x, y) = (reg!($x), reg!($y));
@@ -309,6 +315,28 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let v = t!(arith_slow(vm, op, x, Value::Int(imm as i64)));
                 reg!(dst) = v;
             }
+            Op::MulI { dst, a, imm } => {
+                if let Value::Int(i) = &reg!(a) {
+                    if let Some(r) = i.checked_mul(imm as i64) {
+                        reg!(dst) = Value::Int(r);
+                        continue;
+                    }
+                }
+                let x = reg!(a);
+                let v = t!(arith_slow(vm, op, x, Value::Int(imm as i64)));
+                reg!(dst) = v;
+            }
+            Op::ModI { dst, a, imm } => {
+                if let Value::Int(i) = &reg!(a) {
+                    if imm > 0 {
+                        reg!(dst) = Value::Int(i % imm as i64);
+                        continue;
+                    }
+                }
+                let x = reg!(a);
+                let v = t!(arith_slow(vm, op, x, Value::Int(imm as i64)));
+                reg!(dst) = v;
+            }
             Op::Compare { cmp, dst, a, b } => {
                 let r = compare!(cmp, a, b);
                 reg!(dst) = Value::Bool(r);
@@ -337,6 +365,28 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             }
             Op::JmpUnless { cmp, a, b, target } => {
                 if !compare!(cmp, a, b) {
+                    pc = target as usize;
+                }
+            }
+            Op::JmpUnlessI { cmp, a, imm, target } => {
+                let holds = match &reg!(a) {
+                    Value::Int(i) => {
+                        let j = imm as i64;
+                        match cmp {
+                            Cmp::Eq => *i == j,
+                            Cmp::Ne => *i != j,
+                            Cmp::Lt => *i < j,
+                            Cmp::Le => *i <= j,
+                            Cmp::Gt => *i > j,
+                            Cmp::Ge => *i >= j,
+                        }
+                    }
+                    _ => {
+                        let x = reg!(a);
+                        t!(compare_slow(vm, cmp, x, Value::Int(imm as i64)))
+                    }
+                };
+                if !holds {
                     pc = target as usize;
                 }
             }
@@ -476,6 +526,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 };
                 let hi = if inclusive { hi.saturating_add(1) } else { hi };
                 reg!(b + 1) = Value::Int(hi);
+                reg!(b + 2) = Value::Int(lo);
                 if lo >= hi {
                     pc = target as usize;
                 }
@@ -485,6 +536,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                     let next = *i + 1;
                     if next < *end {
                         reg!(b) = Value::Int(next);
+                        reg!(b + 2) = Value::Int(next);
                         pc = target as usize;
                         tick!();
                     }
