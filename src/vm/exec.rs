@@ -249,7 +249,11 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             Op::LoadBool { dst, val } => reg!(dst) = Value::Bool(val),
             Op::LoadInt { dst, val } => reg!(dst) = Value::Int(val as i64),
             Op::LoadK { dst, k } => reg!(dst) = proto.consts[k as usize],
-            Op::GetGlobal { dst, idx } => reg!(dst) = vm.globals[idx as usize],
+            Op::GetGlobal { dst, idx } => {
+                let slot: *const Value = &vm.globals[idx as usize];
+                // SAFETY: both point at live values.
+                unsafe { copy_value(regs.add(dst as usize), slot) }
+            }
             Op::SetGlobal { src, idx } => {
                 let slot: *mut Value = &mut vm.globals[idx as usize];
                 // SAFETY: both point at live values.
