@@ -5,11 +5,7 @@ use std::path::Path;
 
 fn main() {
     println!("cargo:rerun-if-changed=grammar");
-    lalrpop::Configuration::new()
-        .set_in_dir("grammar")
-        .emit_rerun_directives(true)
-        .process()
-        .unwrap();
+    lalrpop::Configuration::new().set_in_dir("grammar").emit_rerun_directives(true).process().unwrap();
     golden_tests();
 }
 
@@ -32,18 +28,9 @@ fn golden_tests() {
                 .trim_start_matches(dir)
                 .trim_end_matches(".csp")
                 .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() {
-                        c.to_ascii_lowercase()
-                    } else {
-                        '_'
-                    }
-                })
+                .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
                 .collect();
-            let _ = writeln!(
-                out,
-                "#[test]\nfn {kind}{name}() {{\n    check_{kind}({rel:?});\n}}\n"
-            );
+            let _ = writeln!(out, "#[test]\nfn {kind}{name}() {{\n    check_{kind}({rel:?});\n}}\n");
         }
     }
     let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("golden_tests.rs");

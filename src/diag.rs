@@ -3,9 +3,7 @@
 
 use crate::source::SourceFile;
 use crate::syntax::ast::Span;
-use miette::{
-    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan,
-};
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
 use std::fmt;
 
 /// One reportable problem.
@@ -42,10 +40,7 @@ impl Diagnostic for WithSource<'_> {
         Some(Box::new(self.diag.code))
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.diag
-            .help
-            .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.diag.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         Some(&self.src)
@@ -54,10 +49,7 @@ impl Diagnostic for WithSource<'_> {
         let s = self.diag.span;
         let len = (s.end.saturating_sub(s.start)) as usize;
         let span = SourceSpan::new((s.start as usize).into(), len);
-        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
-            Some(self.diag.label.clone()),
-            span,
-        ))))
+        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(Some(self.diag.label.clone()), span))))
     }
 }
 
@@ -69,16 +61,9 @@ pub fn use_color() -> bool {
 
 /// Renders a diagnostic against its file (colourless unless `color`).
 pub fn render(diag: &Diag, file: &SourceFile, color: bool) -> String {
-    let theme = if color {
-        GraphicalTheme::unicode()
-    } else {
-        GraphicalTheme::unicode_nocolor()
-    };
+    let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
-    let ws = WithSource {
-        diag,
-        src: NamedSource::new(file.name.clone(), file.src.clone()),
-    };
+    let ws = WithSource { diag, src: NamedSource::new(file.name.clone(), file.src.clone()) };
     let mut out = String::new();
     if handler.render_report(&mut out, &ws).is_err() {
         out = format!("error: {}\n", diag.message);

@@ -47,9 +47,7 @@ pub fn write_repr(heap: &Heap, v: Value, out: &mut String) {
         match top {
             Open::List(h, i) => {
                 let h = *h;
-                let Obj::List(items) = heap.get(h) else {
-                    unreachable!()
-                };
+                let Obj::List(items) = heap.get(h) else { unreachable!() };
                 if *i >= items.len() {
                     out.push(']');
                     open.remove(&h.0);
@@ -65,9 +63,7 @@ pub fn write_repr(heap: &Heap, v: Value, out: &mut String) {
             }
             Open::Map(h, i) => {
                 let h = *h;
-                let Obj::Map(map) = heap.get(h) else {
-                    unreachable!()
-                };
+                let Obj::Map(map) = heap.get(h) else { unreachable!() };
                 let Some((k, item)) = map.get_index(*i) else {
                     out.push('}');
                     open.remove(&h.0);
@@ -178,11 +174,7 @@ pub fn fmt_float(f: f64) -> String {
         return if f > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if f == 0.0 {
-        return if f.is_sign_negative() {
-            "-0.0".into()
-        } else {
-            "0.0".into()
-        };
+        return if f.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
     }
     let (digits, exp) = shortest_digits(f.abs());
     let k = digits.len() as i32;
@@ -360,9 +352,7 @@ mod tests {
         let mut vm = Vm::new();
         let a = s(&mut vm, "a");
         let inner = vm.heap.list(vec![Value::Int(2)]);
-        let l = vm
-            .heap
-            .list(vec![Value::Int(1), a, Value::Nil, Value::Float(2.5), inner]);
+        let l = vm.heap.list(vec![Value::Int(1), a, Value::Nil, Value::Float(2.5), inner]);
         assert_eq!(display(&vm.heap, l), r#"[1, "a", nil, 2.5, [2]]"#);
         let mut m = indexmap::IndexMap::new();
         m.insert(Key::Str("a".into()), Value::Int(1));
@@ -371,10 +361,7 @@ mod tests {
         m.insert(Key::Nil, Value::Int(1));
         m.insert(Key::Bool(false), Value::Nil);
         let m = Value::Obj(vm.heap.alloc(Obj::Map(m)));
-        assert_eq!(
-            display(&vm.heap, m),
-            r#"{"a": 1, "b": [2], 3: true, nil: 1, false: nil}"#
-        );
+        assert_eq!(display(&vm.heap, m), r#"{"a": 1, "b": [2], 3: true, nil: 1, false: nil}"#);
         let empty = vm.heap.list(vec![]);
         assert_eq!(display(&vm.heap, empty), "[]");
         let em = Value::Obj(vm.heap.alloc(Obj::Map(Default::default())));
@@ -391,11 +378,8 @@ mod tests {
         assert_eq!(display(&vm.heap, print), "<fn print>");
         let r = Value::Obj(vm.heap.alloc(Obj::Range(0, 3)));
         assert_eq!(display(&vm.heap, r), "0..3");
-        let e = Value::Obj(vm.heap.alloc(Obj::Error(ErrorObj {
-            message: "boom".into(),
-            trace: vec![],
-            others: vec![],
-        })));
+        let e =
+            Value::Obj(vm.heap.alloc(Obj::Error(ErrorObj { message: "boom".into(), trace: vec![], others: vec![] })));
         assert_eq!(display(&vm.heap, e), "<error: boom>");
         let l = vm.heap.list(vec![e, r]);
         assert_eq!(display(&vm.heap, l), "[<error: boom>, 0..3]");
@@ -416,10 +400,7 @@ mod tests {
             map.insert(Key::Str("self".into()), m);
             map.insert(Key::Str("list".into()), a);
         }
-        assert_eq!(
-            display(&vm.heap, m),
-            r#"{"self": {...}, "list": [1, [...]]}"#
-        );
+        assert_eq!(display(&vm.heap, m), r#"{"self": {...}, "list": [1, [...]]}"#);
     }
 
     #[test]

@@ -88,9 +88,7 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
         Ok(s) => s,
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
-            eprintln!(
-                "error[csp::syntax]: {path} is not valid UTF-8 (invalid byte at offset {at})"
-            );
+            eprintln!("error[csp::syntax]: {path} is not valid UTF-8 (invalid byte at offset {at})");
             return ExitCode::from(2);
         }
     };

@@ -14,8 +14,7 @@ pub const PRELUDE: &str = include_str!("../std/prelude.csp");
 pub fn new_vm() -> Vm {
     let mut vm = Vm::new();
     let file = Rc::new(SourceFile::new("<prelude>", PRELUDE));
-    let proto =
-        compile(&mut vm, &file).unwrap_or_else(|d| panic!("prelude does not compile: {:?}", d));
+    let proto = compile(&mut vm, &file).unwrap_or_else(|d| panic!("prelude does not compile: {:?}", d));
     if crate::sched::run_main(&mut vm, proto).is_err() {
         panic!("prelude failed to run");
     }
@@ -35,13 +34,7 @@ pub fn new_vm() -> Vm {
 pub fn compile(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<Rc<Proto>, Vec<Diag>> {
     let program = crate::syntax::parse(&file.src).map_err(|errs| {
         errs.into_iter()
-            .map(|e| Diag {
-                code: "csp::syntax",
-                message: e.message,
-                span: e.span,
-                label: "here".into(),
-                help: e.help,
-            })
+            .map(|e| Diag { code: "csp::syntax", message: e.message, span: e.span, label: "here".into(), help: e.help })
             .collect::<Vec<_>>()
     })?;
     crate::compile::compile(vm, file.clone(), &program).map_err(|errs| {
@@ -62,28 +55,16 @@ pub fn runtime_diag(vm: &Vm, u: &Uncaught) -> Diag {
     let (message, label) = match u.value {
         Value::Obj(h) => match vm.heap.get(h) {
             Obj::Error(e) => (e.message.to_string(), "error raised here"),
-            _ => (
-                format!("uncaught throw: {}", crate::format::repr(&vm.heap, u.value)),
-                "thrown here",
-            ),
+            _ => (format!("uncaught throw: {}", crate::format::repr(&vm.heap, u.value)), "thrown here"),
         },
-        v => (
-            format!("uncaught throw: {}", crate::format::repr(&vm.heap, v)),
-            "thrown here",
-        ),
+        v => (format!("uncaught throw: {}", crate::format::repr(&vm.heap, v)), "thrown here"),
     };
     let mut help = String::from("stack trace:");
     for t in &u.trace {
         help.push_str("\n  at ");
         help.push_str(t);
     }
-    Diag {
-        code: "csp::runtime",
-        message,
-        span: u.span,
-        label: label.into(),
-        help: Some(help),
-    }
+    Diag { code: "csp::runtime", message, span: u.span, label: label.into(), help: Some(help) }
 }
 
 /// What running a file produced, for the CLI and the tests.
@@ -99,30 +80,18 @@ pub fn run_source(vm: &mut Vm, name: &str, src: &str, color: bool) -> Outcome {
     let proto = match compile(vm, &file) {
         Ok(p) => p,
         Err(diags) => {
-            let stderr = diags
-                .iter()
-                .map(|d| diag::render(d, &file, color))
-                .collect();
-            return Outcome {
-                exit_code: 2,
-                stderr,
-            };
+            let stderr = diags.iter().map(|d| diag::render(d, &file, color)).collect();
+            return Outcome { exit_code: 2, stderr };
         }
     };
     let result = crate::sched::run_main(vm, proto);
     vm.out.flush_if_stdout(vm.capture);
     match result {
-        Ok(_) => Outcome {
-            exit_code: 0,
-            stderr: String::new(),
-        },
+        Ok(_) => Outcome { exit_code: 0, stderr: String::new() },
         Err(u) => {
             let d = runtime_diag(vm, &u);
             let f = u.file.clone();
-            Outcome {
-                exit_code: 1,
-                stderr: diag::render(&d, &f, color),
-            }
+            Outcome { exit_code: 1, stderr: diag::render(&d, &f, color) }
         }
     }
 }

@@ -14,11 +14,7 @@ impl SourceFile {
         let src = src.into();
         let mut line_starts = vec![0];
         line_starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
-        SourceFile {
-            name: name.into(),
-            src,
-            line_starts,
-        }
+        SourceFile { name: name.into(), src, line_starts }
     }
 
     /// 1-based line and column (in characters) of a byte offset.
@@ -26,11 +22,7 @@ impl SourceFile {
         let offset = (offset as usize).min(self.src.len());
         let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
         let start = self.line_starts[line];
-        let col = self
-            .src
-            .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count())
-            + 1;
+        let col = self.src.get(start..offset).map_or(offset - start, |s| s.chars().count()) + 1;
         (line + 1, col)
     }
 

@@ -14,8 +14,7 @@ struct Run {
 
 fn run_file(path: &str) -> Run {
     let root = env!("CARGO_MANIFEST_DIR");
-    let src =
-        std::fs::read_to_string(format!("{root}/{path}")).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let src = std::fs::read_to_string(format!("{root}/{path}")).unwrap_or_else(|e| panic!("{path}: {e}"));
     let path = path.to_string();
     // The same generous stack the `csp` binary runs on.
     std::thread::Builder::new()
@@ -41,12 +40,7 @@ fn diff(expected: &str, actual: &str) -> String {
     for i in 0..e.len().max(a.len()) {
         let (x, y) = (e.get(i).copied(), a.get(i).copied());
         if x != y {
-            out.push_str(&format!(
-                "line {}:\n  expected: {:?}\n  actual:   {:?}\n",
-                i + 1,
-                x,
-                y
-            ));
+            out.push_str(&format!("line {}:\n  expected: {:?}\n  actual:   {:?}\n", i + 1, x, y));
         }
     }
     out
@@ -59,10 +53,7 @@ fn check_example(path: &str) {
     let expected = std::fs::read_to_string(&out_path).unwrap_or_else(|e| panic!("{out_path}: {e}"));
     assert_eq!(run.code, 0, "{path} exited {}:\n{}", run.code, run.stderr);
     if run.stdout != expected {
-        panic!(
-            "{path}: output differs from its .out\n{}",
-            diff(&expected, &run.stdout)
-        );
+        panic!("{path}: output differs from its .out\n{}", diff(&expected, &run.stdout));
     }
 }
 
@@ -86,10 +77,7 @@ fn check_lang(path: &str) {
             }
         }
     }
-    assert!(
-        !lines.is_empty() || compile_err.is_some() || runtime_err.is_some(),
-        "{path} has no expectations"
-    );
+    assert!(!lines.is_empty() || compile_err.is_some() || runtime_err.is_some(), "{path} has no expectations");
     let run = run_file(path);
     let expected_code = if compile_err.is_some() {
         2
@@ -98,28 +86,16 @@ fn check_lang(path: &str) {
     } else {
         0
     };
-    assert_eq!(
-        run.code, expected_code,
-        "{path}: exit code {} (want {expected_code})\n{}",
-        run.code, run.stderr
-    );
+    assert_eq!(run.code, expected_code, "{path}: exit code {} (want {expected_code})\n{}", run.code, run.stderr);
     if let Some(msg) = compile_err.or(runtime_err) {
-        assert!(
-            run.stderr.contains(&msg),
-            "{path}: report lacks {msg:?}:\n{}",
-            run.stderr
-        );
+        assert!(run.stderr.contains(&msg), "{path}: report lacks {msg:?}:\n{}", run.stderr);
     }
     let mut expected = lines.join("\n");
     if !lines.is_empty() {
         expected.push('\n');
     }
     if run.stdout != expected {
-        panic!(
-            "{path}: output differs\n{}\nstderr:\n{}",
-            diff(&expected, &run.stdout),
-            run.stderr
-        );
+        panic!("{path}: output differs\n{}\nstderr:\n{}", diff(&expected, &run.stdout), run.stderr);
     }
 }
 

@@ -96,10 +96,19 @@ pub enum Op {
         dst: u8,
         a: u8,
         b: u8,
-    },    /// dst = a * imm
-    MulI { dst: u8, a: u8, imm: i16 },
+    },
+    /// dst = a * imm
+    MulI {
+        dst: u8,
+        a: u8,
+        imm: i16,
+    },
     /// dst = a % imm
-    ModI { dst: u8, a: u8, imm: i16 },
+    ModI {
+        dst: u8,
+        a: u8,
+        imm: i16,
+    },
 
     Div {
         dst: u8,
@@ -150,7 +159,12 @@ pub enum Op {
         target: u32,
     },
     /// unless (a <cmp> imm), pc = target
-    JmpUnlessI { cmp: Cmp, a: u8, imm: i8, target: u32 },
+    JmpUnlessI {
+        cmp: Cmp,
+        a: u8,
+        imm: i8,
+        target: u32,
+    },
     /// if argument `idx` was passed by the caller, pc = target (skips a default)
     JmpIfArg {
         idx: u8,

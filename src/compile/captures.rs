@@ -8,10 +8,7 @@ use std::collections::HashSet;
 /// Names that functions nested directly or indirectly in `body` may capture.
 pub fn candidates(body: &[Stmt]) -> HashSet<String> {
     let mut out = HashSet::new();
-    let mut w = Walker {
-        mode: Mode::FindFuncs,
-        out: &mut out,
-    };
+    let mut w = Walker { mode: Mode::FindFuncs, out: &mut out };
     w.block(body);
     out
 }
@@ -33,10 +30,7 @@ impl Walker<'_> {
         match self.mode {
             Mode::FindFuncs => {
                 let mut names = HashSet::new();
-                let mut inner = Walker {
-                    mode: Mode::Collect,
-                    out: &mut names,
-                };
+                let mut inner = Walker { mode: Mode::Collect, out: &mut names };
                 for p in params {
                     if let Some(d) = &p.default {
                         inner.expr(d);
@@ -97,11 +91,7 @@ impl Walker<'_> {
                     self.expr(e);
                 }
             }
-            StmtKind::Try {
-                body,
-                catch,
-                finally,
-            } => {
+            StmtKind::Try { body, catch, finally } => {
                 self.block(body);
                 if let Some((_, b)) = catch {
                     self.block(b);
@@ -143,11 +133,7 @@ impl Walker<'_> {
                     self.out.insert(n.clone());
                 }
             }
-            ExprKind::Nil
-            | ExprKind::Bool(_)
-            | ExprKind::Int(_)
-            | ExprKind::Float(_)
-            | ExprKind::Str(_) => {}
+            ExprKind::Nil | ExprKind::Bool(_) | ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) => {}
             ExprKind::Interp(parts) => {
                 for p in parts {
                     if let InterpPart::Expr(e) = p {
@@ -156,9 +142,7 @@ impl Walker<'_> {
                 }
             }
             ExprKind::List(xs) => xs.iter().for_each(|x| self.expr(x)),
-            ExprKind::ListComp {
-                expr, iter, cond, ..
-            } => {
+            ExprKind::ListComp { expr, iter, cond, .. } => {
                 self.expr(expr);
                 self.expr(iter);
                 if let Some(c) = cond {
@@ -171,15 +155,10 @@ impl Walker<'_> {
                     self.expr(v);
                 }
             }
-            ExprKind::Unary(_, a)
-            | ExprKind::Recv(a)
-            | ExprKind::Go(a)
-            | ExprKind::Wait(a)
-            | ExprKind::Field(a, _) => self.expr(a),
-            ExprKind::Binary(_, a, b)
-            | ExprKind::And(a, b)
-            | ExprKind::Or(a, b)
-            | ExprKind::Index(a, b) => {
+            ExprKind::Unary(_, a) | ExprKind::Recv(a) | ExprKind::Go(a) | ExprKind::Wait(a) | ExprKind::Field(a, _) => {
+                self.expr(a)
+            }
+            ExprKind::Binary(_, a, b) | ExprKind::And(a, b) | ExprKind::Or(a, b) | ExprKind::Index(a, b) => {
                 self.expr(a);
                 self.expr(b);
             }

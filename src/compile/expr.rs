@@ -87,12 +87,7 @@ impl Compiler<'_> {
                 None => {}
             },
             ExprKind::List(items) => self.list(items, dst),
-            ExprKind::ListComp {
-                expr,
-                var,
-                iter,
-                cond,
-            } => self.list_comp(expr, var, iter, cond.as_deref(), dst),
+            ExprKind::ListComp { expr, var, iter, cond } => self.list_comp(expr, var, iter, cond.as_deref(), dst),
             ExprKind::Map(pairs) => self.map(pairs, dst),
             ExprKind::Unary(UnOp::Neg, a) => {
                 if let ExprKind::Int(i) = a.kind {
@@ -126,42 +121,26 @@ impl Compiler<'_> {
             ExprKind::Range { lo, hi, inclusive } => {
                 let l = self.expr_any(lo);
                 let h = self.expr_any(hi);
-                self.emit(Op::Range {
-                    dst,
-                    lo: l,
-                    hi: h,
-                    inclusive: *inclusive,
-                });
+                self.emit(Op::Range { dst, lo: l, hi: h, inclusive: *inclusive });
             }
             ExprKind::Index(o, k) => {
                 let ro = self.expr_any(o);
                 let rk = self.expr_any(k);
                 self.span = e.span;
-                self.emit(Op::Index {
-                    dst,
-                    obj: ro,
-                    key: rk,
-                });
+                self.emit(Op::Index { dst, obj: ro, key: rk });
             }
             ExprKind::Field(o, name) => {
                 let ro = self.expr_any(o);
                 let k = self.str_const(&name.name);
                 self.span = e.span;
-                self.emit(Op::Field {
-                    dst,
-                    obj: ro,
-                    name: k,
-                });
+                self.emit(Op::Field { dst, obj: ro, name: k });
             }
             ExprKind::Call(f, args) => {
                 let base = self.call_base(dst);
                 self.expr_to(f, base);
                 self.args(args);
                 self.span = e.span;
-                self.emit(Op::Call {
-                    base,
-                    argc: args.len().min(255) as u8,
-                });
+                self.emit(Op::Call { base, argc: args.len().min(255) as u8 });
                 if dst != base {
                     self.emit(Op::Move { dst, src: base });
                 }
@@ -173,11 +152,7 @@ impl Compiler<'_> {
                 self.args(args);
                 let k = self.str_const(&name.name);
                 self.span = e.span;
-                self.emit(Op::Invoke {
-                    base,
-                    argc: args.len().min(255) as u8,
-                    name: k,
-                });
+                self.emit(Op::Invoke { base, argc: args.len().min(255) as u8, name: k });
                 if dst != base {
                     self.emit(Op::Move { dst, src: base });
                 }
@@ -186,14 +161,9 @@ impl Compiler<'_> {
                 let idx = self.function(d);
                 self.emit(Op::Closure { dst, proto: idx });
             }
-            ExprKind::Recv(_)
-            | ExprKind::Go(_)
-            | ExprKind::GoBlock(_)
-            | ExprKind::Wait(_)
-            | ExprKind::Yield(_) => self.error(
-                e.span,
-                "concurrency (go, <-, wait, yield) is not available in this version yet",
-            ),
+            ExprKind::Recv(_) | ExprKind::Go(_) | ExprKind::GoBlock(_) | ExprKind::Wait(_) | ExprKind::Yield(_) => {
+                self.error(e.span, "concurrency (go, <-, wait, yield) is not available in this version yet")
+            }
         }
     }
 
@@ -239,11 +209,7 @@ impl Compiler<'_> {
             let r = self.alloc();
             self.expr_to(x, r);
         }
-        self.emit(Op::NewList {
-            dst: t,
-            start,
-            count: first as u8,
-        });
+        self.emit(Op::NewList { dst: t, start, count: first as u8 });
         self.free_to(start);
         for x in &items[first..] {
             let r = self.expr_any(x);
@@ -263,20 +229,12 @@ impl Compiler<'_> {
             let rv = self.alloc();
             self.expr_to(v, rv);
         }
-        self.emit(Op::NewMap {
-            dst: t,
-            start,
-            count: first as u8,
-        });
+        self.emit(Op::NewMap { dst: t, start, count: first as u8 });
         self.free_to(start);
         for (k, v) in &pairs[first..] {
             let rk = self.expr_any(k);
             let rv = self.expr_any(v);
-            self.emit(Op::SetIndex {
-                obj: t,
-                key: rk,
-                src: rv,
-            });
+            self.emit(Op::SetIndex { obj: t, key: rk, src: rv });
             self.free_to(start);
         }
         self.emit(Op::Move { dst, src: t });
@@ -284,11 +242,7 @@ impl Compiler<'_> {
 
     fn list_comp(&mut self, expr: &Expr, var: &Ident, iter: &Expr, cond: Option<&Expr>, dst: u8) {
         let list = self.alloc();
-        self.emit(Op::NewList {
-            dst: list,
-            start: list,
-            count: 0,
-        });
+        self.emit(Op::NewList { dst: list, start: list, count: 0 });
         self.for_loop(var, iter, &mut |c: &mut Compiler| {
             let skip = cond.map(|cnd| c.jump_if_false(cnd));
             let r = c.expr_any(expr);
@@ -330,42 +284,12 @@ impl Compiler<'_> {
             BinOp::Mul => Op::Mul { dst, a: ra, b: rb },
             BinOp::Div => Op::Div { dst, a: ra, b: rb },
             BinOp::Mod => Op::Mod { dst, a: ra, b: rb },
-            BinOp::Eq => Op::Compare {
-                cmp: Cmp::Eq,
-                dst,
-                a: ra,
-                b: rb,
-            },
-            BinOp::Ne => Op::Compare {
-                cmp: Cmp::Ne,
-                dst,
-                a: ra,
-                b: rb,
-            },
-            BinOp::Lt => Op::Compare {
-                cmp: Cmp::Lt,
-                dst,
-                a: ra,
-                b: rb,
-            },
-            BinOp::Le => Op::Compare {
-                cmp: Cmp::Le,
-                dst,
-                a: ra,
-                b: rb,
-            },
-            BinOp::Gt => Op::Compare {
-                cmp: Cmp::Lt,
-                dst,
-                a: rb,
-                b: ra,
-            },
-            BinOp::Ge => Op::Compare {
-                cmp: Cmp::Le,
-                dst,
-                a: rb,
-                b: ra,
-            },
+            BinOp::Eq => Op::Compare { cmp: Cmp::Eq, dst, a: ra, b: rb },
+            BinOp::Ne => Op::Compare { cmp: Cmp::Ne, dst, a: ra, b: rb },
+            BinOp::Lt => Op::Compare { cmp: Cmp::Lt, dst, a: ra, b: rb },
+            BinOp::Le => Op::Compare { cmp: Cmp::Le, dst, a: ra, b: rb },
+            BinOp::Gt => Op::Compare { cmp: Cmp::Lt, dst, a: rb, b: ra },
+            BinOp::Ge => Op::Compare { cmp: Cmp::Le, dst, a: rb, b: ra },
         };
         self.emit(op);
     }
@@ -377,10 +301,7 @@ impl Compiler<'_> {
         let mark = self.mark();
         let jumps = match &cond.kind {
             ExprKind::Binary(op, a, b)
-                if matches!(
-                    op,
-                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
-                ) =>
+                if matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) =>
             {
                 if let ExprKind::Int(i) = b.kind {
                     if let Ok(imm) = i8::try_from(i) {
@@ -410,12 +331,7 @@ impl Compiler<'_> {
                     _ => (Cmp::Le, rb, ra),
                 };
                 self.span = cond.span;
-                vec![self.emit(Op::JmpUnless {
-                    cmp,
-                    a,
-                    b,
-                    target: 0,
-                })]
+                vec![self.emit(Op::JmpUnless { cmp, a, b, target: 0 })]
             }
             ExprKind::And(a, b) => {
                 let mut js = self.jump_if_false(a);
@@ -469,17 +385,13 @@ impl Compiler<'_> {
             match &p.default {
                 Some(def) => {
                     seen_default = true;
-                    let j = self.emit(Op::JmpIfArg {
-                        idx: i as u8,
-                        target: 0,
-                    });
+                    let j = self.emit(Op::JmpIfArg { idx: i as u8, target: 0 });
                     self.expr_to(def, i as u8);
                     self.patch(j);
                 }
-                None if seen_default => self.error(
-                    p.name.span,
-                    "a parameter without a default cannot follow one with a default",
-                ),
+                None if seen_default => {
+                    self.error(p.name.span, "a parameter without a default cannot follow one with a default")
+                }
                 None => nrequired += 1,
             }
         }

@@ -20,11 +20,7 @@ pub struct CompileError {
 }
 
 /// Compiles a parsed file to the Proto of its top level.
-pub fn compile(
-    vm: &mut Vm,
-    file: Rc<SourceFile>,
-    program: &Program,
-) -> Result<Rc<Proto>, Vec<CompileError>> {
+pub fn compile(vm: &mut Vm, file: Rc<SourceFile>, program: &Program) -> Result<Rc<Proto>, Vec<CompileError>> {
     let mut top = HashSet::new();
     for s in &program.stmts {
         match &s.kind {
@@ -135,24 +131,11 @@ impl Compiler<'_> {
     }
 
     pub(crate) fn error(&mut self, span: Span, message: impl Into<String>) {
-        self.errors.push(CompileError {
-            span,
-            message: message.into(),
-            help: None,
-        });
+        self.errors.push(CompileError { span, message: message.into(), help: None });
     }
 
-    pub(crate) fn error_help(
-        &mut self,
-        span: Span,
-        message: impl Into<String>,
-        help: impl Into<String>,
-    ) {
-        self.errors.push(CompileError {
-            span,
-            message: message.into(),
-            help: Some(help.into()),
-        });
+    pub(crate) fn error_help(&mut self, span: Span, message: impl Into<String>, help: impl Into<String>) {
+        self.errors.push(CompileError { span, message: message.into(), help: Some(help.into()) });
     }
 
     pub(crate) fn fs(&mut self) -> &mut FuncState {
@@ -306,11 +289,7 @@ impl Compiler<'_> {
         if cell {
             self.emit(Op::NewCell { reg });
         }
-        self.fs().scopes.last_mut().unwrap().push(Local {
-            name: name.to_string(),
-            reg,
-            cell,
-        });
+        self.fs().scopes.last_mut().unwrap().push(Local { name: name.to_string(), reg, cell });
         let f = self.fs();
         f.next_reg = f.next_reg.max(reg as usize + 1);
     }
@@ -318,11 +297,7 @@ impl Compiler<'_> {
     pub(crate) fn resolve(&mut self, name: &str, span: Span) -> Option<Var> {
         let depth = self.funcs.len() - 1;
         if let Some((reg, cell)) = find_local(&self.funcs[depth], name) {
-            return Some(if cell {
-                Var::Cell(reg)
-            } else {
-                Var::Local(reg)
-            });
+            return Some(if cell { Var::Cell(reg) } else { Var::Local(reg) });
         }
         if let Some(i) = self.upval(depth, name) {
             return Some(Var::Upval(i));
@@ -330,11 +305,7 @@ impl Compiler<'_> {
         if self.top.contains(name) || self.vm.global_names.contains_key(name) {
             return Some(Var::Global(self.global(name)));
         }
-        self.error_help(
-            span,
-            format!("undefined name '{name}'"),
-            "declare it with `let` or `fn` first",
-        );
+        self.error_help(span, format!("undefined name '{name}'"), "declare it with `let` or `fn` first");
         None
     }
 
@@ -360,10 +331,5 @@ impl Compiler<'_> {
 }
 
 fn find_local(f: &FuncState, name: &str) -> Option<(u8, bool)> {
-    f.scopes
-        .iter()
-        .rev()
-        .flat_map(|s| s.iter().rev())
-        .find(|l| l.name == name)
-        .map(|l| (l.reg, l.cell))
+    f.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| l.name == name).map(|l| (l.reg, l.cell))
 }

@@ -40,10 +40,7 @@ impl Compiler<'_> {
                     self.free_to(reg + 1);
                 } else {
                     let idx = self.function(d);
-                    self.emit(Op::Closure {
-                        dst: reg,
-                        proto: idx,
-                    });
+                    self.emit(Op::Closure { dst: reg, proto: idx });
                     self.declare(&name, reg);
                 }
                 return;
@@ -63,10 +60,7 @@ impl Compiler<'_> {
             StmtKind::While { cond, body } => {
                 let start = self.here() as u32;
                 let jf = self.jump_if_false(cond);
-                self.fs().ctx.push(Ctx::Loop {
-                    breaks: vec![],
-                    continues: vec![],
-                });
+                self.fs().ctx.push(Ctx::Loop { breaks: vec![], continues: vec![] });
                 self.block(body);
                 self.span = s.span;
                 self.emit(Op::Jmp { target: start });
@@ -106,22 +100,12 @@ impl Compiler<'_> {
                 self.span = s.span;
                 self.emit(Op::Throw { src: r });
             }
-            StmtKind::Try {
-                body,
-                catch,
-                finally,
-            } => self.try_stmt(body, catch.as_ref(), finally.as_ref()),
+            StmtKind::Try { body, catch, finally } => self.try_stmt(body, catch.as_ref(), finally.as_ref()),
             StmtKind::Block(b) => self.block(b),
-            StmtKind::Send { .. }
-            | StmtKind::Select(_)
-            | StmtKind::Lock { .. }
-            | StmtKind::WaitBlock(_) => self.error(
-                s.span,
-                "concurrency (send, select, lock, wait) is not available in this version yet",
-            ),
-            StmtKind::Import { .. } => {
-                self.error(s.span, "modules are not available in this version yet")
+            StmtKind::Send { .. } | StmtKind::Select(_) | StmtKind::Lock { .. } | StmtKind::WaitBlock(_) => {
+                self.error(s.span, "concurrency (send, select, lock, wait) is not available in this version yet")
             }
+            StmtKind::Import { .. } => self.error(s.span, "modules are not available in this version yet"),
         }
         self.free_to(mark);
     }
@@ -213,22 +197,14 @@ impl Compiler<'_> {
                 let rv = self.alloc();
                 match op {
                     Some(op) => {
-                        self.emit(Op::Index {
-                            dst: rv,
-                            obj: ro,
-                            key: rk,
-                        });
+                        self.emit(Op::Index { dst: rv, obj: ro, key: rk });
                         let rb = self.expr_any(value);
                         self.emit_binop(op, rv, rv, rb);
                     }
                     None => self.expr_to(value, rv),
                 }
                 self.span = target.span;
-                self.emit(Op::SetIndex {
-                    obj: ro,
-                    key: rk,
-                    src: rv,
-                });
+                self.emit(Op::SetIndex { obj: ro, key: rk, src: rv });
             }
             ExprKind::Field(obj, name) => {
                 let ro = self.expr_any(obj);
@@ -236,22 +212,14 @@ impl Compiler<'_> {
                 let rv = self.alloc();
                 match op {
                     Some(op) => {
-                        self.emit(Op::Field {
-                            dst: rv,
-                            obj: ro,
-                            name: k,
-                        });
+                        self.emit(Op::Field { dst: rv, obj: ro, name: k });
                         let rb = self.expr_any(value);
                         self.emit_binop(op, rv, rv, rb);
                     }
                     None => self.expr_to(value, rv),
                 }
                 self.span = target.span;
-                self.emit(Op::SetField {
-                    obj: ro,
-                    name: k,
-                    src: rv,
-                });
+                self.emit(Op::SetField { obj: ro, name: k, src: rv });
             }
             _ => self.error(target.span, "cannot assign to this expression"),
         }
@@ -269,12 +237,7 @@ impl Compiler<'_> {
     }
 
     /// `for var in iter { body }`; a syntactic range becomes a counting loop.
-    pub(crate) fn for_loop(
-        &mut self,
-        var: &Ident,
-        iter: &Expr,
-        body: &mut dyn FnMut(&mut Compiler),
-    ) {
+    pub(crate) fn for_loop(&mut self, var: &Ident, iter: &Expr, body: &mut dyn FnMut(&mut Compiler)) {
         let span = self.span;
         self.begin_scope();
         let state = self.alloc();
@@ -285,11 +248,7 @@ impl Compiler<'_> {
             self.expr_to(lo, state);
             self.expr_to(hi, state + 1);
             self.span = iter.span;
-            exit = self.emit(Op::ForPrep {
-                base: state,
-                inclusive: *inclusive,
-                target: 0,
-            });
+            exit = self.emit(Op::ForPrep { base: state, inclusive: *inclusive, target: 0 });
             head = self.here();
             let v = self.alloc();
             self.declare(&var.name, v);
@@ -299,31 +258,19 @@ impl Compiler<'_> {
             self.emit(Op::IterInit { base: state });
             head = self.here();
             let v = self.alloc();
-            exit = self.emit(Op::IterNext {
-                base: state,
-                dst: v,
-                target: 0,
-            });
+            exit = self.emit(Op::IterNext { base: state, dst: v, target: 0 });
             self.declare(&var.name, v);
         }
-        self.fs().ctx.push(Ctx::Loop {
-            breaks: vec![],
-            continues: vec![],
-        });
+        self.fs().ctx.push(Ctx::Loop { breaks: vec![], continues: vec![] });
         self.begin_scope();
         body(self);
         self.end_scope();
         let cont = self.here() as u32;
         self.span = span;
         if let ExprKind::Range { .. } = &iter.kind {
-            self.emit(Op::ForLoop {
-                base: state,
-                target: head as u32,
-            });
+            self.emit(Op::ForLoop { base: state, target: head as u32 });
         } else {
-            self.emit(Op::Jmp {
-                target: head as u32,
-            });
+            self.emit(Op::Jmp { target: head as u32 });
         }
         self.end_loop(cont);
         self.patch(exit);
@@ -334,9 +281,7 @@ impl Compiler<'_> {
     /// Pops the innermost loop context, sending its `continue`s to `cont` and keeping
     /// its `break`s for `patch_breaks`.
     fn end_loop(&mut self, cont: u32) {
-        let Some(Ctx::Loop { breaks, continues }) = self.fs().ctx.pop() else {
-            unreachable!("loop context")
-        };
+        let Some(Ctx::Loop { breaks, continues }) = self.fs().ctx.pop() else { unreachable!("loop context") };
         for c in continues {
             self.patch_to(c, cont);
         }
@@ -351,12 +296,7 @@ impl Compiler<'_> {
 
     fn jump_out(&mut self, s: &Stmt) {
         let is_break = matches!(s.kind, StmtKind::Break);
-        let Some(loop_at) = self
-            .fs()
-            .ctx
-            .iter()
-            .rposition(|c| matches!(c, Ctx::Loop { .. }))
-        else {
+        let Some(loop_at) = self.fs().ctx.iter().rposition(|c| matches!(c, Ctx::Loop { .. })) else {
             let what = if is_break { "break" } else { "continue" };
             self.error(s.span, format!("'{what}' outside a loop"));
             return;
@@ -402,22 +342,11 @@ impl Compiler<'_> {
         }
     }
 
-    fn try_stmt(
-        &mut self,
-        body: &Block,
-        catch: Option<&(Option<Ident>, Block)>,
-        finally: Option<&Block>,
-    ) {
+    fn try_stmt(&mut self, body: &Block, catch: Option<&(Option<Ident>, Block)>, finally: Option<&Block>) {
         let span = self.span;
         let err = self.alloc();
-        let begin = self.emit(Op::TryBegin {
-            reg: err,
-            target: 0,
-        });
-        self.fs().ctx.push(Ctx::Try {
-            handler: true,
-            finally: finally.cloned(),
-        });
+        let begin = self.emit(Op::TryBegin { reg: err, target: 0 });
+        self.fs().ctx.push(Ctx::Try { handler: true, finally: finally.cloned() });
         self.block(body);
         self.span = span;
         self.emit(Op::TryEnd);

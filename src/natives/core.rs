@@ -57,10 +57,7 @@ fn int(vm: &mut Vm, args: &[Value]) -> Res<Value> {
             if f.is_finite() && t >= i64::MIN as f64 && t < i64::MAX as f64 {
                 Ok(Value::Int(t as i64))
             } else {
-                err(format!(
-                    "cannot convert {} to int",
-                    crate::format::fmt_float(f)
-                ))
+                err(format!("cannot convert {} to int", crate::format::fmt_float(f)))
             }
         }
         v => match vm.heap.as_str(v) {
@@ -115,10 +112,7 @@ fn len(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 /// (or, with a negative step, down to) `b` exclusive.
 fn range(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("range", args, 1, 3)?;
-    let ints: Vec<i64> = args
-        .iter()
-        .map(|v| int_arg(&vm.heap, "range", *v))
-        .collect::<Res<_>>()?;
+    let ints: Vec<i64> = args.iter().map(|v| int_arg(&vm.heap, "range", *v)).collect::<Res<_>>()?;
     let (a, b, step) = match ints[..] {
         [n] => (0, n, 1),
         [a, b] => (a, b, 1),
@@ -137,9 +131,7 @@ fn range(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     if count > MAX_LIST as i128 {
         return err(format!("range() too long ({count} items)"));
     }
-    let items = (0..count as i64)
-        .map(|i| Value::Int(a + i * step))
-        .collect();
+    let items = (0..count as i64).map(|i| Value::Int(a + i * step)).collect();
     vm.heap.note_growth(count as usize * 16);
     Ok(vm.heap.list(items))
 }
@@ -148,11 +140,7 @@ fn range(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 fn error(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("error", args, 1, 1)?;
     let message = display(&vm.heap, args[0]).into();
-    let e = ErrorObj {
-        message,
-        trace: Vec::new(),
-        others: Vec::new(),
-    };
+    let e = ErrorObj { message, trace: Vec::new(), others: Vec::new() };
     Ok(Value::Obj(vm.heap.alloc(Obj::Error(e))))
 }
 
@@ -169,12 +157,7 @@ fn assert(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 
 fn args(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("args", args, 0, 0)?;
-    let items = vm
-        .args
-        .clone()
-        .into_iter()
-        .map(|a| vm.heap.string(a))
-        .collect();
+    let items = vm.args.clone().into_iter().map(|a| vm.heap.string(a)).collect();
     Ok(vm.heap.list(items))
 }
 
@@ -191,10 +174,7 @@ mod tests {
         let l = vm.heap.list(vec![s, Value::Float(1.0)]);
         call(&mut vm, "print", &[s, Value::Int(1), l, Value::Nil]).unwrap();
         call(&mut vm, "print", &[]).unwrap();
-        assert_eq!(
-            String::from_utf8(vm.out.take()).unwrap(),
-            "hi 1 [\"hi\", 1.0] nil\n\n"
-        );
+        assert_eq!(String::from_utf8(vm.out.take()).unwrap(), "hi 1 [\"hi\", 1.0] nil\n\n");
         let r = call(&mut vm, "str", &[l]).unwrap();
         assert_eq!(vm.heap.as_str(r).unwrap().s.as_ref(), "[\"hi\", 1.0]");
         let r = call(&mut vm, "str", &[Value::Float(0.5)]).unwrap();
@@ -224,26 +204,14 @@ mod tests {
         let r = call(&mut vm, "float", &[s]).unwrap();
         assert_eq!(show(&vm, r), "25.0");
         let s = vm.heap.str("abc");
-        assert_eq!(
-            err_msg(call(&mut vm, "int", &[s])),
-            "cannot convert \"abc\" to int"
-        );
-        assert_eq!(
-            err_msg(call(&mut vm, "float", &[s])),
-            "cannot convert \"abc\" to float"
-        );
+        assert_eq!(err_msg(call(&mut vm, "int", &[s])), "cannot convert \"abc\" to int");
+        assert_eq!(err_msg(call(&mut vm, "float", &[s])), "cannot convert \"abc\" to float");
         let big = vm.heap.str("9223372036854775808");
         assert!(call(&mut vm, "int", &[big]).is_err());
-        assert_eq!(
-            err_msg(call(&mut vm, "int", &[Value::Float(f64::NAN)])),
-            "cannot convert nan to int"
-        );
+        assert_eq!(err_msg(call(&mut vm, "int", &[Value::Float(f64::NAN)])), "cannot convert nan to int");
         assert!(call(&mut vm, "int", &[Value::Float(9.3e18)]).is_err());
         assert!(call(&mut vm, "int", &[Value::Float(i64::MIN as f64)]).is_ok());
-        assert_eq!(
-            err_msg(call(&mut vm, "int", &[Value::Nil])),
-            "cannot convert nil to int"
-        );
+        assert_eq!(err_msg(call(&mut vm, "int", &[Value::Nil])), "cannot convert nil to int");
     }
 
     #[test]
@@ -269,10 +237,7 @@ mod tests {
         assert_eq!(call_s(&mut vm, "len", &[s]), "5");
         assert_eq!(call_s(&mut vm, "len", &[l]), "3");
         assert_eq!(call_s(&mut vm, "len", &[r]), "0");
-        assert_eq!(
-            err_msg(call(&mut vm, "len", &[Value::Int(3)])),
-            "len() of int is not defined"
-        );
+        assert_eq!(err_msg(call(&mut vm, "len", &[Value::Int(3)])), "len() of int is not defined");
     }
 
     #[test]
@@ -288,10 +253,7 @@ mod tests {
         assert_eq!(run(&[0, 10, 3]).unwrap(), "[0, 3, 6, 9]");
         assert_eq!(run(&[5, 0, -2]).unwrap(), "[5, 3, 1]");
         assert_eq!(run(&[0, 5, -1]).unwrap(), "[]");
-        assert_eq!(
-            run(&[i64::MAX - 2, i64::MAX]).unwrap(),
-            "[9223372036854775805, 9223372036854775806]"
-        );
+        assert_eq!(run(&[i64::MAX - 2, i64::MAX]).unwrap(), "[9223372036854775805, 9223372036854775806]");
         let msg = |r: Res<String>| err_msg(r.map(|_| Value::Nil));
         assert!(msg(run(&[0, 5, 0])).contains("step"));
         assert!(msg(run(&[i64::MIN, i64::MAX])).contains("too long"));
@@ -306,14 +268,8 @@ mod tests {
         let e = call(&mut vm, "error", &[Value::Int(3)]).unwrap();
         assert_eq!(show(&vm, e), "<error: 3>");
         assert!(call(&mut vm, "assert", &[Value::Int(0)]).is_ok());
-        assert_eq!(
-            err_msg(call(&mut vm, "assert", &[Value::Nil])),
-            "assertion failed"
-        );
-        assert_eq!(
-            err_msg(call(&mut vm, "assert", &[Value::Bool(false), m])),
-            "assertion failed: bad thing"
-        );
+        assert_eq!(err_msg(call(&mut vm, "assert", &[Value::Nil])), "assertion failed");
+        assert_eq!(err_msg(call(&mut vm, "assert", &[Value::Bool(false), m])), "assertion failed: bad thing");
         vm.args = vec!["a".into(), "b c".into()];
         assert_eq!(call_s(&mut vm, "args", &[]), "[\"a\", \"b c\"]");
     }

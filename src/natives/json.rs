@@ -53,11 +53,7 @@ pub fn encode(heap: &Heap, v: Value) -> Res<String> {
             _ => unreachable!("only containers are open"),
         };
         let Some((key, item)) = next else {
-            out.push(if matches!(top, Open::List(..)) {
-                ']'
-            } else {
-                '}'
-            });
+            out.push(if matches!(top, Open::List(..)) { ']' } else { '}' });
             open.remove(&h.0);
             stack.pop();
             continue;
@@ -80,13 +76,7 @@ pub fn encode(heap: &Heap, v: Value) -> Res<String> {
     Ok(out)
 }
 
-fn enter(
-    heap: &Heap,
-    v: Value,
-    out: &mut String,
-    stack: &mut Vec<Open>,
-    open: &mut HashSet<u32>,
-) -> Res<()> {
+fn enter(heap: &Heap, v: Value, out: &mut String, stack: &mut Vec<Open>, open: &mut HashSet<u32>) -> Res<()> {
     let h = match v {
         Value::Obj(h) => h,
         Value::Nil => {
@@ -120,9 +110,7 @@ fn enter(
         return err("cannot encode a cyclic structure as JSON");
     }
     if stack.len() >= MAX_DEPTH {
-        return err(format!(
-            "cannot encode JSON nested more than {MAX_DEPTH} deep"
-        ));
+        return err(format!("cannot encode JSON nested more than {MAX_DEPTH} deep"));
     }
     out.push(opener);
     stack.push(frame);
@@ -219,9 +207,7 @@ impl Parser<'_> {
                             }
                             Some(b']') => {
                                 self.pos += 1;
-                                let Some(Partial::List(items)) = stack.pop() else {
-                                    unreachable!()
-                                };
+                                let Some(Partial::List(items)) = stack.pop() else { unreachable!() };
                                 value = heap.list(items);
                             }
                             _ => return self.fail_here("expected ',' or ']'"),
@@ -238,9 +224,7 @@ impl Parser<'_> {
                             }
                             Some(b'}') => {
                                 self.pos += 1;
-                                let Some(Partial::Map(map, _)) = stack.pop() else {
-                                    unreachable!()
-                                };
+                                let Some(Partial::Map(map, _)) = stack.pop() else { unreachable!() };
                                 value = Value::Obj(heap.alloc(Obj::Map(map)));
                             }
                             _ => return self.fail_here("expected ',' or '}'"),
@@ -328,9 +312,7 @@ impl Parser<'_> {
                 return Ok(Value::Int(i));
             }
         }
-        Ok(Value::Float(
-            text.parse::<f64>().expect("validated JSON number"),
-        ))
+        Ok(Value::Float(text.parse::<f64>().expect("validated JSON number")))
     }
 
     /// A string literal starting at the opening quote.
@@ -408,10 +390,7 @@ impl Parser<'_> {
 
     fn hex4(&mut self) -> Res<u32> {
         let hex = self.src.as_bytes().get(self.pos..self.pos + 4);
-        match hex
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u32::from_str_radix(h, 16).ok())
-        {
+        match hex.and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u32::from_str_radix(h, 16).ok()) {
             Some(v) if hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) => {
                 self.pos += 4;
                 Ok(v)
@@ -463,23 +442,14 @@ mod tests {
         let mut vm = Vm::new();
         let vm = &mut vm;
         let s = vm.heap.str("s");
-        let l = vm.heap.list(vec![
-            Value::Int(1),
-            Value::Float(2.5),
-            Value::Nil,
-            Value::Bool(true),
-            s,
-        ]);
+        let l = vm.heap.list(vec![Value::Int(1), Value::Float(2.5), Value::Nil, Value::Bool(true), s]);
         let mut m = IndexMap::new();
         m.insert(Key::Str("a".into()), l);
         m.insert(Key::Int(1), Value::Int(2));
         m.insert(Key::Bool(false), Value::Float(3.0));
         m.insert(Key::Nil, Value::Float(1e21));
         let m = Value::Obj(vm.heap.alloc(Obj::Map(m)));
-        assert_eq!(
-            enc(vm, m).unwrap(),
-            r#"{"a":[1,2.5,null,true,"s"],"1":2,"false":3.0,"null":1e+21}"#
-        );
+        assert_eq!(enc(vm, m).unwrap(), r#"{"a":[1,2.5,null,true,"s"],"1":2,"false":3.0,"null":1e+21}"#);
         let tricky = vm.heap.str("q\"b\\n\n\u{1}\u{8}é😀");
         assert_eq!(enc(vm, tricky).unwrap(), r#""q\"b\\n\n\u0001\bé😀""#);
         let empty = vm.heap.list(vec![]);
@@ -494,23 +464,14 @@ mod tests {
         let vm = &mut vm;
         let print = vm.globals[vm.global_names["print"] as usize];
         let l = vm.heap.list(vec![print]);
-        assert_eq!(
-            err_msg(enc(vm, l).map(|_| Value::Nil)),
-            "cannot encode function as JSON"
-        );
-        assert_eq!(
-            err_msg(enc(vm, Value::Float(f64::NAN)).map(|_| Value::Nil)),
-            "cannot encode nan as JSON"
-        );
+        assert_eq!(err_msg(enc(vm, l).map(|_| Value::Nil)), "cannot encode function as JSON");
+        assert_eq!(err_msg(enc(vm, Value::Float(f64::NAN)).map(|_| Value::Nil)), "cannot encode nan as JSON");
         let a = vm.heap.list(vec![]);
         let Value::Obj(ha) = a else { panic!() };
         if let Obj::List(items) = vm.heap.get_mut(ha) {
             items.push(a);
         }
-        assert_eq!(
-            err_msg(enc(vm, a).map(|_| Value::Nil)),
-            "cannot encode a cyclic structure as JSON"
-        );
+        assert_eq!(err_msg(enc(vm, a).map(|_| Value::Nil)), "cannot encode a cyclic structure as JSON");
         let mut deep = Value::Nil;
         for _ in 0..MAX_DEPTH + 1 {
             deep = vm.heap.list(vec![deep]);
@@ -523,16 +484,10 @@ mod tests {
         let mut vm = Vm::new();
         let vm = &mut vm;
         let cases = [
-            (
-                r#"{"a":[1,2.5,null,true,"s"]}"#,
-                r#"{"a": [1, 2.5, nil, true, "s"]}"#,
-            ),
+            (r#"{"a":[1,2.5,null,true,"s"]}"#, r#"{"a": [1, 2.5, nil, true, "s"]}"#),
             (" [ ] ", "[]"),
             ("{}", "{}"),
-            (
-                r#"{"b": 1, "a": {"c": []}, "b": 2}"#,
-                r#"{"b": 2, "a": {"c": []}}"#,
-            ),
+            (r#"{"b": 1, "a": {"c": []}, "b": 2}"#, r#"{"b": 2, "a": {"c": []}}"#),
             ("-0", "0"),
             ("-12.5e-1", "-1.25"),
             ("1E2", "100.0"),
@@ -540,10 +495,7 @@ mod tests {
             ("9223372036854775808", "9223372036854776000.0"),
             ("-9223372036854775808", "-9223372036854775808"),
             (r#""\u00e9\ud83d\ude00\n\/\"""#, r#""é😀\n/\"""#),
-            (
-                "[[1,[2,[]]],{\"x\":[{}]}]",
-                r#"[[1, [2, []]], {"x": [{}]}]"#,
-            ),
+            ("[[1,[2,[]]],{\"x\":[{}]}]", r#"[[1, [2, []]], {"x": [{}]}]"#),
             ("false", "false"),
         ];
         for (text, want) in cases {
@@ -565,44 +517,22 @@ mod tests {
             ("{\n  \"a\": tru\n}", "2 column 8: unexpected character 't'"),
             ("[1] x", "1 column 5: unexpected trailing characters"),
             ("01", "1 column 2: unexpected trailing characters"),
-            (
-                "-",
-                "1 column 2: unexpected end of input (expected a digit)",
-            ),
-            (
-                "1.",
-                "1 column 3: unexpected end of input (expected a digit after '.')",
-            ),
-            (
-                "\"abc",
-                "1 column 5: unexpected end of input (unterminated string)",
-            ),
+            ("-", "1 column 2: unexpected end of input (expected a digit)"),
+            ("1.", "1 column 3: unexpected end of input (expected a digit after '.')"),
+            ("\"abc", "1 column 5: unexpected end of input (unterminated string)"),
             ("\"a\tb\"", "1 column 3: control character in string"),
             ("\"\\x\"", "1 column 3: invalid escape"),
-            (
-                "\"\\ud800\"",
-                "1 column 4: unpaired surrogate in \\u escape",
-            ),
-            (
-                "\"\\u12g4\"",
-                "1 column 4: expected 4 hex digits in \\u escape",
-            ),
+            ("\"\\ud800\"", "1 column 4: unpaired surrogate in \\u escape"),
+            ("\"\\u12g4\"", "1 column 4: expected 4 hex digits in \\u escape"),
             ("\"é\" é", "1 column 5: unexpected trailing characters"),
             ("[", "1 column 2: unexpected end of input"),
             ("NaN", "1 column 1: unexpected character 'N'"),
         ];
         for (text, want) in cases {
             let got = err_msg(dec(vm, text));
-            assert_eq!(
-                got,
-                format!("invalid JSON at line {want}"),
-                "decoding {text:?}"
-            );
+            assert_eq!(got, format!("invalid JSON at line {want}"), "decoding {text:?}");
         }
-        assert_eq!(
-            err_msg(call(vm, "json_decode", &[Value::Int(1)])),
-            "json_decode() expects a string, got int"
-        );
+        assert_eq!(err_msg(call(vm, "json_decode", &[Value::Int(1)])), "json_decode() expects a string, got int");
     }
 
     #[test]

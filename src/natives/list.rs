@@ -137,9 +137,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Method> {
             };
             match f {
                 Some(f) => Ok(Method::Delegate(f)),
-                None => err(format!(
-                    "list.{name}() is unavailable: the prelude is not loaded"
-                )),
+                None => err(format!("list.{name}() is unavailable: the prelude is not loaded")),
             }
         }
         _ => no_method("list", name),
@@ -149,10 +147,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Method> {
 fn index_arg(heap: &Heap, name: &str, v: Value) -> Res<i64> {
     match v {
         Value::Int(i) => Ok(i),
-        _ => err(format!(
-            "{name}() index must be an int, got {}",
-            heap.type_name(v)
-        )),
+        _ => err(format!("{name}() index must be an int, got {}", heap.type_name(v))),
     }
 }
 
@@ -242,26 +237,14 @@ mod tests {
         method(vm, l, "insert", &[I(3), I(9)]).unwrap();
         method(vm, l, "insert", &[I(-1), I(8)]).unwrap();
         assert_eq!(show(vm, l), "[0, 1, 2, 8, 9]");
-        assert_eq!(
-            err_msg(method(vm, l, "insert", &[I(6), I(0)])),
-            "insert index 6 out of range for length 5"
-        );
-        assert_eq!(
-            err_msg(method(vm, l, "insert", &[I(-6), I(0)])),
-            "insert index -6 out of range for length 5"
-        );
+        assert_eq!(err_msg(method(vm, l, "insert", &[I(6), I(0)])), "insert index 6 out of range for length 5");
+        assert_eq!(err_msg(method(vm, l, "insert", &[I(-6), I(0)])), "insert index -6 out of range for length 5");
         assert_eq!(method_s(vm, l, "remove", &[I(-2)]), "8");
-        assert_eq!(
-            err_msg(method(vm, l, "remove", &[I(4)])),
-            "list index 4 out of range for length 4"
-        );
+        assert_eq!(err_msg(method(vm, l, "remove", &[I(4)])), "list index 4 out of range for length 4");
         method(vm, l, "reverse", &[]).unwrap();
         assert_eq!(show(vm, l), "[9, 2, 1, 0]");
         let e = list(vm, &[]);
-        assert_eq!(
-            err_msg(method(vm, e, "pop", &[])),
-            "pop() from an empty list"
-        );
+        assert_eq!(err_msg(method(vm, e, "pop", &[])), "pop() from an empty list");
         assert_eq!(method_s(vm, l, "len", &[]), "4");
     }
 
@@ -282,10 +265,7 @@ mod tests {
         let s = vm.heap.str("x");
         let inner = vm.heap.list(vec![s]);
         let mixed = vm.heap.list(vec![I(1), s, Value::Nil, inner]);
-        assert_eq!(
-            method_s(vm, mixed, "join", &[sep]),
-            r#""1, x, nil, [\"x\"]""#
-        );
+        assert_eq!(method_s(vm, mixed, "join", &[sep]), r#""1, x, nil, [\"x\"]""#);
         assert_eq!(method_s(vm, l, "join", &[]), "\"5676\"");
         let nested = vm.heap.list(vec![inner]);
         assert_eq!(method_s(vm, nested, "contains", &[inner]), "true");
@@ -298,35 +278,21 @@ mod tests {
         let l = list(vm, &[5, 3, 9, 1, 3, 0, -2, 8, 7]);
         method(vm, l, "sort", &[]).unwrap();
         assert_eq!(show(vm, l), "[-2, 0, 1, 3, 3, 5, 7, 8, 9]");
-        let strs: Vec<Value> = ["pear", "apple", "fig"]
-            .iter()
-            .map(|s| vm.heap.str(s))
-            .collect();
+        let strs: Vec<Value> = ["pear", "apple", "fig"].iter().map(|s| vm.heap.str(s)).collect();
         let sl = vm.heap.list(strs);
         method(vm, sl, "sort", &[]).unwrap();
         assert_eq!(show(vm, sl), r#"["apple", "fig", "pear"]"#);
         let s = vm.heap.str("a");
         let bad = vm.heap.list(vec![I(1), s]);
-        assert_eq!(
-            err_msg(method(vm, bad, "sort", &[])),
-            "cannot compare string with int"
-        );
+        assert_eq!(err_msg(method(vm, bad, "sort", &[])), "cannot compare string with int");
         assert_eq!(show(vm, bad), "[1, \"a\"]");
-        let nan = vm.heap.list(vec![
-            Value::Float(f64::NAN),
-            I(2),
-            I(1),
-            Value::Float(f64::NAN),
-            I(0),
-        ]);
+        let nan = vm.heap.list(vec![Value::Float(f64::NAN), I(2), I(1), Value::Float(f64::NAN), I(0)]);
         method(vm, nan, "sort", &[]).unwrap();
         // Pseudo-random input, checked against the std sort.
         let mut x = 12345u64;
         let xs: Vec<i64> = (0..1000)
             .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 (x >> 40) as i64 % 100
             })
             .collect();
@@ -349,10 +315,7 @@ mod tests {
         assert!(
             matches!(call_method(&mut vm, l, "map", &[I(0)]), Ok(Method::Delegate(v)) if matches!(v, Value::Obj(_)))
         );
-        assert!(matches!(
-            call_method(&mut vm, l, "sort", &[I(0)]),
-            Ok(Method::Delegate(I(7)))
-        ));
+        assert!(matches!(call_method(&mut vm, l, "sort", &[I(0)]), Ok(Method::Delegate(I(7)))));
     }
 
     #[test]
@@ -360,14 +323,8 @@ mod tests {
         let mut vm = Vm::new();
         let l = list(&mut vm, &[1, 2, 3]);
         assert_eq!(show(&vm, list_index(&vm.heap, l, -1).unwrap()), "3");
-        assert_eq!(
-            err_msg(list_index(&vm.heap, l, 5)),
-            "list index 5 out of range for length 3"
-        );
-        assert_eq!(
-            err_msg(list_index(&vm.heap, l, -4)),
-            "list index -4 out of range for length 3"
-        );
+        assert_eq!(err_msg(list_index(&vm.heap, l, 5)), "list index 5 out of range for length 3");
+        assert_eq!(err_msg(list_index(&vm.heap, l, -4)), "list index -4 out of range for length 3");
         list_set(&mut vm.heap, l, -3, I(0)).unwrap();
         assert_eq!(show(&vm, l), "[0, 2, 3]");
         assert!(list_set(&mut vm.heap, l, 3, I(0)).is_err());

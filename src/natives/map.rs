@@ -40,10 +40,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
         }
         "items" => {
             arity(name, args, 0, 0)?;
-            let pairs: Vec<(Key, Value)> = entries(heap, h)
-                .iter()
-                .map(|(k, v)| (k.clone(), *v))
-                .collect();
+            let pairs: Vec<(Key, Value)> = entries(heap, h).iter().map(|(k, v)| (k.clone(), *v)).collect();
             let items = pairs
                 .iter()
                 .map(|(k, v)| {
@@ -97,10 +94,7 @@ mod tests {
         assert_eq!(method_s(vm, m, "len", &[]), "4");
         assert_eq!(method_s(vm, m, "keys", &[]), r#"["a", 2, nil, true]"#);
         assert_eq!(method_s(vm, m, "values", &[]), "[1, 20, 0, 5]");
-        assert_eq!(
-            method_s(vm, m, "items", &[]),
-            r#"[["a", 1], [2, 20], [nil, 0], [true, 5]]"#
-        );
+        assert_eq!(method_s(vm, m, "items", &[]), r#"[["a", 1], [2, 20], [nil, 0], [true, 5]]"#);
         let a = vm.heap.str("a");
         assert_eq!(method_s(vm, m, "has", &[a]), "true");
         assert_eq!(method_s(vm, m, "contains", &[I(3)]), "false");
@@ -112,13 +106,7 @@ mod tests {
         assert_eq!(method_s(vm, m, "remove", &[a]), "nil");
         assert_eq!(show(vm, m), "{2: 20, nil: 0, true: 5}");
         assert_eq!(show(vm, c), r#"{"a": 1, 2: 20, nil: 0, true: 5}"#);
-        assert_eq!(
-            err_msg(method(vm, m, "get", &[Value::Float(1.0)])),
-            "float map keys are not allowed"
-        );
-        assert_eq!(
-            err_msg(method(vm, m, "push", &[])),
-            "map has no method 'push'"
-        );
+        assert_eq!(err_msg(method(vm, m, "get", &[Value::Float(1.0)])), "float map keys are not allowed");
+        assert_eq!(err_msg(method(vm, m, "push", &[])), "map has no method 'push'");
     }
 }

@@ -56,11 +56,7 @@ fn atan2(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 fn abs(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("abs", args, 1, 1)?;
     match args[0] {
-        Value::Int(i) => i
-            .checked_abs()
-            .map(Value::Int)
-            .ok_or(())
-            .or_else(|_| err("integer overflow")),
+        Value::Int(i) => i.checked_abs().map(Value::Int).ok_or(()).or_else(|_| err("integer overflow")),
         v => Ok(Value::Float(num_arg(&vm.heap, "abs", v)?.abs())),
     }
 }
@@ -99,9 +95,7 @@ fn pow(vm: &mut Vm, args: &[Value]) -> Res<Value> {
                     _ => None,
                 },
             };
-            r.map(Value::Int)
-                .ok_or(())
-                .or_else(|_| err("integer overflow"))
+            r.map(Value::Int).ok_or(()).or_else(|_| err("integer overflow"))
         }
         (b, e) => {
             let b = num_arg(&vm.heap, "pow", b)?;
@@ -200,10 +194,7 @@ mod tests {
         assert_eq!(run(vm, "round", &[F(2.5)]), "3.0");
         assert_eq!(run(vm, "round", &[F(-2.5)]), "-3.0");
         assert_eq!(run(vm, "round", &[F(2.4)]), "2.0");
-        assert_eq!(
-            err_msg(call(vm, "sqrt", &[Value::Nil])),
-            "sqrt() expects a number, got nil"
-        );
+        assert_eq!(err_msg(call(vm, "sqrt", &[Value::Nil])), "sqrt() expects a number, got nil");
         let pi = vm.globals[vm.global_names["PI"] as usize];
         assert_eq!(show(vm, pi), "3.141592653589793");
     }
@@ -219,10 +210,7 @@ mod tests {
         assert_eq!(run(vm, "pow", &[F(2.0), I(3)]), "8.0");
         assert_eq!(run(vm, "pow", &[I(-1), I(i64::MAX)]), "-1");
         assert_eq!(err_msg(call(vm, "pow", &[I(2), I(63)])), "integer overflow");
-        assert_eq!(
-            err_msg(call(vm, "pow", &[I(2), I(1 << 40)])),
-            "integer overflow"
-        );
+        assert_eq!(err_msg(call(vm, "pow", &[I(2), I(1 << 40)])), "integer overflow");
     }
 
     #[test]
@@ -241,14 +229,8 @@ mod tests {
         assert_eq!(run(vm, "max", &[a, b]), "\"b\"");
         let e = vm.heap.list(vec![]);
         assert_eq!(err_msg(call(vm, "min", &[e])), "min() of an empty list");
-        assert_eq!(
-            err_msg(call(vm, "min", &[])),
-            "min() takes at least 1 argument (0 given)"
-        );
-        assert_eq!(
-            err_msg(call(vm, "min", &[I(1), a])),
-            "cannot compare string with int"
-        );
+        assert_eq!(err_msg(call(vm, "min", &[])), "min() takes at least 1 argument (0 given)");
+        assert_eq!(err_msg(call(vm, "min", &[I(1), a])), "cannot compare string with int");
     }
 
     #[test]
@@ -257,30 +239,18 @@ mod tests {
         let vm = &mut vm;
         use Value::Int as I;
         for _ in 0..1000 {
-            let Value::Float(f) = call(vm, "random", &[]).unwrap() else {
-                panic!()
-            };
+            let Value::Float(f) = call(vm, "random", &[]).unwrap() else { panic!() };
             assert!((0.0..1.0).contains(&f));
-            let Value::Int(i) = call(vm, "random", &[I(3)]).unwrap() else {
-                panic!()
-            };
+            let Value::Int(i) = call(vm, "random", &[I(3)]).unwrap() else { panic!() };
             assert!((0..3).contains(&i));
-            let Value::Int(i) = call(vm, "random", &[I(-2), I(2)]).unwrap() else {
-                panic!()
-            };
+            let Value::Int(i) = call(vm, "random", &[I(-2), I(2)]).unwrap() else { panic!() };
             assert!((-2..=2).contains(&i));
-            let Value::Int(_) = call(vm, "random", &[I(i64::MIN), I(i64::MAX)]).unwrap() else {
-                panic!()
-            };
+            let Value::Int(_) = call(vm, "random", &[I(i64::MIN), I(i64::MAX)]).unwrap() else { panic!() };
         }
         assert!(call(vm, "random", &[I(0)]).is_err());
         assert!(call(vm, "random", &[I(2), I(1)]).is_err());
-        let Value::Int(x) = call(&mut Vm::new(), "random", &[I(1000)]).unwrap() else {
-            panic!()
-        };
-        let Value::Int(y) = call(&mut Vm::new(), "random", &[I(1000)]).unwrap() else {
-            panic!()
-        };
+        let Value::Int(x) = call(&mut Vm::new(), "random", &[I(1000)]).unwrap() else { panic!() };
+        let Value::Int(y) = call(&mut Vm::new(), "random", &[I(1000)]).unwrap() else { panic!() };
         assert_eq!(x, y, "same seed, same numbers");
     }
 }

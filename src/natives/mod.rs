@@ -71,10 +71,7 @@ pub(crate) fn arity(name: &str, args: &[Value], min: usize, max: usize) -> Res<(
 pub(crate) fn int_arg(heap: &Heap, name: &str, v: Value) -> Res<i64> {
     match v {
         Value::Int(i) => Ok(i),
-        _ => err(format!(
-            "{name}() expects an int, got {}",
-            heap.type_name(v)
-        )),
+        _ => err(format!("{name}() expects an int, got {}", heap.type_name(v))),
     }
 }
 
@@ -83,10 +80,7 @@ pub(crate) fn num_arg(heap: &Heap, name: &str, v: Value) -> Res<f64> {
     match v {
         Value::Int(i) => Ok(i as f64),
         Value::Float(f) => Ok(f),
-        _ => err(format!(
-            "{name}() expects a number, got {}",
-            heap.type_name(v)
-        )),
+        _ => err(format!("{name}() expects a number, got {}", heap.type_name(v))),
     }
 }
 
@@ -94,28 +88,18 @@ pub(crate) fn num_arg(heap: &Heap, name: &str, v: Value) -> Res<f64> {
 pub(crate) fn str_arg(heap: &Heap, name: &str, v: Value) -> Res<Rc<str>> {
     match heap.as_str(v) {
         Some(s) => Ok(s.s.clone()),
-        None => err(format!(
-            "{name}() expects a string, got {}",
-            heap.type_name(v)
-        )),
+        None => err(format!("{name}() expects a string, got {}", heap.type_name(v))),
     }
 }
 
 /// Resolves `slice` bounds the way JavaScript's `slice` does: negative counts from
 /// the end, everything clamped to `0..=len`, `start > end` gives an empty slice.
 /// The arguments are `(a)`, `(a, b)` or a single range `(a..b)`.
-pub(crate) fn slice_bounds(
-    heap: &Heap,
-    name: &str,
-    args: &[Value],
-    len: usize,
-) -> Res<(usize, usize)> {
+pub(crate) fn slice_bounds(heap: &Heap, name: &str, args: &[Value], len: usize) -> Res<(usize, usize)> {
     arity(name, args, 1, 2)?;
     let (a, b) = match (args[0], args.get(1)) {
         (Value::Obj(h), None) if matches!(heap.get(h), Obj::Range(..)) => {
-            let Obj::Range(lo, hi) = heap.get(h) else {
-                unreachable!()
-            };
+            let Obj::Range(lo, hi) = heap.get(h) else { unreachable!() };
             (*lo, Some(*hi))
         }
         (a, b) => (
@@ -155,16 +139,9 @@ pub(crate) mod testutil {
 
     /// Calls global native `name` with `args`.
     pub fn call(vm: &mut Vm, name: &str, args: &[Value]) -> Res<Value> {
-        let slot = *vm
-            .global_names
-            .get(name)
-            .unwrap_or_else(|| panic!("no native {name}"));
-        let Value::Obj(h) = vm.globals[slot as usize] else {
-            panic!("{name} is not an object")
-        };
-        let Obj::Native(n) = vm.heap.get(h) else {
-            panic!("{name} is not native")
-        };
+        let slot = *vm.global_names.get(name).unwrap_or_else(|| panic!("no native {name}"));
+        let Value::Obj(h) = vm.globals[slot as usize] else { panic!("{name} is not an object") };
+        let Obj::Native(n) = vm.heap.get(h) else { panic!("{name} is not native") };
         let f = n.func;
         f(vm, args)
     }
@@ -209,34 +186,19 @@ mod tests {
     fn unknown_methods() {
         let mut vm = Vm::new();
         let l = vm.heap.list(vec![]);
-        assert_eq!(
-            err_msg(method(&mut vm, l, "foo", &[])),
-            "list has no method 'foo'"
-        );
-        assert_eq!(
-            err_msg(method(&mut vm, Value::Int(1), "foo", &[])),
-            "int has no method 'foo'"
-        );
+        assert_eq!(err_msg(method(&mut vm, l, "foo", &[])), "list has no method 'foo'");
+        assert_eq!(err_msg(method(&mut vm, Value::Int(1), "foo", &[])), "int has no method 'foo'");
         let s = vm.heap.str("x");
-        assert_eq!(
-            err_msg(method(&mut vm, s, "foo", &[])),
-            "string has no method 'foo'"
-        );
+        assert_eq!(err_msg(method(&mut vm, s, "foo", &[])), "string has no method 'foo'");
         let r = Value::Obj(vm.heap.alloc(Obj::Range(2, 7)));
         assert_eq!(method_s(&mut vm, r, "len", &[]), "5");
     }
 
     #[test]
     fn arity_messages() {
-        assert_eq!(
-            err_msg(arity("f", &[], 1, 1).map(|_| Value::Nil)),
-            "f() takes 1 argument (0 given)"
-        );
+        assert_eq!(err_msg(arity("f", &[], 1, 1).map(|_| Value::Nil)), "f() takes 1 argument (0 given)");
         let two = [Value::Nil, Value::Nil];
-        assert_eq!(
-            err_msg(arity("f", &two, 0, 1).map(|_| Value::Nil)),
-            "f() takes 0 to 1 arguments (2 given)"
-        );
+        assert_eq!(err_msg(arity("f", &two, 0, 1).map(|_| Value::Nil)), "f() takes 0 to 1 arguments (2 given)");
         assert_eq!(
             err_msg(arity("f", &[], 1, usize::MAX).map(|_| Value::Nil)),
             "f() takes at least 1 argument (0 given)"

@@ -7,12 +7,7 @@ use crate::vm::{err, Heap, Res, Value, Vm};
 use std::rc::Rc;
 
 pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> {
-    let s: Rc<str> = vm
-        .heap
-        .as_str(recv)
-        .expect("receiver is a string")
-        .s
-        .clone();
+    let s: Rc<str> = vm.heap.as_str(recv).expect("receiver is a string").s.clone();
     let chars = vm.heap.as_str(recv).map_or(0, |s| s.chars);
     let heap = &mut vm.heap;
     let arg_str = |heap: &Heap, i: usize| str_arg(heap, name, args[i]);
@@ -32,11 +27,7 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
         "trim" => {
             arity(name, args, 0, 0)?;
             let t = s.trim();
-            Ok(if t.len() == s.len() {
-                recv
-            } else {
-                heap.str(t)
-            })
+            Ok(if t.len() == s.len() { recv } else { heap.str(t) })
         }
         "split" => {
             arity(name, args, 0, 1)?;
@@ -49,11 +40,7 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
         "replace" => {
             arity(name, args, 2, 2)?;
             let (from, to) = (arg_str(heap, 0)?, arg_str(heap, 1)?);
-            let hits = if from.is_empty() {
-                chars + 1
-            } else {
-                s.matches(&*from).count()
-            };
+            let hits = if from.is_empty() { chars + 1 } else { s.matches(&*from).count() };
             let len = s.len() as i128 + hits as i128 * (to.len() as i128 - from.len() as i128);
             if len > MAX_STRING as i128 {
                 return err(format!("string too long ({len} bytes)"));
@@ -89,10 +76,7 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
         "chars" => {
             arity(name, args, 0, 0)?;
             let mut buf = [0u8; 4];
-            let items = s
-                .chars()
-                .map(|c| heap.str(c.encode_utf8(&mut buf)))
-                .collect();
+            let items = s.chars().map(|c| heap.str(c.encode_utf8(&mut buf))).collect();
             Ok(heap.list(items))
         }
         "repeat" => {
@@ -115,9 +99,7 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
 fn split(heap: &mut Heap, s: &str, sep: &str) -> Res<Value> {
     let items = if sep.is_empty() {
         let mut buf = [0u8; 4];
-        s.chars()
-            .map(|c| heap.str(c.encode_utf8(&mut buf)))
-            .collect()
+        s.chars().map(|c| heap.str(c.encode_utf8(&mut buf))).collect()
     } else {
         s.split(sep).map(|p| heap.str(p)).collect()
     };
@@ -146,9 +128,7 @@ pub fn str_index(heap: &mut Heap, s: Value, i: i64) -> Res<Value> {
     let c = if so.is_ascii() {
         so.s.as_bytes()[j] as char
     } else {
-        so.s.chars()
-            .nth(j)
-            .expect("index checked against char count")
+        so.s.chars().nth(j).expect("index checked against char count")
     };
     Ok(heap.str(c.encode_utf8(&mut buf)))
 }
@@ -206,37 +186,20 @@ mod tests {
         let s = st(vm, "ab");
         assert!(err_msg(method(vm, s, "repeat", &[I(1 << 40)])).contains("too long"));
         assert!(err_msg(method(vm, s, "repeat", &[I(-1)])).contains("negative"));
-        assert_eq!(
-            err_msg(method(vm, s, "split", &[I(1)])),
-            "split() expects a string, got int"
-        );
-        assert_eq!(
-            err_msg(method(vm, s, "upper", &[I(1)])),
-            "upper() takes 0 arguments (1 given)"
-        );
+        assert_eq!(err_msg(method(vm, s, "split", &[I(1)])), "split() expects a string, got int");
+        assert_eq!(err_msg(method(vm, s, "upper", &[I(1)])), "upper() takes 0 arguments (1 given)");
     }
 
     #[test]
     fn indexing() {
         let mut vm = Vm::new();
-        for (text, i, want) in [
-            ("abc", 0, "a"),
-            ("abc", -1, "c"),
-            ("héllo", 1, "é"),
-            ("héllo", -4, "é"),
-        ] {
+        for (text, i, want) in [("abc", 0, "a"), ("abc", -1, "c"), ("héllo", 1, "é"), ("héllo", -4, "é")] {
             let s = vm.heap.str(text);
             let r = str_index(&mut vm.heap, s, i).unwrap();
             assert_eq!(crate::format::display(&vm.heap, r), want);
         }
         let s = vm.heap.str("abc");
-        assert_eq!(
-            err_msg(str_index(&mut vm.heap, s, 5)),
-            "string index 5 out of range for length 3"
-        );
-        assert_eq!(
-            err_msg(str_index(&mut vm.heap, s, -4)),
-            "string index -4 out of range for length 3"
-        );
+        assert_eq!(err_msg(str_index(&mut vm.heap, s, 5)), "string index 5 out of range for length 3");
+        assert_eq!(err_msg(str_index(&mut vm.heap, s, -4)), "string index -4 out of range for length 3");
     }
 }

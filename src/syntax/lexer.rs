@@ -40,12 +40,7 @@ pub struct LexError {
 
 impl LexError {
     fn new(start: usize, end: usize, message: impl Into<String>) -> LexError {
-        LexError {
-            span: Span::new(start, end),
-            message: message.into(),
-            help: None,
-            at_eof: false,
-        }
+        LexError { span: Span::new(start, end), message: message.into(), help: None, at_eof: false }
     }
     fn with_help(mut self, help: impl Into<String>) -> LexError {
         self.help = Some(help.into());
@@ -105,11 +100,7 @@ pub fn lex(src: &str) -> Lexed {
         pending_semi: None,
     };
     let fatal = lx.run().is_err();
-    Lexed {
-        tokens: lx.tokens,
-        errors: lx.errors,
-        fatal,
-    }
+    Lexed { tokens: lx.tokens, errors: lx.errors, fatal }
 }
 
 /// Raised when the nesting limit is exceeded.
@@ -137,8 +128,7 @@ impl<'a> Lexer<'a> {
                     } else {
                         format!("unexpected character {ch:?}")
                     };
-                    self.errors
-                        .push(LexError::new(start, start + ch.len_utf8(), msg));
+                    self.errors.push(LexError::new(start, start + ch.len_utf8(), msg));
                     // Make sure we skip the whole character.
                     let extra = start + ch.len_utf8() - end.min(start + ch.len_utf8());
                     if extra > 0 {
@@ -249,10 +239,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn newline(&mut self, start: usize, end: usize) {
-        if matches!(
-            self.stack.last(),
-            Some(Open::Paren | Open::Bracket | Open::Interp)
-        ) {
+        if matches!(self.stack.last(), Some(Open::Paren | Open::Bracket | Open::Interp)) {
             return;
         }
         if self.pending_semi.is_some() {
@@ -278,12 +265,8 @@ impl<'a> Lexer<'a> {
 
     fn too_deep(&mut self, start: usize, end: usize) -> TooDeep {
         self.errors.push(
-            LexError::new(
-                start,
-                end,
-                format!("program nested too deeply (limit {MAX_DEPTH} levels)"),
-            )
-            .with_help("split deeply nested brackets or long operator chains into smaller pieces"),
+            LexError::new(start, end, format!("program nested too deeply (limit {MAX_DEPTH} levels)"))
+                .with_help("split deeply nested brackets or long operator chains into smaller pieces"),
         );
         TooDeep
     }
@@ -337,11 +320,7 @@ impl<'a> Lexer<'a> {
         match n.checked_sub(2).map(|i| &self.tokens[i].1) {
             None => true,
             Some(t) => {
-                !t.ends_statement()
-                    || matches!(
-                        t,
-                        Tok::P(Raw::Break | Raw::Continue | Raw::Return | Raw::Yield)
-                    )
+                !t.ends_statement() || matches!(t, Tok::P(Raw::Break | Raw::Continue | Raw::Return | Raw::Yield))
             }
         }
     }
@@ -350,11 +329,7 @@ impl<'a> Lexer<'a> {
         let text = &self.src[start..end];
         let digits: String = text.chars().filter(|&c| c != '_').collect();
         let bad = |lx: &mut Self, what: &str| {
-            lx.errors.push(LexError::new(
-                start,
-                end,
-                format!("invalid {what} literal '{text}'"),
-            ));
+            lx.errors.push(LexError::new(start, end, format!("invalid {what} literal '{text}'")));
         };
         let int = |lx: &mut Self, r: Result<i64, std::num::ParseIntError>| -> Tok {
             match r {
@@ -363,9 +338,8 @@ impl<'a> Lexer<'a> {
                     use std::num::IntErrorKind::*;
                     match e.kind() {
                         PosOverflow | NegOverflow => lx.errors.push(
-                            LexError::new(start, end, "integer literal too large").with_help(
-                                "integers are 64-bit signed: at most 9223372036854775807",
-                            ),
+                            LexError::new(start, end, "integer literal too large")
+                                .with_help("integers are 64-bit signed: at most 9223372036854775807"),
                         ),
                         _ => bad(lx, "integer"),
                     }
@@ -473,8 +447,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn unterminated(&mut self, start: usize) {
-        let mut e = LexError::new(start, self.src.len(), "unterminated string")
-            .with_help("close the string with `\"`");
+        let mut e = LexError::new(start, self.src.len(), "unterminated string").with_help("close the string with `\"`");
         e.at_eof = true;
         self.errors.push(e);
     }
@@ -514,12 +487,8 @@ impl<'a> Lexer<'a> {
                         i = self.unicode_escape(i, &mut out);
                     } else {
                         self.errors.push(
-                            LexError::new(
-                                i,
-                                i + 1 + e.len_utf8(),
-                                format!("unknown escape sequence '\\{e}'"),
-                            )
-                            .with_help("valid escapes: \\n \\t \\r \\\\ \\\" \\0 \\$ \\u{...}"),
+                            LexError::new(i, i + 1 + e.len_utf8(), format!("unknown escape sequence '\\{e}'"))
+                                .with_help("valid escapes: \\n \\t \\r \\\\ \\\" \\0 \\$ \\u{...}"),
                         );
                         i += 1 + e.len_utf8();
                     }
@@ -538,8 +507,7 @@ impl<'a> Lexer<'a> {
         let rest = &src[i + 2..];
         let help = "write a unicode escape as \\u{1F600} (1 to 6 hex digits)";
         if !rest.starts_with('{') {
-            self.errors
-                .push(LexError::new(i, i + 2, "invalid unicode escape").with_help(help));
+            self.errors.push(LexError::new(i, i + 2, "invalid unicode escape").with_help(help));
             return i + 2;
         }
         let close = rest[1..].find(|c: char| !c.is_ascii_hexdigit());
@@ -558,8 +526,7 @@ impl<'a> Lexer<'a> {
             }
             _ => {
                 let end = i + 3 + close.unwrap_or(rest.len() - 1);
-                self.errors
-                    .push(LexError::new(i, end, "invalid unicode escape").with_help(help));
+                self.errors.push(LexError::new(i, end, "invalid unicode escape").with_help(help));
                 end
             }
         }

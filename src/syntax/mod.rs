@@ -10,13 +10,7 @@ pub mod lexer;
 pub mod token;
 
 lalrpop_util::lalrpop_mod!(
-    #[allow(
-        clippy::all,
-        clippy::pedantic,
-        unused_parens,
-        unused_imports,
-        dead_code
-    )]
+    #[allow(clippy::all, clippy::pedantic, unused_parens, unused_imports, dead_code)]
     grammar,
     "/csp.rs"
 );
@@ -51,12 +45,7 @@ impl std::error::Error for SyntaxError {}
 
 impl From<LexError> for SyntaxError {
     fn from(e: LexError) -> SyntaxError {
-        SyntaxError {
-            span: e.span,
-            message: e.message,
-            help: e.help,
-            at_eof: e.at_eof,
-        }
+        SyntaxError { span: e.span, message: e.message, help: e.help, at_eof: e.at_eof }
     }
 }
 
@@ -69,10 +58,7 @@ pub fn parse(src: &str) -> Result<ast::Program, Vec<SyntaxError>> {
         return Err(errors);
     }
     let mut recovered = Vec::new();
-    let result = grammar::ProgramParser::new().parse(
-        &mut recovered,
-        lexed.tokens.into_iter().map(Ok::<_, LexError>),
-    );
+    let result = grammar::ProgramParser::new().parse(&mut recovered, lexed.tokens.into_iter().map(Ok::<_, LexError>));
     for r in recovered {
         errors.push(convert(src, r.error));
     }
@@ -108,18 +94,11 @@ fn convert(src: &str, e: ParseError<usize, Tok, LexError>) -> SyntaxError {
             help: None,
             at_eof: true,
         },
-        ParseError::UnrecognizedToken {
-            token: (l, tok, r),
-            expected,
-        } => {
+        ParseError::UnrecognizedToken { token: (l, tok, r), expected } => {
             let text = src.get(l..r).unwrap_or("");
             SyntaxError {
                 span: Span::new(l, r),
-                message: format!(
-                    "unexpected {}{}",
-                    tok.describe(text),
-                    expected_list(&expected)
-                ),
+                message: format!("unexpected {}{}", tok.describe(text), expected_list(&expected)),
                 help: help_for(&tok, text, &expected),
                 at_eof: false,
             }
@@ -161,17 +140,13 @@ const EXPR_START: &[&str] = &[
     "yield",
 ];
 
-const STMT_START: &[&str] = &[
-    "let", "if", "while", "for", "break", "continue", "return", "throw", "try", "select", "lock",
-    "import",
-];
+const STMT_START: &[&str] =
+    &["let", "if", "while", "for", "break", "continue", "return", "throw", "try", "select", "lock", "import"];
 
 /// Operators that can continue an expression; when a binary operator is
 /// expected they are summarised as "an operator".
-const OPERATORS: &[&str] = &[
-    "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "..", "..=", ".", "(",
-    "[",
-];
+const OPERATORS: &[&str] =
+    &["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "..", "..=", ".", "(", "["];
 
 const MAX_LISTED: usize = 6;
 
@@ -227,15 +202,14 @@ fn help_for(tok: &Tok, text: &str, expected: &[String]) -> Option<String> {
         Tok::P(token::Raw::Semi) if text != ";" && expects("{") => {
             Some("the `{` must be on the same line as the statement head".to_string())
         }
-        Tok::P(token::Raw::Else) | Tok::P(token::Raw::Catch) | Tok::P(token::Raw::Finally) => Some(format!(
-            "`{text}` must be on the same line as the `}}` that closes the previous block"
-        )),
+        Tok::P(token::Raw::Else) | Tok::P(token::Raw::Catch) | Tok::P(token::Raw::Finally) => {
+            Some(format!("`{text}` must be on the same line as the `}}` that closes the previous block"))
+        }
         Tok::P(token::Raw::Semi) if text != ";" => {
             Some("a newline here ends the statement; break lines after an operator or ',' instead".to_string())
         }
         Tok::P(token::Raw::Colon) if expects("}") => Some(
-            "a `{` at the start of a statement opens a block; wrap a map literal in parentheses: ({...})"
-                .to_string(),
+            "a `{` at the start of a statement opens a block; wrap a map literal in parentheses: ({...})".to_string(),
         ),
         Tok::P(token::Raw::RBrace) if !expects("}") => Some("this `}` has no matching `{`".to_string()),
         _ => None,
@@ -264,32 +238,14 @@ pub(crate) mod build {
     ) -> Stmt {
         errors.push(e);
         let span = Span::new(l, r.max(l));
-        Stmt {
-            kind: StmtKind::Expr(Expr {
-                kind: ExprKind::Nil,
-                span,
-            }),
-            span,
-        }
+        Stmt { kind: StmtKind::Expr(Expr { kind: ExprKind::Nil, span }), span }
     }
 
     /// `fn(params) => body`: a function whose body is `return body`.
     pub fn lambda(p: (Vec<Param>, Option<Ident>), body: Expr, l: usize, r: usize) -> Expr {
         let span = Span::new(l, r);
-        let ret = Stmt {
-            span: body.span,
-            kind: StmtKind::Return(Some(body)),
-        };
-        let decl = FuncDecl {
-            name: None,
-            params: p.0,
-            rest: p.1,
-            body: vec![ret],
-            span,
-        };
-        Expr {
-            kind: ExprKind::Func(Rc::new(decl)),
-            span,
-        }
+        let ret = Stmt { span: body.span, kind: StmtKind::Return(Some(body)) };
+        let decl = FuncDecl { name: None, params: p.0, rest: p.1, body: vec![ret], span };
+        Expr { kind: ExprKind::Func(Rc::new(decl)), span }
     }
 }

@@ -24,40 +24,20 @@ fn sx(e: &Expr) -> String {
         }
         Name(n) => n.clone(),
         List(xs) => format!("[{}]", xs.iter().map(sx).collect::<Vec<_>>().join(" ")),
-        ListComp {
-            expr,
-            var,
-            iter,
-            cond,
-        } => match cond {
-            Some(c) => format!(
-                "[{} for {} in {} if {}]",
-                sx(expr),
-                var.name,
-                sx(iter),
-                sx(c)
-            ),
+        ListComp { expr, var, iter, cond } => match cond {
+            Some(c) => format!("[{} for {} in {} if {}]", sx(expr), var.name, sx(iter), sx(c)),
             None => format!("[{} for {} in {}]", sx(expr), var.name, sx(iter)),
         },
-        Map(kv) => format!(
-            "{{{}}}",
-            kv.iter()
-                .map(|(k, v)| format!("{}: {}", sx(k), sx(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        Map(kv) => {
+            format!("{{{}}}", kv.iter().map(|(k, v)| format!("{}: {}", sx(k), sx(v))).collect::<Vec<_>>().join(", "))
+        }
         Unary(UnOp::Neg, x) => format!("(neg {})", sx(x)),
         Unary(UnOp::Not, x) => format!("(! {})", sx(x)),
         Binary(op, a, b) => format!("({} {} {})", binop(*op), sx(a), sx(b)),
         And(a, b) => format!("(&& {} {})", sx(a), sx(b)),
         Or(a, b) => format!("(|| {} {})", sx(a), sx(b)),
         Range { lo, hi, inclusive } => {
-            format!(
-                "({} {} {})",
-                if *inclusive { "..=" } else { ".." },
-                sx(lo),
-                sx(hi)
-            )
+            format!("({} {} {})", if *inclusive { "..=" } else { ".." }, sx(lo), sx(hi))
         }
         Index(a, i) => format!("(index {} {})", sx(a), sx(i)),
         Field(a, f) => format!("(. {} {})", sx(a), f.name),
@@ -105,54 +85,28 @@ fn func_sx(f: &FuncDecl) -> String {
     if let Some(r) = &f.rest {
         ps.push(format!("...{}", r.name));
     }
-    let name = f
-        .name
-        .as_ref()
-        .map(|n| format!(" {}", n.name))
-        .unwrap_or_default();
+    let name = f.name.as_ref().map(|n| format!(" {}", n.name)).unwrap_or_default();
     format!("(fn{name} ({}) {})", ps.join(" "), block_sx(&f.body))
 }
 
 fn block_sx(b: &[Stmt]) -> String {
-    format!(
-        "{{{}}}",
-        b.iter().map(stmt_sx).collect::<Vec<_>>().join("; ")
-    )
+    format!("{{{}}}", b.iter().map(stmt_sx).collect::<Vec<_>>().join("; "))
 }
 
 fn names(ns: &[Ident]) -> String {
-    ns.iter()
-        .map(|n| n.name.as_str())
-        .collect::<Vec<_>>()
-        .join(",")
+    ns.iter().map(|n| n.name.as_str()).collect::<Vec<_>>().join(",")
 }
 
 fn stmt_sx(s: &Stmt) -> String {
     use StmtKind::*;
     match &s.kind {
         Let { names: ns, value } => format!("let {} = {}", names(ns), sx(value)),
-        Assign {
-            target,
-            op: None,
-            value,
-        } => format!("{} = {}", sx(target), sx(value)),
-        Assign {
-            target,
-            op: Some(op),
-            value,
-        } => format!("{} {}= {}", sx(target), binop(*op), sx(value)),
+        Assign { target, op: None, value } => format!("{} = {}", sx(target), sx(value)),
+        Assign { target, op: Some(op), value } => format!("{} {}= {}", sx(target), binop(*op), sx(value)),
         Expr(e) => sx(e),
         Fn(f) => func_sx(f),
-        If {
-            cond,
-            then,
-            els: None,
-        } => format!("if {} {}", sx(cond), block_sx(then)),
-        If {
-            cond,
-            then,
-            els: Some(e),
-        } => format!("if {} {} else {}", sx(cond), block_sx(then), block_sx(e)),
+        If { cond, then, els: None } => format!("if {} {}", sx(cond), block_sx(then)),
+        If { cond, then, els: Some(e) } => format!("if {} {} else {}", sx(cond), block_sx(then), block_sx(e)),
         While { cond, body } => format!("while {} {}", sx(cond), block_sx(body)),
         For { var, iter, body } => format!("for {} in {} {}", var.name, sx(iter), block_sx(body)),
         Break => "break".into(),
@@ -160,11 +114,7 @@ fn stmt_sx(s: &Stmt) -> String {
         Return(None) => "return".into(),
         Return(Some(e)) => format!("return {}", sx(e)),
         Throw(e) => format!("throw {}", sx(e)),
-        Try {
-            body,
-            catch,
-            finally,
-        } => {
+        Try { body, catch, finally } => {
             let mut out = format!("try {}", block_sx(body));
             if let Some((name, b)) = catch {
                 match name {
@@ -197,10 +147,7 @@ fn stmt_sx(s: &Stmt) -> String {
         Lock { mutex, body } => format!("lock {} {}", sx(mutex), block_sx(body)),
         WaitBlock(b) => format!("wait {}", block_sx(b)),
         Import { path, alias: None } => format!("import {path:?}"),
-        Import {
-            path,
-            alias: Some(a),
-        } => format!("import {path:?} as {}", a.name),
+        Import { path, alias: Some(a) } => format!("import {path:?} as {}", a.name),
     }
 }
 
@@ -215,21 +162,13 @@ fn ok(src: &str) -> Program {
 /// The program rendered, statements joined by "; ".
 #[track_caller]
 fn p(src: &str) -> String {
-    ok(src)
-        .stmts
-        .iter()
-        .map(stmt_sx)
-        .collect::<Vec<_>>()
-        .join("; ")
+    ok(src).stmts.iter().map(stmt_sx).collect::<Vec<_>>().join("; ")
 }
 
 #[track_caller]
 fn errs(src: &str) -> Vec<SyntaxError> {
     match parse(src) {
-        Ok(p) => panic!(
-            "expected errors for {src:?}, got {:?}",
-            p.stmts.iter().map(stmt_sx).collect::<Vec<_>>()
-        ),
+        Ok(p) => panic!("expected errors for {src:?}, got {:?}", p.stmts.iter().map(stmt_sx).collect::<Vec<_>>()),
         Err(e) => e,
     }
 }
@@ -270,35 +209,17 @@ fn int_too_large() {
     assert_eq!(e.message, "integer literal too large");
     assert_eq!(e.span, Span::new(8, 108));
     assert!(!e.at_eof);
-    assert_eq!(
-        err1("9223372036854775808").message,
-        "integer literal too large"
-    );
-    assert_eq!(
-        err1("0xffffffffffffffffff").message,
-        "integer literal too large"
-    );
+    assert_eq!(err1("9223372036854775808").message, "integer literal too large");
+    assert_eq!(err1("0xffffffffffffffffff").message, "integer literal too large");
 }
 
 #[test]
 fn int_min_literal() {
-    assert_eq!(
-        err1("a - 9223372036854775808").message,
-        "integer literal too large"
-    );
+    assert_eq!(err1("a - 9223372036854775808").message, "integer literal too large");
     assert_eq!(p("x = -9223372036854775808"), "x = -9223372036854775808");
-    assert_eq!(
-        p("x = -9_223_372_036_854_775_808"),
-        "x = -9223372036854775808"
-    );
-    assert_eq!(
-        p("return -9223372036854775808"),
-        "return -9223372036854775808"
-    );
-    assert_eq!(
-        p("f(1, -9223372036854775808)"),
-        "(call f 1 -9223372036854775808)"
-    );
+    assert_eq!(p("x = -9_223_372_036_854_775_808"), "x = -9223372036854775808");
+    assert_eq!(p("return -9223372036854775808"), "return -9223372036854775808");
+    assert_eq!(p("f(1, -9223372036854775808)"), "(call f 1 -9223372036854775808)");
 }
 
 #[test]
@@ -331,20 +252,14 @@ fn range_is_non_associative() {
 
 #[test]
 fn keywords_and_names() {
-    assert_eq!(
-        p("nil; true; false; x_1; _y; lettuce"),
-        "nil; true; false; x_1; _y; lettuce"
-    );
+    assert_eq!(p("nil; true; false; x_1; _y; lettuce"), "nil; true; false; x_1; _y; lettuce");
     assert_eq!(p("chan()"), "(call chan)");
     assert_eq!(p("let c = chan(10)"), "let c = (call chan 10)");
 }
 
 #[test]
 fn comments() {
-    assert_eq!(
-        p("a // comment\nb /* block */\nc2 = 1 /* multi\nline */ d"),
-        "a; b; c2 = 1; d"
-    );
+    assert_eq!(p("a // comment\nb /* block */\nc2 = 1 /* multi\nline */ d"), "a; b; c2 = 1; d");
     errs("b /* block */ c2 = 1");
     assert_eq!(p("/* only */"), "");
     assert_eq!(p("x = 1 + /* inline */ 2"), "x = (+ 1 2)");
@@ -383,43 +298,22 @@ fn string_errors() {
 fn interpolation() {
     assert_eq!(p(r#""x = ${x}""#), r#"(interp "x = " ${x})"#);
     assert_eq!(p(r#""${a}${b}""#), "(interp ${a} ${b})");
-    assert_eq!(
-        p(r#""${a + 1} and ${f(b)}!""#),
-        r#"(interp ${(+ a 1)} " and " ${(call f b)} "!")"#
-    );
-    assert_eq!(
-        p(r#""a ${f("b ${x}")}""#),
-        r#"(interp "a " ${(call f (interp "b " ${x}))})"#
-    );
-    assert_eq!(
-        p(r#""${ {"a":1}["a"] }""#),
-        r#"(interp ${(index {"a": 1} "a")})"#
-    );
-    assert_eq!(
-        p(r#""${ "${ "${x}" }" }""#),
-        "(interp ${(interp ${(interp ${x})})})"
-    );
+    assert_eq!(p(r#""${a + 1} and ${f(b)}!""#), r#"(interp ${(+ a 1)} " and " ${(call f b)} "!")"#);
+    assert_eq!(p(r#""a ${f("b ${x}")}""#), r#"(interp "a " ${(call f (interp "b " ${x}))})"#);
+    assert_eq!(p(r#""${ {"a":1}["a"] }""#), r#"(interp ${(index {"a": 1} "a")})"#);
+    assert_eq!(p(r#""${ "${ "${x}" }" }""#), "(interp ${(interp ${(interp ${x})})})");
     assert_eq!(p("\"${\n a +\n b\n}\""), "(interp ${(+ a b)})");
     assert_eq!(p(r#""cost: \${x}""#), r#""cost: ${x}""#);
-    assert_eq!(
-        p(r#""${fn() { return 1 }()}""#),
-        "(interp ${(call (fn () {return 1}))})"
-    );
+    assert_eq!(p(r#""${fn() { return 1 }()}""#), "(interp ${(call (fn () {return 1}))})");
 }
 
 #[test]
 fn interpolation_spans() {
     let prog = ok(r#"let s = "a ${xy} b""#);
-    let StmtKind::Let { value, .. } = &prog.stmts[0].kind else {
-        panic!()
-    };
+    let StmtKind::Let { value, .. } = &prog.stmts[0].kind else { panic!() };
     assert_eq!(value.span, Span::new(8, 19));
-    let ExprKind::Interp(parts) = &value.kind else {
-        panic!()
-    };
-    let InterpPart::Expr(e) = &parts[1] else {
-        panic!()
-    };
+    let ExprKind::Interp(parts) = &value.kind else { panic!() };
+    let InterpPart::Expr(e) = &parts[1] else { panic!() };
     assert_eq!(e.span, Span::new(13, 15));
 }
 
@@ -438,15 +332,9 @@ fn interpolation_errors() {
 
 #[test]
 fn newline_ends_statements() {
-    assert_eq!(
-        p("a\nb\n1\n\"s\"\ntrue\nnil\nf()\nxs[0]\n"),
-        r#"a; b; 1; "s"; true; nil; (call f); (index xs 0)"#
-    );
+    assert_eq!(p("a\nb\n1\n\"s\"\ntrue\nnil\nf()\nxs[0]\n"), r#"a; b; 1; "s"; true; nil; (call f); (index xs 0)"#);
     assert_eq!(p("fn f() {\n  return\n}"), "(fn f () {return})");
-    assert_eq!(
-        p("while true {\n  break\n  continue\n}"),
-        "while true {break; continue}"
-    );
+    assert_eq!(p("while true {\n  break\n  continue\n}"), "while true {break; continue}");
 }
 
 #[test]
@@ -460,10 +348,7 @@ fn newline_continues_after_operator() {
 
 #[test]
 fn a_line_starting_with_dot_continues_the_chain() {
-    assert_eq!(
-        p("xs\n  .map(f) // c\n  .filter(g)\ny"),
-        "(method (method xs map f) filter g); y"
-    );
+    assert_eq!(p("xs\n  .map(f) // c\n  .filter(g)\ny"), "(method (method xs map f) filter g); y");
     assert_eq!(p("a\n/* c */\n.b"), "(. a b)");
 }
 
@@ -478,15 +363,9 @@ fn newlines_inside_parens_and_brackets_are_ignored() {
 
 #[test]
 fn map_literal_across_lines() {
-    assert_eq!(
-        p("let m = {\n  \"a\": 1,\n  b: 2\n}"),
-        r#"let m = {"a": 1, "b": 2}"#
-    );
+    assert_eq!(p("let m = {\n  \"a\": 1,\n  b: 2\n}"), r#"let m = {"a": 1, "b": 2}"#);
     assert_eq!(p("let m = {\n  a: 1,\n}"), r#"let m = {"a": 1}"#);
-    assert_eq!(
-        p("let m = {\n  a: {\n    b: 1\n  }\n}"),
-        r#"let m = {"a": {"b": 1}}"#
-    );
+    assert_eq!(p("let m = {\n  a: {\n    b: 1\n  }\n}"), r#"let m = {"a": {"b": 1}}"#);
 }
 
 #[test]
@@ -529,10 +408,7 @@ fn precedence() {
     assert_eq!(p("x = yield a + 1"), "x = (yield (+ a 1))");
     assert_eq!(p("x = f(yield)"), "x = (call f (yield))");
     assert_eq!(p("yield"), "(yield)");
-    assert_eq!(
-        p("a <= b; a >= b; a != b; a > b"),
-        "(<= a b); (>= a b); (!= a b); (> a b)"
-    );
+    assert_eq!(p("a <= b; a >= b; a != b; a > b"), "(<= a b); (>= a b); (!= a b); (> a b)");
 }
 
 #[test]
@@ -560,55 +436,30 @@ fn collections() {
         r#"x = {"a": 1, "b": 2, k: v, k2: 3, 4: 5, true: 6, nil: 7}"#
     );
     assert_eq!(p("x = [e for x in it]"), "x = [e for x in it]");
-    assert_eq!(
-        p("x = [x * 2 for x in 0..10 if x % 2 == 0]"),
-        "x = [(* x 2) for x in (.. 0 10) if (== (% x 2) 0)]"
-    );
+    assert_eq!(p("x = [x * 2 for x in 0..10 if x % 2 == 0]"), "x = [(* x 2) for x in (.. 0 10) if (== (% x 2) 0)]");
     assert_eq!(p("f({a: 1})"), r#"(call f {"a": 1})"#);
     assert_eq!(p("x = [{a: 1}]"), r#"x = [{"a": 1}]"#);
 }
 
 #[test]
 fn functions() {
-    assert_eq!(
-        p("fn f(a, b = 2, ...rest) { return a }"),
-        "(fn f (a b=2 ...rest) {return a})"
-    );
+    assert_eq!(p("fn f(a, b = 2, ...rest) { return a }"), "(fn f (a b=2 ...rest) {return a})");
     assert_eq!(p("fn f(...r) {}"), "(fn f (...r) {})");
     assert_eq!(p("fn f(a,) {}"), "(fn f (a) {})");
-    assert_eq!(
-        p("let f = fn(x) { return x }"),
-        "let f = (fn (x) {return x})"
-    );
-    assert_eq!(
-        p("let f = fn(x) => x + 1"),
-        "let f = (fn (x) {return (+ x 1)})"
-    );
-    assert_eq!(
-        p("let f = fn(x) => fn(y) => x + y"),
-        "let f = (fn (x) {return (fn (y) {return (+ x y)})})"
-    );
-    assert_eq!(
-        p("xs.map(fn(x) => x * 2)"),
-        "(method xs map (fn (x) {return (* x 2)}))"
-    );
-    assert_eq!(
-        p("let f = fn() => {a: 1}"),
-        r#"let f = (fn () {return {"a": 1}})"#
-    );
+    assert_eq!(p("let f = fn(x) { return x }"), "let f = (fn (x) {return x})");
+    assert_eq!(p("let f = fn(x) => x + 1"), "let f = (fn (x) {return (+ x 1)})");
+    assert_eq!(p("let f = fn(x) => fn(y) => x + y"), "let f = (fn (x) {return (fn (y) {return (+ x y)})})");
+    assert_eq!(p("xs.map(fn(x) => x * 2)"), "(method xs map (fn (x) {return (* x 2)}))");
+    assert_eq!(p("let f = fn() => {a: 1}"), r#"let f = (fn () {return {"a": 1}})"#);
     assert_eq!(p("fn(x) { return x }(1)"), "(call (fn (x) {return x}) 1)");
 }
 
 #[test]
 fn lambda_span_and_desugaring() {
     let prog = ok("let f = fn(x) => x + 1");
-    let StmtKind::Let { value, .. } = &prog.stmts[0].kind else {
-        panic!()
-    };
+    let StmtKind::Let { value, .. } = &prog.stmts[0].kind else { panic!() };
     assert_eq!(value.span, Span::new(8, 22));
-    let ExprKind::Func(f) = &value.kind else {
-        panic!()
-    };
+    let ExprKind::Func(f) = &value.kind else { panic!() };
     assert!(f.name.is_none());
     assert_eq!(f.body.len(), 1);
     assert_eq!(f.body[0].span, Span::new(17, 22));
@@ -625,30 +476,18 @@ fn let_and_assign() {
     assert_eq!(p("x = e"), "x = e");
     assert_eq!(p("xs[i] = e"), "(index xs i) = e");
     assert_eq!(p("m.k = e"), "(. m k) = e");
-    assert_eq!(
-        p("x += 1; x -= 1; x *= 2; x /= 2; x %= 3"),
-        "x += 1; x -= 1; x *= 2; x /= 2; x %= 3"
-    );
+    assert_eq!(p("x += 1; x -= 1; x *= 2; x /= 2; x %= 3"), "x += 1; x -= 1; x *= 2; x /= 2; x %= 3");
     assert_eq!(p("m.k[0] += 1"), "(index (. m k) 0) += 1");
     assert_eq!(p("x = {a: 1}"), r#"x = {"a": 1}"#);
 }
 
 #[test]
 fn control_flow() {
-    assert_eq!(
-        p("if c { a } else if d { b } else { e }"),
-        "if c {a} else {if d {b} else {e}}"
-    );
+    assert_eq!(p("if c { a } else if d { b } else { e }"), "if c {a} else {if d {b} else {e}}");
     assert_eq!(p("if c {} else {}"), "if c {} else {}");
     assert_eq!(p("while c { x += 1 }"), "while c {x += 1}");
-    assert_eq!(
-        p("for x in it { print(x) }"),
-        "for x in it {(call print x)}"
-    );
-    assert_eq!(
-        p("for i in 1..=3 { go worker(i, jobs) }"),
-        "for i in (..= 1 3) {(go (call worker i jobs))}"
-    );
+    assert_eq!(p("for x in it { print(x) }"), "for x in it {(call print x)}");
+    assert_eq!(p("for i in 1..=3 { go worker(i, jobs) }"), "for i in (..= 1 3) {(go (call worker i jobs))}");
     assert_eq!(p("return"), "return");
     assert_eq!(p("return 1, 2"[..8].trim()), "return 1");
     assert_eq!(p("throw error(\"x\")"), "throw (call error \"x\")");
@@ -678,10 +517,7 @@ fn statement_level_brace_is_a_block() {
 
 #[test]
 fn try_catch() {
-    assert_eq!(
-        p("try { a } catch e { b } finally { c }"),
-        "try {a} catch e {b} finally {c}"
-    );
+    assert_eq!(p("try { a } catch e { b } finally { c }"), "try {a} catch e {b} finally {c}");
     assert_eq!(p("try { a } catch { b }"), "try {a} catch {b}");
     assert_eq!(p("try { a } finally { c }"), "try {a} finally {c}");
     assert_eq!(p("try {\n a\n} catch e {\n b\n}"), "try {a} catch e {b}");
@@ -691,10 +527,7 @@ fn try_catch() {
 #[test]
 fn concurrency() {
     assert_eq!(p("ch <- v"), "ch <- v");
-    assert_eq!(
-        p("results <- \"w ${id}\""),
-        "results <- (interp \"w \" ${id})"
-    );
+    assert_eq!(p("results <- \"w ${id}\""), "results <- (interp \"w \" ${id})");
     assert_eq!(p("go f(x)"), "(go (call f x))");
     assert_eq!(p("let t = go f(x)"), "let t = (go (call f x))");
     assert_eq!(p("go { a }"), "(go {a})");
@@ -708,10 +541,7 @@ fn concurrency() {
         "select {case [v] <- a {x}; case [v,ok] <- b {y}; case c <- x {z}; case [] <- (call after 50) {w}; default {d}}"
     );
     assert_eq!(p("select {}"), "select {}");
-    assert_eq!(
-        p("select { case <-t.done() { } }"),
-        "select {case [] <- (method t done) {}}"
-    );
+    assert_eq!(p("select { case <-t.done() { } }"), "select {case [] <- (method t done) {}}");
 }
 
 #[test]
@@ -751,31 +581,21 @@ fn spans() {
     let prog = ok("let abc = f(x) + 1\nfoo.bar = 2");
     let s0 = &prog.stmts[0];
     assert_eq!(s0.span, Span::new(0, 18));
-    let StmtKind::Let { names, value } = &s0.kind else {
-        panic!()
-    };
+    let StmtKind::Let { names, value } = &s0.kind else { panic!() };
     assert_eq!(names[0].span, Span::new(4, 7));
     assert_eq!(value.span, Span::new(10, 18));
-    let ExprKind::Binary(_, l, r) = &value.kind else {
-        panic!()
-    };
+    let ExprKind::Binary(_, l, r) = &value.kind else { panic!() };
     assert_eq!(l.span, Span::new(10, 14));
     assert_eq!(r.span, Span::new(17, 18));
     let s1 = &prog.stmts[1];
     assert_eq!(s1.span, Span::new(19, 30));
-    let StmtKind::Assign { target, .. } = &s1.kind else {
-        panic!()
-    };
-    let ExprKind::Field(o, f) = &target.kind else {
-        panic!()
-    };
+    let StmtKind::Assign { target, .. } = &s1.kind else { panic!() };
+    let ExprKind::Field(o, f) = &target.kind else { panic!() };
     assert_eq!(o.span, Span::new(19, 22));
     assert_eq!(f.span, Span::new(23, 26));
 
     let prog = ok("fn f(a) {\n}");
-    let StmtKind::Fn(f) = &prog.stmts[0].kind else {
-        panic!()
-    };
+    let StmtKind::Fn(f) = &prog.stmts[0].kind else { panic!() };
     assert_eq!(f.span, Span::new(0, 11));
     assert_eq!(f.params[0].name.span, Span::new(5, 6));
 }
@@ -785,64 +605,33 @@ fn spans() {
 #[test]
 fn error_messages_are_readable() {
     let e = err1("x = )");
-    assert!(
-        e.message
-            .starts_with("unexpected ')', expected an expression"),
-        "{}",
-        e.message
-    );
+    assert!(e.message.starts_with("unexpected ')', expected an expression"), "{}", e.message);
     assert!(!e.message.contains('"'), "{}", e.message);
     let e = err1("let = 3");
     assert_eq!(e.message, "unexpected '=', expected identifier");
     let e = err1("if x\n{ }");
     assert!(e.message.starts_with("unexpected newline"), "{}", e.message);
     let e = err1("f(a b)");
-    assert!(
-        e.message.starts_with("unexpected identifier 'b'"),
-        "{}",
-        e.message
-    );
+    assert!(e.message.starts_with("unexpected identifier 'b'"), "{}", e.message);
     assert!(e.message.contains("')'"), "{}", e.message);
     let e = err1("x = 1 }");
     assert!(e.message.starts_with("unexpected '}'"), "{}", e.message);
     assert_eq!(e.span, Span::new(6, 7));
     let e = errs("let x = @");
-    assert!(
-        e.iter()
-            .any(|e| e.message == "unexpected character '@'" && e.span == Span::new(8, 9)),
-        "{e:?}"
-    );
+    assert!(e.iter().any(|e| e.message == "unexpected character '@'" && e.span == Span::new(8, 9)), "{e:?}");
     let e = errs("let x = 1 # 2");
-    assert!(
-        e.iter().any(|e| e.message == "unexpected character '#'"),
-        "{e:?}"
-    );
+    assert!(e.iter().any(|e| e.message == "unexpected character '#'"), "{e:?}");
 }
 
 #[test]
 fn expected_lists_are_summarised() {
-    assert_eq!(
-        err1("f(a b)").message,
-        "unexpected identifier 'b', expected one of: ')', ',', an operator"
-    );
-    assert_eq!(
-        err1("let x = 1 2").message,
-        "unexpected number '2', expected one of: end of statement, an operator"
-    );
-    assert_eq!(
-        err1("x +").message,
-        "unexpected end of input, expected an expression"
-    );
+    assert_eq!(err1("f(a b)").message, "unexpected identifier 'b', expected one of: ')', ',', an operator");
+    assert_eq!(err1("let x = 1 2").message, "unexpected number '2', expected one of: end of statement, an operator");
+    assert_eq!(err1("x +").message, "unexpected end of input, expected an expression");
     let e = err1("{a: 1}");
-    assert!(
-        e.help.as_deref().unwrap_or("").contains("parentheses"),
-        "{e:?}"
-    );
+    assert!(e.help.as_deref().unwrap_or("").contains("parentheses"), "{e:?}");
     let e = err1("x = 1 }");
-    assert!(
-        e.help.as_deref().unwrap_or("").contains("no matching"),
-        "{e:?}"
-    );
+    assert!(e.help.as_deref().unwrap_or("").contains("no matching"), "{e:?}");
 }
 
 #[test]
@@ -867,16 +656,7 @@ fn several_errors_in_one_pass() {
 
 #[test]
 fn at_eof() {
-    for src in [
-        "fn f() {",
-        "\"abc",
-        "x = 1 +",
-        "f(1,",
-        "if x {",
-        "let xs = [1, 2",
-        "\"a ${b",
-        "/* c",
-    ] {
+    for src in ["fn f() {", "\"abc", "x = 1 +", "f(1,", "if x {", "let xs = [1, 2", "\"a ${b", "/* c"] {
         let e = errs(src);
         assert!(e.iter().any(|e| e.at_eof), "{src:?}: {e:#?}");
     }
@@ -885,22 +665,13 @@ fn at_eof() {
         assert!(e.iter().all(|e| !e.at_eof), "{src:?}: {e:#?}");
     }
     let e = err1("fn f() {");
-    assert!(
-        e.message.starts_with("unexpected end of input"),
-        "{}",
-        e.message
-    );
+    assert!(e.message.starts_with("unexpected end of input"), "{}", e.message);
 }
 
 // ---------------------------------------------------------------- limits
 
 fn on_small_stack<F: FnOnce() + Send + 'static>(f: F) {
-    std::thread::Builder::new()
-        .stack_size(256 * 1024)
-        .spawn(f)
-        .unwrap()
-        .join()
-        .unwrap();
+    std::thread::Builder::new().stack_size(256 * 1024).spawn(f).unwrap().join().unwrap();
 }
 
 #[test]
@@ -909,10 +680,7 @@ fn deep_nesting_is_an_error_not_a_crash() {
         for open in ["[", "(", "{", "-", "!", "<-", "\"${"] {
             let src = open.repeat(100_000);
             let e = errs(&src);
-            assert!(
-                e.iter().any(|e| e.message.contains("nested too deeply")),
-                "{open}: {e:?}"
-            );
+            assert!(e.iter().any(|e| e.message.contains("nested too deeply")), "{open}: {e:?}");
         }
         let src = format!("x = {}1", "1 + ".repeat(100_000));
         let e = errs(&src);
@@ -972,10 +740,7 @@ fn show_messages() {
     ] {
         println!("{src:?}");
         for e in parse(src).unwrap_err() {
-            println!(
-                "   {}..{} {} | help: {:?} eof={}",
-                e.span.start, e.span.end, e.message, e.help, e.at_eof
-            );
+            println!("   {}..{} {} | help: {:?} eof={}", e.span.start, e.span.end, e.message, e.help, e.at_eof);
         }
     }
 }

@@ -12,9 +12,7 @@ fn overflow<T>() -> Res<T> {
 #[inline]
 pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
     match (a, b) {
-        (Value::Int(x), Value::Int(y)) => {
-            x.checked_add(y).map(Value::Int).map_or_else(overflow, Ok)
-        }
+        (Value::Int(x), Value::Int(y)) => x.checked_add(y).map(Value::Int).map_or_else(overflow, Ok),
         (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x + y)),
         (Value::Int(x), Value::Float(y)) => Ok(Value::Float(x as f64 + y)),
         (Value::Float(x), Value::Int(y)) => Ok(Value::Float(x + y as f64)),
@@ -46,11 +44,7 @@ pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
 }
 
 pub fn bad_operands<T>(heap: &Heap, op: &str, a: Value, b: Value) -> Res<T> {
-    err(format!(
-        "cannot apply '{op}' to {} and {}",
-        heap.type_name(a),
-        heap.type_name(b)
-    ))
+    err(format!("cannot apply '{op}' to {} and {}", heap.type_name(a), heap.type_name(b)))
 }
 
 macro_rules! num_op {
@@ -75,9 +69,7 @@ num_op!(mul, *, checked_mul, "*");
 pub fn div(heap: &Heap, a: Value, b: Value) -> Res<Value> {
     match (a, b) {
         (Value::Int(_), Value::Int(0)) => err("integer division by zero"),
-        (Value::Int(x), Value::Int(y)) => {
-            x.checked_div(y).map(Value::Int).map_or_else(overflow, Ok)
-        }
+        (Value::Int(x), Value::Int(y)) => x.checked_div(y).map(Value::Int).map_or_else(overflow, Ok),
         (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x / y)),
         (Value::Int(x), Value::Float(y)) => Ok(Value::Float(x as f64 / y)),
         (Value::Float(x), Value::Int(y)) => Ok(Value::Float(x / y as f64)),
@@ -89,9 +81,7 @@ pub fn div(heap: &Heap, a: Value, b: Value) -> Res<Value> {
 pub fn rem(heap: &Heap, a: Value, b: Value) -> Res<Value> {
     match (a, b) {
         (Value::Int(_), Value::Int(0)) => err("integer division by zero"),
-        (Value::Int(x), Value::Int(y)) => {
-            x.checked_rem(y).map(Value::Int).map_or_else(overflow, Ok)
-        }
+        (Value::Int(x), Value::Int(y)) => x.checked_rem(y).map(Value::Int).map_or_else(overflow, Ok),
         (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x % y)),
         (Value::Int(x), Value::Float(y)) => Ok(Value::Float(x as f64 % y)),
         (Value::Float(x), Value::Int(y)) => Ok(Value::Float(x % y as f64)),
@@ -136,10 +126,7 @@ fn eq_inner(heap: &Heap, a: Value, b: Value, seen: &mut Vec<(u32, u32)>, depth: 
                         return true;
                     }
                     seen.push((ha.0, hb.0));
-                    let r = x
-                        .iter()
-                        .zip(y.iter())
-                        .all(|(p, q)| eq_inner(heap, *p, *q, seen, depth + 1));
+                    let r = x.iter().zip(y.iter()).all(|(p, q)| eq_inner(heap, *p, *q, seen, depth + 1));
                     seen.pop();
                     r
                 }
@@ -151,10 +138,7 @@ fn eq_inner(heap: &Heap, a: Value, b: Value, seen: &mut Vec<(u32, u32)>, depth: 
                         return true;
                     }
                     seen.push((ha.0, hb.0));
-                    let r = x.iter().all(|(k, v)| {
-                        y.get(k)
-                            .is_some_and(|w| eq_inner(heap, *v, *w, seen, depth + 1))
-                    });
+                    let r = x.iter().all(|(k, v)| y.get(k).is_some_and(|w| eq_inner(heap, *v, *w, seen, depth + 1)));
                     seen.pop();
                     r
                 }
@@ -196,11 +180,7 @@ fn float_cmp(x: f64, y: f64) -> Res<Ordering> {
 }
 
 fn bad_compare<T>(heap: &Heap, a: Value, b: Value) -> Res<T> {
-    err(format!(
-        "cannot compare {} with {}",
-        heap.type_name(a),
-        heap.type_name(b)
-    ))
+    err(format!("cannot compare {} with {}", heap.type_name(a), heap.type_name(b)))
 }
 
 /// `a < b` with NaN making every comparison false.

@@ -16,14 +16,7 @@ pub enum Called {
 
 /// Calls `callee` with the `argc` arguments at `stack[args..]`; the result goes to
 /// `stack[ret]` (now for natives, when the frame returns for closures).
-pub fn call_value(
-    vm: &mut Vm,
-    fiber: &mut Fiber,
-    callee: Value,
-    args: usize,
-    argc: usize,
-    ret: usize,
-) -> Res<Called> {
+pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, argc: usize, ret: usize) -> Res<Called> {
     let Value::Obj(h) = callee else {
         return err(format!("cannot call {}", vm.heap.type_name(callee)));
     };
@@ -42,11 +35,7 @@ pub fn call_value(
                 fiber.stack.resize(need, Value::Nil);
             }
             if proto.has_rest {
-                let extra = if argc > np {
-                    fiber.stack[args + np..args + argc].to_vec()
-                } else {
-                    Vec::new()
-                };
+                let extra = if argc > np { fiber.stack[args + np..args + argc].to_vec() } else { Vec::new() };
                 fiber.stack[args + np] = vm.heap.list(extra);
             }
             for slot in &mut fiber.stack[args + argc.min(np)..args + np] {

@@ -3,9 +3,9 @@
 //! spends its budget, or fails.
 
 use super::call::{call_value, Called};
-use super::fiber::{Fiber, Handler, Uncaught};
+use super::fiber::{Fiber, Frame, Handler, ProtoRef, Uncaught};
 use super::object::{Closure, ErrorObj, Obj};
-use super::value::{copy_value, Handle, Key, Value};
+use super::value::{copy_value, load_value, Handle, Key, Value};
 use super::{arith, err, Fault, Res, Vm};
 use crate::bytecode::{Cmp, Op};
 use std::rc::Rc;
@@ -52,12 +52,7 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
     }
     let frame = fiber.frames.last().expect("a frame");
     let pc = (frame.pc as usize).saturating_sub(1);
-    let span = frame
-        .proto
-        .spans
-        .get(pc)
-        .copied()
-        .unwrap_or(frame.proto.span);
+    let span = frame.proto.spans.get(pc).copied().unwrap_or(frame.proto.span);
     let trace = match value {
         Value::Obj(h) => match vm.heap.get(h) {
             Obj::Error(e) => e.trace.clone(),
@@ -65,12 +60,7 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
         },
         _ => capped_trace(fiber),
     };
-    Some(Halt::Error(Box::new(Uncaught {
-        value,
-        span,
-        file: frame.proto.file.clone(),
-        trace,
-    })))
+    Some(Halt::Error(Box::new(Uncaught { value, span, file: frame.proto.file.clone(), trace })))
 }
 
 /// Most frames listed in a trace; deep recursion shows its ends.
@@ -79,11 +69,7 @@ const TRACE_KEEP: usize = 40;
 /// An error value carrying the fiber's current stack trace.
 pub fn new_error(vm: &mut Vm, fiber: &Fiber, message: Rc<str>) -> Value {
     let trace = capped_trace(fiber);
-    Value::Obj(vm.heap.alloc(Obj::Error(ErrorObj {
-        message,
-        trace,
-        others: Vec::new(),
-    })))
+    Value::Obj(vm.heap.alloc(Obj::Error(ErrorObj { message, trace, others: Vec::new() })))
 }
 
 /// The fiber's trace with the middle of a very deep stack elided.
@@ -100,10 +86,7 @@ pub fn capped_trace(fiber: &Fiber) -> Vec<Rc<str>> {
 }
 
 fn const_str(vm: &Vm, v: Value) -> Rc<str> {
-    vm.heap
-        .as_str(v)
-        .map(|s| s.s.clone())
-        .unwrap_or_else(|| Rc::from(""))
+    vm.heap.as_str(v).map(|s| s.s.clone()).unwrap_or_else(|| Rc::from(""))
 }
 
 #[inline(always)]
@@ -402,21 +385,41 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             Op::Call { base: b, argc } => {
                 save_pc!();
                 let slot = base + b as usize;
-                let callee = fiber.stack[slot];
-                if let Called::Frame = call_value(vm, fiber, callee, slot + 1, argc as usize, slot)?
-                {
+                // SAFETY: slot is a register of this frame.
+                let callee = unsafe { load_value(regs.add(b as usize)) };
+                // Fast path: a closure called with exactly its parameters.
+                if let Value::Obj(h) = callee {
+                    if let Obj::Closure(c) = vm.heap.get(h) {
+                        let p = ProtoRef::new(&c.proto);
+                        if p.nparams == argc && !p.has_rest && fiber.frames.len() < crate::limits::MAX_FRAMES {
+                            let args = slot + 1;
+                            let need = args + p.nregs as usize;
+                            if fiber.stack.len() < need {
+                                fiber.stack.resize(need, Value::Nil);
+                            }
+                            let ret = slot as u32;
+                            fiber.frames.push(Frame { proto: p, closure: Some(h), pc: 0, base: args as u32, ret, argc });
+                            proto = p;
+                            closure = Some(h);
+                            pc = 0;
+                            base = args;
+                            code = p.code.as_ptr();
+                            regs = fiber.stack[base..].as_mut_ptr();
+                            tick!();
+                            continue;
+                        }
+                    }
+                }
+                if let Called::Frame = call_value(vm, fiber, callee, slot + 1, argc as usize, slot)? {
                     reload!();
                 }
                 tick!();
             }
-            Op::Invoke {
-                base: b,
-                argc,
-                name,
-            } => {
+            Op::Invoke { base: b, argc, name } => {
                 save_pc!();
                 let slot = base + b as usize;
-                let recv = fiber.stack[slot + 1];
+                // SAFETY: slot + 1 is a register of this frame.
+                let recv = unsafe { load_value(regs.add(b as usize + 1)) };
                 let name = const_str(vm, proto.consts[name as usize]);
                 if let Called::Frame = invoke(vm, fiber, recv, &name, slot, argc as usize)? {
                     reload!();
@@ -497,29 +500,19 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let key = proto.consts[name as usize];
                 t!(set_index(vm, reg!(obj), key, reg!(src)));
             }
-            Op::Range {
-                dst,
-                lo,
-                hi,
-                inclusive,
-            } => {
+            Op::Range { dst, lo, hi, inclusive } => {
                 let (l, h) = match (reg!(lo), reg!(hi)) {
                     (Value::Int(l), Value::Int(h)) => (l, h),
                     (l, h) => t!(arith::bad_operands(&vm.heap, "..", l, h)),
                 };
                 let h = if inclusive {
-                    t!(h.checked_add(1)
-                        .ok_or_else(|| Fault::Error("integer overflow".into())))
+                    t!(h.checked_add(1).ok_or_else(|| Fault::Error("integer overflow".into())))
                 } else {
                     h
                 };
                 reg!(dst) = Value::Obj(vm.heap.alloc(Obj::Range(l, h)));
             }
-            Op::ForPrep {
-                base: b,
-                inclusive,
-                target,
-            } => {
+            Op::ForPrep { base: b, inclusive, target } => {
                 let (lo, hi) = match (reg!(b), reg!(b + 1)) {
                     (Value::Int(l), Value::Int(h)) => (l, h),
                     (l, h) => t!(err(format!(
@@ -551,11 +544,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let start = t!(iter_start(vm, it));
                 reg!(b + 1) = start;
             }
-            Op::IterNext {
-                base: b,
-                dst,
-                target,
-            } => {
+            Op::IterNext { base: b, dst, target } => {
                 let (it, state) = (reg!(b), reg!(b + 1));
                 match iter_next(vm, it, state) {
                     Some((v, next)) => {
@@ -566,11 +555,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 }
             }
             Op::TryBegin { reg, target } => {
-                fiber.handlers.push(Handler {
-                    depth: fiber.frames.len() as u32,
-                    target,
-                    reg,
-                });
+                fiber.handlers.push(Handler { depth: fiber.frames.len() as u32, target, reg });
             }
             Op::TryEnd => {
                 fiber.handlers.pop();
@@ -598,14 +583,8 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let v = reg!(src);
                 let pair = match vm.heap.as_list(v) {
                     Some(l) if l.len() == 2 => (l[0], l[1]),
-                    Some(l) => t!(err(format!(
-                        "cannot destructure a list of {} items into 2 names",
-                        l.len()
-                    ))),
-                    None => t!(err(format!(
-                        "cannot destructure {} into 2 names",
-                        vm.heap.type_name(v)
-                    ))),
+                    Some(l) => t!(err(format!("cannot destructure a list of {} items into 2 names", l.len()))),
+                    None => t!(err(format!("cannot destructure {} into 2 names", vm.heap.type_name(v)))),
                 };
                 reg!(dst) = pair.0;
                 reg!(dst + 1) = pair.1;
@@ -624,14 +603,7 @@ fn upval(vm: &Vm, closure: Option<Handle>, idx: u8) -> Handle {
 
 /// `recv.name(args)`: a map field holding a function is called without the
 /// receiver; builtin methods get it (csp-written ones as their first argument).
-fn invoke(
-    vm: &mut Vm,
-    fiber: &mut Fiber,
-    recv: Value,
-    name: &Rc<str>,
-    slot: usize,
-    argc: usize,
-) -> Res<Called> {
+fn invoke(vm: &mut Vm, fiber: &mut Fiber, recv: Value, name: &Rc<str>, slot: usize, argc: usize) -> Res<Called> {
     if let Value::Obj(h) = recv {
         if let Obj::Map(m) = vm.heap.get(h) {
             if let Some(&f) = m.get(&Key::Str(name.clone())) {
@@ -656,21 +628,14 @@ fn invoke(
 fn index(vm: &mut Vm, obj: Value, key: Value) -> Res<Value> {
     if let Value::Obj(h) = obj {
         match (vm.heap.get(h), key) {
-            (Obj::List(_), Value::Int(i)) => {
-                return crate::natives::list::list_index(&vm.heap, obj, i)
-            }
-            (Obj::Str(_), Value::Int(i)) => {
-                return crate::natives::string::str_index(&mut vm.heap, obj, i)
-            }
+            (Obj::List(_), Value::Int(i)) => return crate::natives::list::list_index(&vm.heap, obj, i),
+            (Obj::Str(_), Value::Int(i)) => return crate::natives::string::str_index(&mut vm.heap, obj, i),
             (Obj::Map(m), _) => {
                 let k = arith::to_key(&vm.heap, key)?;
                 return Ok(m.get(&k).copied().unwrap_or(Value::Nil));
             }
             (Obj::List(_) | Obj::Str(_), _) => {
-                return err(format!(
-                    "index must be an int, not {}",
-                    vm.heap.type_name(key)
-                ));
+                return err(format!("index must be an int, not {}", vm.heap.type_name(key)));
             }
             _ => {}
         }
@@ -683,10 +648,7 @@ fn set_index(vm: &mut Vm, obj: Value, key: Value, v: Value) -> Res<()> {
         match vm.heap.get(h) {
             Obj::List(_) => {
                 let Value::Int(i) = key else {
-                    return err(format!(
-                        "index must be an int, not {}",
-                        vm.heap.type_name(key)
-                    ));
+                    return err(format!("index must be an int, not {}", vm.heap.type_name(key)));
                 };
                 return crate::natives::list::list_set(&mut vm.heap, obj, i, v);
             }
@@ -709,12 +671,7 @@ fn set_index(vm: &mut Vm, obj: Value, key: Value, v: Value) -> Res<()> {
 fn field(vm: &mut Vm, obj: Value, name: &Rc<str>) -> Res<Value> {
     if let Value::Obj(h) = obj {
         match vm.heap.get(h) {
-            Obj::Map(m) => {
-                return Ok(m
-                    .get(&Key::Str(name.clone()))
-                    .copied()
-                    .unwrap_or(Value::Nil))
-            }
+            Obj::Map(m) => return Ok(m.get(&Key::Str(name.clone())).copied().unwrap_or(Value::Nil)),
             Obj::Error(e) => match &**name {
                 "message" => {
                     let m = e.message.clone();
@@ -734,11 +691,7 @@ fn field(vm: &mut Vm, obj: Value, name: &Rc<str>) -> Res<Value> {
             _ => {}
         }
     }
-    err(format!(
-        "{} has no field '{}'",
-        vm.heap.type_name(obj),
-        name
-    ))
+    err(format!("{} has no field '{}'", vm.heap.type_name(obj), name))
 }
 
 fn iter_start(vm: &Vm, it: Value) -> Res<Value> {

@@ -67,23 +67,13 @@ impl Fiber {
     pub fn for_main(proto: Rc<Proto>) -> Fiber {
         let mut f = Fiber::default();
         f.stack.resize(proto.nregs as usize + 1, Value::Nil);
-        f.frames.push(Frame {
-            proto: ProtoRef::new(&proto),
-            closure: None,
-            pc: 0,
-            base: 1,
-            ret: 0,
-            argc: 0,
-        });
+        f.frames.push(Frame { proto: ProtoRef::new(&proto), closure: None, pc: 0, base: 1, ret: 0, argc: 0 });
         f
     }
 
     /// Highest stack slot in use, for the collector.
     pub fn live_top(&self) -> usize {
-        self.frames
-            .last()
-            .map_or(0, |f| f.base as usize + f.proto.nregs as usize)
-            .min(self.stack.len())
+        self.frames.last().map_or(0, |f| f.base as usize + f.proto.nregs as usize).min(self.stack.len())
     }
 
     /// `"name (file:line:col)"` for each frame, innermost first.
@@ -92,15 +82,9 @@ impl Fiber {
             .iter()
             .rev()
             .map(|f| {
-                let pc = (f.pc as usize)
-                    .saturating_sub(1)
-                    .min(f.proto.spans.len().saturating_sub(1));
+                let pc = (f.pc as usize).saturating_sub(1).min(f.proto.spans.len().saturating_sub(1));
                 let span = f.proto.spans.get(pc).copied().unwrap_or(f.proto.span);
-                Rc::from(format!(
-                    "{} ({})",
-                    f.proto.display_name(),
-                    f.proto.file.location(span)
-                ))
+                Rc::from(format!("{} ({})", f.proto.display_name(), f.proto.file.location(span)))
             })
             .collect()
     }

@@ -23,10 +23,7 @@ pub fn collect(vm: &mut Vm, fibers: &[&Fiber]) {
         }
     }
     let pre = vm.prelude;
-    for v in [pre.map, pre.filter, pre.reduce, pre.each, pre.sort_by]
-        .iter()
-        .flatten()
-    {
+    for v in [pre.map, pre.filter, pre.reduce, pre.each, pre.sort_by].iter().flatten() {
         push(v, &mut work);
     }
     for f in fibers {

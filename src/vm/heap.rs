@@ -27,14 +27,7 @@ impl Default for Heap {
 
 impl Heap {
     pub fn new() -> Heap {
-        Heap {
-            objs: Vec::new(),
-            marks: Vec::new(),
-            free: Vec::new(),
-            allocated: 0,
-            threshold: 8 << 20,
-            live: 0,
-        }
+        Heap { objs: Vec::new(), marks: Vec::new(), free: Vec::new(), allocated: 0, threshold: 8 << 20, live: 0 }
     }
 
     pub fn alloc(&mut self, obj: Obj) -> Handle {

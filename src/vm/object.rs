@@ -30,11 +30,7 @@ pub struct StrObj {
 
 impl StrObj {
     pub fn new(s: Rc<str>) -> StrObj {
-        let chars = if s.is_ascii() {
-            s.len()
-        } else {
-            s.chars().count()
-        };
+        let chars = if s.is_ascii() { s.len() } else { s.chars().count() };
         StrObj { s, chars }
     }
     pub fn is_ascii(&self) -> bool {

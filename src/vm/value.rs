@@ -50,3 +50,14 @@ pub unsafe fn copy_value(dst: *mut Value, src: *const Value) {
     d.write(tag);
     d.add(1).write(payload);
 }
+
+/// Reads a value word by word (see `copy_value`).
+///
+/// # Safety
+/// `src` must be valid and aligned for a `Value`.
+#[inline(always)]
+pub unsafe fn load_value(src: *const Value) -> Value {
+    let mut out = std::mem::MaybeUninit::<Value>::uninit();
+    copy_value(out.as_mut_ptr(), src);
+    out.assume_init()
+}
