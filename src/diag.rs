@@ -59,6 +59,20 @@ pub fn use_color() -> bool {
     std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
 }
 
+/// Most diagnostics rendered for one file. Rendering one costs time linear in the
+/// file's size, so thousands of errors in a big file would take minutes.
+pub const MAX_RENDERED: usize = 100;
+
+/// Renders the first `MAX_RENDERED` diagnostics and counts the rest.
+pub fn render_all(diags: &[Diag], file: &SourceFile, color: bool) -> String {
+    let mut out: String = diags.iter().take(MAX_RENDERED).map(|d| render(d, file, color)).collect();
+    if diags.len() > MAX_RENDERED {
+        let more = diags.len() - MAX_RENDERED;
+        out.push_str(&format!("error: {more} more error{} not shown\n", if more == 1 { "" } else { "s" }));
+    }
+    out
+}
+
 /// Renders a diagnostic against its file (colourless unless `color`).
 pub fn render(diag: &Diag, file: &SourceFile, color: bool) -> String {
     let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };

@@ -354,7 +354,7 @@ mod tests {
         let inner = vm.heap.list(vec![Value::Int(2)]);
         let l = vm.heap.list(vec![Value::Int(1), a, Value::Nil, Value::Float(2.5), inner]);
         assert_eq!(display(&vm.heap, l), r#"[1, "a", nil, 2.5, [2]]"#);
-        let mut m = indexmap::IndexMap::new();
+        let mut m = crate::vm::value::new_map(0);
         m.insert(Key::Str("a".into()), Value::Int(1));
         m.insert(Key::Str("b".into()), inner);
         m.insert(Key::Int(3), Value::Bool(true));

@@ -114,9 +114,7 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
                     ExitCode::SUCCESS
                 }
                 Err(diags) => {
-                    for d in &diags {
-                        eprint!("{}", csp::diag::render(d, &file, color));
-                    }
+                    eprint!("{}", csp::diag::render_all(&diags, &file, color));
                     ExitCode::from(2)
                 }
             }

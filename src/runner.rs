@@ -80,7 +80,7 @@ pub fn run_source(vm: &mut Vm, name: &str, src: &str, color: bool) -> Outcome {
     let proto = match compile(vm, &file) {
         Ok(p) => p,
         Err(diags) => {
-            let stderr = diags.iter().map(|d| diag::render(d, &file, color)).collect();
+            let stderr = diag::render_all(&diags, &file, color);
             return Outcome { exit_code: 2, stderr };
         }
     };

@@ -24,6 +24,9 @@ fn list(p: &Proto, heap: &crate::vm::Heap, out: &mut String) {
     for (i, k) in p.consts.iter().enumerate() {
         let _ = writeln!(out, "  const {i}: {}", crate::format::repr(heap, *k));
     }
+    for (i, k) in p.names.iter().enumerate() {
+        let _ = writeln!(out, "  name {i}: {k:?}");
+    }
     for (pc, op) in p.code.iter().enumerate() {
         let (line, _) = p.file.line_col(p.spans[pc].start);
         let _ = writeln!(out, "  {pc:04}  line {line:<4} {op:?}");

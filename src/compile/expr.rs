@@ -131,7 +131,7 @@ impl Compiler<'_> {
             }
             ExprKind::Field(o, name) => {
                 let ro = self.expr_any(o);
-                let k = self.str_const(&name.name);
+                let k = self.name_const(&name.name);
                 self.span = e.span;
                 self.emit(Op::Field { dst, obj: ro, name: k });
             }
@@ -150,7 +150,7 @@ impl Compiler<'_> {
                 let r = self.alloc();
                 self.expr_to(recv, r);
                 self.args(args);
-                let k = self.str_const(&name.name);
+                let k = self.name_const(&name.name);
                 self.span = e.span;
                 self.emit(Op::Invoke { base, argc: args.len().min(255) as u8, name: k });
                 if dst != base {

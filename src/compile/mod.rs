@@ -72,6 +72,8 @@ pub(crate) struct FuncState {
     spans: Vec<Span>,
     consts: Vec<Value>,
     str_consts: HashMap<String, u16>,
+    names: Vec<crate::vm::Key>,
+    name_idx: HashMap<String, u16>,
     protos: Vec<Rc<Proto>>,
     upvals: Vec<UpvalDesc>,
     upval_names: Vec<String>,
@@ -149,6 +151,8 @@ impl Compiler<'_> {
             spans: Vec::new(),
             consts: Vec::new(),
             str_consts: HashMap::new(),
+            names: Vec::new(),
+            name_idx: HashMap::new(),
             protos: Vec::new(),
             upvals: Vec::new(),
             upval_names: Vec::new(),
@@ -168,6 +172,7 @@ impl Compiler<'_> {
             code: f.code,
             spans: f.spans,
             consts: f.consts,
+            names: f.names,
             protos: f.protos,
             upvals: f.upvals,
             nparams: params.0,
@@ -246,6 +251,18 @@ impl Compiler<'_> {
         f.consts.push(v);
         let k = (f.consts.len() - 1) as u16;
         f.str_consts.insert(s.to_string(), k);
+        k
+    }
+
+    /// Index of a field or method name in the Proto's name table.
+    pub(crate) fn name_const(&mut self, s: &str) -> u16 {
+        let f = self.fs();
+        if let Some(&k) = f.name_idx.get(s) {
+            return k;
+        }
+        f.names.push(crate::vm::Key::Str(std::rc::Rc::from(s)));
+        let k = (f.names.len() - 1).min(u16::MAX as usize) as u16;
+        f.name_idx.insert(s.to_string(), k);
         k
     }
 

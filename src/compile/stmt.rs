@@ -208,7 +208,7 @@ impl Compiler<'_> {
             }
             ExprKind::Field(obj, name) => {
                 let ro = self.expr_any(obj);
-                let k = self.str_const(&name.name);
+                let k = self.name_const(&name.name);
                 let rv = self.alloc();
                 match op {
                     Some(op) => {

@@ -6,7 +6,6 @@ use crate::format::fmt_float;
 use crate::limits::{MAX_DEPTH, MAX_STRING};
 use crate::vm::object::Obj;
 use crate::vm::{err, Handle, Heap, Key, Res, Value, Vm};
-use indexmap::IndexMap;
 use std::collections::HashSet;
 use std::fmt::Write;
 use std::rc::Rc;
@@ -138,7 +137,7 @@ fn quote(s: &str, out: &mut String) {
 /// An array or object being decoded; an object holds the key its next value gets.
 enum Partial {
     List(Vec<Value>),
-    Map(IndexMap<Key, Value>, Rc<str>),
+    Map(crate::vm::value::Map, Rc<str>),
 }
 
 struct Parser<'a> {
@@ -171,10 +170,10 @@ impl Parser<'_> {
                     self.skip_ws();
                     if self.peek() == Some(b'}') {
                         self.pos += 1;
-                        Value::Obj(heap.alloc(Obj::Map(IndexMap::new())))
+                        Value::Obj(heap.alloc(Obj::Map(crate::vm::value::new_map(0))))
                     } else {
                         let key = self.key()?;
-                        stack.push(Partial::Map(IndexMap::new(), key));
+                        stack.push(Partial::Map(crate::vm::value::new_map(0), key));
                         continue 'value;
                     }
                 }
@@ -443,7 +442,7 @@ mod tests {
         let vm = &mut vm;
         let s = vm.heap.str("s");
         let l = vm.heap.list(vec![Value::Int(1), Value::Float(2.5), Value::Nil, Value::Bool(true), s]);
-        let mut m = IndexMap::new();
+        let mut m = crate::vm::value::new_map(0);
         m.insert(Key::Str("a".into()), l);
         m.insert(Key::Int(1), Value::Int(2));
         m.insert(Key::Bool(false), Value::Float(3.0));

@@ -4,16 +4,15 @@ use super::{arity, no_method};
 use crate::vm::arith::{key_value, to_key};
 use crate::vm::object::Obj;
 use crate::vm::{Handle, Heap, Key, Res, Value, Vm};
-use indexmap::IndexMap;
 
-fn entries(heap: &Heap, h: Handle) -> &IndexMap<Key, Value> {
+fn entries(heap: &Heap, h: Handle) -> &crate::vm::value::Map {
     match heap.get(h) {
         Obj::Map(m) => m,
         _ => unreachable!("receiver is a map"),
     }
 }
 
-fn entries_mut(heap: &mut Heap, h: Handle) -> &mut IndexMap<Key, Value> {
+fn entries_mut(heap: &mut Heap, h: Handle) -> &mut crate::vm::value::Map {
     match heap.get_mut(h) {
         Obj::Map(m) => m,
         _ => unreachable!("receiver is a map"),
@@ -85,7 +84,7 @@ mod tests {
     fn methods() {
         let mut vm = Vm::new();
         let vm = &mut vm;
-        let mut m = IndexMap::new();
+        let mut m = crate::vm::value::new_map(0);
         m.insert(Key::Str("a".into()), I(1));
         m.insert(Key::Int(2), I(20));
         m.insert(Key::Nil, I(0));

@@ -85,10 +85,6 @@ pub fn capped_trace(fiber: &Fiber) -> Vec<Rc<str>> {
     trace
 }
 
-fn const_str(vm: &Vm, v: Value) -> Rc<str> {
-    vm.heap.as_str(v).map(|s| s.s.clone()).unwrap_or_else(|| Rc::from(""))
-}
-
 #[inline(always)]
 fn cmp_fast(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
     if let (Value::Int(x), Value::Int(y)) = (a, b) {
@@ -188,14 +184,21 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
         };
     }
     macro_rules! arith {
-        ($op:expr, $dst:expr, $a:expr, $b:expr, $fast:ident) => {{
+        ($op:expr, $dst:expr, $a:expr, $b:expr, $fast:ident, $fop:tt) => {{
             // Matching on references reads the tag and payload in place
             // instead of copying whole values through the stack.
-            if let (Value::Int(i), Value::Int(j)) = (&reg!($a), &reg!($b)) {
-                if let Some(r) = i.$fast(*j) {
-                    reg!($dst) = Value::Int(r);
+            match (&reg!($a), &reg!($b)) {
+                (Value::Int(i), Value::Int(j)) => {
+                    if let Some(r) = i.$fast(*j) {
+                        reg!($dst) = Value::Int(r);
+                        continue;
+                    }
+                }
+                (Value::Float(x), Value::Float(y)) => {
+                    reg!($dst) = Value::Float(x $fop y);
                     continue;
                 }
+                _ => {}
             }
             let (x, y) = (reg!($a), reg!($b));
             let v = t!(arith_slow(vm, $op, x, y));
@@ -273,10 +276,14 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                     *vm.heap.get_mut(h) = Obj::Cell(v);
                 }
             }
-            Op::Add { dst, a, b } => arith!(op, dst, a, b, checked_add),
-            Op::Sub { dst, a, b } => arith!(op, dst, a, b, checked_sub),
-            Op::Mul { dst, a, b } => arith!(op, dst, a, b, checked_mul),
+            Op::Add { dst, a, b } => arith!(op, dst, a, b, checked_add, +),
+            Op::Sub { dst, a, b } => arith!(op, dst, a, b, checked_sub, -),
+            Op::Mul { dst, a, b } => arith!(op, dst, a, b, checked_mul, *),
             Op::Div { dst, a, b } => {
+                if let (Value::Float(x), Value::Float(y)) = (&reg!(a), &reg!(b)) {
+                    reg!(dst) = Value::Float(x / y);
+                    continue;
+                }
                 let v = t!(arith::div(&vm.heap, reg!(a), reg!(b)));
                 reg!(dst) = v;
             }
@@ -420,8 +427,8 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let slot = base + b as usize;
                 // SAFETY: slot + 1 is a register of this frame.
                 let recv = unsafe { load_value(regs.add(b as usize + 1)) };
-                let name = const_str(vm, proto.consts[name as usize]);
-                if let Called::Frame = invoke(vm, fiber, recv, &name, slot, argc as usize)? {
+                let name = &proto.names[name as usize];
+                if let Called::Frame = invoke(vm, fiber, recv, name, slot, argc as usize)? {
                     reload!();
                 }
                 tick!();
@@ -477,7 +484,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 }
             }
             Op::NewMap { dst, start, count } => {
-                let mut m = indexmap::IndexMap::with_capacity(count as usize);
+                let mut m = crate::vm::value::new_map(count as usize);
                 for i in 0..count as usize {
                     let k = t!(arith::to_key(&vm.heap, reg!(start as usize + 2 * i)));
                     m.insert(k, reg!(start as usize + 2 * i + 1));
@@ -492,13 +499,11 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 t!(set_index(vm, reg!(obj), reg!(key), reg!(src)));
             }
             Op::Field { dst, obj, name } => {
-                let name = const_str(vm, proto.consts[name as usize]);
-                let v = t!(field(vm, reg!(obj), &name));
+                let v = t!(field(vm, reg!(obj), &proto.names[name as usize]));
                 reg!(dst) = v;
             }
             Op::SetField { obj, name, src } => {
-                let key = proto.consts[name as usize];
-                t!(set_index(vm, reg!(obj), key, reg!(src)));
+                t!(set_field(vm, reg!(obj), &proto.names[name as usize], reg!(src)));
             }
             Op::Range { dst, lo, hi, inclusive } => {
                 let (l, h) = match (reg!(lo), reg!(hi)) {
@@ -603,17 +608,17 @@ fn upval(vm: &Vm, closure: Option<Handle>, idx: u8) -> Handle {
 
 /// `recv.name(args)`: a map field holding a function is called without the
 /// receiver; builtin methods get it (csp-written ones as their first argument).
-fn invoke(vm: &mut Vm, fiber: &mut Fiber, recv: Value, name: &Rc<str>, slot: usize, argc: usize) -> Res<Called> {
+fn invoke(vm: &mut Vm, fiber: &mut Fiber, recv: Value, key: &Key, slot: usize, argc: usize) -> Res<Called> {
     if let Value::Obj(h) = recv {
         if let Obj::Map(m) = vm.heap.get(h) {
-            if let Some(&f) = m.get(&Key::Str(name.clone())) {
+            if let Some(&f) = m.get(key) {
                 fiber.stack[slot + 1] = f;
                 return call_value(vm, fiber, f, slot + 2, argc, slot);
             }
         }
     }
     let args = &fiber.stack[slot + 2..slot + 2 + argc];
-    match crate::natives::call_method(vm, recv, name, args)? {
+    match crate::natives::call_method(vm, recv, key_name(key), args)? {
         crate::natives::Method::Done(v) => {
             fiber.stack[slot] = v;
             Ok(Called::Value)
@@ -667,12 +672,33 @@ fn set_index(vm: &mut Vm, obj: Value, key: Value, v: Value) -> Res<()> {
     err(format!("cannot assign into {}", vm.heap.type_name(obj)))
 }
 
+fn key_name(key: &Key) -> &str {
+    match key {
+        Key::Str(s) => s,
+        _ => "",
+    }
+}
+
+/// `obj.name = v` on a map.
+fn set_field(vm: &mut Vm, obj: Value, key: &Key, v: Value) -> Res<()> {
+    if let Value::Obj(h) = obj {
+        if let Obj::Map(m) = vm.heap.get_mut(h) {
+            if m.insert(key.clone(), v).is_none() {
+                vm.heap.note_growth(48);
+            }
+            return Ok(());
+        }
+    }
+    err(format!("cannot set field '{}' on {}", key_name(key), vm.heap.type_name(obj)))
+}
+
 /// `obj.name`: a map key, or a property of an error.
-fn field(vm: &mut Vm, obj: Value, name: &Rc<str>) -> Res<Value> {
+fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
+    let name = key_name(key);
     if let Value::Obj(h) = obj {
         match vm.heap.get(h) {
-            Obj::Map(m) => return Ok(m.get(&Key::Str(name.clone())).copied().unwrap_or(Value::Nil)),
-            Obj::Error(e) => match &**name {
+            Obj::Map(m) => return Ok(m.get(key).copied().unwrap_or(Value::Nil)),
+            Obj::Error(e) => match name {
                 "message" => {
                     let m = e.message.clone();
                     return Ok(vm.heap.rc_str(m));

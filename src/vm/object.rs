@@ -1,15 +1,14 @@
 //! Heap object kinds. Objects refer to each other only through `Value`/`Handle`,
 //! so dropping one never recurses and the collector sees every edge.
 
-use super::value::{Handle, Key, Value};
+use super::value::{Handle, Value};
 use crate::bytecode::Proto;
-use indexmap::IndexMap;
 use std::rc::Rc;
 
 pub enum Obj {
     Str(StrObj),
     List(Vec<Value>),
-    Map(IndexMap<Key, Value>),
+    Map(crate::vm::value::Map),
     Closure(Closure),
     /// A boxed variable captured by a closure (capture by reference).
     Cell(Value),

@@ -25,6 +25,64 @@ impl Value {
     }
 }
 
+/// Maps: insertion ordered, hashed with `FxHasher`.
+pub type Map = indexmap::IndexMap<Key, Value, std::hash::BuildHasherDefault<FxHasher>>;
+
+/// A new empty map.
+pub fn new_map(capacity: usize) -> Map {
+    Map::with_capacity_and_hasher(capacity, Default::default())
+}
+
+/// The Fx hash (rustc's): a multiply-rotate per word. Keys are program data, not
+/// attacker-chosen network input, so a fast non-cryptographic hash fits.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
+    }
+}
+
+impl std::hash::Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().unwrap()));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(buf));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_i64(&mut self, i: i64) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// A map key: maps accept nil, bool, int and string keys, compared by value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Key {
