@@ -246,7 +246,8 @@ impl Compiler<'_> {
         if let Some(&k) = self.fs().str_consts.get(s) {
             return k;
         }
-        let v = self.vm.heap.str(s);
+        let rc = self.vm.intern(s);
+        let v = self.vm.heap.rc_str(rc);
         let f = self.funcs.last_mut().unwrap();
         f.consts.push(v);
         let k = (f.consts.len() - 1) as u16;
@@ -256,11 +257,12 @@ impl Compiler<'_> {
 
     /// Index of a field or method name in the Proto's name table.
     pub(crate) fn name_const(&mut self, s: &str) -> u16 {
-        let f = self.fs();
-        if let Some(&k) = f.name_idx.get(s) {
+        if let Some(&k) = self.fs().name_idx.get(s) {
             return k;
         }
-        f.names.push(crate::vm::Key::Str(std::rc::Rc::from(s)));
+        let key = crate::vm::Key::Str(self.vm.intern(s));
+        let f = self.fs();
+        f.names.push(key);
         let k = (f.names.len() - 1).min(u16::MAX as usize) as u16;
         f.name_idx.insert(s.to_string(), k);
         k

@@ -5,7 +5,7 @@
 use super::call::{call_value, Called};
 use super::fiber::{Fiber, Frame, Handler, ProtoRef, Uncaught};
 use super::object::{Closure, ErrorObj, Obj};
-use super::value::{copy_value, load_value, Handle, Key, Value};
+use super::value::{copy_value, load_value, map_slot, Handle, Key, Value};
 use super::{arith, err, Fault, Res, Vm};
 use crate::bytecode::{Cmp, Op};
 use std::rc::Rc;
@@ -405,7 +405,14 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                                 fiber.stack.resize(need, Value::Nil);
                             }
                             let ret = slot as u32;
-                            fiber.frames.push(Frame { proto: p, closure: Some(h), pc: 0, base: args as u32, ret, argc });
+                            fiber.frames.push(Frame {
+                                proto: p,
+                                closure: Some(h),
+                                pc: 0,
+                                base: args as u32,
+                                ret,
+                                argc,
+                            });
                             proto = p;
                             closure = Some(h);
                             pc = 0;
@@ -611,7 +618,7 @@ fn upval(vm: &Vm, closure: Option<Handle>, idx: u8) -> Handle {
 fn invoke(vm: &mut Vm, fiber: &mut Fiber, recv: Value, key: &Key, slot: usize, argc: usize) -> Res<Called> {
     if let Value::Obj(h) = recv {
         if let Obj::Map(m) = vm.heap.get(h) {
-            if let Some(&f) = m.get(key) {
+            if let Some(f) = map_slot(m, key).map(|i| m[i]) {
                 fiber.stack[slot + 1] = f;
                 return call_value(vm, fiber, f, slot + 2, argc, slot);
             }
@@ -683,8 +690,12 @@ fn key_name(key: &Key) -> &str {
 fn set_field(vm: &mut Vm, obj: Value, key: &Key, v: Value) -> Res<()> {
     if let Value::Obj(h) = obj {
         if let Obj::Map(m) = vm.heap.get_mut(h) {
-            if m.insert(key.clone(), v).is_none() {
-                vm.heap.note_growth(48);
+            match map_slot(m, key) {
+                Some(i) => m[i] = v,
+                None => {
+                    m.insert(key.clone(), v);
+                    vm.heap.note_growth(48);
+                }
             }
             return Ok(());
         }
@@ -697,7 +708,7 @@ fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
     let name = key_name(key);
     if let Value::Obj(h) = obj {
         match vm.heap.get(h) {
-            Obj::Map(m) => return Ok(m.get(key).copied().unwrap_or(Value::Nil)),
+            Obj::Map(m) => return Ok(map_slot(m, key).map_or(Value::Nil, |i| m[i])),
             Obj::Error(e) => match name {
                 "message" => {
                     let m = e.message.clone();

@@ -96,6 +96,8 @@ pub struct Vm {
     pub args: Vec<String>,
     pub rng: Rng,
     pub prelude: Prelude,
+    /// One shared copy of each string that appears in source (see `Key`).
+    pub interned: std::collections::HashSet<Rc<str>>,
 }
 
 impl Vm {
@@ -110,6 +112,7 @@ impl Vm {
             args: Vec::new(),
             rng: Rng::new(0x5eed),
             prelude: Prelude::default(),
+            interned: Default::default(),
         };
         crate::natives::register(&mut vm);
         vm
@@ -130,6 +133,16 @@ impl Vm {
         let h = self.heap.alloc(Obj::Native(object::Native { name, func }));
         let slot = self.global_slot(name);
         self.globals[slot as usize] = Value::Obj(h);
+    }
+
+    /// The shared copy of `s`.
+    pub fn intern(&mut self, s: &str) -> Rc<str> {
+        if let Some(r) = self.interned.get(s) {
+            return r.clone();
+        }
+        let r: Rc<str> = Rc::from(s);
+        self.interned.insert(r.clone());
+        r
     }
 
     /// Writes program output (stdout, or the capture buffer in tests).

@@ -84,7 +84,9 @@ impl std::hash::Hasher for FxHasher {
 }
 
 /// A map key: maps accept nil, bool, int and string keys, compared by value.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// String keys made from source text are interned (`Vm::intern`), so equality
+/// usually succeeds on the pointer before comparing bytes.
+#[derive(Clone, Debug, Eq, Hash)]
 pub enum Key {
     Nil,
     Bool(bool),
@@ -118,4 +120,38 @@ pub unsafe fn load_value(src: *const Value) -> Value {
     let mut out = std::mem::MaybeUninit::<Value>::uninit();
     copy_value(out.as_mut_ptr(), src);
     out.assume_init()
+}
+
+impl PartialEq for Key {
+    #[inline]
+    fn eq(&self, other: &Key) -> bool {
+        match (self, other) {
+            (Key::Str(a), Key::Str(b)) => Rc::ptr_eq(a, b) || **a == **b,
+            (Key::Int(a), Key::Int(b)) => a == b,
+            (Key::Bool(a), Key::Bool(b)) => a == b,
+            (Key::Nil, Key::Nil) => true,
+            _ => false,
+        }
+    }
+}
+
+/// Entries a map may have for `map_slot` to scan them instead of hashing.
+const SCAN_MAX: usize = 8;
+
+/// Index of `key` in `m`. Small maps (objects with a few fields) are scanned for
+/// the interned key pointer first, which is cheaper than hashing.
+#[inline]
+pub fn map_slot(m: &Map, key: &Key) -> Option<usize> {
+    if let Key::Str(k) = key {
+        if m.len() <= SCAN_MAX {
+            for (i, (mk, _)) in m.iter().enumerate() {
+                if let Key::Str(s) = mk {
+                    if Rc::ptr_eq(s, k) {
+                        return Some(i);
+                    }
+                }
+            }
+        }
+    }
+    m.get_index_of(key)
 }
