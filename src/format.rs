@@ -360,7 +360,7 @@ mod tests {
         m.insert(Key::Int(3), Value::Bool(true));
         m.insert(Key::Nil, Value::Int(1));
         m.insert(Key::Bool(false), Value::Nil);
-        let m = Value::Obj(vm.heap.alloc(Obj::Map(m)));
+        let m = Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))));
         assert_eq!(display(&vm.heap, m), r#"{"a": 1, "b": [2], 3: true, nil: 1, false: nil}"#);
         let empty = vm.heap.list(vec![]);
         assert_eq!(display(&vm.heap, empty), "[]");
@@ -378,8 +378,11 @@ mod tests {
         assert_eq!(display(&vm.heap, print), "<fn print>");
         let r = Value::Obj(vm.heap.alloc(Obj::Range(0, 3)));
         assert_eq!(display(&vm.heap, r), "0..3");
-        let e =
-            Value::Obj(vm.heap.alloc(Obj::Error(ErrorObj { message: "boom".into(), trace: vec![], others: vec![] })));
+        let e = Value::Obj(vm.heap.alloc(Obj::Error(Box::new(ErrorObj {
+            message: "boom".into(),
+            trace: vec![],
+            others: vec![],
+        }))));
         assert_eq!(display(&vm.heap, e), "<error: boom>");
         let l = vm.heap.list(vec![e, r]);
         assert_eq!(display(&vm.heap, l), "[<error: boom>, 0..3]");

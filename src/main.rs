@@ -12,7 +12,7 @@ Usage:
   csp --version            print the version
   csp --help               print this help
 
-Options (before FILE):
+Options (before or after the command, before FILE):
   --seed N                 seed for random() (default fixed, so runs repeat)
 
 Exit codes: 0 success, 1 uncaught runtime error, 2 compile error, 64 bad command line.";
@@ -36,37 +36,74 @@ fn main() -> ExitCode {
     }
 }
 
+/// What a leading `--option` asked for.
+enum Flag {
+    /// Keep parsing.
+    Continue,
+    /// Stop with this exit code (`--help`, `--version`, a bad option).
+    Exit(ExitCode),
+}
+
+/// Parses the option at `args[*i]`, advancing `*i` past any value it takes.
+fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
+    match args[*i].as_str() {
+        "--help" | "-h" => Flag::Exit(write_stdout(&format!("{USAGE}\n"))),
+        "--version" | "-V" => Flag::Exit(write_stdout(&format!("csp {}\n", env!("CARGO_PKG_VERSION")))),
+        "--seed" => match args.get(*i + 1).and_then(|s| s.parse().ok()) {
+            Some(n) => {
+                opts.seed = Some(n);
+                *i += 1;
+                Flag::Continue
+            }
+            None => Flag::Exit(usage_error("--seed needs an integer")),
+        },
+        other => Flag::Exit(usage_error(&format!("unknown option '{other}'"))),
+    }
+}
+
+/// Writes to stdout; a closed pipe (`csp disasm x.csp | head`) ends quietly.
+fn write_stdout(s: &str) -> ExitCode {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("csp: cannot write output: {e}");
+            ExitCode::from(74)
+        }
+    }
+}
+
 fn cli() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut opts = Options { seed: None };
+    // Options go before the command or between the command and FILE:
+    // `csp --seed 5 run x.csp` and `csp run --seed 5 x.csp` are the same.
     let mut i = 0;
-    while i < args.len() && args[i].starts_with("--") {
-        match args[i].as_str() {
-            "--help" => {
-                println!("{USAGE}");
-                return ExitCode::SUCCESS;
-            }
-            "--version" => {
-                println!("csp {}", env!("CARGO_PKG_VERSION"));
-                return ExitCode::SUCCESS;
-            }
-            "--seed" => match args.get(i + 1).and_then(|s| s.parse().ok()) {
-                Some(n) => {
-                    opts.seed = Some(n);
-                    i += 1;
-                }
-                None => return usage_error("--seed needs an integer"),
-            },
-            other => return usage_error(&format!("unknown option '{other}'")),
+    while i < args.len() && args[i].starts_with('-') && args[i] != "-" {
+        if let Flag::Exit(code) = parse_option(&args, &mut i, &mut opts) {
+            return code;
         }
         i += 1;
     }
     let Some(cmd) = args.get(i) else {
         return usage_error("the interactive REPL is not available yet; use `csp run FILE`");
     };
-    let rest = &args[i + 1..];
+    i += 1;
     match cmd.as_str() {
         "run" | "check" | "disasm" => {
+            while i < args.len() && args[i].starts_with('-') && args[i] != "-" {
+                if args[i] == "--" {
+                    i += 1;
+                    break;
+                }
+                if let Flag::Exit(code) = parse_option(&args, &mut i, &mut opts) {
+                    return code;
+                }
+                i += 1;
+            }
+            let rest = &args[i..];
             let Some(path) = rest.first() else {
                 return usage_error(&format!("`csp {cmd}` needs a FILE"));
             };
@@ -75,6 +112,7 @@ fn cli() -> ExitCode {
             }
             file_command(cmd, path, &rest[1..], &opts)
         }
+        "help" => write_stdout(&format!("{USAGE}\n")),
         other => usage_error(&format!("unknown command '{other}'")),
     }
 }
@@ -109,7 +147,7 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
             match csp::runner::compile(&mut vm, &file) {
                 Ok(proto) => {
                     if cmd == "disasm" {
-                        print!("{}", csp::bytecode::disasm::disasm(&proto, &vm.heap));
+                        return write_stdout(&csp::bytecode::disasm::disasm(&proto, &vm.heap));
                     }
                     ExitCode::SUCCESS
                 }

@@ -70,11 +70,10 @@ impl Compiler<'_> {
                 self.emit(Op::Concat { dst, start, count });
             }
             ExprKind::Name(n) => match self.resolve(n, e.span) {
-                Some(Var::Local(r)) => {
-                    if r != dst {
-                        self.emit(Op::Move { dst, src: r });
-                    }
+                Some(Var::Local(r)) if r != dst => {
+                    self.emit(Op::Move { dst, src: r });
                 }
+                Some(Var::Local(_)) => {}
                 Some(Var::Cell(r)) => {
                     self.emit(Op::GetCell { dst, cell: r });
                 }

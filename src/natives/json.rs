@@ -170,7 +170,7 @@ impl Parser<'_> {
                     self.skip_ws();
                     if self.peek() == Some(b'}') {
                         self.pos += 1;
-                        Value::Obj(heap.alloc(Obj::Map(crate::vm::value::new_map(0))))
+                        Value::Obj(heap.alloc(Obj::Map(Box::new(crate::vm::value::new_map(0)))))
                     } else {
                         let key = self.key()?;
                         stack.push(Partial::Map(crate::vm::value::new_map(0), key));
@@ -224,7 +224,7 @@ impl Parser<'_> {
                             Some(b'}') => {
                                 self.pos += 1;
                                 let Some(Partial::Map(map, _)) = stack.pop() else { unreachable!() };
-                                value = Value::Obj(heap.alloc(Obj::Map(map)));
+                                value = Value::Obj(heap.alloc(Obj::Map(Box::new(map))));
                             }
                             _ => return self.fail_here("expected ',' or '}'"),
                         }
@@ -447,7 +447,7 @@ mod tests {
         m.insert(Key::Int(1), Value::Int(2));
         m.insert(Key::Bool(false), Value::Float(3.0));
         m.insert(Key::Nil, Value::Float(1e21));
-        let m = Value::Obj(vm.heap.alloc(Obj::Map(m)));
+        let m = Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))));
         assert_eq!(enc(vm, m).unwrap(), r#"{"a":[1,2.5,null,true,"s"],"1":2,"false":3.0,"null":1e+21}"#);
         let tricky = vm.heap.str("q\"b\\n\n\u{1}\u{8}é😀");
         assert_eq!(enc(vm, tricky).unwrap(), r#""q\"b\\n\n\u0001\bé😀""#);

@@ -68,7 +68,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
         "copy" => {
             arity(name, args, 0, 0)?;
             let m = entries(heap, h).clone();
-            Ok(Value::Obj(heap.alloc(Obj::Map(m))))
+            Ok(Value::Obj(heap.alloc(Obj::Map(Box::new(m)))))
         }
         _ => no_method("map", name),
     }
@@ -89,7 +89,7 @@ mod tests {
         m.insert(Key::Int(2), I(20));
         m.insert(Key::Nil, I(0));
         m.insert(Key::Bool(true), I(5));
-        let m = Value::Obj(vm.heap.alloc(Obj::Map(m)));
+        let m = Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))));
         assert_eq!(method_s(vm, m, "len", &[]), "4");
         assert_eq!(method_s(vm, m, "keys", &[]), r#"["a", 2, nil, true]"#);
         assert_eq!(method_s(vm, m, "values", &[]), "[1, 20, 0, 5]");

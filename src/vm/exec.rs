@@ -69,7 +69,7 @@ const TRACE_KEEP: usize = 40;
 /// An error value carrying the fiber's current stack trace.
 pub fn new_error(vm: &mut Vm, fiber: &Fiber, message: Rc<str>) -> Value {
     let trace = capped_trace(fiber);
-    Value::Obj(vm.heap.alloc(Obj::Error(ErrorObj { message, trace, others: Vec::new() })))
+    Value::Obj(vm.heap.alloc(Obj::Error(Box::new(ErrorObj { message, trace, others: Vec::new() }))))
 }
 
 /// The fiber's trace with the middle of a very deep stack elided.
@@ -496,7 +496,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                     let k = t!(arith::to_key(&vm.heap, reg!(start as usize + 2 * i)));
                     m.insert(k, reg!(start as usize + 2 * i + 1));
                 }
-                reg!(dst) = Value::Obj(vm.heap.alloc(Obj::Map(m)));
+                reg!(dst) = Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))));
             }
             Op::Index { dst, obj, key } => {
                 let v = t!(index(vm, reg!(obj), reg!(key)));

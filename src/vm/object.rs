@@ -8,12 +8,13 @@ use std::rc::Rc;
 pub enum Obj {
     Str(StrObj),
     List(Vec<Value>),
-    Map(crate::vm::value::Map),
+    /// Boxed, like `Error`, to keep every heap slot at 32 bytes.
+    Map(Box<crate::vm::value::Map>),
     Closure(Closure),
     /// A boxed variable captured by a closure (capture by reference).
     Cell(Value),
     Native(Native),
-    Error(ErrorObj),
+    Error(Box<ErrorObj>),
     /// A half-open integer range `lo..hi` (inclusive ranges are stored with `hi + 1`).
     Range(i64, i64),
     /// A freed slot, on the heap's free list.

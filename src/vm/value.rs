@@ -86,7 +86,7 @@ impl std::hash::Hasher for FxHasher {
 /// A map key: maps accept nil, bool, int and string keys, compared by value.
 /// String keys made from source text are interned (`Vm::intern`), so equality
 /// usually succeeds on the pointer before comparing bytes.
-#[derive(Clone, Debug, Eq, Hash)]
+#[derive(Clone, Debug, Eq)]
 pub enum Key {
     Nil,
     Bool(bool),
@@ -120,6 +120,17 @@ pub unsafe fn load_value(src: *const Value) -> Value {
     let mut out = std::mem::MaybeUninit::<Value>::uninit();
     copy_value(out.as_mut_ptr(), src);
     out.assume_init()
+}
+
+impl std::hash::Hash for Key {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        match self {
+            Key::Nil => h.write_u8(0),
+            Key::Bool(b) => h.write_u8(1 + *b as u8),
+            Key::Int(i) => h.write_i64(*i),
+            Key::Str(s) => s.hash(h),
+        }
+    }
 }
 
 impl PartialEq for Key {
