@@ -14,8 +14,14 @@ use std::fmt::Write;
 
 /// What `print`, `str` and `"${}"` show: strings bare, everything else as `repr`.
 pub fn display(heap: &Heap, v: Value) -> String {
-    if let Some(s) = heap.as_str(v) {
-        return s.s.to_string();
+    match v {
+        Value::Int(i) => return i.to_string(),
+        Value::Obj(_) => {
+            if let Some(s) = heap.as_str(v) {
+                return s.s.to_string();
+            }
+        }
+        _ => {}
     }
     repr(heap, v)
 }

@@ -47,8 +47,8 @@ enum Flag {
 /// Parses the option at `args[*i]`, advancing `*i` past any value it takes.
 fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
     match args[*i].as_str() {
-        "--help" | "-h" => Flag::Exit(write_stdout(&format!("{USAGE}\n"))),
-        "--version" | "-V" => Flag::Exit(write_stdout(&format!("csp {}\n", env!("CARGO_PKG_VERSION")))),
+        "--help" => Flag::Exit(write_stdout(&format!("{USAGE}\n"))),
+        "--version" => Flag::Exit(write_stdout(&format!("csp {}\n", env!("CARGO_PKG_VERSION")))),
         "--seed" => match args.get(*i + 1).and_then(|s| s.parse().ok()) {
             Some(n) => {
                 opts.seed = Some(n);
@@ -81,7 +81,7 @@ fn cli() -> ExitCode {
     // Options go before the command or between the command and FILE:
     // `csp --seed 5 run x.csp` and `csp run --seed 5 x.csp` are the same.
     let mut i = 0;
-    while i < args.len() && args[i].starts_with('-') && args[i] != "-" {
+    while i < args.len() && args[i].starts_with("--") {
         if let Flag::Exit(code) = parse_option(&args, &mut i, &mut opts) {
             return code;
         }
@@ -93,7 +93,7 @@ fn cli() -> ExitCode {
     i += 1;
     match cmd.as_str() {
         "run" | "check" | "disasm" => {
-            while i < args.len() && args[i].starts_with('-') && args[i] != "-" {
+            while i < args.len() && args[i].starts_with("--") {
                 if args[i] == "--" {
                     i += 1;
                     break;
@@ -112,7 +112,6 @@ fn cli() -> ExitCode {
             }
             file_command(cmd, path, &rest[1..], &opts)
         }
-        "help" => write_stdout(&format!("{USAGE}\n")),
         other => usage_error(&format!("unknown command '{other}'")),
     }
 }

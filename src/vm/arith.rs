@@ -22,10 +22,8 @@ pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
                 if len > crate::limits::MAX_STRING {
                     return err(format!("string too long ({len} bytes)"));
                 }
-                let mut s = String::with_capacity(len);
-                s.push_str(&x.s);
-                s.push_str(&y.s);
-                Ok(heap.string(s))
+                let (x, y) = (x.s.clone(), y.s.clone());
+                Ok(heap.concat(&[&x, &y]))
             }
             (Obj::List(x), Obj::List(y)) => {
                 let len = x.len() + y.len();

@@ -71,6 +71,24 @@ impl Heap {
         Value::Obj(self.alloc(Obj::Str(StrObj::new(Rc::from(s)))))
     }
 
+    /// A string made of `parts` joined, built in place in its final allocation.
+    pub fn concat(&mut self, parts: &[&str]) -> Value {
+        let len = parts.iter().map(|p| p.len()).sum();
+        let mut buf = Rc::<[u8]>::new_uninit_slice(len);
+        let dst = Rc::get_mut(&mut buf).expect("fresh Rc is unique");
+        let mut at = 0;
+        for p in parts {
+            for (d, b) in dst[at..at + p.len()].iter_mut().zip(p.bytes()) {
+                d.write(b);
+            }
+            at += p.len();
+        }
+        // SAFETY: every byte was written above, and they are concatenated UTF-8
+        // strings, so the whole is UTF-8.
+        let s: Rc<str> = unsafe { Rc::from_raw(Rc::into_raw(buf.assume_init()) as *const str) };
+        Value::Obj(self.alloc(Obj::Str(StrObj::new(s))))
+    }
+
     pub fn rc_str(&mut self, s: Rc<str>) -> Value {
         Value::Obj(self.alloc(Obj::Str(StrObj::new(s))))
     }
