@@ -158,3 +158,6 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
         }
     }
 }
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
