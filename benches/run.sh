@@ -46,6 +46,11 @@ if [[ ! -x "$CSP" ]]; then
     have_csp=0
 fi
 have_lua=1
+# Lua 5.4 comes from Debian's packages; install it when missing and we may.
+if ! command -v "$LUA" >/dev/null 2>&1 && [ "$LUA" = lua5.4 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "installing lua5.4 with apt-get ..." >&2
+    (apt-get update -qq && apt-get install -y -qq lua5.4) >/dev/null 2>&1 || true
+fi
 command -v "$LUA" >/dev/null 2>&1 || { echo "warning: $LUA not found; skipping Lua" >&2; have_lua=0; }
 have_py=1
 command -v "$PYTHON" >/dev/null 2>&1 || { echo "warning: $PYTHON not found; skipping Python" >&2; have_py=0; }

@@ -42,6 +42,8 @@ pub fn compile(vm: &mut Vm, file: Rc<SourceFile>, program: &Program) -> Result<R
     if c.errors.is_empty() {
         Ok(proto)
     } else {
+        // Top-level functions compile first; report in source order.
+        c.errors.sort_by_key(|e| e.span.start);
         Err(c.errors)
     }
 }
