@@ -63,6 +63,10 @@ impl Walker<'_> {
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        crate::limits::with_stack(|| self.stmt_inner(s))
+    }
+
+    fn stmt_inner(&mut self, s: &Stmt) {
         match &s.kind {
             StmtKind::Let { value, .. } => self.expr(value),
             StmtKind::Assign { target, value, .. } => {
@@ -127,6 +131,10 @@ impl Walker<'_> {
     }
 
     fn expr(&mut self, e: &Expr) {
+        crate::limits::with_stack(|| self.expr_inner(e))
+    }
+
+    fn expr_inner(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Name(n) => {
                 if let Mode::Collect = self.mode {

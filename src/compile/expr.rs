@@ -32,7 +32,7 @@ impl Compiler<'_> {
         let save_span = self.span;
         self.span = e.span;
         let mark = self.mark();
-        self.expr_inner(e, dst);
+        crate::limits::with_stack(|| self.expr_inner(e, dst));
         self.free_to(mark);
         self.span = save_span;
     }
@@ -166,6 +166,17 @@ impl Compiler<'_> {
         }
     }
 
+    /// Evaluates a left operand, into `dst` itself when `dst` is a temporary (the
+    /// right operand cannot read it), so a long chain `a + b + c + ...` needs one
+    /// register rather than one per term.
+    fn left_operand(&mut self, a: &Expr, dst: u8) -> u8 {
+        if matches!(a.kind, ExprKind::Name(_)) || self.is_local(dst) || dst as usize >= self.fs().next_reg {
+            return self.expr_any(a);
+        }
+        self.expr_to(a, dst);
+        dst
+    }
+
     /// A call's window starts at `dst` when `dst` is the newest temporary, which
     /// saves moving the result; otherwise at a fresh register.
     fn call_base(&mut self, dst: u8) -> u8 {
@@ -270,13 +281,14 @@ impl Compiler<'_> {
                     _ => None,
                 };
                 if let Some(make) = make {
-                    let ra = self.expr_any(a);
+                    let ra = self.left_operand(a, dst);
                     self.emit(make(dst, ra, imm));
                     return;
                 }
             }
         }
-        let (ra, rb) = (self.expr_any(a), self.expr_any(b));
+        let ra = self.left_operand(a, dst);
+        let rb = self.expr_any(b);
         let op = match op {
             BinOp::Add => Op::Add { dst, a: ra, b: rb },
             BinOp::Sub => Op::Sub { dst, a: ra, b: rb },

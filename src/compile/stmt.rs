@@ -15,6 +15,10 @@ impl Compiler<'_> {
     }
 
     pub(crate) fn stmt(&mut self, s: &Stmt) {
+        crate::limits::with_stack(|| self.stmt_inner(s))
+    }
+
+    fn stmt_inner(&mut self, s: &Stmt) {
         self.span = s.span;
         let mark = self.mark();
         match &s.kind {

@@ -96,13 +96,17 @@ pub fn neg(heap: &Heap, a: Value) -> Res<Value> {
 }
 
 /// `==`: numbers compare numerically, strings by content, lists and maps
-/// structurally, other objects by identity. Cycles compare equal at the repeat.
+/// structurally, other objects by identity.
 pub fn equal(heap: &Heap, a: Value, b: Value) -> bool {
-    let mut seen = Vec::new();
-    eq_inner(heap, a, b, &mut seen, 0)
+    let mut assumed = std::collections::HashSet::new();
+    eq_inner(heap, a, b, &mut assumed)
 }
 
-fn eq_inner(heap: &Heap, a: Value, b: Value, seen: &mut Vec<(u32, u32)>, depth: usize) -> bool {
+/// Structural equality as bisimulation: a pair of containers already under
+/// comparison (a cycle) or already compared (a shared sub-list) is taken as equal.
+/// That is sound because any difference makes the whole answer false at once, and
+/// it keeps the work linear in the number of container pairs.
+fn eq_inner(heap: &Heap, a: Value, b: Value, assumed: &mut std::collections::HashSet<(u32, u32)>) -> bool {
     match (a, b) {
         (Value::Nil, Value::Nil) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
@@ -120,25 +124,21 @@ fn eq_inner(heap: &Heap, a: Value, b: Value, seen: &mut Vec<(u32, u32)>, depth: 
                     if x.len() != y.len() {
                         return false;
                     }
-                    if depth > crate::limits::MAX_DEPTH || seen.contains(&(ha.0, hb.0)) {
+                    if !assumed.insert((ha.0, hb.0)) {
                         return true;
                     }
-                    seen.push((ha.0, hb.0));
-                    let r = x.iter().zip(y.iter()).all(|(p, q)| eq_inner(heap, *p, *q, seen, depth + 1));
-                    seen.pop();
-                    r
+                    crate::limits::with_stack(|| x.iter().zip(y.iter()).all(|(p, q)| eq_inner(heap, *p, *q, assumed)))
                 }
                 (Obj::Map(x), Obj::Map(y)) => {
                     if x.len() != y.len() {
                         return false;
                     }
-                    if depth > crate::limits::MAX_DEPTH || seen.contains(&(ha.0, hb.0)) {
+                    if !assumed.insert((ha.0, hb.0)) {
                         return true;
                     }
-                    seen.push((ha.0, hb.0));
-                    let r = x.iter().all(|(k, v)| y.get(k).is_some_and(|w| eq_inner(heap, *v, *w, seen, depth + 1)));
-                    seen.pop();
-                    r
+                    crate::limits::with_stack(|| {
+                        x.iter().all(|(k, v)| y.get(k).is_some_and(|w| eq_inner(heap, *v, *w, assumed)))
+                    })
                 }
                 _ => false,
             }
@@ -150,6 +150,11 @@ fn eq_inner(heap: &Heap, a: Value, b: Value, seen: &mut Vec<(u32, u32)>, depth: 
 /// Ordering for `< <= > >=` and `sort`: numbers numerically, strings by content,
 /// lists lexicographically; anything else is an error.
 pub fn compare(heap: &Heap, a: Value, b: Value) -> Res<Ordering> {
+    compare_at(heap, a, b, 0)
+}
+
+/// `compare` at nesting `depth`; a cyclic or absurdly deep list is an error.
+fn compare_at(heap: &Heap, a: Value, b: Value, depth: usize) -> Res<Ordering> {
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => Ok(x.cmp(&y)),
         (Value::Float(x), Value::Float(y)) => float_cmp(x, y),
@@ -158,8 +163,11 @@ pub fn compare(heap: &Heap, a: Value, b: Value) -> Res<Ordering> {
         (Value::Obj(ha), Value::Obj(hb)) => match (heap.get(ha), heap.get(hb)) {
             (Obj::Str(x), Obj::Str(y)) => Ok(x.s.cmp(&y.s)),
             (Obj::List(x), Obj::List(y)) => {
+                if depth > crate::limits::MAX_DEPTH {
+                    return err("cannot compare lists nested this deeply (or cyclic)");
+                }
                 for (p, q) in x.iter().zip(y.iter()) {
-                    match compare(heap, *p, *q)? {
+                    match crate::limits::with_stack(|| compare_at(heap, *p, *q, depth + 1))? {
                         Ordering::Equal => {}
                         o => return Ok(o),
                     }

@@ -1,0 +1,290 @@
+//! The `csp` command line, driven as a user would: the real binary, real files,
+//! exit codes, stdout and stderr.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const CSP: &str = env!("CARGO_BIN_EXE_csp");
+
+/// A script file under the temp dir, removed on drop.
+struct Script(PathBuf);
+
+impl Script {
+    fn new(src: &str) -> Script {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let path = std::env::temp_dir().join(format!("csp_cli_{}_{n}.csp", std::process::id()));
+        std::fs::write(&path, src).unwrap();
+        Script(path)
+    }
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for Script {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn csp(args: &[&str]) -> Output {
+    Command::new(CSP).args(args).env("NO_COLOR", "1").output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[track_caller]
+fn assert_exit(o: &Output, code: i32) {
+    assert_eq!(o.status.code(), Some(code), "status {:?}\nstdout:\n{}\nstderr:\n{}", o.status, stdout(o), stderr(o));
+    assert!(!stderr(o).contains("panicked"), "panic:\n{}", stderr(o));
+}
+
+#[test]
+fn help() {
+    let o = csp(&["--help"]);
+    assert_exit(&o, 0);
+    let out = stdout(&o);
+    assert!(out.contains("run"), "{out}");
+    assert!(out.contains("check") && out.contains("disasm"), "{out}");
+}
+
+#[test]
+fn version() {
+    let o = csp(&["--version"]);
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "csp 0.1.0\n");
+}
+
+/// No arguments would start the REPL, which does not exist yet: usage error.
+#[test]
+fn no_args() {
+    let o = csp(&[]);
+    assert_exit(&o, 64);
+    assert!(stderr(&o).contains("Usage"), "{}", stderr(&o));
+}
+
+#[test]
+fn unknown_command() {
+    let o = csp(&["frobnicate"]);
+    assert_exit(&o, 64);
+    assert!(stderr(&o).contains("unknown command"), "{}", stderr(&o));
+}
+
+#[test]
+fn unknown_option() {
+    let o = csp(&["--frobnicate", "run", "x.csp"]);
+    assert_exit(&o, 64);
+    assert!(stderr(&o).contains("unknown option"), "{}", stderr(&o));
+}
+
+#[test]
+fn run_without_file() {
+    for cmd in ["run", "check", "disasm"] {
+        let o = csp(&[cmd]);
+        assert_exit(&o, 64);
+        assert!(stderr(&o).contains("needs a FILE"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn missing_file() {
+    let path = std::env::temp_dir().join(format!("csp_cli_missing_{}.csp", std::process::id()));
+    for cmd in ["run", "check", "disasm"] {
+        let o = csp(&[cmd, path.to_str().unwrap()]);
+        assert_exit(&o, 64);
+        assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn check_good_file() {
+    let s = Script::new("fn f(x) { return x * 2 }\nprint(f(21))\n");
+    let o = csp(&["check", s.path()]);
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "", "check must not run the program");
+    assert_eq!(stderr(&o), "");
+}
+
+/// Both syntax errors are reported in one pass, each with its line.
+#[test]
+fn check_two_syntax_errors() {
+    let s = Script::new("let x = 1\nlet = 2\nprint(x)\nlet y = )\n");
+    let o = csp(&["check", s.path()]);
+    assert_exit(&o, 2);
+    let err = stderr(&o);
+    assert_eq!(err.matches("csp::syntax").count(), 2, "{err}");
+    assert!(err.contains(":2:5]"), "first error at line 2:\n{err}");
+    assert!(err.contains(":4:9]"), "second error at line 4:\n{err}");
+    assert!(err.contains("let = 2") && err.contains("let y = )"), "{err}");
+}
+
+#[test]
+fn check_undefined_name() {
+    let s = Script::new("let x = 1\nprint(y)\n");
+    let o = csp(&["check", s.path()]);
+    assert_exit(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains("undefined name 'y'"), "{err}");
+    assert!(err.contains(":2:7]"), "{err}");
+    // `run` reports the same before running anything.
+    let s = Script::new("print(\"ran\")\nprint(y)\n");
+    let o = csp(&["run", s.path()]);
+    assert_exit(&o, 2);
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn disasm() {
+    let s = Script::new("fn f(x) { return x + 1 }\nprint(f(1))\n");
+    let o = csp(&["disasm", s.path()]);
+    assert_exit(&o, 0);
+    let out = stdout(&o);
+    assert!(out.contains("Return"), "{out}");
+    assert!(out.contains("<main>") && out.contains("f"), "{out}");
+    // Compile errors are reported as by `check`.
+    let s = Script::new("let = 1\n");
+    let o = csp(&["disasm", s.path()]);
+    assert_exit(&o, 2);
+}
+
+#[test]
+fn run_with_args() {
+    let s = Script::new("print(args())\nprint(len(args()))\n");
+    let o = csp(&["run", s.path(), "a", "b c", "--seed", "-x"]);
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "[\"a\", \"b c\", \"--seed\", \"-x\"]\n4\n");
+    let o = csp(&["run", s.path()]);
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "[]\n0\n");
+}
+
+/// An uncaught error: exit 1, the message, the source line with a marker, and a
+/// stack trace naming every function from the innermost out.
+#[test]
+fn runtime_error_report() {
+    let s = Script::new("print(\"before\")\nfn a() { b() }\nfn b() { c() }\nfn c() { throw error(\"boom\") }\na()\n");
+    let o = csp(&["run", s.path()]);
+    assert_exit(&o, 1);
+    assert_eq!(stdout(&o), "before\n", "output before the error is flushed");
+    let err = stderr(&o);
+    assert!(err.contains("boom"), "{err}");
+    assert!(err.contains("fn c() { throw error(\"boom\") }"), "source line:\n{err}");
+    assert!(err.contains("───"), "span marker:\n{err}");
+    let at = |name: &str| err.find(&format!("at {name} (")).unwrap_or_else(|| panic!("no frame {name}:\n{err}"));
+    assert!(at("c") < at("b") && at("b") < at("a") && at("a") < at("<main>"), "trace order:\n{err}");
+    assert!(err.contains(":4:"), "c's frame names its line:\n{err}");
+}
+
+/// A builtin runtime error (not `throw`) is reported the same way.
+#[test]
+fn runtime_error_from_the_vm() {
+    let s = Script::new("let xs = [1, 2]\nfn get(i) { return xs[i] }\nprint(get(5))\n");
+    let o = csp(&["run", s.path()]);
+    assert_exit(&o, 1);
+    let err = stderr(&o);
+    assert!(err.contains("csp::runtime"), "{err}");
+    assert!(err.contains("return xs[i]"), "{err}");
+    assert!(err.contains("at get ("), "{err}");
+}
+
+#[test]
+fn uncaught_throw_of_a_value() {
+    let s = Script::new("throw {code: 7}\n");
+    let o = csp(&["run", s.path()]);
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("uncaught throw: {\"code\": 7}"), "{}", stderr(&o));
+    let s = Script::new("fn f() { throw \"plain\" }\nf()\n");
+    let o = csp(&["run", s.path()]);
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("uncaught throw: \"plain\""), "{}", stderr(&o));
+    assert!(stderr(&o).contains("at f ("), "{}", stderr(&o));
+}
+
+/// `csp run x.csp | head -1`: the reader goes away; the binary sees EPIPE and
+/// exits 0 without a panic message.
+#[test]
+fn closed_stdout_pipe_exits_quietly() {
+    let s = Script::new("for i in 0..100000 { print(\"line ${i}\") }\n");
+    let mut child =
+        Command::new(CSP).args(["run", s.path()]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut first = String::new();
+    {
+        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        reader.read_line(&mut first).unwrap();
+    } // drops the read end of the pipe
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(first, "line 0\n");
+    assert_exit(&o, 0);
+    assert_eq!(stderr(&o), "");
+}
+
+/// The same for `disasm` of a big file, which writes its listing in one go.
+#[test]
+fn closed_stdout_pipe_disasm() {
+    let s = Script::new(&format!("let x = 0\n{}", "x = x + 1\n".repeat(100_000)));
+    let mut child =
+        Command::new(CSP).args(["disasm", s.path()]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut first = String::new();
+    {
+        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        reader.read_line(&mut first).unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(first.contains("<main>"), "{first}");
+    assert_exit(&o, 0);
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn seed() {
+    let s = Script::new("print(random(), random())\n");
+    let run = |args: &[&str]| {
+        let o = csp(args);
+        assert_exit(&o, 0);
+        stdout(&o)
+    };
+    let a5 = run(&["--seed", "5", "run", s.path()]);
+    let b5 = run(&["--seed", "5", "run", s.path()]);
+    let c6 = run(&["--seed", "6", "run", s.path()]);
+    let d = run(&["run", s.path()]);
+    let e = run(&["run", s.path()]);
+    assert_eq!(a5, b5, "same seed, same numbers");
+    assert_ne!(a5, c6, "different seeds, different numbers");
+    assert_eq!(d, e, "the default seed is fixed too");
+    // The option may also follow the command.
+    assert_eq!(run(&["run", "--seed", "5", s.path()]), a5);
+    for bad in [&["--seed", "x", "run", s.path()][..], &["--seed"][..], &["run", "--seed", s.path()][..]] {
+        let o = csp(bad);
+        assert_exit(&o, 64);
+    }
+}
+
+/// Invalid UTF-8 in a script is a clean exit 2.
+#[test]
+fn invalid_utf8_file() {
+    let path = std::env::temp_dir().join(format!("csp_cli_utf8_{}.csp", std::process::id()));
+    std::fs::write(&path, b"print(1)\n\xff\n").unwrap();
+    let o = csp(&["run", path.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&path);
+    assert_exit(&o, 2);
+    assert!(stderr(&o).contains("UTF-8"), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+}
+
+/// Stack overflow in a script: exit 1 with the message, never a crash.
+#[test]
+fn deep_recursion_via_cli() {
+    let s = Script::new("fn f(n) { return f(n + 1) }\nf(0)\n");
+    let o = csp(&["run", s.path()]);
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("stack overflow"), "{}", stderr(&o));
+}

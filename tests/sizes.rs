@@ -1,0 +1,14 @@
+//! Size guards: a `Value` is copied into every register and container slot and an
+//! `Op` is fetched on every instruction, so growing either slows everything down.
+
+use std::mem::size_of;
+
+#[test]
+fn value_is_16_bytes() {
+    assert_eq!(size_of::<csp::vm::Value>(), 16);
+}
+
+#[test]
+fn op_fits_8_bytes() {
+    assert!(size_of::<csp::bytecode::Op>() <= 8, "Op is {} bytes", size_of::<csp::bytecode::Op>());
+}
