@@ -138,7 +138,6 @@ fn nesting_below_the_limit_compiles_on_a_small_stack() {
 /// Guards: a flat chain of 900 binary operators (under the parser's limit of 1000)
 /// compiles in constant registers and fits a 256 KiB stack.
 #[test]
-
 fn long_operator_chain() {
     let r = succeeds(format!("let x = 1{}\nprint(x)\n", " + 1".repeat(300)));
     assert_eq!(r.stdout, "301\n");
@@ -149,7 +148,6 @@ fn long_operator_chain() {
 /// Guards: nested function literals up to the parser's nesting limit compile on a
 /// small stack (or fail with a clean error).
 #[test]
-
 fn nested_closures_fit_a_small_stack() {
     for n in [250, 400, 500] {
         let r = run(format!("let f = {}1{}\nprint(\"ok\")\n", "fn() { return ".repeat(n), " }".repeat(n)));
@@ -395,7 +393,6 @@ fn json_encode_cyclic_is_an_error() {
 /// result instead of recursing until the Rust stack overflows (an abort that takes
 /// the whole process down, so this cannot even be caught as a test failure).
 #[test]
-
 fn compare_cyclic_lists_terminates() {
     let r = run("let a = [1]\na.push(a)\nlet b = [1]\nb.push(b)\nprint(a < b)\n");
     assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
@@ -405,7 +402,6 @@ fn compare_cyclic_lists_terminates() {
 
 /// Guards: comparing two 100,000-deep nested lists does not overflow the stack.
 #[test]
-
 fn compare_deep_lists_terminates() {
     let r =
         run("let x = [1]\nfor i in 0..100000 { x = [x] }\nlet y = [2]\nfor i in 0..100000 { y = [y] }\nprint(x < y)\n");
@@ -415,7 +411,6 @@ fn compare_deep_lists_terminates() {
 /// Guards: `==` on two deep lists that differ only below the depth limit must not
 /// report them equal.
 #[test]
-
 fn equality_below_depth_limit_is_not_true() {
     let r =
         run("let x = [1]\nfor i in 0..5000 { x = [x] }\nlet y = [2]\nfor i in 0..5000 { y = [y] }\nprint(x == y)\n");
@@ -426,7 +421,6 @@ fn equality_below_depth_limit_is_not_true() {
 /// Guards: `==` on two structurally equal DAGs with heavy sharing (each level is
 /// `[prev, prev]`, 2^60 paths) finishes in time linear in the number of objects.
 #[test]
-
 fn equality_of_shared_dags_is_fast() {
     let r = run("let a = []\nlet b = []\nfor i in 0..60 {\n a = [a, a]\n b = [b, b]\n}\nprint(a == b)\n");
     assert_eq!(r.stdout, "true\n");
@@ -502,7 +496,6 @@ fn deep_runtime_list() {
 /// Guards: `==` on two distinct 1,000,000-deep lists walks them without
 /// overflowing the (256 KiB) stack.
 #[test]
-
 fn equality_of_deep_lists_fits_a_small_stack() {
     let r = run(
         "let x = []\nfor i in 0..1000000 { x = [x] }\nlet y = []\nfor i in 0..1000000 { y = [y] }\nprint(x == y)\n",
