@@ -3,7 +3,7 @@
 /// Longest string, in bytes.
 pub const MAX_STRING: usize = 1 << 28;
 /// Most items in one list.
-pub const MAX_LIST: usize = 1 << 27;
+pub const MAX_LIST: usize = 1 << 25;
 /// Deepest call stack, in frames; deeper is a catchable stack-overflow error.
 pub const MAX_FRAMES: usize = 200_000;
 /// Deepest nesting that printing, equality and JSON walk before giving up.

@@ -37,6 +37,7 @@ pub fn compile(vm: &mut Vm, file: Rc<SourceFile>, program: &Program) -> Result<R
         top,
         span: Span::default(),
         pending_breaks: Vec::new(),
+        too_many_globals: false,
     };
     let proto = c.main(&program.stmts);
     if c.errors.is_empty() {
@@ -85,6 +86,8 @@ pub(crate) struct FuncState {
     ctx: Vec<Ctx>,
     captured: HashSet<String>,
     is_main: bool,
+    /// The register limit was hit (reported once).
+    too_complex: bool,
 }
 
 /// Where a name lives.
@@ -107,6 +110,8 @@ pub(crate) struct Compiler<'a> {
     span: Span,
     /// `break` jumps of the loop just closed, patched once its exit is known.
     pending_breaks: Vec<usize>,
+    /// The global-name limit was hit (reported once).
+    too_many_globals: bool,
 }
 
 impl Compiler<'_> {
@@ -164,6 +169,7 @@ impl Compiler<'_> {
             ctx: Vec::new(),
             captured,
             is_main,
+            too_complex: false,
         });
     }
 
@@ -228,8 +234,12 @@ impl Compiler<'_> {
         f.next_reg += 1;
         f.max_reg = f.max_reg.max(r);
         if r > 250 {
-            let span = self.span;
-            self.error(span, "function too complex: more than 250 registers in use");
+            // One report per function is enough.
+            if !f.too_complex {
+                f.too_complex = true;
+                let span = self.span;
+                self.error(span, "function too complex: more than 250 registers in use");
+            }
             return 250;
         }
         r as u8
@@ -278,9 +288,10 @@ impl Compiler<'_> {
 
     pub(crate) fn global(&mut self, name: &str) -> u16 {
         let g = self.vm.global_slot(name);
-        if g > u16::MAX as u32 {
+        if g > u16::MAX as u32 && !self.too_many_globals {
+            self.too_many_globals = true;
             let span = self.span;
-            self.error(span, "too many global names");
+            self.error(span, "too many global names (at most 65536)");
         }
         g as u16
     }

@@ -79,7 +79,9 @@ impl std::hash::Hasher for FxHasher {
     }
     #[inline]
     fn finish(&self) -> u64 {
-        self.0
+        // hashbrown picks buckets from the low bits, which the last multiply mixes
+        // least; rotating brings the well-mixed high bits down (as rustc-hash 2 does).
+        self.0.rotate_left(26)
     }
 }
 
