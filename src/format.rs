@@ -134,6 +134,10 @@ fn write_object(obj: &Obj, out: &mut String) {
         Obj::Native(n) => write!(out, "<fn {}>", n.name).unwrap(),
         Obj::Error(e) => write!(out, "<error: {}>", e.message).unwrap(),
         Obj::Range(lo, hi) => write!(out, "{lo}..{hi}").unwrap(),
+        Obj::Chan(c) => write!(out, "<chan {}/{}>", c.buf.len(), c.cap).unwrap(),
+        Obj::Task(t) => write!(out, "<task {}>", t.number).unwrap(),
+        Obj::Mutex(_) => out.push_str("<mutex>"),
+        Obj::WaitGroup(_) => out.push_str("<waitgroup>"),
         Obj::Cell(_) => out.push_str("<cell>"),
         Obj::Free => out.push_str("<freed>"),
         Obj::List(_) | Obj::Map(_) => unreachable!("containers are walked by write_repr"),
@@ -388,6 +392,7 @@ mod tests {
             message: "boom".into(),
             trace: vec![],
             others: vec![],
+            cancelled: false,
         }))));
         assert_eq!(display(&vm.heap, e), "<error: boom>");
         let l = vm.heap.list(vec![e, r]);

@@ -15,7 +15,7 @@ pub fn new_vm() -> Vm {
     let mut vm = Vm::new();
     let file = Rc::new(SourceFile::new("<prelude>", PRELUDE));
     let proto = compile(&mut vm, &file).unwrap_or_else(|d| panic!("prelude does not compile: {:?}", d));
-    if crate::sched::run_main(&mut vm, proto).is_err() {
+    if !matches!(crate::sched::run_main(&mut vm, proto), crate::sched::Outcome::Ok) {
         panic!("prelude failed to run");
     }
     let get = |vm: &mut Vm, name: &str| {
@@ -87,8 +87,9 @@ pub fn run_source(vm: &mut Vm, name: &str, src: &str, color: bool) -> Outcome {
     let result = crate::sched::run_main(vm, proto);
     vm.out.flush_if_stdout(vm.capture);
     match result {
-        Ok(_) => Outcome { exit_code: 0, stderr: String::new() },
-        Err(u) => {
+        crate::sched::Outcome::Ok => Outcome { exit_code: 0, stderr: String::new() },
+        crate::sched::Outcome::Deadlock(report) => Outcome { exit_code: 3, stderr: report },
+        crate::sched::Outcome::Error(u) => {
             let d = runtime_diag(vm, &u);
             let f = u.file.clone();
             Outcome { exit_code: 1, stderr: diag::render(&d, &f, color) }

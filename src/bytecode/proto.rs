@@ -22,6 +22,8 @@ pub struct Proto {
     /// Source span of each instruction (parallel to `code`).
     pub spans: Vec<Span>,
     pub consts: Vec<Value>,
+    /// Case kinds of each `select` (true: send), and whether it has a default.
+    pub selects: Vec<(Vec<bool>, bool)>,
     /// Field and method names (operands of Field, SetField, Invoke), as ready map keys.
     pub names: Vec<crate::vm::Key>,
     pub protos: Vec<Rc<Proto>>,

@@ -160,8 +160,25 @@ impl Compiler<'_> {
                 let idx = self.function(d);
                 self.emit(Op::Closure { dst, proto: idx });
             }
-            ExprKind::Recv(_) | ExprKind::Go(_) | ExprKind::GoBlock(_) | ExprKind::Wait(_) | ExprKind::Yield(_) => {
-                self.error(e.span, "concurrency (go, <-, wait, yield) is not available in this version yet")
+            ExprKind::Recv(ch) => {
+                let c = self.expr_any(ch);
+                self.span = e.span;
+                self.emit(Op::Recv { dst, ch: c });
+            }
+            ExprKind::Go(call) => self.go(call, dst, false),
+            ExprKind::GoBlock(b) => self.go_block(b, e.span, dst, false),
+            ExprKind::Wait(x) => {
+                let r = self.expr_any(x);
+                self.span = e.span;
+                self.emit(Op::WaitOn { dst, src: r });
+            }
+            ExprKind::Yield(v) => {
+                if let Some(v) = v {
+                    let t = self.alloc();
+                    self.expr_to(v, t);
+                }
+                self.span = e.span;
+                self.emit(Op::Yield { dst });
             }
         }
     }

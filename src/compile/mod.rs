@@ -2,6 +2,7 @@
 //! emits a `Proto` per function. Errors are collected so one pass reports many.
 
 mod captures;
+mod conc;
 mod expr;
 mod stmt;
 
@@ -67,6 +68,9 @@ pub(crate) enum Ctx {
         handler: bool,
         finally: Option<Block>,
     },
+    /// A `lock` or `wait { }` body: leaving it pops its handler and runs `release`
+    /// (Unlock, ScopeEnd).
+    Guard { release: Op },
 }
 
 pub(crate) struct FuncState {
@@ -76,6 +80,7 @@ pub(crate) struct FuncState {
     consts: Vec<Value>,
     str_consts: HashMap<String, u16>,
     names: Vec<crate::vm::Key>,
+    selects: Vec<(Vec<bool>, bool)>,
     name_idx: HashMap<String, u16>,
     protos: Vec<Rc<Proto>>,
     upvals: Vec<UpvalDesc>,
@@ -159,6 +164,7 @@ impl Compiler<'_> {
             consts: Vec::new(),
             str_consts: HashMap::new(),
             names: Vec::new(),
+            selects: Vec::new(),
             name_idx: HashMap::new(),
             protos: Vec::new(),
             upvals: Vec::new(),
@@ -181,6 +187,7 @@ impl Compiler<'_> {
             spans: f.spans,
             consts: f.consts,
             names: f.names,
+            selects: f.selects,
             protos: f.protos,
             upvals: f.upvals,
             nparams: params.0,

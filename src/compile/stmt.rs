@@ -29,7 +29,12 @@ impl Compiler<'_> {
             StmtKind::Assign { target, op, value } => self.assign(target, *op, value),
             StmtKind::Expr(e) => {
                 let t = self.alloc();
-                self.expr_to(e, t);
+                match &e.kind {
+                    // A `go` statement drops its task: failures propagate at once.
+                    ExprKind::Go(call) => self.go(call, t, true),
+                    ExprKind::GoBlock(b) => self.go_block(b, e.span, t, true),
+                    _ => self.expr_to(e, t),
+                }
             }
             StmtKind::Fn(d) => {
                 let name = d.name.as_ref().map(|n| n.name.clone()).unwrap_or_default();
@@ -82,7 +87,8 @@ impl Compiler<'_> {
             StmtKind::Break | StmtKind::Continue => self.jump_out(s),
             StmtKind::Return(e) => {
                 // With a finally pending, the value must survive it in a temporary.
-                let pending = self.fs().ctx.iter().any(|c| matches!(c, Ctx::Try { finally: Some(_), .. }));
+                let pending =
+                    self.fs().ctx.iter().any(|c| matches!(c, Ctx::Try { finally: Some(_), .. } | Ctx::Guard { .. }));
                 let r = match e {
                     Some(e) if pending => {
                         let t = self.alloc();
@@ -106,9 +112,15 @@ impl Compiler<'_> {
             }
             StmtKind::Try { body, catch, finally } => self.try_stmt(body, catch.as_ref(), finally.as_ref()),
             StmtKind::Block(b) => self.block(b),
-            StmtKind::Send { .. } | StmtKind::Select(_) | StmtKind::Lock { .. } | StmtKind::WaitBlock(_) => {
-                self.error(s.span, "concurrency (send, select, lock, wait) is not available in this version yet")
+            StmtKind::Send { chan, value } => {
+                let c = self.expr_any(chan);
+                let v = self.expr_any(value);
+                self.span = s.span;
+                self.emit(Op::Send { ch: c, src: v });
             }
+            StmtKind::Select(cases) => self.select(cases),
+            StmtKind::Lock { mutex, body } => self.lock_block(mutex, body),
+            StmtKind::WaitBlock(body) => self.wait_block(body),
             StmtKind::Import { .. } => self.error(s.span, "modules are not available in this version yet"),
         }
         self.free_to(mark);
@@ -138,8 +150,14 @@ impl Compiler<'_> {
         let mark = self.mark();
         let ra = self.alloc();
         let rb = self.alloc();
-        let src = self.expr_any(value);
-        self.emit(Op::Unpack2 { dst: ra, src });
+        if let ExprKind::Recv(ch) = &value.kind {
+            let c = self.expr_any(ch);
+            self.span = value.span;
+            self.emit(Op::Recv2 { dst: ra, ch: c });
+        } else {
+            let src = self.expr_any(value);
+            self.emit(Op::Unpack2 { dst: ra, src });
+        }
         if top {
             for (n, r) in names.iter().zip([ra, rb]) {
                 let g = self.global(&n.name);
@@ -326,6 +344,12 @@ impl Compiler<'_> {
             i -= 1;
             let (handler, finally) = match &self.fs().ctx[i] {
                 Ctx::Try { handler, finally } => (*handler, finally.clone()),
+                Ctx::Guard { release } => {
+                    let release = *release;
+                    self.emit(Op::TryEnd);
+                    self.emit(release);
+                    continue;
+                }
                 Ctx::Loop { .. } => continue,
             };
             if handler {

@@ -101,6 +101,7 @@ fn len(vm: &mut Vm, args: &[Value]) -> Res<Value> {
             Obj::List(l) => l.len() as i64,
             Obj::Map(m) => m.len() as i64,
             Obj::Range(lo, hi) => hi.saturating_sub(*lo).max(0),
+            Obj::Chan(c) => c.buf.len() as i64,
             o => return err(format!("len() of {} is not defined", o.type_name())),
         },
         v => return err(format!("len() of {} is not defined", vm.heap.type_name(v))),
@@ -140,7 +141,7 @@ fn range(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 fn error(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("error", args, 1, 1)?;
     let message = display(&vm.heap, args[0]).into();
-    let e = ErrorObj { message, trace: Vec::new(), others: Vec::new() };
+    let e = ErrorObj { message, trace: Vec::new(), others: Vec::new(), cancelled: false };
     Ok(Value::Obj(vm.heap.alloc(Obj::Error(Box::new(e)))))
 }
 

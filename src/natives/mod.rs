@@ -1,6 +1,7 @@
 //! Builtin functions and the methods of strings, lists and maps. Natives never call
 //! back into the VM: methods that take callbacks delegate to csp code in the prelude.
 
+pub mod conc;
 pub mod core;
 pub mod json;
 pub mod list;
@@ -18,6 +19,7 @@ pub fn register(vm: &mut Vm) {
     core::register(vm);
     math::register(vm);
     json::register(vm);
+    conc::register(vm);
 }
 
 /// The outcome of a builtin method call.
@@ -30,6 +32,11 @@ pub enum Method {
 /// Calls builtin method `name` on `recv`. Fields of maps that hold functions are
 /// resolved by the VM before this is reached.
 pub fn call_method(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Method> {
+    if let Value::Obj(h) = recv {
+        if let Some(r) = conc::call_method(vm, h, name, args) {
+            return r.map(Method::Done);
+        }
+    }
     let kind = match recv {
         Value::Obj(h) => match vm.heap.get(h) {
             Obj::Str(_) => return string::call(vm, recv, name, args).map(Method::Done),
@@ -172,6 +179,7 @@ pub(crate) mod testutil {
         match r {
             Err(crate::vm::Fault::Error(m)) => m,
             Err(crate::vm::Fault::Throw(_)) => panic!("threw a value"),
+            Err(crate::vm::Fault::Block(_)) => panic!("blocked"),
             Ok(_) => panic!("expected an error"),
         }
     }

@@ -12,6 +12,8 @@ pub enum Called {
     Frame,
     /// The result is already in the return slot.
     Value,
+    /// A builtin parked the fiber (`sleep`); the result arrives when it wakes.
+    Blocked,
 }
 
 /// Calls `callee` with the `argc` arguments at `stack[args..]`; the result goes to
@@ -54,7 +56,14 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
         Obj::Native(n) => {
             let f = n.func;
             let is_error = n.name == "error";
-            let mut v = f(vm, &fiber.stack[args..args + argc])?;
+            let mut v = match f(vm, &fiber.stack[args..args + argc]) {
+                Ok(v) => v,
+                Err(super::Fault::Block(b)) => {
+                    super::conc::block_builtin(vm, fiber, b, ret)?;
+                    return Ok(Called::Blocked);
+                }
+                Err(e) => return Err(e),
+            };
             if is_error {
                 v = fill_trace(vm, fiber, v);
             }

@@ -6,7 +6,7 @@ use super::call::{call_value, Called};
 use super::fiber::{Fiber, Frame, Handler, ProtoRef, Uncaught};
 use super::object::{Closure, ErrorObj, Obj};
 use super::value::{copy_value, load_value, map_slot, Handle, Key, Value};
-use super::{arith, err, Fault, Res, Vm};
+use super::{arith, conc, err, Fault, Res, Vm};
 use crate::bytecode::{Cmp, Op};
 use std::rc::Rc;
 
@@ -16,6 +16,10 @@ pub enum Halt {
     Done(Value),
     /// The budget ran out at a back-edge or call; call `run` again to continue.
     Yield,
+    /// The fiber yielded voluntarily: it goes to the back of the run queue.
+    Switch,
+    /// The fiber parked; the scheduler wakes it.
+    Blocked,
     /// An error nobody caught.
     Error(Box<Uncaught>),
 }
@@ -41,6 +45,7 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
     let value = match fault {
         Fault::Throw(v) => v,
         Fault::Error(msg) => new_error(vm, fiber, Rc::from(msg)),
+        Fault::Block(_) => new_error(vm, fiber, Rc::from("internal: a blocking builtin escaped its call")),
     };
     if let Some(Handler { depth, target, reg }) = fiber.handlers.pop() {
         fiber.frames.truncate(depth as usize);
@@ -69,7 +74,7 @@ const TRACE_KEEP: usize = 40;
 /// An error value carrying the fiber's current stack trace.
 pub fn new_error(vm: &mut Vm, fiber: &Fiber, message: Rc<str>) -> Value {
     let trace = capped_trace(fiber);
-    Value::Obj(vm.heap.alloc(Obj::Error(Box::new(ErrorObj { message, trace, others: Vec::new() }))))
+    Value::Obj(vm.heap.alloc(Obj::Error(Box::new(ErrorObj { message, trace, others: Vec::new(), cancelled: false }))))
 }
 
 /// The fiber's trace with the middle of a very deep stack elided.
@@ -424,8 +429,10 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                         }
                     }
                 }
-                if let Called::Frame = call_value(vm, fiber, callee, slot + 1, argc as usize, slot)? {
-                    reload!();
+                match call_value(vm, fiber, callee, slot + 1, argc as usize, slot)? {
+                    Called::Frame => reload!(),
+                    Called::Value => {}
+                    Called::Blocked => return Ok(Halt::Blocked),
                 }
                 tick!();
             }
@@ -435,8 +442,10 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 // SAFETY: slot + 1 is a register of this frame.
                 let recv = unsafe { load_value(regs.add(b as usize + 1)) };
                 let name = &proto.names[name as usize];
-                if let Called::Frame = invoke(vm, fiber, recv, name, slot, argc as usize)? {
-                    reload!();
+                match invoke(vm, fiber, recv, name, slot, argc as usize)? {
+                    Called::Frame => reload!(),
+                    Called::Value => {}
+                    Called::Blocked => return Ok(Halt::Blocked),
                 }
                 tick!();
             }
@@ -558,6 +567,17 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             }
             Op::IterNext { base: b, dst, target } => {
                 let (it, state) = (reg!(b), reg!(b + 1));
+                if let Value::Obj(h) = it {
+                    if let Obj::Chan(_) = vm.heap.get(h) {
+                        save_pc!();
+                        match t!(conc::iter_recv(vm, fiber, h, base + dst as usize, target)) {
+                            Some(Some(v)) => reg!(dst) = v,
+                            Some(None) => pc = target as usize,
+                            None => return Ok(Halt::Blocked),
+                        }
+                        continue;
+                    }
+                }
                 match iter_next(vm, it, state) {
                     Some((v, next)) => {
                         reg!(dst) = v;
@@ -590,6 +610,93 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                     t!(err("string too long"));
                 }
                 reg!(dst) = vm.heap.string(s);
+            }
+            Op::Go { base: b, argc, dropped } => {
+                save_pc!();
+                let slot = base + b as usize;
+                let callee = fiber.stack[slot];
+                let args = fiber.stack[slot + 1..slot + 1 + argc as usize].to_vec();
+                let site: Rc<str> = Rc::from(proto.file.location(proto.spans[pc - 1]));
+                let task = t!(crate::sched::spawn(vm, fiber, callee, &args, site, dropped));
+                reg!(b) = task;
+            }
+            Op::Recv { dst, ch } => {
+                save_pc!();
+                let c = reg!(ch);
+                match t!(conc::recv(vm, fiber, c, false, base + dst as usize)) {
+                    Some((v, _)) => reg!(dst) = v,
+                    None => return Ok(Halt::Blocked),
+                }
+            }
+            Op::Recv2 { dst, ch } => {
+                save_pc!();
+                let c = reg!(ch);
+                match t!(conc::recv(vm, fiber, c, true, base + dst as usize)) {
+                    Some((v, ok)) => {
+                        reg!(dst) = v;
+                        reg!(dst + 1) = Value::Bool(ok);
+                    }
+                    None => return Ok(Halt::Blocked),
+                }
+            }
+            Op::Send { ch, src } => {
+                save_pc!();
+                let (c, v) = (reg!(ch), reg!(src));
+                if !t!(conc::send(vm, fiber, c, v)) {
+                    return Ok(Halt::Blocked);
+                }
+            }
+            Op::Select { base: b, desc } => {
+                save_pc!();
+                match t!(conc::select(vm, fiber, base + b as usize, &proto.selects[desc as usize])) {
+                    Some((i, v, ok)) => {
+                        reg!(b) = Value::Int(i);
+                        reg!(b + 1) = v;
+                        reg!(b + 2) = ok;
+                    }
+                    None => return Ok(Halt::Blocked),
+                }
+            }
+            Op::WaitOn { dst, src } => {
+                save_pc!();
+                let v = reg!(src);
+                match t!(conc::wait_on(vm, fiber, v)) {
+                    Some(r) => reg!(dst) = r,
+                    None => {
+                        // Parked: the instruction runs again when woken.
+                        fiber.frames.last_mut().unwrap().pc = pc as u32 - 1;
+                        return Ok(Halt::Blocked);
+                    }
+                }
+            }
+            Op::ScopeBegin => conc::scope_begin(fiber),
+            Op::ScopeEnd | Op::ScopeAbort { .. } => {
+                save_pc!();
+                let abort = match op {
+                    Op::ScopeAbort { err } => Some(reg!(err)),
+                    _ => None,
+                };
+                if !t!(conc::scope_end(vm, fiber, abort)) {
+                    fiber.frames.last_mut().unwrap().pc = pc as u32 - 1;
+                    return Ok(Halt::Blocked);
+                }
+            }
+            Op::Lock { m } => {
+                save_pc!();
+                let mv = reg!(m);
+                if !t!(conc::lock(vm, fiber, mv)) {
+                    return Ok(Halt::Blocked);
+                }
+            }
+            Op::Unlock { m } => {
+                let mv = reg!(m);
+                t!(conc::unlock(vm, fiber, mv));
+            }
+            Op::Yield { dst } => {
+                reg!(dst) = Value::Nil;
+                save_pc!();
+                t!(conc::yield_now(vm, fiber));
+                return Ok(Halt::Switch);
             }
             Op::Unpack2 { dst, src } => {
                 let v = reg!(src);
@@ -734,7 +841,7 @@ fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
 fn iter_start(vm: &Vm, it: Value) -> Res<Value> {
     if let Value::Obj(h) = it {
         match vm.heap.get(h) {
-            Obj::List(_) | Obj::Map(_) | Obj::Str(_) => return Ok(Value::Int(0)),
+            Obj::List(_) | Obj::Map(_) | Obj::Str(_) | Obj::Chan(_) => return Ok(Value::Int(0)),
             Obj::Range(lo, _) => return Ok(Value::Int(*lo)),
             _ => {}
         }

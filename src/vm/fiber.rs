@@ -60,6 +60,8 @@ pub struct Fiber {
     pub stack: Vec<Value>,
     pub frames: Vec<Frame>,
     pub handlers: Vec<Handler>,
+    /// Scheduler bookkeeping: identity, parking, cancellation, held locks.
+    pub sched: crate::sched::FiberState,
 }
 
 impl Fiber {

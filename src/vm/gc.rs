@@ -5,6 +5,7 @@ use super::fiber::Fiber;
 use super::object::Obj;
 use super::value::{Handle, Value};
 use super::Vm;
+use crate::sched::{timer::TimerKind, Resume};
 
 /// Collects garbage given every fiber that may still run.
 pub fn collect(vm: &mut Vm, fibers: &[&Fiber]) {
@@ -35,6 +36,35 @@ pub fn collect(vm: &mut Vm, fibers: &[&Fiber]) {
                 work.push(h);
             }
         }
+        let s = &f.sched;
+        work.extend(s.task);
+        work.extend(s.locks.iter().copied());
+        work.extend(s.select_chans.iter().flatten().copied());
+        for sc in &s.scopes {
+            work.extend(sc.children.iter().copied());
+            sc.errors.iter().for_each(|v| push(v, &mut work));
+        }
+        if let Some(p) = &s.pending {
+            push(p, &mut work);
+        }
+        match &s.resume {
+            Some(Resume::Value(v)) | Some(Resume::Throw(v)) => push(v, &mut work),
+            Some(Resume::Pair(a, b)) | Some(Resume::Select(_, a, b)) => {
+                push(a, &mut work);
+                push(b, &mut work);
+            }
+            _ => {}
+        }
+    }
+    for t in &vm.sched.timers {
+        match t.kind {
+            TimerKind::Send(h) | TimerKind::Tick(h, _) => work.push(h),
+            TimerKind::Wake(_) => {}
+        }
+    }
+    work.extend(vm.sched.main_task);
+    if let Some(e) = &vm.sched.top_error {
+        push(e, &mut work);
     }
     mark(vm, work);
     sweep(vm);
@@ -62,7 +92,16 @@ fn mark(vm: &mut Vm, mut work: Vec<Handle>) {
             Obj::Cell(v) => push(v),
             Obj::Closure(c) => work.extend(c.upvals.iter().copied()),
             Obj::Error(e) => e.others.iter().for_each(&mut push),
-            Obj::Str(_) | Obj::Native(_) | Obj::Range(..) | Obj::Free => {}
+            Obj::Chan(c) => {
+                c.buf.iter().for_each(&mut push);
+                c.sendq.iter().for_each(|s| push(&s.value));
+            }
+            Obj::Task(t) => {
+                push(&t.result());
+                work.extend(t.children.iter().copied());
+                work.extend(t.done_chan);
+            }
+            Obj::Str(_) | Obj::Native(_) | Obj::Range(..) | Obj::Mutex(_) | Obj::WaitGroup(_) | Obj::Free => {}
         }
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod arith;
 pub mod call;
+pub mod conc;
 pub mod exec;
 pub mod fiber;
 pub mod gc;
@@ -24,6 +25,15 @@ use std::rc::Rc;
 pub enum Fault {
     Error(String),
     Throw(Value),
+    /// A builtin that must wait (`sleep`): the caller parks the fiber.
+    Block(Block),
+}
+
+/// What a blocking builtin waits for.
+#[derive(Debug)]
+pub enum Block {
+    /// Milliseconds to sleep.
+    Sleep(f64),
 }
 
 pub type Res<T> = Result<T, Fault>;
@@ -98,6 +108,7 @@ pub struct Vm {
     pub prelude: Prelude,
     /// One shared copy of each string that appears in source (see `Key`).
     pub interned: std::collections::HashSet<Rc<str>>,
+    pub sched: crate::sched::Sched,
 }
 
 impl Vm {
@@ -113,6 +124,7 @@ impl Vm {
             rng: Rng::new(0x5eed),
             prelude: Prelude::default(),
             interned: Default::default(),
+            sched: Default::default(),
         };
         crate::natives::register(&mut vm);
         vm

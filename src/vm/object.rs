@@ -15,6 +15,10 @@ pub enum Obj {
     Cell(Value),
     Native(Native),
     Error(Box<ErrorObj>),
+    Chan(Box<crate::sched::chan::Chan>),
+    Task(Box<crate::sched::task::Task>),
+    Mutex(Box<crate::sched::lock::Mutex>),
+    WaitGroup(Box<crate::sched::lock::WaitGroup>),
     /// A half-open integer range `lo..hi` (inclusive ranges are stored with `hi + 1`).
     Range(i64, i64),
     /// A freed slot, on the heap's free list.
@@ -58,6 +62,8 @@ pub struct ErrorObj {
     pub trace: Vec<Rc<str>>,
     /// Further errors from the same structured block (`e.others`).
     pub others: Vec<Value>,
+    /// This is the `Cancelled` error of a cancelled fiber.
+    pub cancelled: bool,
 }
 
 impl Obj {
@@ -70,6 +76,10 @@ impl Obj {
             Obj::Cell(_) => "cell",
             Obj::Error(_) => "error",
             Obj::Range(..) => "range",
+            Obj::Chan(_) => "chan",
+            Obj::Task(_) => "task",
+            Obj::Mutex(_) => "mutex",
+            Obj::WaitGroup(_) => "waitgroup",
             Obj::Free => "freed",
         }
     }

@@ -1,0 +1,150 @@
+//! Concurrency builtins: channels, mutexes, waitgroups, timers, and the methods of
+//! tasks (`cancel`, `done`), waitgroups (`add`, `done`) and channels (`len`, `cap`).
+
+use super::arity;
+use crate::sched::{self, chan, lock, timer};
+use crate::vm::object::Obj;
+use crate::vm::{err, Block, Fault, Handle, Res, Value, Vm};
+use std::time::Duration;
+
+pub fn register(vm: &mut Vm) {
+    vm.define_native("chan", make_chan);
+    vm.define_native("close", close);
+    vm.define_native("mutex", mutex);
+    vm.define_native("waitgroup", waitgroup);
+    vm.define_native("sleep", sleep);
+    vm.define_native("after", after);
+    vm.define_native("ticker", ticker);
+    vm.define_native("now", now);
+    vm.define_native("cap", cap);
+}
+
+fn number(vm: &Vm, name: &str, v: Value) -> Res<f64> {
+    match v {
+        Value::Int(i) => Ok(i as f64),
+        Value::Float(f) => Ok(f),
+        _ => err(format!("{name}() needs a number of milliseconds, not {}", vm.heap.type_name(v))),
+    }
+}
+
+fn new_chan(vm: &mut Vm, cap: usize) -> Handle {
+    vm.heap.alloc(Obj::Chan(Box::new(chan::Chan::new(cap))))
+}
+
+/// `chan()` is unbuffered, `chan(n)` buffers n values.
+fn make_chan(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("chan", args, 0, 1)?;
+    let cap = match args.first() {
+        None => 0,
+        Some(Value::Int(n)) if *n >= 0 && (*n as usize) <= crate::limits::MAX_LIST => *n as usize,
+        Some(v) => return err(format!("chan() needs a capacity from 0 to {}, not {}", crate::limits::MAX_LIST, crate::format::repr(&vm.heap, *v))),
+    };
+    Ok(Value::Obj(new_chan(vm, cap)))
+}
+
+fn close(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("close", args, 1, 1)?;
+    match chan::as_chan(vm, args[0], "close")? {
+        Some(h) => chan::close(vm, h)?,
+        None => return err("close of nil channel"),
+    }
+    Ok(Value::Nil)
+}
+
+fn mutex(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("mutex", args, 0, 0)?;
+    Ok(Value::Obj(vm.heap.alloc(Obj::Mutex(Box::default()))))
+}
+
+fn waitgroup(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("waitgroup", args, 0, 0)?;
+    Ok(Value::Obj(vm.heap.alloc(Obj::WaitGroup(Box::default()))))
+}
+
+/// `sleep(ms)` parks only the calling fiber.
+fn sleep(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("sleep", args, 1, 1)?;
+    let ms = number(vm, "sleep", args[0])?;
+    Err(Fault::Block(Block::Sleep(ms)))
+}
+
+/// `after(ms)`: a channel that receives the time once, after ms.
+fn after(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("after", args, 1, 1)?;
+    let ms = number(vm, "after", args[0])?;
+    let h = new_chan(vm, 1);
+    timer::add(vm, timer::deadline(ms), timer::TimerKind::Send(h));
+    Ok(Value::Obj(h))
+}
+
+/// `ticker(ms)`: a channel that receives the time every ms (ticks are dropped
+/// while a previous one is unread).
+fn ticker(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("ticker", args, 1, 1)?;
+    let ms = number(vm, "ticker", args[0])?;
+    if !(ms >= 0.1 && ms.is_finite()) {
+        return err("ticker() needs a period of at least 0.1 ms");
+    }
+    let h = new_chan(vm, 1);
+    let period = Duration::from_secs_f64(ms / 1000.0);
+    timer::add(vm, timer::deadline(ms), timer::TimerKind::Tick(h, period));
+    Ok(Value::Obj(h))
+}
+
+/// `now()`: monotonic milliseconds since the program started, as a float.
+fn now(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("now", args, 0, 0)?;
+    Ok(Value::Float(vm.sched.now_ms()))
+}
+
+fn cap(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("cap", args, 1, 1)?;
+    match args[0] {
+        Value::Obj(h) => match vm.heap.get(h) {
+            Obj::Chan(c) => Ok(Value::Int(c.cap as i64)),
+            Obj::List(l) => Ok(Value::Int(l.capacity() as i64)),
+            o => err(format!("cap() of {} is not defined", o.type_name())),
+        },
+        v => err(format!("cap() of {} is not defined", vm.heap.type_name(v))),
+    }
+}
+
+/// Methods of tasks, waitgroups and channels; None when `h` is none of those.
+pub fn call_method(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Option<Res<Value>> {
+    let r = match (vm.heap.get(h), name) {
+        (Obj::Task(_), "cancel") => arity(name, args, 0, 0).map(|_| {
+            sched::cancel_task(vm, h);
+            Value::Nil
+        }),
+        (Obj::Task(t), "done") => {
+            let (existing, finished) = (t.done_chan, t.finished());
+            arity(name, args, 0, 0).map(|_| task_done(vm, h, existing, finished))
+        }
+
+        (Obj::WaitGroup(_), "add") => arity(name, args, 1, 1).and_then(|_| match args[0] {
+            Value::Int(n) => lock::group_add(vm, h, n).map(|_| Value::Nil),
+            v => err(format!("add() needs an int, not {}", vm.heap.type_name(v))),
+        }),
+        (Obj::WaitGroup(_), "done") => arity(name, args, 0, 0).and_then(|_| lock::group_add(vm, h, -1).map(|_| Value::Nil)),
+        (Obj::Chan(c), "len") => arity(name, args, 0, 0).map(|_| Value::Int(c.buf.len() as i64)),
+        (Obj::Chan(c), "cap") => arity(name, args, 0, 0).map(|_| Value::Int(c.cap as i64)),
+        (Obj::Task(_) | Obj::WaitGroup(_) | Obj::Chan(_) | Obj::Mutex(_), _) => {
+            super::no_method(vm.heap.get(h).type_name(), name)
+        }
+        _ => return None,
+    };
+    Some(r)
+}
+
+/// `t.done()`: one channel per task, closed when it finishes.
+fn task_done(vm: &mut Vm, h: Handle, existing: Option<Handle>, finished: bool) -> Value {
+    if let Some(c) = existing {
+        return Value::Obj(c);
+    }
+    let c = new_chan(vm, 0);
+    if finished {
+        let _ = chan::close(vm, c);
+    }
+    sched::task_mut(vm, h).done_chan = Some(c);
+    Value::Obj(c)
+}

@@ -1,0 +1,149 @@
+//! Channels: unbuffered rendezvous and buffered FIFO, with direct hand-off to a
+//! parked receiver and FIFO service of parked senders and receivers.
+
+use super::{Resume, Sched, Waiter};
+use crate::vm::{err, Handle, Obj, Res, Value, Vm};
+use std::collections::VecDeque;
+
+pub struct Chan {
+    pub cap: usize,
+    pub buf: VecDeque<Value>,
+    pub closed: bool,
+    pub recvq: VecDeque<Waiter>,
+    pub sendq: VecDeque<SendWaiter>,
+}
+
+/// A parked sender and the value it offers.
+pub struct SendWaiter {
+    pub w: Waiter,
+    pub value: Value,
+}
+
+impl Chan {
+    pub fn new(cap: usize) -> Chan {
+        Chan { cap, buf: VecDeque::new(), closed: false, recvq: VecDeque::new(), sendq: VecDeque::new() }
+    }
+}
+
+pub fn chan_mut(vm: &mut Vm, h: Handle) -> &mut Chan {
+    match vm.heap.get_mut(h) {
+        Obj::Chan(c) => c,
+        _ => unreachable!("not a channel"),
+    }
+}
+
+/// The channel in `v`, or an error naming what `op` got instead.
+pub fn as_chan(vm: &Vm, v: Value, op: &str) -> Res<Option<Handle>> {
+    match v {
+        Value::Nil => Ok(None),
+        Value::Obj(h) if matches!(vm.heap.get(h), Obj::Chan(_)) => Ok(Some(h)),
+        _ => err(format!("{op} needs a channel, not {}", vm.heap.type_name(v))),
+    }
+}
+
+/// Pops the first waiter that is still parked where it was queued.
+fn pop_live<T>(q: &mut VecDeque<T>, sched: &Sched, w: impl Fn(&T) -> Waiter) -> Option<T> {
+    while let Some(x) = q.pop_front() {
+        if sched.is_parked(w(&x)) {
+            return Some(x);
+        }
+    }
+    None
+}
+
+/// Can a receive complete now?
+pub fn can_recv(c: &Chan, sched: &Sched) -> bool {
+    !c.buf.is_empty() || c.closed || c.sendq.iter().any(|s| sched.is_parked(s.w))
+}
+
+/// Can a send complete now (or fail because the channel is closed)?
+pub fn can_send(c: &Chan, sched: &Sched) -> bool {
+    c.closed || c.buf.len() < c.cap || c.recvq.iter().any(|r| sched.is_parked(*r))
+}
+
+/// Sends without blocking if possible: true when done, false when it must wait.
+pub fn try_send(vm: &mut Vm, h: Handle, v: Value) -> Res<bool> {
+    let (sched, heap) = (&mut vm.sched, &mut vm.heap);
+    let Obj::Chan(c) = heap.get_mut(h) else { unreachable!() };
+    if c.closed {
+        return err("send on closed channel");
+    }
+    if let Some(r) = pop_live(&mut c.recvq, sched, |w| *w) {
+        let resume = match r.case {
+            Some(i) => Resume::Select(i as i64, v, Value::Bool(true)),
+            None if r.two => Resume::Pair(v, Value::Bool(true)),
+            None => Resume::Value(v),
+        };
+        sched.wake(r, resume);
+        super::select::cleanup(vm, r);
+        return Ok(true);
+    }
+    if c.buf.len() < c.cap {
+        c.buf.push_back(v);
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// Receives without blocking if possible: Some((value, ok)) when done.
+pub fn try_recv(vm: &mut Vm, h: Handle) -> Option<(Value, bool)> {
+    let (sched, heap) = (&mut vm.sched, &mut vm.heap);
+    let Obj::Chan(c) = heap.get_mut(h) else { unreachable!() };
+    if let Some(v) = c.buf.pop_front() {
+        // A parked sender's value moves into the freed buffer slot.
+        if let Some(s) = pop_live(&mut c.sendq, sched, |s| s.w) {
+            c.buf.push_back(s.value);
+            wake_sender(vm, s.w);
+        }
+        return Some((v, true));
+    }
+    if let Some(s) = pop_live(&mut c.sendq, sched, |s| s.w) {
+        wake_sender(vm, s.w);
+        return Some((s.value, true));
+    }
+    if c.closed {
+        return Some((Value::Nil, false));
+    }
+    None
+}
+
+fn wake_sender(vm: &mut Vm, w: Waiter) {
+    let resume = match w.case {
+        Some(i) => Resume::Select(i as i64, Value::Nil, Value::Bool(true)),
+        None => Resume::Value(Value::Nil),
+    };
+    vm.sched.wake(w, resume);
+    super::select::cleanup(vm, w);
+}
+
+/// `close(ch)`: parked receivers get (nil, false); parked senders get an error.
+pub fn close(vm: &mut Vm, h: Handle) -> Res<()> {
+    let c = chan_mut(vm, h);
+    if c.closed {
+        return err("close of closed channel");
+    }
+    c.closed = true;
+    let recvs: Vec<Waiter> = c.recvq.drain(..).collect();
+    let sends: Vec<SendWaiter> = c.sendq.drain(..).collect();
+    for r in recvs {
+        if !vm.sched.is_parked(r) {
+            continue;
+        }
+        let resume = match r.case {
+            Some(i) => Resume::Select(i as i64, Value::Nil, Value::Bool(false)),
+            None if r.two => Resume::Pair(Value::Nil, Value::Bool(false)),
+            None => Resume::Value(Value::Nil),
+        };
+        vm.sched.wake(r, resume);
+        super::select::cleanup(vm, r);
+    }
+    for s in sends {
+        if !vm.sched.is_parked(s.w) {
+            continue;
+        }
+        let error = crate::sched::new_error_value(vm, "send on closed channel", false);
+        vm.sched.wake(s.w, Resume::Throw(error));
+        super::select::cleanup(vm, s.w);
+    }
+    Ok(())
+}

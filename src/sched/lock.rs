@@ -1,0 +1,98 @@
+//! Mutexes (FIFO hand-off to waiters) and waitgroups.
+
+use super::{Resume, Waiter};
+use crate::vm::{err, Fiber, Handle, Obj, Res, Value, Vm};
+use std::collections::VecDeque;
+
+#[derive(Default)]
+pub struct Mutex {
+    /// The fiber holding it.
+    pub owner: Option<u32>,
+    pub waiters: VecDeque<Waiter>,
+}
+
+#[derive(Default)]
+pub struct WaitGroup {
+    pub count: i64,
+    pub waiters: Vec<Waiter>,
+}
+
+fn mutex_mut(vm: &mut Vm, h: Handle) -> &mut Mutex {
+    match vm.heap.get_mut(h) {
+        Obj::Mutex(m) => m,
+        _ => unreachable!("not a mutex"),
+    }
+}
+
+/// The mutex in `v`, or an error.
+pub fn as_mutex(vm: &Vm, v: Value) -> Res<Handle> {
+    match v {
+        Value::Obj(h) if matches!(vm.heap.get(h), Obj::Mutex(_)) => Ok(h),
+        _ => err(format!("lock needs a mutex, not {}", vm.heap.type_name(v))),
+    }
+}
+
+/// Takes the mutex if free: true when held now, false when the fiber must wait.
+pub fn try_lock(vm: &mut Vm, fiber: &mut Fiber, h: Handle) -> Res<bool> {
+    let id = fiber.sched.id;
+    let m = mutex_mut(vm, h);
+    match m.owner {
+        None => {
+            m.owner = Some(id);
+            fiber.sched.locks.push(h);
+            Ok(true)
+        }
+        Some(o) if o == id => err("mutex is already locked by this fiber"),
+        Some(_) => Ok(false),
+    }
+}
+
+pub fn enqueue(vm: &mut Vm, h: Handle, w: Waiter) {
+    mutex_mut(vm, h).waiters.push_back(w);
+}
+
+/// Releases the mutex and hands it to the first waiter still waiting.
+pub fn unlock(vm: &mut Vm, fiber: &mut Fiber, h: Handle) {
+    if let Some(i) = fiber.sched.locks.iter().rposition(|&l| l == h) {
+        fiber.sched.locks.remove(i);
+    }
+    let m = mutex_mut(vm, h);
+    if m.owner != Some(fiber.sched.id) {
+        return;
+    }
+    m.owner = None;
+    loop {
+        let Some(w) = mutex_mut(vm, h).waiters.pop_front() else { return };
+        if vm.sched.is_parked(w) {
+            mutex_mut(vm, h).owner = Some(w.fiber);
+            if let Some(Some(f)) = vm.sched.fibers.get_mut(w.fiber as usize) {
+                f.sched.locks.push(h);
+            }
+            vm.sched.wake(w, Resume::Value(Value::Nil));
+            return;
+        }
+    }
+}
+
+pub fn group_mut(vm: &mut Vm, h: Handle) -> &mut WaitGroup {
+    match vm.heap.get_mut(h) {
+        Obj::WaitGroup(g) => g,
+        _ => unreachable!("not a waitgroup"),
+    }
+}
+
+/// `wg.add(n)` (and `wg.done()` as add(-1)); at zero every waiter wakes.
+pub fn group_add(vm: &mut Vm, h: Handle, n: i64) -> Res<()> {
+    let g = group_mut(vm, h);
+    let count = g.count.checked_add(n).unwrap_or(-1);
+    if count < 0 {
+        return err("negative waitgroup counter");
+    }
+    g.count = count;
+    if count == 0 {
+        for w in std::mem::take(&mut g.waiters) {
+            vm.sched.wake(w, Resume::Retry);
+        }
+    }
+    Ok(())
+}

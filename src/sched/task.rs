@@ -1,0 +1,49 @@
+//! Tasks: the handle `go` returns, holding a fiber's outcome, its owner and children.
+
+use crate::vm::{Handle, Value};
+use std::rc::Rc;
+
+pub enum TaskState {
+    Running,
+    Done(Value),
+    Failed(Value),
+    /// Ended by cancellation; holds the `Cancelled` error.
+    Cancelled(Value),
+}
+
+pub struct Task {
+    /// The number shown as `<task N>`.
+    pub number: u32,
+    /// The fiber running it, while it runs.
+    pub fiber: Option<u32>,
+    pub state: TaskState,
+    /// The task of the fiber that started this one (None for the main fiber).
+    pub owner: Option<Handle>,
+    /// Index of the owner's `wait { }` block that started it, if any.
+    pub scope: Option<usize>,
+    /// Tasks started by this task's fiber.
+    pub children: Vec<Handle>,
+    /// Fibers parked in `wait` on this task: (fiber, park generation).
+    pub waiters: Vec<(u32, u32)>,
+    /// The channel `t.done()` returned, closed when the task ends.
+    pub done_chan: Option<Handle>,
+    /// Someone waited on it, so a failure has been observed.
+    pub observed: bool,
+    /// Started by a `go` statement whose task was dropped: failures propagate at once.
+    pub dropped: bool,
+    /// `file:line:col` of the `go` that started it.
+    pub site: Rc<str>,
+}
+
+impl Task {
+    pub fn result(&self) -> Value {
+        match self.state {
+            TaskState::Running => Value::Nil,
+            TaskState::Done(v) | TaskState::Failed(v) | TaskState::Cancelled(v) => v,
+        }
+    }
+
+    pub fn finished(&self) -> bool {
+        !matches!(self.state, TaskState::Running)
+    }
+}

@@ -1,0 +1,59 @@
+//! Timers: `sleep`, `after` and `ticker`, kept in a binary heap of deadlines.
+
+use super::{chan, Resume, Timer, Waiter};
+use crate::vm::{Handle, Value, Vm};
+use std::time::{Duration, Instant};
+
+pub enum TimerKind {
+    /// Wake a sleeping fiber.
+    Wake(Waiter),
+    /// `after(ms)`: send the time once on this channel.
+    Send(Handle),
+    /// `ticker(ms)`: send the time on this channel every period (dropped when full).
+    Tick(Handle, Duration),
+}
+
+pub fn add(vm: &mut Vm, at: Instant, kind: TimerKind) {
+    vm.sched.timer_seq += 1;
+    let seq = vm.sched.timer_seq;
+    vm.sched.timers.push(Timer { at, seq, kind });
+}
+
+/// A deadline `ms` milliseconds from now (negative and NaN mean now).
+pub fn deadline(ms: f64) -> Instant {
+    let ms = if ms.is_finite() && ms > 0.0 { ms.min(1e12) } else { 0.0 };
+    Instant::now() + Duration::from_secs_f64(ms / 1000.0)
+}
+
+/// Runs every timer whose deadline has passed.
+pub fn fire_due(vm: &mut Vm) {
+    let now = Instant::now();
+    while vm.sched.timers.peek().is_some_and(|t| t.at <= now) {
+        let t = vm.sched.timers.pop().unwrap();
+        match t.kind {
+            TimerKind::Wake(w) => {
+                vm.sched.wake(w, Resume::Value(Value::Nil));
+            }
+            TimerKind::Send(ch) => {
+                let v = Value::Float(vm.sched.now_ms());
+                let _ = chan::try_send(vm, ch, v);
+            }
+            TimerKind::Tick(ch, period) => {
+                let v = Value::Float(vm.sched.now_ms());
+                let _ = chan::try_send(vm, ch, v);
+                let mut next = t.at + period;
+                if next <= now {
+                    next = now + period;
+                }
+                add(vm, next, TimerKind::Tick(ch, period));
+            }
+        }
+    }
+}
+
+/// Are there timers that can still wake someone? Tickers alone only count while
+/// some fiber is parked (it may be waiting on one).
+pub fn pending(vm: &Vm) -> bool {
+    vm.sched.timers.iter().any(|t| !matches!(t.kind, TimerKind::Tick(..)))
+        || (!vm.sched.timers.is_empty() && vm.sched.fibers.iter().flatten().any(|f| f.sched.parked.is_some()))
+}
