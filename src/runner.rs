@@ -27,6 +27,8 @@ pub fn new_vm() -> Vm {
     vm.prelude.reduce = get(&mut vm, "__list_reduce");
     vm.prelude.each = get(&mut vm, "__list_each");
     vm.prelude.sort_by = get(&mut vm, "__list_sort_by");
+    // The prelude ran as a program of its own; user programs start afresh.
+    vm.sched = Default::default();
     vm
 }
 

@@ -3,6 +3,8 @@
 //!   `// expect: LINE`                 the next line of stdout
 //!   `// expect error: TEXT`           compile error (exit 2) whose report contains TEXT
 //!   `// expect runtime error: TEXT`   uncaught runtime error (exit 1) containing TEXT
+//!   `// expect exit: N`               the exit code (examples too; default 0)
+//!   `// expect stderr: TEXT`          stderr contains TEXT
 
 use csp::runner;
 
@@ -46,12 +48,32 @@ fn diff(expected: &str, actual: &str) -> String {
     out
 }
 
+/// The `// expect exit: N` and `// expect stderr: TEXT` directives of a file.
+fn exit_directives(src: &str) -> (Option<i32>, Vec<String>) {
+    let mut code = None;
+    let mut stderr = Vec::new();
+    for l in src.lines() {
+        if let Some(i) = l.find("// expect exit: ") {
+            code = l[i + "// expect exit: ".len()..].trim().parse().ok();
+        }
+        if let Some(i) = l.find("// expect stderr: ") {
+            stderr.push(l[i + "// expect stderr: ".len()..].trim().to_string());
+        }
+    }
+    (code, stderr)
+}
+
 fn check_example(path: &str) {
     let run = run_file(path);
     let root = env!("CARGO_MANIFEST_DIR");
+    let src = std::fs::read_to_string(format!("{root}/{path}")).unwrap();
+    let (code, stderr) = exit_directives(&src);
     let out_path = format!("{root}/{}", path.replace(".csp", ".out"));
     let expected = std::fs::read_to_string(&out_path).unwrap_or_else(|e| panic!("{out_path}: {e}"));
-    assert_eq!(run.code, 0, "{path} exited {}:\n{}", run.code, run.stderr);
+    assert_eq!(run.code, code.unwrap_or(0), "{path} exited {}:\n{}", run.code, run.stderr);
+    for s in stderr {
+        assert!(run.stderr.contains(&s), "{path}: stderr lacks {s:?}:\n{}", run.stderr);
+    }
     if run.stdout != expected {
         panic!("{path}: output differs from its .out\n{}", diff(&expected, &run.stdout));
     }
@@ -77,9 +99,15 @@ fn check_lang(path: &str) {
             }
         }
     }
-    assert!(!lines.is_empty() || compile_err.is_some() || runtime_err.is_some(), "{path} has no expectations");
+    let (code, stderr) = exit_directives(&src);
+    assert!(
+        !lines.is_empty() || compile_err.is_some() || runtime_err.is_some() || code.is_some(),
+        "{path} has no expectations"
+    );
     let run = run_file(path);
-    let expected_code = if compile_err.is_some() {
+    let expected_code = if let Some(c) = code {
+        c
+    } else if compile_err.is_some() {
         2
     } else if runtime_err.is_some() {
         1
@@ -87,7 +115,7 @@ fn check_lang(path: &str) {
         0
     };
     assert_eq!(run.code, expected_code, "{path}: exit code {} (want {expected_code})\n{}", run.code, run.stderr);
-    if let Some(msg) = compile_err.or(runtime_err) {
+    for msg in compile_err.into_iter().chain(runtime_err).chain(stderr) {
         assert!(run.stderr.contains(&msg), "{path}: report lacks {msg:?}:\n{}", run.stderr);
     }
     let mut expected = lines.join("\n");

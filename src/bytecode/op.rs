@@ -288,28 +288,55 @@ pub enum Op {
     },
     /// base = task of a new fiber running base(base+1 .. base+argc); `dropped`
     /// when the task is discarded (a `go` statement), so failures propagate at once
-    Go { base: u8, argc: u8, dropped: bool },
+    Go {
+        base: u8,
+        argc: u8,
+        dropped: bool,
+    },
     /// dst = <-ch (blocks)
-    Recv { dst: u8, ch: u8 },
+    Recv {
+        dst: u8,
+        ch: u8,
+    },
     /// dst, dst+1 = value, ok of <-ch (blocks)
-    Recv2 { dst: u8, ch: u8 },
+    Recv2 {
+        dst: u8,
+        ch: u8,
+    },
     /// ch <- src (blocks)
-    Send { ch: u8, src: u8 },
+    Send {
+        ch: u8,
+        src: u8,
+    },
     /// select over the cases described by selects[desc], with channels (and send
     /// values) in base+2i (base+2i+1); base, base+1, base+2 = case (-1: default), value, ok
-    Select { base: u8, desc: u16 },
+    Select {
+        base: u8,
+        desc: u16,
+    },
     /// dst = wait src: a task's result, a list of tasks' results, or a waitgroup (blocks)
-    WaitOn { dst: u8, src: u8 },
+    WaitOn {
+        dst: u8,
+        src: u8,
+    },
     /// Starts a `wait { }` block: fibers started until ScopeEnd belong to it.
     ScopeBegin,
     /// Ends a `wait { }` block: blocks until its fibers are done, rethrows the first failure.
     ScopeEnd,
     /// A `wait { }` block's body threw err: cancel its fibers, wait for them, rethrow.
-    ScopeAbort { err: u8 },
+    ScopeAbort {
+        err: u8,
+    },
     /// Acquires the mutex in m (blocks; FIFO).
-    Lock { m: u8 },
+    Lock {
+        m: u8,
+    },
     /// Releases the mutex in m.
-    Unlock { m: u8 },
+    Unlock {
+        m: u8,
+    },
     /// Voluntary yield to the scheduler (outside a coroutine); dst = nil.
-    Yield { dst: u8 },
+    Yield {
+        dst: u8,
+    },
 }

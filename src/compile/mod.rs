@@ -70,7 +70,9 @@ pub(crate) enum Ctx {
     },
     /// A `lock` or `wait { }` body: leaving it pops its handler and runs `release`
     /// (Unlock, ScopeEnd).
-    Guard { release: Op },
+    Guard {
+        release: Op,
+    },
 }
 
 pub(crate) struct FuncState {

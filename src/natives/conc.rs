@@ -37,7 +37,13 @@ fn make_chan(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     let cap = match args.first() {
         None => 0,
         Some(Value::Int(n)) if *n >= 0 && (*n as usize) <= crate::limits::MAX_LIST => *n as usize,
-        Some(v) => return err(format!("chan() needs a capacity from 0 to {}, not {}", crate::limits::MAX_LIST, crate::format::repr(&vm.heap, *v))),
+        Some(v) => {
+            return err(format!(
+                "chan() needs a capacity from 0 to {}, not {}",
+                crate::limits::MAX_LIST,
+                crate::format::repr(&vm.heap, *v)
+            ))
+        }
     };
     Ok(Value::Obj(new_chan(vm, cap)))
 }
@@ -125,7 +131,9 @@ pub fn call_method(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Option
             Value::Int(n) => lock::group_add(vm, h, n).map(|_| Value::Nil),
             v => err(format!("add() needs an int, not {}", vm.heap.type_name(v))),
         }),
-        (Obj::WaitGroup(_), "done") => arity(name, args, 0, 0).and_then(|_| lock::group_add(vm, h, -1).map(|_| Value::Nil)),
+        (Obj::WaitGroup(_), "done") => {
+            arity(name, args, 0, 0).and_then(|_| lock::group_add(vm, h, -1).map(|_| Value::Nil))
+        }
         (Obj::Chan(c), "len") => arity(name, args, 0, 0).map(|_| Value::Int(c.buf.len() as i64)),
         (Obj::Chan(c), "cap") => arity(name, args, 0, 0).map(|_| Value::Int(c.cap as i64)),
         (Obj::Task(_) | Obj::WaitGroup(_) | Obj::Chan(_) | Obj::Mutex(_), _) => {

@@ -167,7 +167,7 @@ impl Default for Sched {
             ready: VecDeque::new(),
             current: 0,
             next_gen: 1,
-            next_number: 1,
+            next_number: 0,
             timers: BinaryHeap::new(),
             timer_seq: 0,
             start: Instant::now(),
@@ -556,6 +556,7 @@ fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncaught>>) -> O
     if let Some(ch) = done {
         let _ = chan::close(vm, ch);
     }
+    wake_scope_waiters(vm, owner);
     if let (Some(owner), Some(scope)) = (owner, scope) {
         scope_child_done(vm, owner, scope, th, failed);
     } else if failed && dropped {
@@ -569,6 +570,36 @@ fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncaught>>) -> O
         }
     }
     None
+}
+
+/// Has the task and every task started under it finished?
+pub fn tree_done(vm: &Vm, th: Handle) -> bool {
+    let mut work = vec![th];
+    while let Some(t) = work.pop() {
+        let tk = task(vm, t);
+        if !tk.finished() {
+            return false;
+        }
+        work.extend(tk.children.iter().copied());
+    }
+    true
+}
+
+/// Wakes every ancestor waiting at the end of a `wait { }` block, so it can
+/// recheck whether its whole tree of fibers is done.
+fn wake_scope_waiters(vm: &mut Vm, owner: Option<Handle>) {
+    let mut owner = owner;
+    while let Some(o) = owner {
+        if let Some(fid) = task(vm, o).fiber {
+            if let Some(Some(f)) = vm.sched.fibers.get(fid as usize) {
+                if matches!(f.sched.parked, Some(Wait::Scope)) {
+                    let w = Waiter { fiber: fid, gen: f.sched.gen, case: None, two: false };
+                    vm.sched.wake(w, Resume::Retry);
+                }
+            }
+        }
+        owner = task(vm, o).owner;
+    }
 }
 
 /// A child of a `wait { }` block ended: on failure record it, cancel the
@@ -711,6 +742,7 @@ fn deadlock_report(vm: &Vm) -> String {
     for f in vm.sched.fibers.iter().flatten() {
         let Some(w) = &f.sched.parked else { continue };
         let number = f.sched.task.map_or(0, |t| task(vm, t).number);
+        let who = if number == 0 { "main fiber".to_string() } else { format!("fiber {number}") };
         let at = f.frames.last().map_or(String::new(), |fr| {
             let pc = (fr.pc as usize).saturating_sub(1).min(fr.proto.spans.len().saturating_sub(1));
             fr.proto.file.location(fr.proto.spans.get(pc).copied().unwrap_or(fr.proto.span))
@@ -721,7 +753,7 @@ fn deadlock_report(vm: &Vm) -> String {
             }
             _ => w.describe().to_string(),
         };
-        out.push_str(&format!("  fiber {number} blocked on {what} at {at}\n"));
+        out.push_str(&format!("  {who} blocked on {what} at {at}\n"));
         for (i, site) in f.sched.spawn_chain.iter().enumerate() {
             let by = if i == 0 { "started at" } else { "  by a fiber started at" };
             out.push_str(&format!("    {by} {site}\n"));

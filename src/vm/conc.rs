@@ -53,7 +53,12 @@ pub fn send(vm: &mut Vm, fiber: &mut Fiber, ch: Value, v: Value) -> Res<bool> {
 }
 
 /// `select`: reads its cases from registers at `base`; Some(result) or None after parking.
-pub fn select(vm: &mut Vm, fiber: &mut Fiber, base: usize, desc: &(Vec<bool>, bool)) -> Res<Option<(i64, Value, Value)>> {
+pub fn select(
+    vm: &mut Vm,
+    fiber: &mut Fiber,
+    base: usize,
+    desc: &(Vec<bool>, bool),
+) -> Res<Option<(i64, Value, Value)>> {
     let mut cases = Vec::with_capacity(desc.0.len());
     for (i, &is_send) in desc.0.iter().enumerate() {
         let ch = fiber.stack[base + 2 * i];
@@ -154,7 +159,7 @@ pub fn scope_end(vm: &mut Vm, fiber: &mut Fiber, abort: Option<Value>) -> Res<bo
             sched::cancel_task(vm, c);
         }
     }
-    if children.iter().any(|&c| !sched::task(vm, c).finished()) {
+    if !children.iter().all(|&c| sched::tree_done(vm, c)) {
         vm.sched.park(fiber, Wait::Scope);
         return Ok(false);
     }
@@ -196,7 +201,13 @@ pub fn unlock(vm: &mut Vm, fiber: &mut Fiber, m: Value) -> Res<()> {
 }
 
 /// A `for v in ch` step: Some(Some(v)) next value, Some(None) closed, None parked.
-pub fn iter_recv(vm: &mut Vm, fiber: &mut Fiber, h: super::Handle, slot: usize, exit: u32) -> Res<Option<Option<Value>>> {
+pub fn iter_recv(
+    vm: &mut Vm,
+    fiber: &mut Fiber,
+    h: super::Handle,
+    slot: usize,
+    exit: u32,
+) -> Res<Option<Option<Value>>> {
     if let Some((v, ok)) = chan::try_recv(vm, h) {
         return Ok(Some(ok.then_some(v)));
     }
