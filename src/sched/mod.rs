@@ -102,8 +102,6 @@ pub struct FiberState {
     /// Mutexes held, innermost last.
     pub locks: Vec<Handle>,
     pub scopes: Vec<Scope>,
-    /// `file:line:col` of the `go` that started it, then its ancestors'.
-    pub spawn_chain: Vec<Rc<str>>,
     /// The channels of the `select` it is parked in.
     pub select_chans: Option<Vec<Handle>>,
     /// Parked in a `for v in ch` loop: where to jump when the channel closes.
@@ -264,7 +262,7 @@ pub fn spawn(
     parent: &mut Fiber,
     callee: Value,
     args: &[Value],
-    site: Rc<str>,
+    site: task::Site,
     dropped: bool,
 ) -> crate::vm::Res<Value> {
     let mut f = Fiber::default();
@@ -287,7 +285,7 @@ pub fn spawn(
                 done_chan: None,
                 observed: false,
                 dropped,
-                site,
+                site: Some(site),
             };
             return Ok(Value::Obj(vm.heap.alloc(Obj::Task(Box::new(t)))));
         }
@@ -307,18 +305,21 @@ pub fn spawn(
         done_chan: None,
         observed: false,
         dropped,
-        site: site.clone(),
+        site: Some(site),
     };
     let th = vm.heap.alloc(Obj::Task(Box::new(t)));
     if let Some(owner) = parent.sched.task {
-        task_mut(vm, owner).children.push(th);
+        let mut children = std::mem::take(&mut task_mut(vm, owner).children);
+        compact(vm, &mut children);
+        children.push(th);
+        task_mut(vm, owner).children = children;
     }
     if let Some(s) = parent.sched.scopes.last_mut() {
+        compact(vm, &mut s.children);
         s.children.push(th);
     }
     f.sched.id = id;
     f.sched.task = Some(th);
-    f.sched.spawn_chain = std::iter::once(site).chain(parent.sched.spawn_chain.iter().cloned()).collect();
     vm.sched.fibers[id as usize] = Some(Box::new(f));
     vm.sched.ready.push_back(id);
     vm.sched.live += 1;
@@ -351,7 +352,7 @@ pub fn run_main(vm: &mut Vm, proto: Rc<crate::bytecode::Proto>) -> Outcome {
         done_chan: None,
         observed: false,
         dropped: false,
-        site: Rc::from("main"),
+        site: None,
     };
     let th = vm.heap.alloc(Obj::Task(Box::new(t)));
     main.sched.id = id;
@@ -572,6 +573,21 @@ fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncaught>>) -> O
     None
 }
 
+/// Drops children whose whole tree is done and whose outcome needs nobody's
+/// attention, so a long-lived fiber starting many short ones stays small. Runs
+/// when the list doubles, so the cost is amortised.
+fn compact(vm: &Vm, children: &mut Vec<Handle>) {
+    let n = children.len();
+    if n < 64 || !n.is_power_of_two() {
+        return;
+    }
+    children.retain(|&c| {
+        let t = task(vm, c);
+        let unobserved_failure = matches!(t.state, TaskState::Failed(_)) && !t.observed;
+        unobserved_failure || !tree_done(vm, c)
+    });
+}
+
 /// Has the task and every task started under it finished?
 pub fn tree_done(vm: &Vm, th: Handle) -> bool {
     let mut work = vec![th];
@@ -754,9 +770,16 @@ fn deadlock_report(vm: &Vm) -> String {
             _ => w.describe().to_string(),
         };
         out.push_str(&format!("  {who} blocked on {what} at {at}\n"));
-        for (i, site) in f.sched.spawn_chain.iter().enumerate() {
-            let by = if i == 0 { "started at" } else { "  by a fiber started at" };
-            out.push_str(&format!("    {by} {site}\n"));
+        let mut t = f.sched.task;
+        let mut first = true;
+        while let Some(th) = t {
+            let tk = task(vm, th);
+            if let Some(site) = tk.site {
+                let by = if first { "started at" } else { "  by a fiber started at" };
+                out.push_str(&format!("    {by} {}\n", site.location()));
+            }
+            first = false;
+            t = tk.owner;
         }
     }
     out

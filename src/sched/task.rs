@@ -1,7 +1,22 @@
 //! Tasks: the handle `go` returns, holding a fiber's outcome, its owner and children.
 
 use crate::vm::{Handle, Value};
-use std::rc::Rc;
+use crate::vm::fiber::ProtoRef;
+
+/// A source position as a function and instruction index, turned into
+/// `file:line:col` only when a report needs it.
+#[derive(Clone, Copy)]
+pub struct Site {
+    pub proto: ProtoRef,
+    pub pc: u32,
+}
+
+impl Site {
+    pub fn location(&self) -> String {
+        let span = self.proto.spans.get(self.pc as usize).copied().unwrap_or(self.proto.span);
+        self.proto.file.location(span)
+    }
+}
 
 pub enum TaskState {
     Running,
@@ -31,8 +46,8 @@ pub struct Task {
     pub observed: bool,
     /// Started by a `go` statement whose task was dropped: failures propagate at once.
     pub dropped: bool,
-    /// `file:line:col` of the `go` that started it.
-    pub site: Rc<str>,
+    /// Where the `go` that started it is (None for the main fiber).
+    pub site: Option<Site>,
 }
 
 impl Task {

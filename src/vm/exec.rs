@@ -616,7 +616,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let slot = base + b as usize;
                 let callee = fiber.stack[slot];
                 let args = fiber.stack[slot + 1..slot + 1 + argc as usize].to_vec();
-                let site: Rc<str> = Rc::from(proto.file.location(proto.spans[pc - 1]));
+                let site = crate::sched::task::Site { proto, pc: pc as u32 - 1 };
                 let task = t!(crate::sched::spawn(vm, fiber, callee, &args, site, dropped));
                 reg!(b) = task;
             }
