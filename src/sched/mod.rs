@@ -155,6 +155,8 @@ pub struct Sched {
     pub self_wait: Option<String>,
     /// The running fiber cancelled its own task.
     pub cancel_self: bool,
+    /// Instructions (back-edges and calls) run so far: a cheap clock.
+    pub ticks: u64,
 }
 
 impl Default for Sched {
@@ -175,6 +177,7 @@ impl Default for Sched {
             top_error: None,
             self_wait: None,
             cancel_self: false,
+            ticks: 0,
         }
     }
 }
@@ -370,10 +373,25 @@ fn main_done(vm: &Vm, main: Handle) -> bool {
     task(vm, main).finished()
 }
 
+/// Instructions run between looks at the clock for timers and output flushing.
+const CLOCK_TICKS: u64 = 4096;
+
 fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
     let mut last_flush = Instant::now();
+    let mut clock_at = 0u64;
     loop {
-        timer::fire_due(vm);
+        // Reading the clock can cost more than a fiber switch: do it only when
+        // idle or after a few thousand instructions.
+        if vm.sched.ready.is_empty() || vm.sched.ticks - clock_at >= CLOCK_TICKS {
+            clock_at = vm.sched.ticks;
+            if !vm.sched.timers.is_empty() {
+                timer::fire_due(vm);
+            }
+            if last_flush.elapsed() > Duration::from_millis(5) {
+                vm.out.flush_if_stdout(vm.capture);
+                last_flush = Instant::now();
+            }
+        }
         if let Some(id) = vm.sched.ready.pop_front() {
             let Some(mut f) = vm.sched.fibers[id as usize].take() else { continue };
             vm.sched.current = id;
@@ -400,10 +418,6 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
             }
             if vm.heap.should_collect() {
                 collect(vm);
-            }
-            if last_flush.elapsed() > Duration::from_millis(5) {
-                vm.out.flush_if_stdout(vm.capture);
-                last_flush = Instant::now();
             }
             continue;
         }
@@ -474,7 +488,9 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
 }
 
 fn run_slice_from(vm: &mut Vm, f: &mut Fiber) -> Halt {
-    let started = Instant::now();
+    // The clock is read only once the countdown first runs out, so the many
+    // fibers that block within a few instructions never pay for it.
+    let mut started: Option<Instant> = None;
     loop {
         match exec::run(vm, f, SLICE_BUDGET) {
             Halt::Switch => return Halt::Yield,
@@ -491,8 +507,10 @@ fn run_slice_from(vm: &mut Vm, f: &mut Fiber) -> Halt {
                         }
                     }
                 }
-                if started.elapsed() >= vm.sched.slice {
-                    return Halt::Yield;
+                match started {
+                    None => started = Some(Instant::now()),
+                    Some(t) if t.elapsed() >= vm.sched.slice => return Halt::Yield,
+                    Some(_) => {}
                 }
             }
             h => return h,

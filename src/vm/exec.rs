@@ -26,17 +26,20 @@ pub enum Halt {
 
 /// Runs `fiber` for about `budget` back-edges and calls.
 pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
-    let mut budget = budget.max(1);
-    loop {
+    let start = budget.max(1);
+    let mut budget = start;
+    let halt = loop {
         match dispatch(vm, fiber, &mut budget) {
-            Ok(halt) => return halt,
+            Ok(halt) => break halt,
             Err(fault) => {
                 if let Some(halt) = throw(vm, fiber, fault) {
-                    return halt;
+                    break halt;
                 }
             }
         }
-    }
+    };
+    vm.sched.ticks += (start - budget.min(start)) as u64;
+    halt
 }
 
 /// Turns a fault into a thrown value and unwinds to the innermost handler; returns
