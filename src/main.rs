@@ -13,9 +13,11 @@ Usage:
   csp --help               print this help
 
 Options (before or after the command, before FILE):
-  --seed N                 seed for random() (default fixed, so runs repeat)
+  --seed N                 seed for random() and select (default fixed, so runs repeat)
+  --slice-us N             a fiber's time slice before preemption (default 1000)
 
-Exit codes: 0 success, 1 uncaught runtime error, 2 compile error, 64 bad command line.";
+Exit codes: 0 success, 1 uncaught runtime error, 2 compile error, 3 deadlock,
+64 bad command line.";
 
 fn usage_error(msg: &str) -> ExitCode {
     eprintln!("csp: {msg}\n\n{USAGE}");
@@ -24,6 +26,7 @@ fn usage_error(msg: &str) -> ExitCode {
 
 struct Options {
     seed: Option<u64>,
+    slice_us: Option<u64>,
 }
 
 fn main() -> ExitCode {
@@ -57,6 +60,14 @@ fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
             }
             None => Flag::Exit(usage_error("--seed needs an integer")),
         },
+        "--slice-us" => match args.get(*i + 1).and_then(|s| s.parse::<u64>().ok()).filter(|&n| n > 0) {
+            Some(n) => {
+                opts.slice_us = Some(n);
+                *i += 1;
+                Flag::Continue
+            }
+            None => Flag::Exit(usage_error("--slice-us needs a positive integer (microseconds)")),
+        },
         other => Flag::Exit(usage_error(&format!("unknown option '{other}'"))),
     }
 }
@@ -77,7 +88,7 @@ fn write_stdout(s: &str) -> ExitCode {
 
 fn cli() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut opts = Options { seed: None };
+    let mut opts = Options { seed: None, slice_us: None };
     // Options go before the command or between the command and FILE:
     // `csp --seed 5 run x.csp` and `csp run --seed 5 x.csp` are the same.
     let mut i = 0;
@@ -131,6 +142,9 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
     };
     let color = csp::diag::use_color();
     let mut vm = csp::runner::new_vm();
+    if let Some(us) = opts.slice_us {
+        vm.sched.slice = std::time::Duration::from_micros(us);
+    }
     if let Some(seed) = opts.seed {
         vm.rng = csp::vm::Rng::new(seed);
     }

@@ -2,6 +2,7 @@
 //! tasks (`cancel`, `done`), waitgroups (`add`, `done`) and channels (`len`, `cap`).
 
 use super::arity;
+use crate::sched::io::IoJob;
 use crate::sched::{self, chan, lock, timer};
 use crate::vm::object::Obj;
 use crate::vm::{err, Block, Fault, Handle, Res, Value, Vm};
@@ -17,6 +18,9 @@ pub fn register(vm: &mut Vm) {
     vm.define_native("ticker", ticker);
     vm.define_native("now", now);
     vm.define_native("cap", cap);
+    vm.define_native("read_file", read_file);
+    vm.define_native("write_file", write_file);
+    vm.define_native("read_line", read_line);
 }
 
 fn number(vm: &Vm, name: &str, v: Value) -> Res<f64> {
@@ -155,4 +159,32 @@ fn task_done(vm: &mut Vm, h: Handle, existing: Option<Handle>, finished: bool) -
     }
     sched::task_mut(vm, h).done_chan = Some(c);
     Value::Obj(c)
+}
+
+/// `read_file(path)`: the file's text; only the calling fiber waits.
+fn read_file(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("read_file", args, 1, 1)?;
+    let path = string_arg(vm, "read_file", args[0])?;
+    Err(Fault::Block(Block::Io(IoJob::ReadFile(path))))
+}
+
+/// `write_file(path, text)`: writes (replacing) the file.
+fn write_file(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("write_file", args, 2, 2)?;
+    let path = string_arg(vm, "write_file", args[0])?;
+    let text = crate::format::display(&vm.heap, args[1]);
+    Err(Fault::Block(Block::Io(IoJob::WriteFile(path, text))))
+}
+
+/// `read_line()`: the next line of stdin without its newline, or nil at the end.
+fn read_line(_vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("read_line", args, 0, 0)?;
+    Err(Fault::Block(Block::Io(IoJob::ReadLine)))
+}
+
+fn string_arg(vm: &Vm, name: &str, v: Value) -> Res<String> {
+    match vm.heap.as_str(v) {
+        Some(s) => Ok(s.s.to_string()),
+        None => err(format!("{name}() needs a string path, not {}", vm.heap.type_name(v))),
+    }
 }

@@ -2,6 +2,7 @@
 //! waking, task completion, error propagation, cancellation and deadlock reports.
 
 pub mod chan;
+pub mod io;
 pub mod lock;
 pub mod select;
 pub mod task;
@@ -157,6 +158,8 @@ pub struct Sched {
     pub cancel_self: bool,
     /// Instructions (back-edges and calls) run so far: a cheap clock.
     pub ticks: u64,
+    /// The blocking-I/O pool, once used.
+    pub io: Option<io::IoPool>,
 }
 
 impl Default for Sched {
@@ -178,6 +181,7 @@ impl Default for Sched {
             self_wait: None,
             cancel_self: false,
             ticks: 0,
+            io: None,
         }
     }
 }
@@ -387,6 +391,9 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
             if !vm.sched.timers.is_empty() {
                 timer::fire_due(vm);
             }
+            if io::pending(vm) {
+                io::poll(vm, None);
+            }
             if last_flush.elapsed() > Duration::from_millis(5) {
                 vm.out.flush_if_stdout(vm.capture);
                 last_flush = Instant::now();
@@ -421,12 +428,17 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
             }
             continue;
         }
-        if let Some(next) = vm.sched.timers.peek().map(|t| t.at).filter(|_| timer::pending(vm)) {
+        let next_timer = vm.sched.timers.peek().map(|t| t.at).filter(|_| timer::pending(vm));
+        if next_timer.is_some() || io::pending(vm) {
+            // Idle until the next timer or I/O completion: no polling loop.
             vm.out.flush_if_stdout(vm.capture);
-            let now = Instant::now();
-            if next > now {
-                std::thread::sleep(next - now);
+            let wait = next_timer.map(|t| t.saturating_duration_since(Instant::now()));
+            if io::pending(vm) {
+                io::poll(vm, Some(wait.unwrap_or(Duration::from_secs(3600))));
+            } else if let Some(d) = wait {
+                std::thread::sleep(d);
             }
+            timer::fire_due(vm);
             continue;
         }
         // Nothing can run and nothing is pending.
@@ -563,6 +575,9 @@ fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncaught>>) -> O
         return result.err();
     }
     let failed = matches!(state, TaskState::Failed(_));
+    if let TaskState::Failed(e) = state {
+        add_spawn_chain(vm, e, th);
+    }
     let t = task_mut(vm, th);
     t.state = state;
     t.fiber = None;
@@ -589,6 +604,28 @@ fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncaught>>) -> O
         }
     }
     None
+}
+
+/// Appends to a failed fiber's error trace the chain of fibers that started it
+/// (once: an error passed up through owners keeps its first chain).
+fn add_spawn_chain(vm: &mut Vm, e: Value, th: Handle) {
+    let mut lines = Vec::new();
+    let mut t = Some(th);
+    while let Some(h) = t {
+        let tk = task(vm, h);
+        match tk.site {
+            Some(site) => lines.push(Rc::from(format!("fiber {} started at {}", tk.number, site.location()))),
+            None => lines.push(Rc::from("main fiber")),
+        }
+        t = tk.owner;
+    }
+    if let Value::Obj(h) = e {
+        if let Obj::Error(er) = vm.heap.get_mut(h) {
+            if !er.trace.last().is_some_and(|l| l.starts_with("main fiber") || l.starts_with("fiber ")) {
+                er.trace.extend(lines);
+            }
+        }
+    }
 }
 
 /// Drops children whose whole tree is done and whose outcome needs nobody's

@@ -1,7 +1,7 @@
 //! Tasks: the handle `go` returns, holding a fiber's outcome, its owner and children.
 
-use crate::vm::{Handle, Value};
 use crate::vm::fiber::ProtoRef;
+use crate::vm::{Handle, Value};
 
 /// A source position as a function and instruction index, turned into
 /// `file:line:col` only when a report needs it.

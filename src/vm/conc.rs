@@ -233,6 +233,14 @@ pub fn block_builtin(vm: &mut Vm, fiber: &mut Fiber, b: super::Block, ret: usize
             let w = vm.sched.park(fiber, Wait::Sleep);
             sched::timer::add(vm, sched::timer::deadline(ms), sched::timer::TimerKind::Wake(w));
         }
+        super::Block::Io(job) => {
+            if matches!(job, sched::io::IoJob::ReadLine) {
+                // Whatever was printed (a prompt) shows before we wait for input.
+                vm.out.flush_if_stdout(vm.capture);
+            }
+            let w = vm.sched.park(fiber, Wait::Io);
+            sched::io::submit(vm, w, job);
+        }
     }
     fiber.sched.ret_slot = ret as u32;
     Ok(())

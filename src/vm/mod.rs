@@ -34,6 +34,8 @@ pub enum Fault {
 pub enum Block {
     /// Milliseconds to sleep.
     Sleep(f64),
+    /// File or stdin I/O for the thread pool.
+    Io(crate::sched::io::IoJob),
 }
 
 pub type Res<T> = Result<T, Fault>;
