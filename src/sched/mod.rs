@@ -428,6 +428,7 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
             }
             continue;
         }
+        timer::prune(vm);
         let next_timer = vm.sched.timers.peek().map(|t| t.at).filter(|_| timer::pending(vm));
         if next_timer.is_some() || io::pending(vm) {
             // Idle until the next timer or I/O completion: no polling loop.

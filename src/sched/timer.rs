@@ -51,9 +51,26 @@ pub fn fire_due(vm: &mut Vm) {
     }
 }
 
-/// Are there timers that can still wake someone? Tickers alone only count while
-/// some fiber is parked (it may be waiting on one).
+/// Is this timer still useful? A sleep whose fiber was woken another way
+/// (cancelled) is not.
+fn live(vm: &Vm, t: &Timer) -> bool {
+    match t.kind {
+        TimerKind::Wake(w) => vm.sched.is_parked(w),
+        _ => true,
+    }
+}
+
+/// Drops dead timers from the top of the heap, so the earliest is a live one.
+pub fn prune(vm: &mut Vm) {
+    while vm.sched.timers.peek().is_some_and(|t| !live(vm, t)) {
+        vm.sched.timers.pop();
+    }
+}
+
+/// Are there timers that can still wake someone? A sleep always can; `after`
+/// and `ticker` channels only while some fiber is parked (it may wait on one),
+/// so a forgotten ticker does not keep a finished program alive.
 pub fn pending(vm: &Vm) -> bool {
-    vm.sched.timers.iter().any(|t| !matches!(t.kind, TimerKind::Tick(..)))
+    vm.sched.timers.iter().any(|t| matches!(t.kind, TimerKind::Wake(_)) && live(vm, t))
         || (!vm.sched.timers.is_empty() && vm.sched.fibers.iter().flatten().any(|f| f.sched.parked.is_some()))
 }
