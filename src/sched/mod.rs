@@ -568,6 +568,8 @@ fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncaught>>) -> O
         }
     }
     let state = match &result {
+        // `wait` on a cancelled task throws `Cancelled`, even if it caught it.
+        Ok(_) if cancelled => TaskState::Cancelled(cancelled_error(vm)),
         Ok(v) => TaskState::Done(*v),
         Err(u) if cancelled && is_cancelled_error(vm, u.value) => TaskState::Cancelled(u.value),
         Err(u) => TaskState::Failed(u.value),
@@ -722,7 +724,9 @@ fn propagate(vm: &mut Vm, owner: Option<Handle>, e: Value) {
     let mut owner = owner;
     while let Some(o) = owner {
         if let Some(fid) = task(vm, o).fiber {
-            let parked = vm.sched.fibers[fid as usize].as_ref().is_some_and(|f| f.sched.parked.is_some());
+            let parked = vm.sched.fibers[fid as usize]
+                .as_ref()
+                .is_some_and(|f| f.sched.parked.is_some() && !matches!(f.sched.parked, Some(Wait::Scope)));
             if parked {
                 unpark(vm, fid);
                 vm.sched.wake_forced(fid, Resume::Throw(e));
@@ -788,7 +792,9 @@ pub fn cancel_fiber(vm: &mut Vm, fid: u32) {
     }
     let Some(Some(f)) = vm.sched.fibers.get_mut(fid as usize) else { return };
     f.sched.cancelled = true;
-    if f.sched.parked.is_some() {
+    // At the end of a `wait { }` block the fiber keeps waiting for its (now
+    // cancelled) children; the block then throws `Cancelled` itself.
+    if f.sched.parked.is_some() && !matches!(f.sched.parked, Some(Wait::Scope)) {
         unpark(vm, fid);
         let e = cancelled_error(vm);
         vm.sched.wake_forced(fid, Resume::Throw(e));
