@@ -288,3 +288,48 @@ fn deep_recursion_via_cli() {
     assert_exit(&o, 1);
     assert!(stderr(&o).contains("stack overflow"), "{}", stderr(&o));
 }
+
+/// `read_line` reads stdin through the I/O pool while other fibers keep running;
+/// the prompt printed before it appears first; end of input gives nil.
+#[test]
+fn read_line_from_stdin() {
+    use std::io::Write;
+    let s = Script::new(
+        "let ticks = go { for i in 0..3 { sleep(1) }; return \"ticked\" }\n\
+         print(\"name?\")\n\
+         let a = read_line()\n\
+         let b = read_line()\n\
+         print(\"hello\", a, b, wait ticks)\n",
+    );
+    let mut child = Command::new(CSP)
+        .args(["run", s.path()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"ada\n").unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "name?\nhello ada nil ticked\n");
+}
+
+/// `--slice-us` is accepted; 0 is a bad command line.
+#[test]
+fn slice_flag() {
+    let s = Script::new("print(1)\n");
+    assert_exit(&csp(&["run", "--slice-us", "200", s.path()]), 0);
+    assert_exit(&csp(&["run", "--slice-us", "0", s.path()]), 64);
+}
+
+/// A deadlock exits 3 with a report naming the blocked fiber and where it waits.
+#[test]
+fn deadlock_report() {
+    let s = Script::new("let ch = chan()\nfn f() { ch <- 1; ch <- 2 }\ngo f()\n<-ch\n<-ch\n<-ch\n");
+    let o = csp(&["run", s.path()]);
+    assert_exit(&o, 3);
+    let err = stderr(&o);
+    assert!(err.contains("deadlock"), "{err}");
+    assert!(err.contains("main fiber blocked on receive from channel"), "{err}");
+    assert!(err.contains(":6:"), "{err}");
+}

@@ -462,6 +462,10 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
         for id in parked {
             cancel_fiber(vm, id);
         }
+        if vm.sched.ready.is_empty() {
+            // Only fibers waiting for their wait-block children, which cannot end.
+            return Outcome::Ok;
+        }
     }
 }
 
