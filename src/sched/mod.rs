@@ -279,42 +279,13 @@ pub fn spawn(
         crate::vm::call::Called::Frame => {}
         crate::vm::call::Called::Value | crate::vm::call::Called::Blocked => {
             // A builtin ran at once: its task is already done.
-            let number = vm.sched.next_number;
-            vm.sched.next_number += 1;
-            let t = Task {
-                number,
-                fiber: None,
-                state: TaskState::Done(f.stack[0]),
-                owner: parent.sched.task,
-                scope: None,
-                children: Vec::new(),
-                waiters: Vec::new(),
-                done_chan: None,
-                observed: false,
-                dropped,
-                site: Some(site),
-            };
-            return Ok(Value::Obj(vm.heap.alloc(Obj::Task(Box::new(t)))));
+            let t = new_task(vm, None, TaskState::Done(f.stack[0]), parent.sched.task, None, dropped, Some(site));
+            return Ok(Value::Obj(t));
         }
     }
     let id = vm.sched.alloc_id();
-    let number = vm.sched.next_number;
-    vm.sched.next_number += 1;
     let scope = parent.sched.scopes.len().checked_sub(1);
-    let t = Task {
-        number,
-        fiber: Some(id),
-        state: TaskState::Running,
-        owner: parent.sched.task,
-        scope,
-        children: Vec::new(),
-        waiters: Vec::new(),
-        done_chan: None,
-        observed: false,
-        dropped,
-        site: Some(site),
-    };
-    let th = vm.heap.alloc(Obj::Task(Box::new(t)));
+    let th = new_task(vm, Some(id), TaskState::Running, parent.sched.task, scope, dropped, Some(site));
     if let Some(owner) = parent.sched.task {
         let mut children = std::mem::take(&mut task_mut(vm, owner).children);
         compact(vm, &mut children);
@@ -325,12 +296,45 @@ pub fn spawn(
         compact(vm, &mut s.children);
         s.children.push(th);
     }
+    start(vm, f, id, th);
+    Ok(Value::Obj(th))
+}
+
+/// A new task object, numbered in start order.
+fn new_task(
+    vm: &mut Vm,
+    fiber: Option<u32>,
+    state: TaskState,
+    owner: Option<Handle>,
+    scope: Option<usize>,
+    dropped: bool,
+    site: Option<task::Site>,
+) -> Handle {
+    let number = vm.sched.next_number;
+    vm.sched.next_number += 1;
+    let t = Task {
+        number,
+        fiber,
+        state,
+        owner,
+        scope,
+        children: Vec::new(),
+        waiters: Vec::new(),
+        done_chan: None,
+        observed: false,
+        dropped,
+        site,
+    };
+    vm.heap.alloc(Obj::Task(Box::new(t)))
+}
+
+/// Gives fiber `f` its id and task and queues it to run.
+fn start(vm: &mut Vm, mut f: Fiber, id: u32, th: Handle) {
     f.sched.id = id;
     f.sched.task = Some(th);
     vm.sched.fibers[id as usize] = Some(Box::new(f));
     vm.sched.ready.push_back(id);
     vm.sched.live += 1;
-    Ok(Value::Obj(th))
 }
 
 /// How the program ended.
@@ -344,30 +348,10 @@ pub enum Outcome {
 /// Runs `proto` as the main fiber until the program ends: the main script is done
 /// and no fiber can make progress (leftover blocked fibers are cancelled first).
 pub fn run_main(vm: &mut Vm, proto: Rc<crate::bytecode::Proto>) -> Outcome {
-    let mut main = Fiber::for_main(proto);
     let id = vm.sched.alloc_id();
-    let number = vm.sched.next_number;
-    vm.sched.next_number += 1;
-    let t = Task {
-        number,
-        fiber: Some(id),
-        state: TaskState::Running,
-        owner: None,
-        scope: None,
-        children: Vec::new(),
-        waiters: Vec::new(),
-        done_chan: None,
-        observed: false,
-        dropped: false,
-        site: None,
-    };
-    let th = vm.heap.alloc(Obj::Task(Box::new(t)));
-    main.sched.id = id;
-    main.sched.task = Some(th);
+    let th = new_task(vm, Some(id), TaskState::Running, None, None, false, None);
     vm.sched.main_task = Some(th);
-    vm.sched.fibers[id as usize] = Some(Box::new(main));
-    vm.sched.ready.push_back(id);
-    vm.sched.live += 1;
+    start(vm, Fiber::for_main(proto), id, th);
     let outcome = run_loop(vm, th);
     vm.sched.main_task = None;
     outcome
@@ -683,42 +667,27 @@ fn wake_scope_waiters(vm: &mut Vm, owner: Option<Handle>) {
 /// A child of a `wait { }` block ended: on failure record it, cancel the
 /// siblings and interrupt the owner; wake the owner when it waits at the block end.
 fn scope_child_done(vm: &mut Vm, owner: Handle, scope: usize, child: Handle, failed: bool) {
+    if !failed {
+        return;
+    }
     let Some(fid) = task(vm, owner).fiber else { return };
-    let Some(Some(of)) = vm.sched.fibers.get(fid as usize) else { return };
-    let _ = of;
     let err = task(vm, child).result();
-    let mut siblings = Vec::new();
-    {
-        let of = vm.sched.fibers[fid as usize].as_mut().unwrap();
-        if let Some(s) = of.sched.scopes.get_mut(scope) {
-            if failed {
-                s.errors.push(err);
-                siblings = s.children.clone();
-            }
-        }
+    task_mut(vm, child).observed = true;
+    let Some(Some(of)) = vm.sched.fibers.get_mut(fid as usize) else { return };
+    let Some(s) = of.sched.scopes.get_mut(scope) else { return };
+    s.errors.push(err);
+    let siblings = s.children.clone();
+    // Interrupt the block's body if it is blocked inside the block, so it can end.
+    let interrupt = of.sched.parked.is_some()
+        && !matches!(of.sched.parked, Some(Wait::Scope))
+        && of.sched.scopes.len() == scope + 1;
+    for s in siblings.into_iter().filter(|&s| s != child) {
+        cancel_task(vm, s);
     }
-    if failed {
-        task_mut(vm, child).observed = true;
-        for s in siblings {
-            if s != child {
-                cancel_task(vm, s);
-            }
-        }
-    }
-    let of = vm.sched.fibers[fid as usize].as_ref().unwrap();
-    match &of.sched.parked {
-        Some(Wait::Scope) => {
-            let w = Waiter { fiber: fid, gen: of.sched.gen, case: None, two: false };
-            vm.sched.wake(w, Resume::Retry);
-        }
-        Some(_) if failed && of.sched.scopes.len() == scope + 1 => {
-            // Interrupt the block's body so the block can end.
-            let w = Waiter { fiber: fid, gen: of.sched.gen, case: None, two: false };
-            let e = cancelled_error(vm);
-            unpark(vm, fid);
-            vm.sched.wake_forced(w.fiber, Resume::Throw(e));
-        }
-        _ => {}
+    if interrupt {
+        let e = cancelled_error(vm);
+        unpark(vm, fid);
+        vm.sched.wake_forced(fid, Resume::Throw(e));
     }
 }
 
