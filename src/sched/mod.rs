@@ -4,6 +4,7 @@
 pub mod chan;
 pub mod io;
 pub mod lock;
+mod report;
 pub mod select;
 pub mod task;
 pub mod timer;
@@ -12,6 +13,7 @@ use crate::vm::exec::{self, Halt};
 use crate::vm::fiber::Uncaught;
 use crate::vm::object::ErrorObj;
 use crate::vm::{gc, Fault, Fiber, Handle, Obj, Value, Vm};
+use report::{add_spawn_chain, deadlock_report, uncaught_at_top};
 use std::collections::{BinaryHeap, VecDeque};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -597,28 +599,6 @@ fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncaught>>) -> O
     None
 }
 
-/// Appends to a failed fiber's error trace the chain of fibers that started it
-/// (once: an error passed up through owners keeps its first chain).
-fn add_spawn_chain(vm: &mut Vm, e: Value, th: Handle) {
-    let mut lines = Vec::new();
-    let mut t = Some(th);
-    while let Some(h) = t {
-        let tk = task(vm, h);
-        match tk.site {
-            Some(site) => lines.push(Rc::from(format!("fiber {} started at {}", tk.number, site.location()))),
-            None => lines.push(Rc::from("main fiber")),
-        }
-        t = tk.owner;
-    }
-    if let Value::Obj(h) = e {
-        if let Obj::Error(er) = vm.heap.get_mut(h) {
-            if !er.trace.last().is_some_and(|l| l.starts_with("main fiber") || l.starts_with("fiber ")) {
-                er.trace.extend(lines);
-            }
-        }
-    }
-}
-
 /// Drops children whose whole tree is done and whose outcome needs nobody's
 /// attention, so a long-lived fiber starting many short ones stays small. Runs
 /// when the list doubles, so the cost is amortised.
@@ -772,52 +752,6 @@ pub fn cancel_fiber(vm: &mut Vm, fid: u32) {
         let e = cancelled_error(vm);
         vm.sched.wake_forced(fid, Resume::Throw(e));
     }
-}
-
-fn uncaught_at_top(vm: &mut Vm, e: Value) -> Uncaught {
-    let trace = match e {
-        Value::Obj(h) => match vm.heap.get(h) {
-            Obj::Error(er) => er.trace.clone(),
-            _ => Vec::new(),
-        },
-        _ => Vec::new(),
-    };
-    let file =
-        vm.protos.first().map(|p| p.file.clone()).unwrap_or_else(|| Rc::new(crate::source::SourceFile::new("", "")));
-    Uncaught { value: e, span: crate::syntax::ast::Span::default(), file, trace }
-}
-
-/// The deadlock report: every parked fiber, what it waits on, where, and who started it.
-fn deadlock_report(vm: &Vm) -> String {
-    let mut out = String::from("deadlock: no fiber can make progress\n");
-    for f in vm.sched.fibers.iter().flatten() {
-        let Some(w) = &f.sched.parked else { continue };
-        let number = f.sched.task.map_or(0, |t| task(vm, t).number);
-        let who = if number == 0 { "main fiber".to_string() } else { format!("fiber {number}") };
-        let at = f.frames.last().map_or(String::new(), |fr| {
-            let pc = (fr.pc as usize).saturating_sub(1).min(fr.proto.spans.len().saturating_sub(1));
-            fr.proto.file.location(fr.proto.spans.get(pc).copied().unwrap_or(fr.proto.span))
-        });
-        let what = match w {
-            Wait::Recv(h) | Wait::Send(h) => {
-                format!("{} {}", w.describe(), crate::format::repr(&vm.heap, Value::Obj(*h)))
-            }
-            _ => w.describe().to_string(),
-        };
-        out.push_str(&format!("  {who} blocked on {what} at {at}\n"));
-        let mut t = f.sched.task;
-        let mut first = true;
-        while let Some(th) = t {
-            let tk = task(vm, th);
-            if let Some(site) = tk.site {
-                let by = if first { "started at" } else { "  by a fiber started at" };
-                out.push_str(&format!("    {by} {}\n", site.location()));
-            }
-            first = false;
-            t = tk.owner;
-        }
-    }
-    out
 }
 
 /// Collects garbage with every fiber as a root.

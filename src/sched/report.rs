@@ -1,0 +1,116 @@
+//! Reports: the deadlock report, and the fiber chain added to failed fibers'
+//! traces.
+
+use super::{task, Wait};
+use crate::vm::fiber::Uncaught;
+use crate::vm::{Fiber, Handle, Obj, Value, Vm};
+use std::rc::Rc;
+
+/// Appends to a failed fiber's error trace the chain of fibers that started it
+/// (once: an error passed up through owners keeps its first chain).
+pub(super) fn add_spawn_chain(vm: &mut Vm, e: Value, th: Handle) {
+    let mut lines = Vec::new();
+    let mut t = Some(th);
+    while let Some(h) = t {
+        let tk = task(vm, h);
+        match tk.site {
+            Some(site) => lines.push(Rc::from(format!("fiber {} started at {}", tk.number, site.location()))),
+            None => lines.push(Rc::from("main fiber")),
+        }
+        t = tk.owner;
+    }
+    if let Value::Obj(h) = e {
+        if let Obj::Error(er) = vm.heap.get_mut(h) {
+            if !er.trace.last().is_some_and(|l| l.starts_with("main fiber") || l.starts_with("fiber ")) {
+                er.trace.extend(lines);
+            }
+        }
+    }
+}
+
+pub(super) fn uncaught_at_top(vm: &mut Vm, e: Value) -> Uncaught {
+    let trace = match e {
+        Value::Obj(h) => match vm.heap.get(h) {
+            Obj::Error(er) => er.trace.clone(),
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    let file =
+        vm.protos.first().map(|p| p.file.clone()).unwrap_or_else(|| Rc::new(crate::source::SourceFile::new("", "")));
+    Uncaught { value: e, span: crate::syntax::ast::Span::default(), file, trace }
+}
+
+/// The deadlock report: every parked fiber, what it waits on, where, and who started it.
+pub(super) fn deadlock_report(vm: &Vm) -> String {
+    let mut out = String::from("deadlock: no fiber can make progress\n");
+    for f in vm.sched.fibers.iter().flatten() {
+        let Some(w) = &f.sched.parked else { continue };
+        let who = fiber_name(vm, f);
+        let at = f.frames.last().map_or(String::new(), |fr| {
+            // Operations that rerun on waking left pc on themselves.
+            let rerun = matches!(w, Wait::Task(_) | Wait::Group(_) | Wait::Scope);
+            let pc = if rerun { fr.pc as usize } else { (fr.pc as usize).saturating_sub(1) };
+            let pc = pc.min(fr.proto.spans.len().saturating_sub(1));
+            fr.proto.file.location(fr.proto.spans.get(pc).copied().unwrap_or(fr.proto.span))
+        });
+        let what = match w {
+            Wait::Recv(h) | Wait::Send(h) => {
+                let mut holders: Vec<String> = vm
+                    .sched
+                    .fibers
+                    .iter()
+                    .flatten()
+                    .filter(|o| o.sched.id != f.sched.id && holds(vm, o, *h))
+                    .map(|o| fiber_name(vm, o))
+                    .collect();
+                holders.extend(
+                    vm.global_names
+                        .iter()
+                        .filter(|(_, &g)| matches!(vm.globals[g as usize], Value::Obj(x) if x == *h))
+                        .map(|(name, _)| format!("global `{name}`")),
+                );
+                let held =
+                    if holders.is_empty() { String::new() } else { format!(" (held by {})", holders.join(", ")) };
+                format!("{} {}{held}", w.describe(), crate::format::repr(&vm.heap, Value::Obj(*h)))
+            }
+            _ => w.describe().to_string(),
+        };
+        out.push_str(&format!("  {who} blocked on {what} at {at}\n"));
+        let mut t = f.sched.task;
+        let mut first = true;
+        while let Some(th) = t {
+            let tk = task(vm, th);
+            if let Some(site) = tk.site {
+                let by = if first { "started at" } else { "  by a fiber started at" };
+                out.push_str(&format!("    {by} {}\n", site.location()));
+            }
+            first = false;
+            t = tk.owner;
+        }
+    }
+    out
+}
+
+fn fiber_name(vm: &Vm, f: &Fiber) -> String {
+    match f.sched.task.map_or(0, |t| task(vm, t).number) {
+        0 => "main fiber".to_string(),
+        n => format!("fiber {n}"),
+    }
+}
+
+/// Does the fiber hold channel `h` in a live register, or in a variable its
+/// running closures captured? (Deeper references are not followed.)
+fn holds(vm: &Vm, f: &Fiber, h: Handle) -> bool {
+    let is = |v: &Value| matches!(v, Value::Obj(x) if *x == h);
+    if f.stack[..f.live_top()]
+        .iter()
+        .any(|v| is(v) || matches!(v, Value::Obj(c) if matches!(vm.heap.get(*c), Obj::Cell(inner) if is(inner))))
+    {
+        return true;
+    }
+    f.frames.iter().filter_map(|fr| fr.closure).any(|c| match vm.heap.get(c) {
+        Obj::Closure(cl) => cl.upvals.iter().any(|u| matches!(vm.heap.get(*u), Obj::Cell(v) if is(v))),
+        _ => false,
+    })
+}
