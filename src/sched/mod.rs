@@ -3,6 +3,7 @@
 
 pub mod chan;
 pub mod io;
+mod lifecycle;
 pub mod lock;
 mod report;
 pub mod select;
@@ -13,7 +14,9 @@ use crate::vm::exec::{self, Halt};
 use crate::vm::fiber::Uncaught;
 use crate::vm::object::ErrorObj;
 use crate::vm::{gc, Fault, Fiber, Handle, Obj, Value, Vm};
-use report::{add_spawn_chain, deadlock_report, uncaught_at_top};
+pub use lifecycle::{cancel_fiber, cancel_task, tree_done, unpark};
+use lifecycle::{compact, finish};
+use report::{deadlock_report, uncaught_at_top};
 use std::collections::{BinaryHeap, VecDeque};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -531,227 +534,6 @@ pub fn interrupt(vm: &mut Vm, f: &mut Fiber) -> Option<Value> {
         return Some(cancelled_error(vm));
     }
     None
-}
-
-/// A fiber ended: record its outcome in its task, wake waiters, close `done()`,
-/// and propagate an unobserved failure. Returns an error that ends the program.
-fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncaught>>) -> Option<Box<Uncaught>> {
-    let id = f.sched.id;
-    vm.sched.free.push(id);
-    vm.sched.live -= 1;
-    let th = f.sched.task.expect("fiber without task");
-    let is_main = Some(th) == vm.sched.main_task;
-    let cancelled = f.sched.cancelled;
-    let mut result = result;
-    // A child that failed unobserved fails its owner when the owner ends.
-    if result.is_ok() {
-        let children = task(vm, th).children.clone();
-        for c in children {
-            let t = task(vm, c);
-            if let TaskState::Failed(e) = t.state {
-                if !t.observed && t.scope.is_none() {
-                    task_mut(vm, c).observed = true;
-                    result = Err(Box::new(uncaught_at_top(vm, e)));
-                    break;
-                }
-            }
-        }
-    }
-    let state = match &result {
-        // `wait` on a cancelled task throws `Cancelled`, even if it caught it.
-        Ok(_) if cancelled => TaskState::Cancelled(cancelled_error(vm)),
-        Ok(v) => TaskState::Done(*v),
-        Err(u) if cancelled && is_cancelled_error(vm, u.value) => TaskState::Cancelled(u.value),
-        Err(u) => TaskState::Failed(u.value),
-    };
-    if is_main && result.is_err() && !matches!(state, TaskState::Cancelled(_)) {
-        return result.err();
-    }
-    let failed = matches!(state, TaskState::Failed(_));
-    if let TaskState::Failed(e) = state {
-        add_spawn_chain(vm, e, th);
-    }
-    let t = task_mut(vm, th);
-    t.state = state;
-    t.fiber = None;
-    let waiters = std::mem::take(&mut t.waiters);
-    let done = t.done_chan;
-    let (owner, scope, dropped) = (t.owner, t.scope, t.dropped);
-    for (fid, gen) in waiters {
-        vm.sched.wake(Waiter { fiber: fid, gen, case: None, two: false }, Resume::Retry);
-    }
-    if let Some(ch) = done {
-        let _ = chan::close(vm, ch);
-    }
-    wake_scope_waiters(vm, owner);
-    if let (Some(owner), Some(scope)) = (owner, scope) {
-        scope_child_done(vm, owner, scope, th, failed);
-    } else if failed && dropped {
-        let e = task(vm, th).result();
-        task_mut(vm, th).observed = true;
-        propagate(vm, owner, e);
-    }
-    if let Err(u) = result {
-        if failed && owner.is_none() {
-            return Some(u);
-        }
-    }
-    None
-}
-
-/// Drops children whose whole tree is done and whose outcome needs nobody's
-/// attention, so a long-lived fiber starting many short ones stays small. Runs
-/// when the list doubles, so the cost is amortised.
-fn compact(vm: &Vm, children: &mut Vec<Handle>) {
-    let n = children.len();
-    if n < 64 || !n.is_power_of_two() {
-        return;
-    }
-    children.retain(|&c| {
-        let t = task(vm, c);
-        let unobserved_failure = matches!(t.state, TaskState::Failed(_)) && !t.observed;
-        unobserved_failure || !tree_done(vm, c)
-    });
-}
-
-/// Has the task and every task started under it finished?
-pub fn tree_done(vm: &Vm, th: Handle) -> bool {
-    let mut work = vec![th];
-    while let Some(t) = work.pop() {
-        let tk = task(vm, t);
-        if !tk.finished() {
-            return false;
-        }
-        work.extend(tk.children.iter().copied());
-    }
-    true
-}
-
-/// Wakes every ancestor waiting at the end of a `wait { }` block, so it can
-/// recheck whether its whole tree of fibers is done.
-fn wake_scope_waiters(vm: &mut Vm, owner: Option<Handle>) {
-    let mut owner = owner;
-    while let Some(o) = owner {
-        if let Some(fid) = task(vm, o).fiber {
-            if let Some(Some(f)) = vm.sched.fibers.get(fid as usize) {
-                if matches!(f.sched.parked, Some(Wait::Scope)) {
-                    let w = Waiter { fiber: fid, gen: f.sched.gen, case: None, two: false };
-                    vm.sched.wake(w, Resume::Retry);
-                }
-            }
-        }
-        owner = task(vm, o).owner;
-    }
-}
-
-/// A child of a `wait { }` block ended: on failure record it, cancel the
-/// siblings and interrupt the owner; wake the owner when it waits at the block end.
-fn scope_child_done(vm: &mut Vm, owner: Handle, scope: usize, child: Handle, failed: bool) {
-    if !failed {
-        return;
-    }
-    let Some(fid) = task(vm, owner).fiber else { return };
-    let err = task(vm, child).result();
-    task_mut(vm, child).observed = true;
-    let Some(Some(of)) = vm.sched.fibers.get_mut(fid as usize) else { return };
-    let Some(s) = of.sched.scopes.get_mut(scope) else { return };
-    s.errors.push(err);
-    let siblings = s.children.clone();
-    // Interrupt the block's body if it is blocked inside the block, so it can end.
-    let interrupt = of.sched.parked.is_some()
-        && !matches!(of.sched.parked, Some(Wait::Scope))
-        && of.sched.scopes.len() == scope + 1;
-    for s in siblings.into_iter().filter(|&s| s != child) {
-        cancel_task(vm, s);
-    }
-    if interrupt {
-        let e = cancelled_error(vm);
-        unpark(vm, fid);
-        vm.sched.wake_forced(fid, Resume::Throw(e));
-    }
-}
-
-/// Sends a child's failure to its owner fiber: thrown where the owner is blocked,
-/// or at its next suspension point; past a finished owner, further up.
-fn propagate(vm: &mut Vm, owner: Option<Handle>, e: Value) {
-    let mut owner = owner;
-    while let Some(o) = owner {
-        if let Some(fid) = task(vm, o).fiber {
-            let parked = vm.sched.fibers[fid as usize]
-                .as_ref()
-                .is_some_and(|f| f.sched.parked.is_some() && !matches!(f.sched.parked, Some(Wait::Scope)));
-            if parked {
-                unpark(vm, fid);
-                vm.sched.wake_forced(fid, Resume::Throw(e));
-            } else if let Some(Some(f)) = vm.sched.fibers.get_mut(fid as usize) {
-                f.sched.pending = Some(e);
-            }
-            return;
-        }
-        owner = task(vm, o).owner;
-    }
-    vm.sched.top_error.get_or_insert(e);
-}
-
-impl Sched {
-    /// Wakes a fiber that `unpark` just took off its queues.
-    fn wake_forced(&mut self, fid: u32, resume: Resume) {
-        if let Some(Some(f)) = self.fibers.get_mut(fid as usize) {
-            f.sched.parked = None;
-            f.sched.resume = Some(resume);
-            self.ready.push_back(fid);
-        }
-    }
-}
-
-/// Takes a parked fiber off the wait queues it is on (channels keep no stale
-/// entries; other queues recognise stale ones by generation).
-pub fn unpark(vm: &mut Vm, fid: u32) {
-    let Some(Some(f)) = vm.sched.fibers.get(fid as usize) else { return };
-    let wait = f.sched.parked.clone();
-    let w = Waiter { fiber: fid, gen: f.sched.gen, case: None, two: false };
-    match wait {
-        Some(Wait::Recv(h)) | Some(Wait::Send(h)) => select::remove_from(vm, h, w),
-        Some(Wait::Select(hs)) => {
-            for h in hs {
-                select::remove_from(vm, h, w);
-            }
-        }
-        _ => {}
-    }
-    if let Some(Some(f)) = vm.sched.fibers.get_mut(fid as usize) {
-        f.sched.gen = f.sched.gen.wrapping_add(0x8000_0000);
-    }
-}
-
-/// `t.cancel()`: cancels the task's fiber and, recursively, its children.
-pub fn cancel_task(vm: &mut Vm, th: Handle) {
-    let mut work = vec![th];
-    while let Some(t) = work.pop() {
-        let tk = task(vm, t);
-        work.extend(tk.children.iter().copied());
-        if let Some(fid) = tk.fiber {
-            cancel_fiber(vm, fid);
-        }
-    }
-}
-
-/// Marks a fiber cancelled; a parked one gets `Cancelled` thrown at once.
-pub fn cancel_fiber(vm: &mut Vm, fid: u32) {
-    if fid == vm.sched.current && matches!(vm.sched.fibers.get(fid as usize), Some(None)) {
-        // The running fiber cancelled itself: it notices at its next suspension.
-        vm.sched.cancel_self = true;
-        return;
-    }
-    let Some(Some(f)) = vm.sched.fibers.get_mut(fid as usize) else { return };
-    f.sched.cancelled = true;
-    // At the end of a `wait { }` block the fiber keeps waiting for its (now
-    // cancelled) children; the block then throws `Cancelled` itself.
-    if f.sched.parked.is_some() && !matches!(f.sched.parked, Some(Wait::Scope)) {
-        unpark(vm, fid);
-        let e = cancelled_error(vm);
-        vm.sched.wake_forced(fid, Resume::Throw(e));
-    }
 }
 
 /// Collects garbage with every fiber as a root.

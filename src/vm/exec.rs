@@ -3,12 +3,13 @@
 //! spends its budget, or fails.
 
 use super::call::{call_value, Called};
+pub use super::error::{capped_trace, new_error, throw};
 use super::fiber::{Fiber, Frame, Handler, ProtoRef, Uncaught};
-use super::object::{Closure, ErrorObj, Obj};
-use super::value::{copy_value, load_value, map_slot, Handle, Key, Value};
+use super::object::{Closure, Obj};
+use super::ops::{field, index, invoke, iter_next, iter_start, set_field, set_index};
+use super::value::{copy_value, load_value, Handle, Value};
 use super::{arith, conc, err, Fault, Res, Vm};
 use crate::bytecode::{Cmp, Op};
-use std::rc::Rc;
 
 /// Why `run` returned.
 pub enum Halt {
@@ -40,57 +41,6 @@ pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
     };
     vm.sched.ticks += (start - budget.min(start)) as u64;
     halt
-}
-
-/// Turns a fault into a thrown value and unwinds to the innermost handler; returns
-/// a halt when no handler is left.
-pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
-    let value = match fault {
-        Fault::Throw(v) => v,
-        Fault::Error(msg) => new_error(vm, fiber, Rc::from(msg)),
-        Fault::Block(_) => new_error(vm, fiber, Rc::from("internal: a blocking builtin escaped its call")),
-    };
-    if let Some(Handler { depth, target, reg }) = fiber.handlers.pop() {
-        fiber.frames.truncate(depth as usize);
-        let frame = fiber.frames.last_mut().expect("handler frame");
-        frame.pc = target;
-        let slot = frame.base as usize + reg as usize;
-        fiber.stack[slot] = value;
-        return None;
-    }
-    let frame = fiber.frames.last().expect("a frame");
-    let pc = (frame.pc as usize).saturating_sub(1);
-    let span = frame.proto.spans.get(pc).copied().unwrap_or(frame.proto.span);
-    let trace = match value {
-        Value::Obj(h) => match vm.heap.get(h) {
-            Obj::Error(e) => e.trace.clone(),
-            _ => capped_trace(fiber),
-        },
-        _ => capped_trace(fiber),
-    };
-    Some(Halt::Error(Box::new(Uncaught { value, span, file: frame.proto.file.clone(), trace })))
-}
-
-/// Most frames listed in a trace; deep recursion shows its ends.
-const TRACE_KEEP: usize = 40;
-
-/// An error value carrying the fiber's current stack trace.
-pub fn new_error(vm: &mut Vm, fiber: &Fiber, message: Rc<str>) -> Value {
-    let trace = capped_trace(fiber);
-    Value::Obj(vm.heap.alloc(Obj::Error(Box::new(ErrorObj { message, trace, others: Vec::new(), cancelled: false }))))
-}
-
-/// The fiber's trace with the middle of a very deep stack elided.
-pub fn capped_trace(fiber: &Fiber) -> Vec<Rc<str>> {
-    let mut trace = fiber.trace();
-    if trace.len() > TRACE_KEEP {
-        let omitted = trace.len() - TRACE_KEEP;
-        let tail = trace.split_off(trace.len() - 5);
-        trace.truncate(TRACE_KEEP - 5);
-        trace.push(Rc::from(format!("... {omitted} more frames")));
-        trace.extend(tail);
-    }
-    trace
 }
 
 #[inline(always)]
@@ -720,157 +670,5 @@ fn upval(vm: &Vm, closure: Option<Handle>, idx: u8) -> Handle {
     match closure.map(|h| vm.heap.get(h)) {
         Some(Obj::Closure(c)) => c.upvals[idx as usize],
         _ => unreachable!("upvalue access outside a closure"),
-    }
-}
-
-/// `recv.name(args)`: a map field holding a function is called without the
-/// receiver; builtin methods get it (csp-written ones as their first argument).
-fn invoke(vm: &mut Vm, fiber: &mut Fiber, recv: Value, key: &Key, slot: usize, argc: usize) -> Res<Called> {
-    if let Value::Obj(h) = recv {
-        if let Obj::Map(m) = vm.heap.get(h) {
-            if let Some(f) = map_slot(m, key).map(|i| m[i]) {
-                fiber.stack[slot + 1] = f;
-                return call_value(vm, fiber, f, slot + 2, argc, slot);
-            }
-        }
-    }
-    let args = &fiber.stack[slot + 2..slot + 2 + argc];
-    match crate::natives::call_method(vm, recv, key_name(key), args)? {
-        crate::natives::Method::Done(v) => {
-            fiber.stack[slot] = v;
-            Ok(Called::Value)
-        }
-        crate::natives::Method::Delegate(f) => {
-            fiber.stack[slot] = f;
-            call_value(vm, fiber, f, slot + 1, argc + 1, slot)
-        }
-    }
-}
-
-fn index(vm: &mut Vm, obj: Value, key: Value) -> Res<Value> {
-    if let Value::Obj(h) = obj {
-        match (vm.heap.get(h), key) {
-            (Obj::List(_), Value::Int(i)) => return crate::natives::list::list_index(&vm.heap, obj, i),
-            (Obj::Str(_), Value::Int(i)) => return crate::natives::string::str_index(&mut vm.heap, obj, i),
-            (Obj::Map(m), _) => {
-                let k = arith::to_key(&vm.heap, key)?;
-                return Ok(m.get(&k).copied().unwrap_or(Value::Nil));
-            }
-            (Obj::List(_) | Obj::Str(_), _) => {
-                return err(format!("index must be an int, not {}", vm.heap.type_name(key)));
-            }
-            _ => {}
-        }
-    }
-    err(format!("cannot index {}", vm.heap.type_name(obj)))
-}
-
-fn set_index(vm: &mut Vm, obj: Value, key: Value, v: Value) -> Res<()> {
-    if let Value::Obj(h) = obj {
-        match vm.heap.get(h) {
-            Obj::List(_) => {
-                let Value::Int(i) = key else {
-                    return err(format!("index must be an int, not {}", vm.heap.type_name(key)));
-                };
-                return crate::natives::list::list_set(&mut vm.heap, obj, i, v);
-            }
-            Obj::Map(_) => {
-                let k = arith::to_key(&vm.heap, key)?;
-                if let Obj::Map(m) = vm.heap.get_mut(h) {
-                    if m.insert(k, v).is_none() {
-                        vm.heap.note_growth(48);
-                    }
-                }
-                return Ok(());
-            }
-            _ => {}
-        }
-    }
-    err(format!("cannot assign into {}", vm.heap.type_name(obj)))
-}
-
-fn key_name(key: &Key) -> &str {
-    match key {
-        Key::Str(s) => s,
-        _ => "",
-    }
-}
-
-/// `obj.name = v` on a map.
-fn set_field(vm: &mut Vm, obj: Value, key: &Key, v: Value) -> Res<()> {
-    if let Value::Obj(h) = obj {
-        if let Obj::Map(m) = vm.heap.get_mut(h) {
-            match map_slot(m, key) {
-                Some(i) => m[i] = v,
-                None => {
-                    m.insert(key.clone(), v);
-                    vm.heap.note_growth(48);
-                }
-            }
-            return Ok(());
-        }
-    }
-    err(format!("cannot set field '{}' on {}", key_name(key), vm.heap.type_name(obj)))
-}
-
-/// `obj.name`: a map key, or a property of an error.
-fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
-    let name = key_name(key);
-    if let Value::Obj(h) = obj {
-        match vm.heap.get(h) {
-            Obj::Map(m) => return Ok(map_slot(m, key).map_or(Value::Nil, |i| m[i])),
-            Obj::Error(e) => match name {
-                "message" => {
-                    let m = e.message.clone();
-                    return Ok(vm.heap.rc_str(m));
-                }
-                "trace" => {
-                    let t = e.trace.clone();
-                    let items = t.into_iter().map(|s| vm.heap.rc_str(s)).collect();
-                    return Ok(vm.heap.list(items));
-                }
-                "others" => {
-                    let o = e.others.clone();
-                    return Ok(vm.heap.list(o));
-                }
-                _ => {}
-            },
-            _ => {}
-        }
-    }
-    err(format!("{} has no field '{}'", vm.heap.type_name(obj), name))
-}
-
-fn iter_start(vm: &Vm, it: Value) -> Res<Value> {
-    if let Value::Obj(h) = it {
-        match vm.heap.get(h) {
-            Obj::List(_) | Obj::Map(_) | Obj::Str(_) | Obj::Chan(_) => return Ok(Value::Int(0)),
-            Obj::Range(lo, _) => return Ok(Value::Int(*lo)),
-            _ => {}
-        }
-    }
-    err(format!("cannot iterate over {}", vm.heap.type_name(it)))
-}
-
-/// The next item and state of an iteration, or None when it is exhausted.
-fn iter_next(vm: &mut Vm, it: Value, state: Value) -> Option<(Value, Value)> {
-    let (Value::Obj(h), Value::Int(i)) = (it, state) else {
-        return None;
-    };
-    match vm.heap.get(h) {
-        Obj::List(l) => l.get(i as usize).map(|v| (*v, Value::Int(i + 1))),
-        Obj::Range(_, hi) => (i < *hi).then_some((Value::Int(i), Value::Int(i + 1))),
-        Obj::Map(m) => {
-            let k = m.get_index(i as usize)?.0.clone();
-            Some((arith::key_value(&mut vm.heap, &k), Value::Int(i + 1)))
-        }
-        Obj::Str(s) => {
-            let c = s.s.get(i as usize..)?.chars().next()?;
-            let mut buf = [0u8; 4];
-            let cs = c.encode_utf8(&mut buf);
-            let v = vm.heap.str(cs);
-            Some((v, Value::Int(i + c.len_utf8() as i64)))
-        }
-        _ => None,
     }
 }

@@ -3,11 +3,13 @@
 pub mod arith;
 pub mod call;
 pub mod conc;
+pub mod error;
 pub mod exec;
 pub mod fiber;
 pub mod gc;
 pub mod heap;
 pub mod object;
+mod ops;
 pub mod value;
 
 pub use fiber::{Fiber, Frame};

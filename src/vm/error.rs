@@ -1,0 +1,60 @@
+//! Throwing: turning faults into values, unwinding to the innermost handler, and
+//! the stack traces errors carry.
+
+use super::exec::Halt;
+use super::fiber::{Fiber, Handler, Uncaught};
+use super::object::{ErrorObj, Obj};
+use super::value::Value;
+use super::{Fault, Vm};
+use std::rc::Rc;
+
+/// Turns a fault into a thrown value and unwinds to the innermost handler; returns
+/// a halt when no handler is left.
+pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
+    let value = match fault {
+        Fault::Throw(v) => v,
+        Fault::Error(msg) => new_error(vm, fiber, Rc::from(msg)),
+        Fault::Block(_) => new_error(vm, fiber, Rc::from("internal: a blocking builtin escaped its call")),
+    };
+    if let Some(Handler { depth, target, reg }) = fiber.handlers.pop() {
+        fiber.frames.truncate(depth as usize);
+        let frame = fiber.frames.last_mut().expect("handler frame");
+        frame.pc = target;
+        let slot = frame.base as usize + reg as usize;
+        fiber.stack[slot] = value;
+        return None;
+    }
+    let frame = fiber.frames.last().expect("a frame");
+    let pc = (frame.pc as usize).saturating_sub(1);
+    let span = frame.proto.spans.get(pc).copied().unwrap_or(frame.proto.span);
+    let trace = match value {
+        Value::Obj(h) => match vm.heap.get(h) {
+            Obj::Error(e) => e.trace.clone(),
+            _ => capped_trace(fiber),
+        },
+        _ => capped_trace(fiber),
+    };
+    Some(Halt::Error(Box::new(Uncaught { value, span, file: frame.proto.file.clone(), trace })))
+}
+
+/// Most frames listed in a trace; deep recursion shows its ends.
+const TRACE_KEEP: usize = 40;
+
+/// An error value carrying the fiber's current stack trace.
+pub fn new_error(vm: &mut Vm, fiber: &Fiber, message: Rc<str>) -> Value {
+    let trace = capped_trace(fiber);
+    Value::Obj(vm.heap.alloc(Obj::Error(Box::new(ErrorObj { message, trace, others: Vec::new(), cancelled: false }))))
+}
+
+/// The fiber's trace with the middle of a very deep stack elided.
+pub fn capped_trace(fiber: &Fiber) -> Vec<Rc<str>> {
+    let mut trace = fiber.trace();
+    if trace.len() > TRACE_KEEP {
+        let omitted = trace.len() - TRACE_KEEP;
+        let tail = trace.split_off(trace.len() - 5);
+        trace.truncate(TRACE_KEEP - 5);
+        trace.push(Rc::from(format!("... {omitted} more frames")));
+        trace.extend(tail);
+    }
+    trace
+}

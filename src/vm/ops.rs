@@ -1,0 +1,160 @@
+//! Object operations the dispatch loop calls out of line: method calls, indexing,
+//! fields, and iteration.
+
+use super::call::{call_value, Called};
+use super::fiber::Fiber;
+use super::object::Obj;
+use super::value::{map_slot, Key, Value};
+use super::{arith, err, Res, Vm};
+
+/// `recv.name(args)`: a map field holding a function is called without the
+/// receiver; builtin methods get it (csp-written ones as their first argument).
+pub(super) fn invoke(vm: &mut Vm, fiber: &mut Fiber, recv: Value, key: &Key, slot: usize, argc: usize) -> Res<Called> {
+    if let Value::Obj(h) = recv {
+        if let Obj::Map(m) = vm.heap.get(h) {
+            if let Some(f) = map_slot(m, key).map(|i| m[i]) {
+                fiber.stack[slot + 1] = f;
+                return call_value(vm, fiber, f, slot + 2, argc, slot);
+            }
+        }
+    }
+    let args = &fiber.stack[slot + 2..slot + 2 + argc];
+    match crate::natives::call_method(vm, recv, key_name(key), args)? {
+        crate::natives::Method::Done(v) => {
+            fiber.stack[slot] = v;
+            Ok(Called::Value)
+        }
+        crate::natives::Method::Delegate(f) => {
+            fiber.stack[slot] = f;
+            call_value(vm, fiber, f, slot + 1, argc + 1, slot)
+        }
+    }
+}
+
+pub(super) fn index(vm: &mut Vm, obj: Value, key: Value) -> Res<Value> {
+    if let Value::Obj(h) = obj {
+        match (vm.heap.get(h), key) {
+            (Obj::List(_), Value::Int(i)) => return crate::natives::list::list_index(&vm.heap, obj, i),
+            (Obj::Str(_), Value::Int(i)) => return crate::natives::string::str_index(&mut vm.heap, obj, i),
+            (Obj::Map(m), _) => {
+                let k = arith::to_key(&vm.heap, key)?;
+                return Ok(m.get(&k).copied().unwrap_or(Value::Nil));
+            }
+            (Obj::List(_) | Obj::Str(_), _) => {
+                return err(format!("index must be an int, not {}", vm.heap.type_name(key)));
+            }
+            _ => {}
+        }
+    }
+    err(format!("cannot index {}", vm.heap.type_name(obj)))
+}
+
+pub(super) fn set_index(vm: &mut Vm, obj: Value, key: Value, v: Value) -> Res<()> {
+    if let Value::Obj(h) = obj {
+        match vm.heap.get(h) {
+            Obj::List(_) => {
+                let Value::Int(i) = key else {
+                    return err(format!("index must be an int, not {}", vm.heap.type_name(key)));
+                };
+                return crate::natives::list::list_set(&mut vm.heap, obj, i, v);
+            }
+            Obj::Map(_) => {
+                let k = arith::to_key(&vm.heap, key)?;
+                if let Obj::Map(m) = vm.heap.get_mut(h) {
+                    if m.insert(k, v).is_none() {
+                        vm.heap.note_growth(48);
+                    }
+                }
+                return Ok(());
+            }
+            _ => {}
+        }
+    }
+    err(format!("cannot assign into {}", vm.heap.type_name(obj)))
+}
+
+fn key_name(key: &Key) -> &str {
+    match key {
+        Key::Str(s) => s,
+        _ => "",
+    }
+}
+
+/// `obj.name = v` on a map.
+pub(super) fn set_field(vm: &mut Vm, obj: Value, key: &Key, v: Value) -> Res<()> {
+    if let Value::Obj(h) = obj {
+        if let Obj::Map(m) = vm.heap.get_mut(h) {
+            match map_slot(m, key) {
+                Some(i) => m[i] = v,
+                None => {
+                    m.insert(key.clone(), v);
+                    vm.heap.note_growth(48);
+                }
+            }
+            return Ok(());
+        }
+    }
+    err(format!("cannot set field '{}' on {}", key_name(key), vm.heap.type_name(obj)))
+}
+
+/// `obj.name`: a map key, or a property of an error.
+pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
+    let name = key_name(key);
+    if let Value::Obj(h) = obj {
+        match vm.heap.get(h) {
+            Obj::Map(m) => return Ok(map_slot(m, key).map_or(Value::Nil, |i| m[i])),
+            Obj::Error(e) => match name {
+                "message" => {
+                    let m = e.message.clone();
+                    return Ok(vm.heap.rc_str(m));
+                }
+                "trace" => {
+                    let t = e.trace.clone();
+                    let items = t.into_iter().map(|s| vm.heap.rc_str(s)).collect();
+                    return Ok(vm.heap.list(items));
+                }
+                "others" => {
+                    let o = e.others.clone();
+                    return Ok(vm.heap.list(o));
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    err(format!("{} has no field '{}'", vm.heap.type_name(obj), name))
+}
+
+pub(super) fn iter_start(vm: &Vm, it: Value) -> Res<Value> {
+    if let Value::Obj(h) = it {
+        match vm.heap.get(h) {
+            Obj::List(_) | Obj::Map(_) | Obj::Str(_) | Obj::Chan(_) => return Ok(Value::Int(0)),
+            Obj::Range(lo, _) => return Ok(Value::Int(*lo)),
+            _ => {}
+        }
+    }
+    err(format!("cannot iterate over {}", vm.heap.type_name(it)))
+}
+
+/// The next item and state of an iteration, or None when it is exhausted.
+pub(super) fn iter_next(vm: &mut Vm, it: Value, state: Value) -> Option<(Value, Value)> {
+    let (Value::Obj(h), Value::Int(i)) = (it, state) else {
+        return None;
+    };
+    match vm.heap.get(h) {
+        Obj::List(l) => l.get(i as usize).map(|v| (*v, Value::Int(i + 1))),
+        Obj::Range(_, hi) => (i < *hi).then_some((Value::Int(i), Value::Int(i + 1))),
+        Obj::Map(m) => {
+            let k = m.get_index(i as usize)?.0.clone();
+            Some((arith::key_value(&mut vm.heap, &k), Value::Int(i + 1)))
+        }
+        Obj::Str(s) => {
+            let c = s.s.get(i as usize..)?.chars().next()?;
+            let mut buf = [0u8; 4];
+            let cs = c.encode_utf8(&mut buf);
+            let v = vm.heap.str(cs);
+            Some((v, Value::Int(i + c.len_utf8() as i64)))
+        }
+        _ => None,
+    }
+}
