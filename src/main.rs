@@ -15,6 +15,7 @@ Usage:
 Options (before or after the command, before FILE):
   --seed N                 seed for random() and select (default fixed, so runs repeat)
   --slice-us N             a fiber's time slice before preemption (default 1000)
+  --trace FILE             write Chrome trace events of fiber scheduling (open in Perfetto)
 
 Exit codes: 0 success, 1 uncaught runtime error, 2 compile error, 3 deadlock,
 64 bad command line.";
@@ -27,6 +28,7 @@ fn usage_error(msg: &str) -> ExitCode {
 struct Options {
     seed: Option<u64>,
     slice_us: Option<u64>,
+    trace: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -60,6 +62,14 @@ fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
             }
             None => Flag::Exit(usage_error("--seed needs an integer")),
         },
+        "--trace" => match args.get(*i + 1) {
+            Some(path) => {
+                opts.trace = Some(path.clone());
+                *i += 1;
+                Flag::Continue
+            }
+            None => Flag::Exit(usage_error("--trace needs a FILE")),
+        },
         "--slice-us" => match args.get(*i + 1).and_then(|s| s.parse::<u64>().ok()).filter(|&n| n > 0) {
             Some(n) => {
                 opts.slice_us = Some(n);
@@ -88,7 +98,7 @@ fn write_stdout(s: &str) -> ExitCode {
 
 fn cli() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut opts = Options { seed: None, slice_us: None };
+    let mut opts = Options { seed: None, slice_us: None, trace: None };
     // Options go before the command or between the command and FILE:
     // `csp --seed 5 run x.csp` and `csp run --seed 5 x.csp` are the same.
     let mut i = 0;
@@ -142,6 +152,9 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
     };
     let color = csp::diag::use_color();
     let mut vm = csp::runner::new_vm();
+    if opts.trace.is_some() {
+        vm.sched.trace = Some(Vec::new());
+    }
     if let Some(us) = opts.slice_us {
         vm.sched.slice = std::time::Duration::from_micros(us);
     }
@@ -153,6 +166,11 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
         "run" => {
             let out = csp::runner::run_source(&mut vm, path, &src, color);
             eprint!("{}", out.stderr);
+            if let (Some(file), Some(json)) = (&opts.trace, csp::sched::trace_json(&vm)) {
+                if let Err(e) = std::fs::write(file, json) {
+                    eprintln!("csp: cannot write trace {file}: {e}");
+                }
+            }
             ExitCode::from(out.exit_code as u8)
         }
         _ => {

@@ -333,3 +333,17 @@ fn deadlock_report() {
     assert!(err.contains("main fiber blocked on receive from channel"), "{err}");
     assert!(err.contains(":6:"), "{err}");
 }
+
+/// `--trace FILE` writes Chrome trace events: one complete event per slice.
+#[test]
+fn trace_file() {
+    let s = Script::new("let ch = chan()\ngo { ch <- 1 }\nprint(<-ch)\n");
+    let out = std::env::temp_dir().join(format!("csp_trace_{}.json", std::process::id()));
+    let o = csp(&["run", "--trace", out.to_str().unwrap(), s.path()]);
+    assert_exit(&o, 0);
+    let json = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    assert!(json.starts_with("{\"traceEvents\":["), "{json}");
+    assert!(json.contains("\"name\":\"main\"") && json.contains("\"name\":\"fiber 1\""), "{json}");
+    assert!(json.contains("\"ph\":\"X\""), "{json}");
+}

@@ -165,6 +165,8 @@ pub struct Sched {
     pub ticks: u64,
     /// The blocking-I/O pool, once used.
     pub io: Option<io::IoPool>,
+    /// `--trace FILE`: Chrome trace events of every slice, written at exit.
+    pub trace: Option<Vec<String>>,
 }
 
 impl Default for Sched {
@@ -187,6 +189,7 @@ impl Default for Sched {
             cancel_self: false,
             ticks: 0,
             io: None,
+            trace: None,
         }
     }
 }
@@ -391,7 +394,11 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
         if let Some(id) = vm.sched.ready.pop_front() {
             let Some(mut f) = vm.sched.fibers[id as usize].take() else { continue };
             vm.sched.current = id;
+            let began = vm.sched.trace.as_ref().map(|_| Instant::now());
             let halt = run_slice(vm, &mut f);
+            if let Some(began) = began {
+                trace_slice(vm, &f, began, &halt);
+            }
             match halt {
                 Halt::Yield | Halt::Switch => {
                     vm.sched.fibers[id as usize] = Some(f);
@@ -534,6 +541,30 @@ pub fn interrupt(vm: &mut Vm, f: &mut Fiber) -> Option<Value> {
         return Some(cancelled_error(vm));
     }
     None
+}
+
+/// Records one slice as a Chrome trace "complete" event (one track per fiber).
+fn trace_slice(vm: &mut Vm, f: &Fiber, began: Instant, halt: &Halt) {
+    let number = f.sched.task.map_or(0, |t| task(vm, t).number);
+    let ts = began.duration_since(vm.sched.start).as_secs_f64() * 1e6;
+    let dur = began.elapsed().as_secs_f64() * 1e6;
+    let why = match halt {
+        Halt::Yield | Halt::Switch => "yield",
+        Halt::Blocked => "block",
+        Halt::Done(_) => "done",
+        Halt::Error(_) => "error",
+    };
+    let name = if number == 0 { "main".to_string() } else { format!("fiber {number}") };
+    let event =
+        format!(r#"{{"name":"{name}","cat":"{why}","ph":"X","ts":{ts:.1},"dur":{dur:.1},"pid":1,"tid":{number}}}"#);
+    if let Some(t) = vm.sched.trace.as_mut() {
+        t.push(event);
+    }
+}
+
+/// The trace as a JSON document (Perfetto and chrome://tracing open it).
+pub fn trace_json(vm: &Vm) -> Option<String> {
+    vm.sched.trace.as_ref().map(|events| format!("{{\"traceEvents\":[\n{}\n]}}\n", events.join(",\n")))
 }
 
 /// Collects garbage with every fiber as a root.
