@@ -470,12 +470,14 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
 fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
     if let Some(r) = f.sched.resume.take() {
         let slot = f.sched.ret_slot as usize;
+        // Taken whatever the resume is, so a cancelled `for v in ch` leaves none behind.
+        let iter_exit = f.sched.iter_exit.take();
         if r.writes() && f.sched.ret_slot == crate::vm::conc::NO_SLOT {
             return run_slice_from(vm, f);
         }
         match r {
             Resume::Value(v) => f.stack[slot] = v,
-            Resume::Pair(a, b) => match f.sched.iter_exit.take() {
+            Resume::Pair(a, b) => match iter_exit {
                 // A `for v in ch` loop: a closed channel ends the loop.
                 Some(exit) if !b.truthy() => f.frames.last_mut().unwrap().pc = exit,
                 Some(_) => f.stack[slot] = a,
