@@ -393,6 +393,7 @@ mod tests {
             trace: vec![],
             others: vec![],
             cancelled: false,
+            origin: None,
         }))));
         assert_eq!(display(&vm.heap, e), "<error: boom>");
         let l = vm.heap.list(vec![e, r]);

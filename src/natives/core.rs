@@ -141,7 +141,7 @@ fn range(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 fn error(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("error", args, 1, 1)?;
     let message = display(&vm.heap, args[0]).into();
-    let e = ErrorObj { message, trace: Vec::new(), others: Vec::new(), cancelled: false };
+    let e = ErrorObj { message, trace: Vec::new(), others: Vec::new(), cancelled: false, origin: None };
     Ok(Value::Obj(vm.heap.alloc(Obj::Error(Box::new(e)))))
 }
 

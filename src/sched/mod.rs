@@ -244,7 +244,7 @@ impl Sched {
 
 /// An error value; `cancelled` marks the `Cancelled` error.
 pub fn new_error_value(vm: &mut Vm, message: &str, cancelled: bool) -> Value {
-    let e = ErrorObj { message: Rc::from(message), trace: Vec::new(), others: Vec::new(), cancelled };
+    let e = ErrorObj { message: Rc::from(message), trace: Vec::new(), others: Vec::new(), cancelled, origin: None };
     Value::Obj(vm.heap.alloc(Obj::Error(Box::new(e))))
 }
 

@@ -29,16 +29,21 @@ pub(super) fn add_spawn_chain(vm: &mut Vm, e: Value, th: Handle) {
 }
 
 pub(super) fn uncaught_at_top(vm: &mut Vm, e: Value) -> Uncaught {
-    let trace = match e {
+    let (trace, origin) = match e {
         Value::Obj(h) => match vm.heap.get(h) {
-            Obj::Error(er) => er.trace.clone(),
-            _ => Vec::new(),
+            Obj::Error(er) => (er.trace.clone(), er.origin),
+            _ => (Vec::new(), None),
         },
-        _ => Vec::new(),
+        _ => (Vec::new(), None),
     };
-    let file =
-        vm.protos.first().map(|p| p.file.clone()).unwrap_or_else(|| Rc::new(crate::source::SourceFile::new("", "")));
-    Uncaught { value: e, span: crate::syntax::ast::Span::default(), file, trace }
+    let (file, span) = match origin {
+        Some(site) => (site.proto.file.clone(), site.span()),
+        None => (
+            vm.protos.last().map(|p| p.file.clone()).unwrap_or_else(|| Rc::new(crate::source::SourceFile::new("", ""))),
+            crate::syntax::ast::Span::default(),
+        ),
+    };
+    Uncaught { value: e, span, file, trace }
 }
 
 /// The deadlock report: every parked fiber, what it waits on, where, and who started it.

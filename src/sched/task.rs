@@ -12,9 +12,12 @@ pub struct Site {
 }
 
 impl Site {
+    pub fn span(&self) -> crate::syntax::ast::Span {
+        self.proto.spans.get(self.pc as usize).copied().unwrap_or(self.proto.span)
+    }
+
     pub fn location(&self) -> String {
-        let span = self.proto.spans.get(self.pc as usize).copied().unwrap_or(self.proto.span);
-        self.proto.file.location(span)
+        self.proto.file.location(self.span())
     }
 }
 

@@ -79,6 +79,7 @@ fn fill_trace(vm: &mut Vm, fiber: &Fiber, v: Value) -> Value {
     if let Value::Obj(h) = v {
         if let Obj::Error(e) = vm.heap.get_mut(h) {
             e.trace = super::exec::capped_trace(fiber);
+            e.origin = super::error::current_site(fiber);
         }
     }
     v

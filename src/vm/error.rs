@@ -24,17 +24,17 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
         fiber.stack[slot] = value;
         return None;
     }
-    let frame = fiber.frames.last().expect("a frame");
-    let pc = (frame.pc as usize).saturating_sub(1);
-    let span = frame.proto.spans.get(pc).copied().unwrap_or(frame.proto.span);
-    let trace = match value {
+    // An error value reports where it was raised (possibly in another fiber);
+    // any other thrown value, where it was thrown.
+    let (trace, origin) = match value {
         Value::Obj(h) => match vm.heap.get(h) {
-            Obj::Error(e) => e.trace.clone(),
-            _ => capped_trace(fiber),
+            Obj::Error(e) => (e.trace.clone(), e.origin),
+            _ => (capped_trace(fiber), None),
         },
-        _ => capped_trace(fiber),
+        _ => (capped_trace(fiber), None),
     };
-    Some(Halt::Error(Box::new(Uncaught { value, span, file: frame.proto.file.clone(), trace })))
+    let site = origin.or_else(|| current_site(fiber)).expect("a frame");
+    Some(Halt::Error(Box::new(Uncaught { value, span: site.span(), file: site.proto.file.clone(), trace })))
 }
 
 /// Most frames listed in a trace; deep recursion shows its ends.
@@ -43,7 +43,15 @@ const TRACE_KEEP: usize = 40;
 /// An error value carrying the fiber's current stack trace.
 pub fn new_error(vm: &mut Vm, fiber: &Fiber, message: Rc<str>) -> Value {
     let trace = capped_trace(fiber);
-    Value::Obj(vm.heap.alloc(Obj::Error(Box::new(ErrorObj { message, trace, others: Vec::new(), cancelled: false }))))
+    let origin = current_site(fiber);
+    let e = ErrorObj { message, trace, others: Vec::new(), cancelled: false, origin };
+    Value::Obj(vm.heap.alloc(Obj::Error(Box::new(e))))
+}
+
+/// The instruction the fiber is executing (its pc was saved past it).
+pub fn current_site(fiber: &Fiber) -> Option<crate::sched::task::Site> {
+    let f = fiber.frames.last()?;
+    Some(crate::sched::task::Site { proto: f.proto, pc: f.pc.saturating_sub(1) })
 }
 
 /// The fiber's trace with the middle of a very deep stack elided.

@@ -64,6 +64,8 @@ pub struct ErrorObj {
     pub others: Vec<Value>,
     /// This is the `Cancelled` error of a cancelled fiber.
     pub cancelled: bool,
+    /// Where it was raised, for reports of errors that travel between fibers.
+    pub origin: Option<crate::sched::task::Site>,
 }
 
 impl Obj {
