@@ -137,6 +137,7 @@ fn write_object(obj: &Obj, out: &mut String) {
         Obj::Chan(c) => write!(out, "<chan {}/{}>", c.buf.len(), c.cap).unwrap(),
         Obj::Task(t) => write!(out, "<task {}>", t.number).unwrap(),
         Obj::Mutex(_) => out.push_str("<mutex>"),
+        Obj::Coroutine(_) => out.push_str("<coroutine>"),
         Obj::WaitGroup(_) => out.push_str("<waitgroup>"),
         Obj::Cell(_) => out.push_str("<cell>"),
         Obj::Free => out.push_str("<freed>"),

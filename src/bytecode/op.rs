@@ -335,7 +335,8 @@ pub enum Op {
     Unlock {
         m: u8,
     },
-    /// Voluntary yield to the scheduler (outside a coroutine); dst = nil.
+    /// Inside a coroutine: yield dst to the resumer; dst = the next resume's value.
+    /// Outside one: a voluntary yield to the scheduler; dst = nil.
     Yield {
         dst: u8,
     },

@@ -173,9 +173,12 @@ impl Compiler<'_> {
                 self.emit(Op::WaitOn { dst, src: r });
             }
             ExprKind::Yield(v) => {
-                if let Some(v) = v {
-                    let t = self.alloc();
-                    self.expr_to(v, t);
+                // The yielded value goes out from dst; the resumed value comes back in it.
+                match v {
+                    Some(v) => self.expr_to(v, dst),
+                    None => {
+                        self.emit(Op::LoadNil { dst });
+                    }
                 }
                 self.span = e.span;
                 self.emit(Op::Yield { dst });

@@ -18,6 +18,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_native("ticker", ticker);
     vm.define_native("now", now);
     vm.define_native("cap", cap);
+    vm.define_native("coroutine", coroutine);
     vm.define_native("read_file", read_file);
     vm.define_native("write_file", write_file);
     vm.define_native("read_line", read_line);
@@ -99,6 +100,18 @@ fn ticker(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     let period = Duration::from_secs_f64(ms / 1000.0);
     timer::add(vm, timer::deadline(ms), timer::TimerKind::Tick(h, period));
     Ok(Value::Obj(h))
+}
+
+/// `coroutine(f)`: a coroutine that runs `f` when first resumed.
+fn coroutine(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("coroutine", args, 1, 1)?;
+    match args[0] {
+        Value::Obj(h) if matches!(vm.heap.get(h), Obj::Closure(_) | Obj::Native(_)) => {
+            let co = crate::vm::coroutine::Coroutine::new(args[0]);
+            Ok(Value::Obj(vm.heap.alloc(Obj::Coroutine(Box::new(co)))))
+        }
+        v => err(format!("coroutine() needs a function, not {}", vm.heap.type_name(v))),
+    }
 }
 
 /// `now()`: monotonic milliseconds since the program started, as a float.

@@ -112,6 +112,8 @@ pub struct FiberState {
     pub select_chans: Option<Vec<Handle>>,
     /// Parked in a `for v in ch` loop: where to jump when the channel closes.
     pub iter_exit: Option<u32>,
+    /// Coroutines running in this fiber, innermost last (each holds its resumer's context).
+    pub co_stack: Vec<Handle>,
 }
 
 /// A timer in the heap: what to do at `at`.

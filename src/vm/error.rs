@@ -16,6 +16,11 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
         Fault::Error(msg) => new_error(vm, fiber, Rc::from(msg)),
         Fault::Block(_) => new_error(vm, fiber, Rc::from("internal: a blocking builtin escaped its call")),
     };
+    let mut value = value;
+    // Out of a coroutine's body the error continues in its resumer.
+    while fiber.handlers.is_empty() && !fiber.sched.co_stack.is_empty() {
+        value = super::coroutine::die(vm, fiber, value)?;
+    }
     if let Some(Handler { depth, target, reg }) = fiber.handlers.pop() {
         fiber.frames.truncate(depth as usize);
         let frame = fiber.frames.last_mut().expect("handler frame");

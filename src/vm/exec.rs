@@ -8,7 +8,7 @@ use super::fiber::{Fiber, Frame, Handler, ProtoRef, Uncaught};
 use super::object::{Closure, Obj};
 use super::ops::{field, index, invoke, iter_next, iter_start, set_field, set_index};
 use super::value::{copy_value, load_value, Handle, Value};
-use super::{arith, conc, err, Fault, Res, Vm};
+use super::{arith, conc, coroutine, err, Fault, Res, Vm};
 use crate::bytecode::{Cmp, Op};
 
 /// Why `run` returned.
@@ -405,8 +405,14 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             Op::Return { src } => {
                 let f = fiber.frames.pop().unwrap();
                 if fiber.frames.is_empty() {
+                    let v = reg!(src);
+                    if !fiber.sched.co_stack.is_empty() {
+                        coroutine::finish(vm, fiber, v);
+                        reload!();
+                        continue;
+                    }
                     *budget = left;
-                    return Ok(Halt::Done(reg!(src)));
+                    return Ok(Halt::Done(v));
                 }
                 let slot: *mut Value = &mut fiber.stack[f.ret as usize];
                 // SAFETY: the return slot is below the callee's registers, both live.
@@ -416,6 +422,11 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             Op::ReturnNil => {
                 let f = fiber.frames.pop().unwrap();
                 if fiber.frames.is_empty() {
+                    if !fiber.sched.co_stack.is_empty() {
+                        coroutine::finish(vm, fiber, Value::Nil);
+                        reload!();
+                        continue;
+                    }
                     *budget = left;
                     return Ok(Halt::Done(Value::Nil));
                 }
@@ -521,6 +532,19 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             Op::IterNext { base: b, dst, target } => {
                 let (it, state) = (reg!(b), reg!(b + 1));
                 if let Value::Obj(h) = it {
+                    if let Obj::Coroutine(c) = vm.heap.get(h) {
+                        if c.state == coroutine::CoState::Done {
+                            pc = target as usize;
+                            continue;
+                        }
+                        save_pc!();
+                        let entry = coroutine::Entry::Resume(Value::Nil);
+                        if let Called::Frame = coroutine::enter(vm, fiber, h, entry, base + dst as usize, Some(target))?
+                        {
+                            reload!();
+                        }
+                        continue;
+                    }
                     if let Obj::Chan(_) = vm.heap.get(h) {
                         save_pc!();
                         match t!(conc::iter_recv(vm, fiber, h, base + dst as usize, target)) {
@@ -646,8 +670,14 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 t!(conc::unlock(vm, fiber, mv));
             }
             Op::Yield { dst } => {
-                reg!(dst) = Value::Nil;
                 save_pc!();
+                if !fiber.sched.co_stack.is_empty() {
+                    let v = reg!(dst);
+                    coroutine::yield_out(vm, fiber, v, base + dst as usize);
+                    reload!();
+                    continue;
+                }
+                reg!(dst) = Value::Nil;
                 t!(conc::yield_now(vm, fiber));
                 return Ok(Halt::Switch);
             }

@@ -38,6 +38,7 @@ pub fn collect(vm: &mut Vm, fibers: &[&Fiber]) {
         }
         let s = &f.sched;
         work.extend(s.task);
+        work.extend(s.co_stack.iter().copied());
         work.extend(s.locks.iter().copied());
         work.extend(s.select_chans.iter().flatten().copied());
         for sc in &s.scopes {
@@ -95,6 +96,11 @@ fn mark(vm: &mut Vm, mut work: Vec<Handle>) {
             Obj::Chan(c) => {
                 c.buf.iter().for_each(&mut push);
                 c.sendq.iter().for_each(|s| push(&s.value));
+            }
+            Obj::Coroutine(c) => {
+                push(&c.func);
+                c.ctx.stack.iter().for_each(&mut push);
+                work.extend(c.ctx.frames.iter().filter_map(|f| f.closure));
             }
             Obj::Task(t) => {
                 push(&t.result());

@@ -3,6 +3,7 @@
 pub mod arith;
 pub mod call;
 pub mod conc;
+pub mod coroutine;
 pub mod error;
 pub mod exec;
 pub mod fiber;

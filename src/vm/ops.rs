@@ -11,11 +11,15 @@ use super::{arith, err, Res, Vm};
 /// receiver; builtin methods get it (csp-written ones as their first argument).
 pub(super) fn invoke(vm: &mut Vm, fiber: &mut Fiber, recv: Value, key: &Key, slot: usize, argc: usize) -> Res<Called> {
     if let Value::Obj(h) = recv {
-        if let Obj::Map(m) = vm.heap.get(h) {
-            if let Some(f) = map_slot(m, key).map(|i| m[i]) {
-                fiber.stack[slot + 1] = f;
-                return call_value(vm, fiber, f, slot + 2, argc, slot);
+        match vm.heap.get(h) {
+            Obj::Map(m) => {
+                if let Some(f) = map_slot(m, key).map(|i| m[i]) {
+                    fiber.stack[slot + 1] = f;
+                    return call_value(vm, fiber, f, slot + 2, argc, slot);
+                }
             }
+            Obj::Coroutine(_) => return coroutine_method(vm, fiber, h, key_name(key), slot, argc),
+            _ => {}
         }
     }
     let args = &fiber.stack[slot + 2..slot + 2 + argc];
@@ -103,6 +107,7 @@ pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
     if let Value::Obj(h) = obj {
         match vm.heap.get(h) {
             Obj::Map(m) => return Ok(map_slot(m, key).map_or(Value::Nil, |i| m[i])),
+            Obj::Coroutine(_) if name == "done" => return Ok(Value::Bool(super::coroutine::is_done(vm, h))),
             Obj::Error(e) => match name {
                 "message" => {
                     let m = e.message.clone();
@@ -128,7 +133,7 @@ pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
 pub(super) fn iter_start(vm: &Vm, it: Value) -> Res<Value> {
     if let Value::Obj(h) = it {
         match vm.heap.get(h) {
-            Obj::List(_) | Obj::Map(_) | Obj::Str(_) | Obj::Chan(_) => return Ok(Value::Int(0)),
+            Obj::List(_) | Obj::Map(_) | Obj::Str(_) | Obj::Chan(_) | Obj::Coroutine(_) => return Ok(Value::Int(0)),
             Obj::Range(lo, _) => return Ok(Value::Int(*lo)),
             _ => {}
         }
@@ -157,4 +162,27 @@ pub(super) fn iter_next(vm: &mut Vm, it: Value, state: Value) -> Option<(Value, 
         }
         _ => None,
     }
+}
+
+/// `co.resume(v)`, `co.throw(err)`, `co.close()`.
+fn coroutine_method(
+    vm: &mut Vm,
+    fiber: &mut Fiber,
+    h: super::Handle,
+    name: &str,
+    slot: usize,
+    argc: usize,
+) -> Res<Called> {
+    use super::coroutine::{enter, Entry};
+    let arg = if argc > 0 { fiber.stack[slot + 2] } else { Value::Nil };
+    let (entry, max) = match name {
+        "resume" => (Entry::Resume(arg), 1),
+        "throw" => (Entry::Throw(arg), 1),
+        "close" => (Entry::Close, 0),
+        _ => return err(format!("coroutine has no method '{name}'")),
+    };
+    if argc > max {
+        return err(format!("{name}() takes at most {max} argument{}", if max == 1 { "" } else { "s" }));
+    }
+    enter(vm, fiber, h, entry, slot, None)
 }

@@ -1,0 +1,211 @@
+//! Stackful coroutines. A coroutine owns a context (value stack, frames, handlers);
+//! resuming swaps it with the running fiber's, yielding swaps back. Frames stay on
+//! the heap and nothing is copied, so `yield` works from any depth — nested calls,
+//! recursion, callbacks of `map` or `sort` — and a coroutine that blocks blocks the
+//! fiber that resumed it.
+
+use super::call::{call_value, Called};
+use super::fiber::{Fiber, Frame, Handler};
+use super::object::Obj;
+use super::{err, Fault, Handle, Res, Value, Vm};
+use std::rc::Rc;
+
+/// An execution context that is not running.
+#[derive(Default)]
+pub struct Context {
+    pub stack: Vec<Value>,
+    pub frames: Vec<Frame>,
+    pub handlers: Vec<Handler>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CoState {
+    Fresh,
+    Suspended,
+    Running,
+    Done,
+}
+
+pub struct Coroutine {
+    pub func: Value,
+    pub state: CoState,
+    /// Suspended: the coroutine's own context. Running: its resumer's.
+    pub ctx: Context,
+    /// Slot in the resumer's stack for what `resume` returns.
+    pub ret: u32,
+    /// Slot in the coroutine's stack for the value of the pending `yield`.
+    pub yield_slot: u32,
+    /// Resumed by `for x in co`: where the resumer goes when the body returns.
+    pub iter_exit: Option<u32>,
+    /// `close()` is unwinding it.
+    pub closing: bool,
+}
+
+impl Coroutine {
+    pub fn new(func: Value) -> Coroutine {
+        Coroutine {
+            func,
+            state: CoState::Fresh,
+            ctx: Context::default(),
+            ret: 0,
+            yield_slot: 0,
+            iter_exit: None,
+            closing: false,
+        }
+    }
+}
+
+/// How a coroutine is entered.
+pub enum Entry {
+    Resume(Value),
+    Throw(Value),
+    Close,
+}
+
+fn co_mut(vm: &mut Vm, h: Handle) -> &mut Coroutine {
+    match vm.heap.get_mut(h) {
+        Obj::Coroutine(c) => c,
+        _ => unreachable!("not a coroutine"),
+    }
+}
+
+fn swap(fiber: &mut Fiber, ctx: &mut Context) {
+    std::mem::swap(&mut fiber.stack, &mut ctx.stack);
+    std::mem::swap(&mut fiber.frames, &mut ctx.frames);
+    std::mem::swap(&mut fiber.handlers, &mut ctx.handlers);
+}
+
+/// Enters coroutine `h` from the running fiber; what `resume` returns goes to
+/// `ret`. Returns `Called::Frame` when execution continues inside the coroutine.
+pub fn enter(
+    vm: &mut Vm,
+    fiber: &mut Fiber,
+    h: Handle,
+    entry: Entry,
+    ret: usize,
+    iter_exit: Option<u32>,
+) -> Res<Called> {
+    let co = co_mut(vm, h);
+    match (co.state, &entry) {
+        (CoState::Running, _) => return err("cannot resume a running coroutine"),
+        (CoState::Done, Entry::Close) | (CoState::Fresh, Entry::Close) => {
+            co.state = CoState::Done;
+            fiber.stack[ret] = Value::Nil;
+            return Ok(Called::Value);
+        }
+        (CoState::Done, _) => return err("cannot resume a finished coroutine"),
+        (CoState::Fresh, Entry::Throw(e)) => {
+            co.state = CoState::Done;
+            return Err(Fault::Throw(*e));
+        }
+        _ => {}
+    }
+    let fresh = co.state == CoState::Fresh;
+    co.ret = ret as u32;
+    co.iter_exit = iter_exit;
+    co.state = CoState::Running;
+    swap(fiber, &mut co.ctx);
+    let func = co.func;
+    let yield_slot = co.yield_slot as usize;
+    fiber.sched.co_stack.push(h);
+    match entry {
+        Entry::Resume(v) if fresh => {
+            let wants_arg = match func {
+                Value::Obj(f) => match vm.heap.get(f) {
+                    Obj::Closure(c) => c.proto.nparams > 0 || c.proto.has_rest,
+                    _ => true,
+                },
+                _ => true,
+            };
+            fiber.stack.clear();
+            fiber.stack.push(func);
+            if wants_arg {
+                fiber.stack.push(v);
+            }
+            let argc = fiber.stack.len() - 1;
+            match call_value(vm, fiber, func, 1, argc, 0) {
+                Ok(Called::Frame) => Ok(Called::Frame),
+                Ok(_) => {
+                    // A builtin body ran at once: the coroutine is finished.
+                    let v = fiber.stack[0];
+                    finish(vm, fiber, v);
+                    Ok(Called::Value)
+                }
+                Err(e) => {
+                    leave(vm, fiber);
+                    Err(e)
+                }
+            }
+        }
+        Entry::Resume(v) => {
+            fiber.stack[yield_slot] = v;
+            Ok(Called::Frame)
+        }
+        Entry::Throw(e) => Err(Fault::Throw(e)),
+        Entry::Close => {
+            co_mut(vm, h).closing = true;
+            Err(Fault::Throw(crate::sched::new_error_value(vm, "coroutine closed", true)))
+        }
+    }
+}
+
+/// Swaps the resumer's context back in; returns the coroutine left.
+fn leave(vm: &mut Vm, fiber: &mut Fiber) -> Handle {
+    let h = fiber.sched.co_stack.pop().expect("inside a coroutine");
+    let co = co_mut(vm, h);
+    swap(fiber, &mut co.ctx);
+    h
+}
+
+/// `yield v` inside a coroutine: back to the resumer, which gets `v`.
+pub fn yield_out(vm: &mut Vm, fiber: &mut Fiber, v: Value, yield_slot: usize) {
+    let h = leave(vm, fiber);
+    let co = co_mut(vm, h);
+    co.yield_slot = yield_slot as u32;
+    co.state = if co.closing { CoState::Done } else { CoState::Suspended };
+    let ret = co.ret as usize;
+    fiber.stack[ret] = if co.closing { Value::Nil } else { v };
+}
+
+/// The body returned `v`: the coroutine is finished and the resumer gets `v`
+/// (a `for` loop over it ends instead).
+pub fn finish(vm: &mut Vm, fiber: &mut Fiber, v: Value) {
+    let h = leave(vm, fiber);
+    let co = co_mut(vm, h);
+    co.state = CoState::Done;
+    co.ctx = Context::default();
+    let (ret, exit, closing) = (co.ret as usize, co.iter_exit, co.closing);
+    match exit {
+        Some(pc) => fiber.frames.last_mut().unwrap().pc = pc,
+        None => fiber.stack[ret] = if closing { Value::Nil } else { v },
+    }
+}
+
+/// An error left the coroutine's body: it is finished, and the error continues in
+/// the resumer (with the resumer's frames added to its trace) — unless it was the
+/// error of `close()`, which ends there. Returns the error still to throw.
+pub fn die(vm: &mut Vm, fiber: &mut Fiber, e: Value) -> Option<Value> {
+    let h = leave(vm, fiber);
+    let co = co_mut(vm, h);
+    co.state = CoState::Done;
+    co.ctx = Context::default();
+    let (ret, closing) = (co.ret as usize, co.closing);
+    if closing {
+        fiber.stack[ret] = Value::Nil;
+        return None;
+    }
+    if let Value::Obj(eh) = e {
+        let more: Vec<Rc<str>> = fiber.trace();
+        if let Obj::Error(er) = vm.heap.get_mut(eh) {
+            if er.trace.len() < 200 {
+                er.trace.extend(more.into_iter().take(40));
+            }
+        }
+    }
+    Some(e)
+}
+
+/// `co.done`
+pub fn is_done(vm: &Vm, h: Handle) -> bool {
+    matches!(vm.heap.get(h), Obj::Coroutine(c) if c.state == CoState::Done)
+}
