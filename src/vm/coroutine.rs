@@ -10,6 +10,9 @@ use super::object::Obj;
 use super::{err, Fault, Handle, Res, Value, Vm};
 use std::rc::Rc;
 
+/// Message of the error `close()` raises at the suspended `yield`.
+const CLOSED: &str = "coroutine closed";
+
 /// An execution context that is not running.
 #[derive(Default)]
 pub struct Context {
@@ -110,17 +113,21 @@ pub fn enter(
     fiber.sched.co_stack.push(h);
     match entry {
         Entry::Resume(v) if fresh => {
-            let wants_arg = match func {
+            // The argument fills the first parameter; further required ones get nil.
+            let (wants_arg, required) = match func {
                 Value::Obj(f) => match vm.heap.get(f) {
-                    Obj::Closure(c) => c.proto.nparams > 0 || c.proto.has_rest,
-                    _ => true,
+                    Obj::Closure(c) => (c.proto.nparams > 0 || c.proto.has_rest, c.proto.nrequired as usize),
+                    _ => (true, 1),
                 },
-                _ => true,
+                _ => (true, 1),
             };
             fiber.stack.clear();
             fiber.stack.push(func);
             if wants_arg {
                 fiber.stack.push(v);
+            }
+            while fiber.stack.len() < required + 1 {
+                fiber.stack.push(Value::Nil);
             }
             let argc = fiber.stack.len() - 1;
             match call_value(vm, fiber, func, 1, argc, 0) {
@@ -144,7 +151,7 @@ pub fn enter(
         Entry::Throw(e) => Err(Fault::Throw(e)),
         Entry::Close => {
             co_mut(vm, h).closing = true;
-            Err(Fault::Throw(crate::sched::new_error_value(vm, "coroutine closed", true)))
+            Err(Fault::Throw(crate::sched::new_error_value(vm, CLOSED, true)))
         }
     }
 }
@@ -190,7 +197,9 @@ pub fn die(vm: &mut Vm, fiber: &mut Fiber, e: Value) -> Option<Value> {
     co.state = CoState::Done;
     co.ctx = Context::default();
     let (ret, closing) = (co.ret as usize, co.closing);
-    if closing {
+    // The error `close()` raised ends here; any other (from a finally) goes on.
+    let close_error = matches!(e, Value::Obj(eh) if matches!(vm.heap.get(eh), Obj::Error(er) if er.cancelled && &*er.message == CLOSED));
+    if closing && close_error {
         fiber.stack[ret] = Value::Nil;
         return None;
     }
