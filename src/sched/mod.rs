@@ -283,6 +283,16 @@ pub fn spawn(
     dropped: bool,
 ) -> crate::vm::Res<Value> {
     let mut f = Fiber::default();
+    // Sized exactly: a program may park a million fibers.
+    let regs = match callee {
+        Value::Obj(h) => match vm.heap.get(h) {
+            Obj::Closure(c) => c.proto.nregs as usize,
+            _ => 0,
+        },
+        _ => 0,
+    };
+    f.stack.reserve_exact(1 + args.len().max(regs));
+    f.frames.reserve_exact(2);
     f.stack.push(callee);
     f.stack.extend_from_slice(args);
     match crate::vm::call::call_value(vm, &mut f, callee, 1, args.len(), 0)? {
