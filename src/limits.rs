@@ -6,7 +6,7 @@ pub const MAX_STRING: usize = 1 << 28;
 pub const MAX_LIST: usize = 1 << 25;
 /// Deepest call stack, in frames; deeper is a catchable stack-overflow error.
 pub const MAX_FRAMES: usize = 200_000;
-/// Deepest nesting that printing, equality and JSON walk before giving up.
+/// Deepest nesting that JSON and list ordering walk before giving up.
 pub const MAX_DEPTH: usize = 2_000;
 /// Live heap bytes beyond which allocation fails with an out-of-memory error.
 pub const MAX_HEAP: usize = 8 << 30;

@@ -323,6 +323,15 @@ impl Compiler<'_> {
         f.is_main && f.scopes.len() == 1
     }
 
+    /// Must these top-level names be globals? Only when a function refers to them
+    /// (or registers run short): otherwise they live in the top level's registers,
+    /// which is what makes top-level loops fast. Nothing else can observe the
+    /// difference: functions are the only other code that could name them.
+    pub(crate) fn needs_global(&mut self, names: &[crate::syntax::ast::Ident]) -> bool {
+        let f = self.fs();
+        f.next_reg >= 200 || names.iter().any(|n| f.captured.contains(&n.name))
+    }
+
     /// Binds `name` to register `reg` in the current scope, boxing it in a cell
     /// when a nested function may capture it.
     pub(crate) fn declare(&mut self, name: &str, reg: u8) {

@@ -127,7 +127,7 @@ impl Compiler<'_> {
     }
 
     fn let_stmt(&mut self, names: &[Ident], value: &Expr) {
-        let top = self.at_top_level();
+        let top = self.at_top_level() && self.needs_global(names);
         if names.len() == 1 {
             let name = &names[0].name;
             if top {

@@ -2,7 +2,8 @@
 
 use super::object::Obj;
 use super::value::{Key, Value};
-use super::{err, Fault, Heap, Res};
+use super::{err, Fault, Heap, Res, Vm};
+use crate::bytecode::{Cmp, Op};
 use std::cmp::Ordering;
 
 fn overflow<T>() -> Res<T> {
@@ -241,4 +242,47 @@ impl From<Fault> for Res<Value> {
     fn from(f: Fault) -> Self {
         Err(f)
     }
+}
+
+// The dispatch loop's out-of-line paths.
+
+#[inline(always)]
+pub(super) fn cmp_fast(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        return Ok(match cmp {
+            Cmp::Eq => x == y,
+            Cmp::Ne => x != y,
+            Cmp::Lt => x < y,
+            Cmp::Le => x <= y,
+            Cmp::Gt => x > y,
+            Cmp::Ge => x >= y,
+        });
+    }
+    match cmp {
+        Cmp::Eq => Ok(equal(&vm.heap, a, b)),
+        Cmp::Ne => Ok(!equal(&vm.heap, a, b)),
+        Cmp::Lt => less(&vm.heap, a, b),
+        Cmp::Le => less_eq(&vm.heap, a, b),
+        Cmp::Gt => less(&vm.heap, b, a),
+        Cmp::Ge => less_eq(&vm.heap, b, a),
+    }
+}
+
+/// Slow path of the arithmetic instructions (anything but int/int without overflow).
+#[cold]
+#[inline(never)]
+pub(super) fn arith_slow(vm: &mut Vm, op: Op, x: Value, y: Value) -> Res<Value> {
+    match op {
+        Op::Add { .. } | Op::AddI { .. } => add(&mut vm.heap, x, y),
+        Op::Sub { .. } => sub(&vm.heap, x, y),
+        Op::Mul { .. } | Op::MulI { .. } => mul(&vm.heap, x, y),
+        Op::Div { .. } => div(&vm.heap, x, y),
+        _ => rem(&vm.heap, x, y),
+    }
+}
+
+#[cold]
+#[inline(never)]
+pub(super) fn compare_slow(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
+    cmp_fast(vm, cmp, a, b)
 }

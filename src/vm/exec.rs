@@ -2,6 +2,7 @@
 //! push a `Frame` onto the fiber, and `run` returns a `Halt` when the fiber finishes,
 //! spends its budget, or fails.
 
+use super::arith::{arith_slow, compare_slow};
 use super::call::{call_value, Called};
 pub use super::error::{capped_trace, new_error, throw};
 use super::fiber::{Fiber, Frame, Handler, ProtoRef, Uncaught};
@@ -41,47 +42,6 @@ pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
     };
     vm.sched.ticks += (start - budget.min(start)) as u64;
     halt
-}
-
-#[inline(always)]
-fn cmp_fast(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
-    if let (Value::Int(x), Value::Int(y)) = (a, b) {
-        return Ok(match cmp {
-            Cmp::Eq => x == y,
-            Cmp::Ne => x != y,
-            Cmp::Lt => x < y,
-            Cmp::Le => x <= y,
-            Cmp::Gt => x > y,
-            Cmp::Ge => x >= y,
-        });
-    }
-    match cmp {
-        Cmp::Eq => Ok(arith::equal(&vm.heap, a, b)),
-        Cmp::Ne => Ok(!arith::equal(&vm.heap, a, b)),
-        Cmp::Lt => arith::less(&vm.heap, a, b),
-        Cmp::Le => arith::less_eq(&vm.heap, a, b),
-        Cmp::Gt => arith::less(&vm.heap, b, a),
-        Cmp::Ge => arith::less_eq(&vm.heap, b, a),
-    }
-}
-
-/// Slow path of the arithmetic instructions (anything but int/int without overflow).
-#[cold]
-#[inline(never)]
-fn arith_slow(vm: &mut Vm, op: Op, x: Value, y: Value) -> Res<Value> {
-    match op {
-        Op::Add { .. } | Op::AddI { .. } => arith::add(&mut vm.heap, x, y),
-        Op::Sub { .. } => arith::sub(&vm.heap, x, y),
-        Op::Mul { .. } | Op::MulI { .. } => arith::mul(&vm.heap, x, y),
-        Op::Div { .. } => arith::div(&vm.heap, x, y),
-        _ => arith::rem(&vm.heap, x, y),
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn compare_slow(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
-    cmp_fast(vm, cmp, a, b)
 }
 
 /// The register file of the running frame: `stack[base..]` through a raw pointer.
