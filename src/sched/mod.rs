@@ -52,6 +52,13 @@ pub enum Resume {
     Retry,
 }
 
+impl Resume {
+    /// Whether this resume writes into the fiber's slot.
+    pub fn writes(&self) -> bool {
+        !matches!(self, Resume::Throw(_) | Resume::Retry)
+    }
+}
+
 /// What a parked fiber waits for (deadlock reports and cancellation).
 #[derive(Debug, Clone)]
 pub enum Wait {

@@ -4,7 +4,7 @@
 
 use super::fiber::Fiber;
 use super::{err, Fault, Obj, Res, Value, Vm};
-use crate::sched::{self, chan, lock, select, task::TaskState, Resume, Scope, Wait};
+use crate::sched::{self, chan, lock, select, task::TaskState, Scope, Wait};
 
 /// Slot value meaning "discard the resume value".
 pub const NO_SLOT: u32 = u32::MAX;
@@ -244,11 +244,4 @@ pub fn block_builtin(vm: &mut Vm, fiber: &mut Fiber, b: super::Block, ret: usize
     }
     fiber.sched.ret_slot = ret as u32;
     Ok(())
-}
-
-impl Resume {
-    /// Whether this resume writes into the fiber's slot.
-    pub fn writes(&self) -> bool {
-        !matches!(self, Resume::Throw(_) | Resume::Retry)
-    }
 }
