@@ -1,42 +1,13 @@
 # ping_pong: 500,000 round trips over two unbuffered channels between two asyncio tasks.
-# Chan is a minimal unbuffered (rendezvous) channel over futures.
+# Chan (chanlib.py) is the rendezvous channel the asyncio peers share.
 import asyncio
-from collections import deque
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chanlib import Chan  # noqa: E402
 
 N = 500000
-
-
-class Chan:
-    __slots__ = ("senders", "receivers", "closed")
-
-    def __init__(self):
-        self.senders = deque()    # (value, future) of blocked senders
-        self.receivers = deque()  # futures of blocked receivers
-        self.closed = False
-
-    async def send(self, v):
-        if self.receivers:
-            self.receivers.popleft().set_result(v)
-            return
-        fut = asyncio.get_running_loop().create_future()
-        self.senders.append((v, fut))
-        await fut
-
-    async def recv(self):  # None once closed and drained
-        if self.senders:
-            v, fut = self.senders.popleft()
-            fut.set_result(None)
-            return v
-        if self.closed:
-            return None
-        fut = asyncio.get_running_loop().create_future()
-        self.receivers.append(fut)
-        return await fut
-
-    def close(self):
-        self.closed = True
-        while self.receivers:
-            self.receivers.popleft().set_result(None)
 
 
 async def ponger(ping, pong):

@@ -1,47 +1,10 @@
 -- skynet: a 10-ary tree of coroutines, 1,000,000 leaves; sums flow up rendezvous channels.
--- A minimal cooperative scheduler (FIFO run queue) with rendezvous channels.
+-- The scheduler and rendezvous channels come from sched.lua, shared by the Lua peers.
 local SIZE = 1000000
 local DIV = 10
 
-local create, resume, yield, running = coroutine.create, coroutine.resume, coroutine.yield, coroutine.running
-local qco, qval, qhead, qtail = {}, {}, 1, 0
-local function ready(co, v) qtail = qtail + 1; qco[qtail] = co; qval[qtail] = v end
-local function go(f, ...)
-  local args = table.pack(...)
-  ready(create(function() return f(table.unpack(args, 1, args.n)) end))
-end
-local function run()
-  while qhead <= qtail do
-    local co, v = qco[qhead], qval[qhead]
-    qco[qhead], qval[qhead] = nil, nil
-    qhead = qhead + 1
-    local ok, err = resume(co, v)
-    if not ok then error(debug.traceback(co, err), 0) end
-  end
-end
-local function chan() return { sco = {}, sv = {}, sh = 1, st = 0, rq = {}, rh = 1, rt = 0, closed = false } end
-local function send(ch, v)
-  local h = ch.rh
-  if h <= ch.rt then
-    local r = ch.rq[h]; ch.rq[h] = nil; ch.rh = h + 1
-    ready(r, v)
-    return
-  end
-  local t = ch.st + 1; ch.st = t; ch.sco[t] = running(); ch.sv[t] = v
-  yield()
-end
-local function recv(ch) -- nil once closed and drained
-  local h = ch.sh
-  if h <= ch.st then
-    local s, v = ch.sco[h], ch.sv[h]
-    ch.sco[h], ch.sv[h] = nil, nil; ch.sh = h + 1
-    ready(s, nil)
-    return v
-  end
-  if ch.closed then return nil end
-  local t = ch.rt + 1; ch.rt = t; ch.rq[t] = running()
-  return yield()
-end
+local S = dofile((arg[0]:match("(.*/)") or "./") .. "sched.lua")
+local go, run, chan, send, recv, close = S.go, S.run, S.chan, S.send, S.recv, S.close
 local function skynet(out, num, size)
   if size == 1 then
     send(out, num)

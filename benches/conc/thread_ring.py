@@ -1,35 +1,14 @@
 # thread_ring (Benchmarks Game): 503 asyncio tasks in a ring, a token passed 5,000,000 times.
-# Chan is a minimal unbuffered (rendezvous) channel over futures.
+# Chan (chanlib.py) is the rendezvous channel the asyncio peers share.
 import asyncio
-from collections import deque
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chanlib import Chan  # noqa: E402
 
 FIBERS = 503
 N = 5000000
-
-
-class Chan:
-    __slots__ = ("senders", "receivers")
-
-    def __init__(self):
-        self.senders = deque()    # (value, future) of blocked senders
-        self.receivers = deque()  # futures of blocked receivers
-
-    async def send(self, v):
-        if self.receivers:
-            self.receivers.popleft().set_result(v)
-            return
-        fut = asyncio.get_running_loop().create_future()
-        self.senders.append((v, fut))
-        await fut
-
-    async def recv(self):
-        if self.senders:
-            v, fut = self.senders.popleft()
-            fut.set_result(None)
-            return v
-        fut = asyncio.get_running_loop().create_future()
-        self.receivers.append(fut)
-        return await fut
 
 
 async def worker(ident, inbox, nxt, result):
