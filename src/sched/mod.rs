@@ -16,7 +16,8 @@ use crate::vm::object::ErrorObj;
 use crate::vm::{gc, Fault, Fiber, Handle, Obj, Value, Vm};
 pub use lifecycle::{cancel_fiber, cancel_task, tree_done, unpark};
 use lifecycle::{compact, finish};
-use report::{deadlock_report, uncaught_at_top};
+pub use report::trace_json;
+use report::{deadlock_report, trace_slice, uncaught_at_top};
 use std::collections::{BinaryHeap, VecDeque};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -562,30 +563,6 @@ pub fn interrupt(vm: &mut Vm, f: &mut Fiber) -> Option<Value> {
         return Some(cancelled_error(vm));
     }
     None
-}
-
-/// Records one slice as a Chrome trace "complete" event (one track per fiber).
-fn trace_slice(vm: &mut Vm, f: &Fiber, began: Instant, halt: &Halt) {
-    let number = f.sched.task.map_or(0, |t| task(vm, t).number);
-    let ts = began.duration_since(vm.sched.start).as_secs_f64() * 1e6;
-    let dur = began.elapsed().as_secs_f64() * 1e6;
-    let why = match halt {
-        Halt::Yield | Halt::Switch => "yield",
-        Halt::Blocked => "block",
-        Halt::Done(_) => "done",
-        Halt::Error(_) => "error",
-    };
-    let name = if number == 0 { "main".to_string() } else { format!("fiber {number}") };
-    let event =
-        format!(r#"{{"name":"{name}","cat":"{why}","ph":"X","ts":{ts:.1},"dur":{dur:.1},"pid":1,"tid":{number}}}"#);
-    if let Some(t) = vm.sched.trace.as_mut() {
-        t.push(event);
-    }
-}
-
-/// The trace as a JSON document (Perfetto and chrome://tracing open it).
-pub fn trace_json(vm: &Vm) -> Option<String> {
-    vm.sched.trace.as_ref().map(|events| format!("{{\"traceEvents\":[\n{}\n]}}\n", events.join(",\n")))
 }
 
 /// Collects garbage with every fiber as a root.

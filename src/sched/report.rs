@@ -1,10 +1,12 @@
-//! Reports: the deadlock report, and the fiber chain added to failed fibers'
-//! traces.
+//! Reports: the deadlock report, the fiber chain added to failed fibers' traces,
+//! and `--trace` events.
 
 use super::{task, Wait};
+use crate::vm::exec::Halt;
 use crate::vm::fiber::Uncaught;
 use crate::vm::{Fiber, Handle, Obj, Value, Vm};
 use std::rc::Rc;
+use std::time::Instant;
 
 /// Appends to a failed fiber's error trace the chain of fibers that started it
 /// (once: an error passed up through owners keeps its first chain).
@@ -118,4 +120,28 @@ fn holds(vm: &Vm, f: &Fiber, h: Handle) -> bool {
         Obj::Closure(cl) => cl.upvals.iter().any(|u| matches!(vm.heap.get(*u), Obj::Cell(v) if is(v))),
         _ => false,
     })
+}
+
+/// Records one slice as a Chrome trace "complete" event (one track per fiber).
+pub(super) fn trace_slice(vm: &mut Vm, f: &Fiber, began: Instant, halt: &Halt) {
+    let number = f.sched.task.map_or(0, |t| task(vm, t).number);
+    let ts = began.duration_since(vm.sched.start).as_secs_f64() * 1e6;
+    let dur = began.elapsed().as_secs_f64() * 1e6;
+    let why = match halt {
+        Halt::Yield | Halt::Switch => "yield",
+        Halt::Blocked => "block",
+        Halt::Done(_) => "done",
+        Halt::Error(_) => "error",
+    };
+    let name = if number == 0 { "main".to_string() } else { format!("fiber {number}") };
+    let event =
+        format!(r#"{{"name":"{name}","cat":"{why}","ph":"X","ts":{ts:.1},"dur":{dur:.1},"pid":1,"tid":{number}}}"#);
+    if let Some(t) = vm.sched.trace.as_mut() {
+        t.push(event);
+    }
+}
+
+/// The trace as a JSON document (Perfetto and chrome://tracing open it).
+pub fn trace_json(vm: &Vm) -> Option<String> {
+    vm.sched.trace.as_ref().map(|events| format!("{{\"traceEvents\":[\n{}\n]}}\n", events.join(",\n")))
 }
