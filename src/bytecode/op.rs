@@ -15,6 +15,21 @@ pub enum Cmp {
     Ge,
 }
 
+impl Cmp {
+    /// The comparison on two ints (the fast path of every compare instruction).
+    #[inline(always)]
+    pub fn ints(self, x: i64, y: i64) -> bool {
+        match self {
+            Cmp::Eq => x == y,
+            Cmp::Ne => x != y,
+            Cmp::Lt => x < y,
+            Cmp::Le => x <= y,
+            Cmp::Gt => x > y,
+            Cmp::Ge => x >= y,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Op {
     /// dst = src

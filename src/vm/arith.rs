@@ -246,18 +246,10 @@ impl From<Fault> for Res<Value> {
 
 // The dispatch loop's out-of-line paths.
 
-#[inline(always)]
-pub(super) fn cmp_fast(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
-    if let (Value::Int(x), Value::Int(y)) = (a, b) {
-        return Ok(match cmp {
-            Cmp::Eq => x == y,
-            Cmp::Ne => x != y,
-            Cmp::Lt => x < y,
-            Cmp::Le => x <= y,
-            Cmp::Gt => x > y,
-            Cmp::Ge => x >= y,
-        });
-    }
+/// Comparison of anything but two ints, kept out of the dispatch loop.
+#[cold]
+#[inline(never)]
+pub(super) fn compare_slow(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
     match cmp {
         Cmp::Eq => Ok(equal(&vm.heap, a, b)),
         Cmp::Ne => Ok(!equal(&vm.heap, a, b)),
@@ -279,10 +271,4 @@ pub(super) fn arith_slow(vm: &mut Vm, op: Op, x: Value, y: Value) -> Res<Value> 
         Op::Div { .. } => div(&vm.heap, x, y),
         _ => rem(&vm.heap, x, y),
     }
-}
-
-#[cold]
-#[inline(never)]
-pub(super) fn compare_slow(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
-    cmp_fast(vm, cmp, a, b)
 }

@@ -10,7 +10,7 @@ use super::object::{Closure, Obj};
 use super::ops::{field, index, invoke, iter_next, iter_start, set_field, set_index};
 use super::value::{copy_value, load_value, Handle, Value};
 use super::{arith, conc, coroutine, err, Fault, Res, Vm};
-use crate::bytecode::{Cmp, Op};
+use crate::bytecode::Op;
 
 /// Why `run` returned.
 pub enum Halt {
@@ -126,14 +126,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
     macro_rules! compare {
         ($cmp:expr, $x:expr, $y:expr) => {{
             match (&reg!($x), &reg!($y)) {
-                (Value::Int(i), Value::Int(j)) => match $cmp {
-                    Cmp::Eq => i == j,
-                    Cmp::Ne => i != j,
-                    Cmp::Lt => i < j,
-                    Cmp::Le => i <= j,
-                    Cmp::Gt => i > j,
-                    Cmp::Ge => i >= j,
-                },
+                (Value::Int(i), Value::Int(j)) => $cmp.ints(*i, *j),
                 _ => {
                     let (x, y) = (reg!($x), reg!($y));
                     t!(compare_slow(vm, $cmp, x, y))
@@ -282,17 +275,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             }
             Op::JmpUnlessI { cmp, a, imm, target } => {
                 let holds = match &reg!(a) {
-                    Value::Int(i) => {
-                        let j = imm as i64;
-                        match cmp {
-                            Cmp::Eq => *i == j,
-                            Cmp::Ne => *i != j,
-                            Cmp::Lt => *i < j,
-                            Cmp::Le => *i <= j,
-                            Cmp::Gt => *i > j,
-                            Cmp::Ge => *i >= j,
-                        }
-                    }
+                    Value::Int(i) => cmp.ints(*i, imm as i64),
                     _ => {
                         let x = reg!(a);
                         t!(compare_slow(vm, cmp, x, Value::Int(imm as i64)))
