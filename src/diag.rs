@@ -14,6 +14,8 @@ pub struct Diag {
     pub span: Span,
     pub label: String,
     pub help: Option<String>,
+    /// The file it is in, when not the one being reported on (an imported module).
+    pub file: Option<std::rc::Rc<SourceFile>>,
 }
 
 struct WithSource<'a> {
@@ -77,6 +79,7 @@ pub fn render_all(diags: &[Diag], file: &SourceFile, color: bool) -> String {
 pub fn render(diag: &Diag, file: &SourceFile, color: bool) -> String {
     let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
+    let file = diag.file.as_deref().unwrap_or(file);
     let ws = WithSource { diag, src: NamedSource::new(file.name.clone(), file.src.clone()) };
     let mut out = String::new();
     if handler.render_report(&mut out, &ws).is_err() {

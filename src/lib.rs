@@ -10,4 +10,5 @@ pub mod runner;
 pub mod sched;
 pub mod source;
 pub mod syntax;
+pub mod testing;
 pub mod vm;

@@ -9,6 +9,8 @@ Usage:
   csp run FILE [ARGS...]   run a script (args() returns ARGS)
   csp check FILE           compile only and report diagnostics
   csp disasm FILE          print the bytecode
+  csp test [PATH]          run the test_* functions of every *_test.csp under PATH
+                           (default: the current directory)
   csp --version            print the version
   csp --help               print this help
 
@@ -16,6 +18,7 @@ Options (before or after the command, before FILE):
   --seed N                 seed for random() and select (default fixed, so runs repeat)
   --slice-us N             a fiber's time slice before preemption (default 1000)
   --trace FILE             write Chrome trace events of fiber scheduling (open in Perfetto)
+  --timeout MS             `csp test`: fail a test still running after MS ms (default 10000)
 
 Exit codes: 0 success, 1 uncaught runtime error, 2 compile error, 3 deadlock,
 64 bad command line.";
@@ -26,6 +29,7 @@ fn usage_error(msg: &str) -> ExitCode {
 }
 
 struct Options {
+    timeout_ms: Option<u64>,
     seed: Option<u64>,
     slice_us: Option<u64>,
     trace: Option<String>,
@@ -70,6 +74,14 @@ fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
             }
             None => Flag::Exit(usage_error("--trace needs a FILE")),
         },
+        "--timeout" => match args.get(*i + 1).and_then(|s| s.parse::<u64>().ok()).filter(|&n| n > 0) {
+            Some(n) => {
+                opts.timeout_ms = Some(n);
+                *i += 1;
+                Flag::Continue
+            }
+            None => Flag::Exit(usage_error("--timeout needs a positive integer (milliseconds)")),
+        },
         "--slice-us" => match args.get(*i + 1).and_then(|s| s.parse::<u64>().ok()).filter(|&n| n > 0) {
             Some(n) => {
                 opts.slice_us = Some(n);
@@ -98,7 +110,7 @@ fn write_stdout(s: &str) -> ExitCode {
 
 fn cli() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut opts = Options { seed: None, slice_us: None, trace: None };
+    let mut opts = Options { timeout_ms: None, seed: None, slice_us: None, trace: None };
     // Options go before the command or between the command and FILE:
     // `csp --seed 5 run x.csp` and `csp run --seed 5 x.csp` are the same.
     let mut i = 0;
@@ -113,7 +125,7 @@ fn cli() -> ExitCode {
     };
     i += 1;
     match cmd.as_str() {
-        "run" | "check" | "disasm" => {
+        "run" | "check" | "disasm" | "test" => {
             while i < args.len() && args[i].starts_with("--") {
                 if args[i] == "--" {
                     i += 1;
@@ -125,6 +137,15 @@ fn cli() -> ExitCode {
                 i += 1;
             }
             let rest = &args[i..];
+            if cmd == "test" {
+                if rest.len() > 1 {
+                    return usage_error("`csp test` takes at most one PATH");
+                }
+                let root = rest.first().map_or(".", String::as_str);
+                let timeout = opts.timeout_ms.unwrap_or(10_000);
+                let code = csp::testing::run_tests(root, timeout, csp::diag::use_color(), &|vm| configure(vm, &opts));
+                return ExitCode::from(code as u8);
+            }
             let Some(path) = rest.first() else {
                 return usage_error(&format!("`csp {cmd}` needs a FILE"));
             };
@@ -134,6 +155,19 @@ fn cli() -> ExitCode {
             file_command(cmd, path, &rest[1..], &opts)
         }
         other => usage_error(&format!("unknown command '{other}'")),
+    }
+}
+
+/// Applies the scheduling options to a fresh VM.
+fn configure(vm: &mut csp::vm::Vm, opts: &Options) {
+    if opts.trace.is_some() {
+        vm.sched.trace = Some(Vec::new());
+    }
+    if let Some(us) = opts.slice_us {
+        vm.sched.slice = std::time::Duration::from_micros(us);
+    }
+    if let Some(seed) = opts.seed {
+        vm.rng = csp::vm::Rng::new(seed);
     }
 }
 
@@ -152,15 +186,7 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
     };
     let color = csp::diag::use_color();
     let mut vm = csp::runner::new_vm();
-    if opts.trace.is_some() {
-        vm.sched.trace = Some(Vec::new());
-    }
-    if let Some(us) = opts.slice_us {
-        vm.sched.slice = std::time::Duration::from_micros(us);
-    }
-    if let Some(seed) = opts.seed {
-        vm.rng = csp::vm::Rng::new(seed);
-    }
+    configure(&mut vm, opts);
     vm.args = script_args.to_vec();
     match cmd {
         "run" => {

@@ -29,6 +29,7 @@ pub fn new_vm() -> Vm {
     vm.prelude.sort_by = get(&mut vm, "__list_sort_by");
     // The prelude ran as a program of its own; user programs start afresh.
     vm.sched = Default::default();
+    vm.builtin_globals = vm.globals.len() as u32;
     vm
 }
 
@@ -36,17 +37,25 @@ pub fn new_vm() -> Vm {
 pub fn compile(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<Rc<Proto>, Vec<Diag>> {
     let program = crate::syntax::parse(&file.src).map_err(|errs| {
         errs.into_iter()
-            .map(|e| Diag { code: "csp::syntax", message: e.message, span: e.span, label: "here".into(), help: e.help })
+            .map(|e| Diag {
+                code: "csp::syntax",
+                message: e.message,
+                span: e.span,
+                label: "here".into(),
+                help: e.help,
+                file: None,
+            })
             .collect::<Vec<_>>()
     })?;
     crate::compile::compile(vm, file.clone(), &program).map_err(|errs| {
         errs.into_iter()
             .map(|e| Diag {
-                code: "csp::compile",
+                code: e.code,
                 message: e.message,
                 span: e.span,
                 label: "here".into(),
                 help: e.help,
+                file: e.file,
             })
             .collect()
     })
@@ -66,7 +75,7 @@ pub fn runtime_diag(vm: &Vm, u: &Uncaught) -> Diag {
         help.push_str("\n  at ");
         help.push_str(t);
     }
-    Diag { code: "csp::runtime", message, span: u.span, label: label.into(), help: Some(help) }
+    Diag { code: "csp::runtime", message, span: u.span, label: label.into(), help: Some(help), file: None }
 }
 
 /// What running a file produced, for the CLI and the tests.

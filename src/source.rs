@@ -2,6 +2,7 @@
 
 use crate::syntax::ast::Span;
 
+#[derive(Debug)]
 pub struct SourceFile {
     pub name: String,
     pub src: String,

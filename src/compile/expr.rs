@@ -129,6 +129,10 @@ impl Compiler<'_> {
                 self.emit(Op::Index { dst, obj: ro, key: rk });
             }
             ExprKind::Field(o, name) => {
+                if let Some(g) = self.module_member(o, name) {
+                    self.emit(Op::GetGlobal { dst, idx: g });
+                    return;
+                }
                 let ro = self.expr_any(o);
                 let k = self.name_const(&name.name);
                 self.span = e.span;
@@ -143,6 +147,11 @@ impl Compiler<'_> {
                 if dst != base {
                     self.emit(Op::Move { dst, src: base });
                 }
+            }
+            ExprKind::Method(recv, name, args) if self.is_module(recv) => {
+                // `mod.f(x)` calls the export; there is no receiver.
+                let f = Expr { span: e.span, kind: ExprKind::Field(recv.clone(), name.clone()) };
+                self.expr_inner(&Expr { span: e.span, kind: ExprKind::Call(Box::new(f), args.clone()) }, dst);
             }
             ExprKind::Method(recv, name, args) => {
                 let base = self.call_base(dst);

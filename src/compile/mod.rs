@@ -4,7 +4,10 @@
 mod captures;
 mod conc;
 mod expr;
+mod import;
 mod stmt;
+
+pub use import::Module;
 
 use crate::bytecode::{Op, Proto, UpvalDesc};
 use crate::source::SourceFile;
@@ -18,18 +21,42 @@ pub struct CompileError {
     pub span: Span,
     pub message: String,
     pub help: Option<String>,
+    /// `csp::compile`, or `csp::syntax` for a syntax error in an imported module.
+    pub code: &'static str,
+    /// The imported module the error is in (None: the file being compiled).
+    pub file: Option<Rc<SourceFile>>,
+}
+
+/// How a file's top-level names are kept.
+#[derive(Default, Clone)]
+pub struct Unit {
+    /// Prepended to the file's global names: empty for the main file and the REPL,
+    /// `"KEY::"` for a module, so modules never see each other's names.
+    pub prefix: String,
+    /// Every top-level name is a global: a module's (its exports) and the REPL's
+    /// (they outlive the entry).
+    pub all_global: bool,
+    /// The file's module key (see `Module::key`), to find import cycles.
+    pub key: Option<String>,
+    /// A module: its top level ends by storing its exports map in the global named
+    /// `prefix` and returning it.
+    pub module: bool,
 }
 
 /// Compiles a parsed file to the Proto of its top level.
 pub fn compile(vm: &mut Vm, file: Rc<SourceFile>, program: &Program) -> Result<Rc<Proto>, Vec<CompileError>> {
-    let mut top = HashSet::new();
-    for s in &program.stmts {
-        match &s.kind {
-            StmtKind::Let { names, .. } => top.extend(names.iter().map(|n| n.name.clone())),
-            StmtKind::Fn(d) => top.extend(d.name.iter().map(|n| n.name.clone())),
-            _ => {}
-        }
-    }
+    let key = import::file_key(&file);
+    compile_unit(vm, file, program, Unit { key, ..Unit::default() })
+}
+
+/// Compiles a parsed file as `unit` says.
+pub fn compile_unit(
+    vm: &mut Vm,
+    file: Rc<SourceFile>,
+    program: &Program,
+    unit: Unit,
+) -> Result<Rc<Proto>, Vec<CompileError>> {
+    let top = top_names(&program.stmts).into_iter().collect();
     let mut c = Compiler {
         vm,
         file,
@@ -39,15 +66,41 @@ pub fn compile(vm: &mut Vm, file: Rc<SourceFile>, program: &Program) -> Result<R
         span: Span::default(),
         pending_breaks: Vec::new(),
         too_many_globals: false,
+        unit,
+        imports: HashMap::new(),
     };
+    let key = c.unit.key.clone();
+    c.vm.importing.extend(key.clone());
     let proto = c.main(&program.stmts);
+    if key.is_some() {
+        c.vm.importing.pop();
+    }
     if c.errors.is_empty() {
         Ok(proto)
     } else {
-        // Top-level functions compile first; report in source order.
-        c.errors.sort_by_key(|e| e.span.start);
+        // Top-level functions compile first; report in source order, after the
+        // errors of imported modules (which the import's own error refers to).
+        c.errors.sort_by_key(|e| (e.file.is_none(), if e.file.is_none() { e.span.start } else { 0 }));
         Err(c.errors)
     }
+}
+
+/// A file's top-level `let` and `fn` names, in source order.
+pub(crate) fn top_names(stmts: &[crate::syntax::ast::Stmt]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for s in stmts {
+        let new: Vec<&String> = match &s.kind {
+            StmtKind::Let { names, .. } => names.iter().map(|n| &n.name).collect(),
+            StmtKind::Fn(d) => d.name.iter().map(|n| &n.name).collect(),
+            _ => continue,
+        };
+        for n in new {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+    }
+    names
 }
 
 pub(crate) struct Local {
@@ -119,11 +172,16 @@ pub(crate) struct Compiler<'a> {
     pending_breaks: Vec<usize>,
     /// The global-name limit was hit (reported once).
     too_many_globals: bool,
+    unit: Unit,
+    /// Import aliases of this file.
+    imports: HashMap<String, Rc<Module>>,
 }
 
 impl Compiler<'_> {
     fn main(&mut self, stmts: &Block) -> Rc<Proto> {
         self.begin_func("<main>".into(), captures::candidates(stmts), true);
+        // Modules are found and compiled before any code that may name them.
+        self.load_imports(stmts);
         // Top-level functions are defined first so code may call them before their text.
         for s in stmts {
             if let StmtKind::Fn(d) = &s.kind {
@@ -132,7 +190,7 @@ impl Compiler<'_> {
                 let t = self.alloc();
                 self.emit(Op::Closure { dst: t, proto: idx });
                 let name = d.name.as_ref().map(|n| n.name.as_str()).unwrap_or("");
-                let g = self.global(name);
+                let g = self.top_global(name);
                 self.emit(Op::SetGlobal { src: t, idx: g });
                 self.free_to(t);
             }
@@ -142,16 +200,21 @@ impl Compiler<'_> {
                 self.stmt(s);
             }
         }
-        self.emit(Op::ReturnNil);
+        if self.unit.module {
+            self.return_exports(stmts);
+        } else {
+            self.emit(Op::ReturnNil);
+        }
         self.end_func(Span::default(), (0, 0, false))
     }
 
     pub(crate) fn error(&mut self, span: Span, message: impl Into<String>) {
-        self.errors.push(CompileError { span, message: message.into(), help: None });
+        self.errors.push(CompileError { span, message: message.into(), help: None, code: "csp::compile", file: None });
     }
 
     pub(crate) fn error_help(&mut self, span: Span, message: impl Into<String>, help: impl Into<String>) {
-        self.errors.push(CompileError { span, message: message.into(), help: Some(help.into()) });
+        let help = Some(help.into());
+        self.errors.push(CompileError { span, message: message.into(), help, code: "csp::compile", file: None });
     }
 
     pub(crate) fn fs(&mut self) -> &mut FuncState {
@@ -305,6 +368,12 @@ impl Compiler<'_> {
         g as u16
     }
 
+    /// The global slot of a top-level name of this file.
+    pub(crate) fn top_global(&mut self, name: &str) -> u16 {
+        let q = format!("{}{}", self.unit.prefix, name);
+        self.global(&q)
+    }
+
     pub(crate) fn begin_scope(&mut self) {
         self.fs().scopes.push(Vec::new());
     }
@@ -328,8 +397,9 @@ impl Compiler<'_> {
     /// which is what makes top-level loops fast. Nothing else can observe the
     /// difference: functions are the only other code that could name them.
     pub(crate) fn needs_global(&mut self, names: &[crate::syntax::ast::Ident]) -> bool {
+        let all = self.unit.all_global;
         let f = self.fs();
-        f.next_reg >= 200 || names.iter().any(|n| f.captured.contains(&n.name))
+        all || f.next_reg >= 200 || names.iter().any(|n| f.captured.contains(&n.name))
     }
 
     /// Binds `name` to register `reg` in the current scope, boxing it in a cell
@@ -352,8 +422,14 @@ impl Compiler<'_> {
         if let Some(i) = self.upval(depth, name) {
             return Some(Var::Upval(i));
         }
-        if self.top.contains(name) || self.vm.global_names.contains_key(name) {
-            return Some(Var::Global(self.global(name)));
+        if self.top.contains(name) {
+            return Some(Var::Global(self.top_global(name)));
+        }
+        // Builtins; the main file and the REPL also see their own earlier globals.
+        if let Some(&g) = self.vm.global_names.get(name) {
+            if self.unit.prefix.is_empty() || g < self.vm.builtin_globals {
+                return Some(Var::Global(self.global(name)));
+            }
         }
         self.error_help(span, format!("undefined name '{name}'"), "declare it with `let` or `fn` first");
         None

@@ -121,7 +121,7 @@ impl Compiler<'_> {
             StmtKind::Select(cases) => self.select(cases),
             StmtKind::Lock { mutex, body } => self.lock_block(mutex, body),
             StmtKind::WaitBlock(body) => self.wait_block(body),
-            StmtKind::Import { .. } => self.error(s.span, "modules are not available in this version yet"),
+            StmtKind::Import { path, alias } => self.import_stmt(path, alias.as_ref(), s.span),
         }
         self.free_to(mark);
     }
@@ -133,7 +133,7 @@ impl Compiler<'_> {
             if top {
                 let t = self.alloc();
                 self.expr_to(value, t);
-                let g = self.global(name);
+                let g = self.top_global(name);
                 self.emit(Op::SetGlobal { src: t, idx: g });
                 self.free_to(t);
             } else {
@@ -160,7 +160,7 @@ impl Compiler<'_> {
         }
         if top {
             for (n, r) in names.iter().zip([ra, rb]) {
-                let g = self.global(&n.name);
+                let g = self.top_global(&n.name);
                 self.emit(Op::SetGlobal { src: r, idx: g });
             }
             self.free_to(mark);
@@ -227,6 +227,10 @@ impl Compiler<'_> {
                 }
                 self.span = target.span;
                 self.emit(Op::SetIndex { obj: ro, key: rk, src: rv });
+            }
+            ExprKind::Field(obj, name) if self.is_module(obj) => {
+                let help = "a module's names can be changed only by its own code";
+                self.error_help(target.span, format!("cannot assign to the module member '{}'", name.name), help);
             }
             ExprKind::Field(obj, name) => {
                 let ro = self.expr_any(obj);

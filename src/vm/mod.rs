@@ -114,6 +114,12 @@ pub struct Vm {
     /// One shared copy of each string that appears in source (see `Key`).
     pub interned: std::collections::HashSet<Rc<str>>,
     pub sched: crate::sched::Sched,
+    /// Modules compiled so far, by key (`std/NAME` or canonical path).
+    pub modules: std::collections::HashMap<String, Rc<crate::compile::Module>>,
+    /// Keys of the files being compiled, importer first (finds import cycles).
+    pub importing: Vec<String>,
+    /// Globals below this are builtins and the prelude, visible to every module.
+    pub builtin_globals: u32,
 }
 
 impl Vm {
@@ -130,6 +136,9 @@ impl Vm {
             prelude: Prelude::default(),
             interned: Default::default(),
             sched: Default::default(),
+            modules: Default::default(),
+            importing: Vec::new(),
+            builtin_globals: u32::MAX,
         };
         crate::natives::register(&mut vm);
         vm

@@ -1,0 +1,223 @@
+//! `import`: finding a module, compiling it once per VM, and binding its alias.
+//! A module's top level is compiled into a Proto that runs at the first `import`
+//! executed, stores the map of its exports in a global and returns it; later imports
+//! read that global. `alias.name` compiles straight to the export's global.
+
+use super::{CompileError, Compiler, Unit};
+use crate::bytecode::{Op, Proto};
+use crate::source::SourceFile;
+use crate::syntax::ast::{Expr, ExprKind, Ident, Span, Stmt, StmtKind};
+use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
+
+include!(concat!(env!("OUT_DIR"), "/std_modules.rs"));
+
+/// A compiled module.
+pub struct Module {
+    /// `std/NAME`, or the canonical path of the file.
+    pub key: String,
+    /// Prefix of its globals (see `Unit::prefix`); the global named just this holds
+    /// its exports map once it has run.
+    pub prefix: String,
+    pub proto: Rc<Proto>,
+    /// Top-level names, in source order.
+    pub exports: Vec<String>,
+}
+
+/// The cache key of a file on disk (None for the REPL, stdin, generated code).
+pub(crate) fn file_key(file: &SourceFile) -> Option<String> {
+    let p = Path::new(&file.name);
+    p.is_file().then(|| std::fs::canonicalize(p).ok()).flatten().map(|p| p.to_string_lossy().into_owned())
+}
+
+/// `a/./b/../c` → `a/c`, without touching the file system.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.components().next_back(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A module key for people: a file's path relative to the working directory.
+fn shown(key: &str) -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    Path::new(key).strip_prefix(&cwd).map_or_else(|_| key.to_string(), |p| p.to_string_lossy().into_owned())
+}
+
+/// The name `import PATH` binds without `as`: the file name without `.csp`.
+fn default_alias(path: &str) -> String {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    base.strip_suffix(".csp").unwrap_or(base).to_string()
+}
+
+impl Compiler<'_> {
+    /// Compiles every top-level import before the code that may use its alias.
+    pub(crate) fn load_imports(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
+            if let StmtKind::Import { path, alias } = &s.kind {
+                self.span = s.span;
+                let name = alias.as_ref().map_or_else(|| default_alias(path), |a| a.name.clone());
+                if let Some(m) = self.load_module(path, s.span) {
+                    self.imports.insert(name.clone(), m);
+                }
+                self.top.insert(name);
+            }
+        }
+    }
+
+    /// Runs the module unless it already ran, then binds the alias to its exports map.
+    pub(crate) fn import_stmt(&mut self, path: &str, alias: Option<&Ident>, span: Span) {
+        if !self.at_top_level() {
+            self.error_help(span, "`import` is only allowed at the top level of a file", "move it to the top");
+            return;
+        }
+        let name = alias.map_or_else(|| default_alias(path), |a| a.name.clone());
+        let Some(m) = self.imports.get(&name).cloned() else {
+            return; // Its error was reported when it was loaded.
+        };
+        let t = self.alloc();
+        let slot = self.global(&m.prefix);
+        self.emit(Op::GetGlobal { dst: t, idx: slot });
+        let skip = self.emit(Op::JmpIf { src: t, target: 0 });
+        let f = self.fs();
+        f.protos.push(m.proto.clone());
+        let idx = (f.protos.len() - 1) as u16;
+        self.emit(Op::Closure { dst: t, proto: idx });
+        self.emit(Op::Call { base: t, argc: 0 });
+        self.patch(skip);
+        let g = self.top_global(&name);
+        self.emit(Op::SetGlobal { src: t, idx: g });
+        self.free_to(t);
+    }
+
+    /// Does `e` name an imported module (not shadowed by a local)?
+    pub(crate) fn is_module(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                self.imports.contains_key(n) && !self.funcs.iter().any(|f| super::find_local(f, n).is_some())
+            }
+            _ => false,
+        }
+    }
+
+    /// The export's global when `recv.name` reads a member of an imported module.
+    pub(crate) fn module_member(&mut self, recv: &Expr, name: &Ident) -> Option<u16> {
+        if !self.is_module(recv) {
+            return None;
+        }
+        let ExprKind::Name(alias) = &recv.kind else {
+            return None;
+        };
+        let m = self.imports[alias].clone();
+        if !m.exports.contains(&name.name) {
+            let help = format!("{} defines: {}", shown(&m.key), m.exports.join(", "));
+            self.error_help(name.span, format!("module '{alias}' has no '{}'", name.name), help);
+            return Some(0);
+        }
+        Some(self.global(&format!("{}{}", m.prefix, name.name)))
+    }
+
+    /// Finds, parses and compiles a module once; None after reporting why not.
+    fn load_module(&mut self, path: &str, span: Span) -> Option<Rc<Module>> {
+        let (key, file) = self.find_module(path, span)?;
+        if let Some(m) = self.vm.modules.get(&key) {
+            return Some(m.clone());
+        }
+        if let Some(at) = self.vm.importing.iter().position(|k| *k == key) {
+            let mut cycle: Vec<String> = self.vm.importing[at..].iter().map(|k| shown(k)).collect();
+            cycle.push(shown(&key));
+            let help = "a module cannot import, directly or not, a module that imports it";
+            self.error_help(span, format!("import cycle: {}", cycle.join(" -> ")), help);
+            return None;
+        }
+        let program = match crate::syntax::parse(&file.src) {
+            Ok(p) => p,
+            Err(errs) => {
+                let errs = errs.into_iter().map(|e| CompileError {
+                    span: e.span,
+                    message: e.message,
+                    help: e.help,
+                    code: "csp::syntax",
+                    file: Some(file.clone()),
+                });
+                return self.module_failed(path, span, errs.collect());
+            }
+        };
+        let prefix = format!("{key}::");
+        let unit = Unit { prefix: prefix.clone(), all_global: true, module: true, key: Some(key.clone()) };
+        let compiled = super::compile_unit(self.vm, file.clone(), &program, unit);
+        let proto = match compiled {
+            Ok(p) => p,
+            Err(errs) => {
+                let errs = errs.into_iter().map(|e| CompileError { file: e.file.or_else(|| Some(file.clone())), ..e });
+                return self.module_failed(path, span, errs.collect());
+            }
+        };
+        let exports = super::top_names(&program.stmts);
+        let m = Rc::new(Module { key: key.clone(), prefix, proto, exports });
+        self.vm.modules.insert(key, m.clone());
+        Some(m)
+    }
+
+    fn module_failed(&mut self, path: &str, span: Span, errs: Vec<CompileError>) -> Option<Rc<Module>> {
+        self.errors.extend(errs);
+        self.error(span, format!("module '{path}' has errors (reported above)"));
+        None
+    }
+
+    /// The cache key and source of the module `path` names.
+    fn find_module(&mut self, path: &str, span: Span) -> Option<(String, Rc<SourceFile>)> {
+        if let Some(name) = path.strip_prefix("std/") {
+            let Some((_, src)) = STD_MODULES.iter().find(|(n, _)| *n == name) else {
+                let names: Vec<&str> = STD_MODULES.iter().map(|(n, _)| *n).collect();
+                let help = format!("the standard modules are std/{}", names.join(", std/"));
+                self.error_help(span, format!("no standard module '{path}'"), help);
+                return None;
+            };
+            return Some((path.to_string(), Rc::new(SourceFile::new(format!("{path}.csp"), *src))));
+        }
+        if !(path.starts_with("./") || path.starts_with("../") || path.starts_with('/')) {
+            let help = "write `std/NAME` for the standard library, or a path starting with `./`, `../` or `/`";
+            self.error_help(span, format!("cannot import '{path}'"), help);
+            return None;
+        }
+        let dir = Path::new(&self.file.name).parent().unwrap_or(Path::new(""));
+        let full = normalize(&dir.join(path));
+        let src = match std::fs::read_to_string(&full) {
+            Ok(s) => s,
+            Err(e) => {
+                let help = format!("looked for {} ({e})", full.display());
+                self.error_help(span, format!("cannot find module '{path}'"), help);
+                return None;
+            }
+        };
+        let key = std::fs::canonicalize(&full).unwrap_or(full.clone()).to_string_lossy().into_owned();
+        Some((key, Rc::new(SourceFile::new(full.to_string_lossy(), src))))
+    }
+
+    /// End of a module's top level: build the exports map, keep it, return it.
+    pub(crate) fn return_exports(&mut self, stmts: &[Stmt]) {
+        let names = super::top_names(stmts);
+        let slot = self.global(&self.unit.prefix.clone());
+        let m = self.alloc();
+        self.emit(Op::NewMap { dst: m, start: m, count: 0 });
+        let (k, v) = (self.alloc(), self.alloc());
+        for n in names {
+            let kc = self.str_const(&n);
+            self.emit(Op::LoadK { dst: k, k: kc });
+            let g = self.top_global(&n);
+            self.emit(Op::GetGlobal { dst: v, idx: g });
+            self.emit(Op::SetIndex { obj: m, key: k, src: v });
+        }
+        self.emit(Op::SetGlobal { src: m, idx: slot });
+        self.emit(Op::Return { src: m });
+    }
+}
+

@@ -1,0 +1,151 @@
+//! `csp test [PATH]`: every `*_test.csp` under PATH is imported by a generated
+//! driver that runs each top-level `test_*` function in its own fiber with a timeout
+//! and prints a line per test. Each file gets a fresh VM, so tests of one file
+//! cannot disturb another's.
+
+use crate::syntax::ast::StmtKind;
+use crate::vm::{Value, Vm};
+use std::path::{Path, PathBuf};
+
+/// The driver's code after its `import`; `__run` reports one test.
+const DRIVER: &str = r#"
+let __passed = 0
+let __failed = 0
+fn __report(label, e) {
+    __failed += 1
+    if type(e) != "error" {
+        print("FAIL ${label}: uncaught throw: ${e}")
+        return
+    }
+    print("FAIL ${label}: ${e.message}")
+    for at in e.trace {
+        // The test's own frames, not the library's or this driver's.
+        if !at.contains("(std/") && !at.contains("<csp test>") && at != "main fiber" {
+            print("    at ${at}")
+        }
+    }
+}
+fn __run(label, f, ms) {
+    let t = go f()
+    let timed_out = false
+    select {
+        case <-t.done() {}
+        case <-after(ms) {
+            timed_out = true
+            t.cancel()
+        }
+    }
+    if timed_out {
+        // Give its `finally` blocks a moment, then move on.
+        select {
+            case <-t.done() {}
+            case <-after(1000) {}
+        }
+        __failed += 1
+        print("FAIL ${label}: timed out after ${ms} ms")
+        return
+    }
+    try {
+        wait t
+        __passed += 1
+        print("PASS ${label}")
+    } catch e {
+        __report(label, e)
+    }
+}
+"#;
+
+/// Runs the tests under `root`; returns the exit code (0 all passed, 1 otherwise).
+pub fn run_tests(root: &str, timeout_ms: u64, color: bool, setup: &dyn Fn(&mut Vm)) -> i32 {
+    let mut files = Vec::new();
+    let root_path = Path::new(root);
+    if root_path.is_file() {
+        files.push(root_path.to_path_buf());
+    } else {
+        find_tests(root_path, &mut files);
+    }
+    files.sort();
+    if files.is_empty() {
+        eprintln!("csp test: no *_test.csp files under {root}");
+        return 1;
+    }
+    let (mut passed, mut failed) = (0, 0);
+    for f in &files {
+        let (p, n) = run_file(f, timeout_ms, color, setup);
+        passed += p;
+        failed += n;
+    }
+    say(&format!("{passed} passed, {failed} failed"));
+    i32::from(failed > 0)
+}
+
+/// Runs one test file; returns (passed, failed).
+fn run_file(path: &Path, timeout_ms: u64, color: bool, setup: &dyn Fn(&mut Vm)) -> (i64, i64) {
+    let shown = path.strip_prefix("./").unwrap_or(path).to_string_lossy().into_owned();
+    let src = match std::fs::read_to_string(path) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("csp test: cannot read {shown}: {e}");
+            return (0, 1);
+        }
+    };
+    // A file that does not parse still goes through the driver, whose import reports it.
+    let names: Vec<String> = crate::syntax::parse(&src)
+        .map(|p| {
+            p.stmts
+                .iter()
+                .filter_map(|s| match &s.kind {
+                    StmtKind::Fn(d) => d.name.as_ref().map(|n| n.name.clone()),
+                    _ => None,
+                })
+                .filter(|n| n.starts_with("test_"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir = path.parent().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut driver = format!("import {:?} as __t\n{DRIVER}", format!("./{file_name}"));
+    for n in &names {
+        let label = format!("{shown}::{n}");
+        driver.push_str(&format!("__run({label:?}, __t.{n}, {timeout_ms})\n"));
+    }
+    let driver_name = if dir.is_empty() { "<csp test>".to_string() } else { format!("{dir}/<csp test>") };
+    let mut vm = crate::runner::new_vm();
+    setup(&mut vm);
+    let out = crate::runner::run_source(&mut vm, &driver_name, &driver, color);
+    let count = |vm: &Vm, name: &str| match vm.global_names.get(name).map(|&i| vm.globals[i as usize]) {
+        Some(Value::Int(n)) => n,
+        _ => 0,
+    };
+    let (passed, mut failed) = (count(&vm, "__passed"), count(&vm, "__failed"));
+    if out.exit_code != 0 {
+        eprint!("{}", out.stderr);
+        say(&format!("FAIL {shown}: the file failed to load or run (exit code {})", out.exit_code));
+        failed += 1;
+    }
+    (passed, failed)
+}
+
+/// A line on stdout; a closed pipe is not an error worth reporting here.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout(), "{line}");
+}
+
+/// Collects `*_test.csp` files under `dir`, skipping hidden folders and `target`.
+fn find_tests(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if p.is_dir() {
+            if !name.starts_with('.') && name != "target" {
+                find_tests(&p, out);
+            }
+        } else if name.ends_with("_test.csp") {
+            out.push(p);
+        }
+    }
+}
