@@ -220,4 +220,3 @@ impl Compiler<'_> {
         self.emit(Op::Return { src: m });
     }
 }
-

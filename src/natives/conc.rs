@@ -22,6 +22,8 @@ pub fn register(vm: &mut Vm) {
     vm.define_native("read_file", read_file);
     vm.define_native("write_file", write_file);
     vm.define_native("read_line", read_line);
+    vm.define_native("lines", lines);
+    vm.define_native("exists", exists);
 }
 
 fn number(vm: &Vm, name: &str, v: Value) -> Res<f64> {
@@ -179,6 +181,20 @@ fn read_file(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("read_file", args, 1, 1)?;
     let path = string_arg(vm, "read_file", args[0])?;
     Err(Fault::Block(Block::Io(IoJob::ReadFile(path))))
+}
+
+/// `lines(path)`: the file's lines without their `\n` or `\r\n`.
+fn lines(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("lines", args, 1, 1)?;
+    let path = string_arg(vm, "lines", args[0])?;
+    Err(Fault::Block(Block::Io(IoJob::Lines(path))))
+}
+
+/// `exists(path)`: whether a file or folder is there.
+fn exists(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("exists", args, 1, 1)?;
+    let path = string_arg(vm, "exists", args[0])?;
+    Err(Fault::Block(Block::Io(IoJob::Exists(path))))
 }
 
 /// `write_file(path, text)`: writes (replacing) the file.

@@ -12,12 +12,23 @@ use std::time::Duration;
 #[derive(Debug)]
 pub enum IoJob {
     ReadFile(String),
+    /// A file's lines, without their line endings.
+    Lines(String),
     WriteFile(String, String),
+    Exists(String),
     ReadLine,
 }
 
-/// What a worker produced: text, nothing, or an error message.
-type IoResult = Result<Option<String>, String>;
+/// What a worker produced.
+enum IoOut {
+    Nil,
+    Text(String),
+    Lines(Vec<String>),
+    Bool(bool),
+}
+
+/// A worker's result, or an error message.
+type IoResult = Result<IoOut, String>;
 
 const WORKERS: usize = 2;
 
@@ -50,14 +61,16 @@ impl IoPool {
 
 fn perform(job: IoJob) -> IoResult {
     match job {
-        IoJob::ReadFile(p) => std::fs::read_to_string(&p).map(Some).map_err(|e| format!("cannot read {p}: {e}")),
+        IoJob::ReadFile(p) => read(&p).map(IoOut::Text),
+        IoJob::Lines(p) => read(&p).map(|text| IoOut::Lines(text.lines().map(str::to_string).collect())),
         IoJob::WriteFile(p, data) => {
-            std::fs::write(&p, data).map(|_| None).map_err(|e| format!("cannot write {p}: {e}"))
+            std::fs::write(&p, data).map(|_| IoOut::Nil).map_err(|e| format!("cannot write {p}: {e}"))
         }
+        IoJob::Exists(p) => Ok(IoOut::Bool(std::path::Path::new(&p).exists())),
         IoJob::ReadLine => {
             let mut line = String::new();
             match std::io::stdin().read_line(&mut line) {
-                Ok(0) => Ok(None),
+                Ok(0) => Ok(IoOut::Nil),
                 Ok(_) => {
                     if line.ends_with('\n') {
                         line.pop();
@@ -65,12 +78,16 @@ fn perform(job: IoJob) -> IoResult {
                             line.pop();
                         }
                     }
-                    Ok(Some(line))
+                    Ok(IoOut::Text(line))
                 }
                 Err(e) => Err(format!("cannot read stdin: {e}")),
             }
         }
     }
+}
+
+fn read(path: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
 }
 
 /// Hands a job to the pool (started on first use).
@@ -99,8 +116,13 @@ pub fn poll(vm: &mut Vm, wait: Option<Duration>) {
     pool.pending -= done.len();
     for (w, r) in done {
         let resume = match r {
-            Ok(Some(s)) => Resume::Value(vm.heap.string(s)),
-            Ok(None) => Resume::Value(Value::Nil),
+            Ok(IoOut::Text(s)) => Resume::Value(vm.heap.string(s)),
+            Ok(IoOut::Lines(ls)) => {
+                let items = ls.into_iter().map(|l| vm.heap.string(l)).collect();
+                Resume::Value(vm.heap.list(items))
+            }
+            Ok(IoOut::Bool(b)) => Resume::Value(Value::Bool(b)),
+            Ok(IoOut::Nil) => Resume::Value(Value::Nil),
             Err(msg) => Resume::Throw(super::new_error_value(vm, &msg, false)),
         };
         vm.sched.wake(w, resume);
