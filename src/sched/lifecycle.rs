@@ -60,7 +60,8 @@ pub(super) fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncau
     wake_scope_waiters(vm, owner);
     if let (Some(owner), Some(scope)) = (owner, scope) {
         scope_child_done(vm, owner, scope, th, failed);
-    } else if failed && dropped {
+    } else if failed && (dropped || owner.is_some_and(|o| task(vm, o).finished())) {
+        // Nobody can wait on it any more once its owner has ended without doing so.
         let e = task(vm, th).result();
         task_mut(vm, th).observed = true;
         propagate(vm, owner, e);
