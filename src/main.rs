@@ -6,6 +6,7 @@ const USAGE: &str = "\
 csp — a scripting language with Go-style concurrency
 
 Usage:
+  csp                      start the interactive REPL (also `csp repl`)
   csp run FILE [ARGS...]   run a script (args() returns ARGS)
   csp check FILE           compile only and report diagnostics
   csp disasm FILE          print the bytecode
@@ -121,10 +122,11 @@ fn cli() -> ExitCode {
         i += 1;
     }
     let Some(cmd) = args.get(i) else {
-        return usage_error("the interactive REPL is not available yet; use `csp run FILE`");
+        return ExitCode::from(csp::repl::run(&|vm| configure(vm, &opts)) as u8);
     };
     i += 1;
     match cmd.as_str() {
+        "repl" if i == args.len() => ExitCode::from(csp::repl::run(&|vm| configure(vm, &opts)) as u8),
         "run" | "check" | "disasm" | "test" => {
             while i < args.len() && args[i].starts_with("--") {
                 if args[i] == "--" {

@@ -47,18 +47,12 @@ pub fn compile(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<Rc<Proto>, Vec<Diag
             })
             .collect::<Vec<_>>()
     })?;
-    crate::compile::compile(vm, file.clone(), &program).map_err(|errs| {
-        errs.into_iter()
-            .map(|e| Diag {
-                code: e.code,
-                message: e.message,
-                span: e.span,
-                label: "here".into(),
-                help: e.help,
-                file: e.file,
-            })
-            .collect()
-    })
+    crate::compile::compile(vm, file.clone(), &program).map_err(|errs| errs.into_iter().map(compile_diag).collect())
+}
+
+/// The report for a compile error.
+pub fn compile_diag(e: crate::compile::CompileError) -> Diag {
+    Diag { code: e.code, message: e.message, span: e.span, label: "here".into(), help: e.help, file: e.file }
 }
 
 /// The report for an error that reached the top of a fiber.

@@ -52,6 +52,8 @@ fn __run(label, f, ms) {
     } catch e {
         __report(label, e)
     }
+    // Fibers the test left behind would outlive it.
+    t.cancel()
 }
 "#;
 

@@ -64,12 +64,64 @@ fn version() {
     assert_eq!(stdout(&o), "csp 0.1.0\n");
 }
 
-/// No arguments would start the REPL, which does not exist yet: usage error.
+/// No arguments start the REPL; without a terminal it reads entries from stdin.
 #[test]
-fn no_args() {
-    let o = csp(&[]);
-    assert_exit(&o, 64);
-    assert!(stderr(&o).contains("Usage"), "{}", stderr(&o));
+fn no_args_reads_entries_from_piped_stdin() {
+    use std::io::Write;
+    let mut child = Command::new(CSP)
+        .env("NO_COLOR", "1")
+        .env("HOME", std::env::temp_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"let x = 20\nfn f(a) {\n  return a * 2\n}\nf(x) + 2\n\"s\"\n").unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_exit(&o, 0);
+    let out = stdout(&o);
+    assert!(out.contains("42\n\"s\"\n"), "{out}");
+}
+
+/// `csp test`: a line per test, a summary, exit 1 on any failure, a timeout for a
+/// test that hangs, and no wait for fibers a test left behind.
+#[test]
+fn test_command_reports_each_test() {
+    let dir = std::env::temp_dir().join(format!("csp_test_cmd_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("sample_test.csp"),
+        "import \"std/test\"\n\
+         fn test_passes() { test.eq(1 + 1, 2) }\n\
+         fn test_fails() { test.eq(1 + 1, 3) }\n\
+         fn test_hangs() { let c = chan()\n <-c }\n\
+         fn test_leaves_a_fiber() { go { chan() <- 1 } }\n\
+         fn helper() { throw error(\"not a test\") }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("other.csp"), "fn test_not_in_a_test_file() { throw error(\"no\") }\n").unwrap();
+    let began = std::time::Instant::now();
+    let o = csp(&["test", "--timeout", "300", dir.to_str().unwrap()]);
+    let took = began.elapsed();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_exit(&o, 1);
+    let out = stdout(&o);
+    assert!(out.contains("PASS ") && out.contains("sample_test.csp::test_passes\n"), "{out}");
+    assert!(out.contains("sample_test.csp::test_fails: expected 3, got 2"), "{out}");
+    assert!(out.contains("sample_test.csp::test_hangs: timed out after 300 ms"), "{out}");
+    assert!(out.contains("sample_test.csp::test_leaves_a_fiber\n"), "{out}");
+    assert!(out.ends_with("2 passed, 2 failed\n"), "{out}");
+    assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
+}
+
+/// The standard library's own tests, written in csp, pass.
+#[test]
+fn std_library_tests_pass() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let o = csp(&["test", &format!("{root}/tests/std")]);
+    let out = stdout(&o);
+    assert_exit(&o, 0);
+    assert!(out.contains(" passed, 0 failed\n"), "{out}");
 }
 
 #[test]

@@ -36,6 +36,8 @@ pub struct Unit {
     /// Every top-level name is a global: a module's (its exports) and the REPL's
     /// (they outlive the entry).
     pub all_global: bool,
+    /// A REPL entry: imports stay bound for later entries.
+    pub repl: bool,
     /// The file's module key (see `Module::key`), to find import cycles.
     pub key: Option<String>,
     /// A module: its top level ends by storing its exports map in the global named
@@ -57,6 +59,7 @@ pub fn compile_unit(
     unit: Unit,
 ) -> Result<Rc<Proto>, Vec<CompileError>> {
     let top = top_names(&program.stmts).into_iter().collect();
+    let imports = if unit.repl { vm.repl_imports.clone() } else { HashMap::new() };
     let mut c = Compiler {
         vm,
         file,
@@ -66,8 +69,8 @@ pub fn compile_unit(
         span: Span::default(),
         pending_breaks: Vec::new(),
         too_many_globals: false,
+        imports,
         unit,
-        imports: HashMap::new(),
     };
     let key = c.unit.key.clone();
     c.vm.importing.extend(key.clone());
@@ -76,6 +79,9 @@ pub fn compile_unit(
         c.vm.importing.pop();
     }
     if c.errors.is_empty() {
+        if c.unit.repl {
+            c.vm.repl_imports = std::mem::take(&mut c.imports);
+        }
         Ok(proto)
     } else {
         // Top-level functions compile first; report in source order, after the
@@ -88,6 +94,7 @@ pub fn compile_unit(
 /// A file's top-level `let` and `fn` names, in source order.
 pub(crate) fn top_names(stmts: &[crate::syntax::ast::Stmt]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
+    let mut seen = HashSet::new();
     for s in stmts {
         let new: Vec<&String> = match &s.kind {
             StmtKind::Let { names, .. } => names.iter().map(|n| &n.name).collect(),
@@ -95,7 +102,7 @@ pub(crate) fn top_names(stmts: &[crate::syntax::ast::Stmt]) -> Vec<String> {
             _ => continue,
         };
         for n in new {
-            if !names.contains(n) {
+            if seen.insert(n) {
                 names.push(n.clone());
             }
         }

@@ -17,6 +17,10 @@ pub(super) fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncau
     let is_main = Some(th) == vm.sched.main_task;
     let cancelled = f.sched.cancelled;
     let mut result = result;
+    // A child's failure that arrived after the fiber's last suspension point.
+    if let (Ok(_), Some(e)) = (&result, f.sched.pending) {
+        result = Err(Box::new(uncaught_at_top(vm, e)));
+    }
     // A child that failed unobserved fails its owner when the owner ends.
     if result.is_ok() {
         let children = task(vm, th).children.clone();
@@ -129,13 +133,16 @@ pub(super) fn scope_child_done(vm: &mut Vm, owner: Handle, scope: usize, child: 
     let err = task(vm, child).result();
     task_mut(vm, child).observed = true;
     let Some(Some(of)) = vm.sched.fibers.get_mut(fid as usize) else { return };
+    let innermost = of.sched.scopes.len() == scope + 1;
+    let parked = of.sched.parked.is_some();
+    let parked_inside = parked && !matches!(of.sched.parked, Some(Wait::Scope));
     let Some(s) = of.sched.scopes.get_mut(scope) else { return };
     s.errors.push(err);
     let siblings = s.children.clone();
-    // Interrupt the block's body if it is blocked inside the block, so it can end.
-    let interrupt = of.sched.parked.is_some()
-        && !matches!(of.sched.parked, Some(Wait::Scope))
-        && of.sched.scopes.len() == scope + 1;
+    // Interrupt the block's body so it can end: at once if it is blocked inside
+    // the block, else at its next suspension point.
+    let interrupt = innermost && parked_inside;
+    s.interrupt = innermost && !parked;
     for s in siblings.into_iter().filter(|&s| s != child) {
         cancel_task(vm, s);
     }

@@ -7,6 +7,7 @@ mod lifecycle;
 pub mod lock;
 mod report;
 pub mod select;
+pub mod session;
 pub mod task;
 pub mod timer;
 
@@ -96,6 +97,9 @@ pub struct Scope {
     pub children: Vec<Handle>,
     /// Failures of its fibers, first first.
     pub errors: Vec<Value>,
+    /// A fiber failed while the body was runnable: interrupt the body at its next
+    /// suspension point inside the block.
+    pub interrupt: bool,
 }
 
 /// Per-fiber scheduler state.
@@ -412,35 +416,11 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
             }
         }
         if let Some(id) = vm.sched.ready.pop_front() {
-            let Some(mut f) = vm.sched.fibers[id as usize].take() else { continue };
-            vm.sched.current = id;
-            let began = vm.sched.trace.as_ref().map(|_| Instant::now());
-            let halt = run_slice(vm, &mut f);
-            if let Some(began) = began {
-                trace_slice(vm, &f, began, &halt);
-            }
-            match halt {
-                Halt::Yield | Halt::Switch => {
-                    vm.sched.fibers[id as usize] = Some(f);
-                    vm.sched.ready.push_back(id);
-                }
-                Halt::Blocked => vm.sched.fibers[id as usize] = Some(f),
-                Halt::Done(v) => {
-                    if let Some(u) = finish(vm, f, Ok(v)) {
-                        return Outcome::Error(u);
-                    }
-                }
-                Halt::Error(u) => {
-                    if let Some(u) = finish(vm, f, Err(u)) {
-                        return Outcome::Error(u);
-                    }
-                }
+            if let Some(u) = run_fiber(vm, id) {
+                return Outcome::Error(u);
             }
             if let Some(report) = vm.sched.self_wait.take() {
                 return Outcome::Deadlock(report);
-            }
-            if vm.heap.should_collect() {
-                collect(vm);
             }
             continue;
         }
@@ -483,6 +463,36 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
             return Outcome::Ok;
         }
     }
+}
+
+/// Runs ready fiber `id` for one slice and deals with how it stopped; returns an
+/// error that reached the top (the main fiber's, or one with no owner to take it).
+fn run_fiber(vm: &mut Vm, id: u32) -> Option<Box<Uncaught>> {
+    let mut f = vm.sched.fibers[id as usize].take()?;
+    vm.sched.current = id;
+    let began = vm.sched.trace.as_ref().map(|_| Instant::now());
+    let halt = run_slice(vm, &mut f);
+    if let Some(began) = began {
+        trace_slice(vm, &f, began, &halt);
+    }
+    let top = match halt {
+        Halt::Yield | Halt::Switch => {
+            vm.sched.fibers[id as usize] = Some(f);
+            vm.sched.ready.push_back(id);
+            None
+        }
+        Halt::Blocked => {
+            vm.sched.fibers[id as usize] = Some(f);
+            None
+        }
+        Halt::Done(v) => finish(vm, f, Ok(v)),
+        Halt::Error(u) => finish(vm, f, Err(u)),
+    };
+    // Not while an error is on its way out: nothing roots it.
+    if top.is_none() && vm.heap.should_collect() {
+        collect(vm);
+    }
+    top
 }
 
 /// Runs a fiber for one time slice, delivering its resume value first and
@@ -558,6 +568,11 @@ fn run_slice_from(vm: &mut Vm, f: &mut Fiber) -> Halt {
 pub fn interrupt(vm: &mut Vm, f: &mut Fiber) -> Option<Value> {
     if let Some(e) = f.sched.pending.take() {
         return Some(e);
+    }
+    if let Some(s) = f.sched.scopes.last_mut() {
+        if std::mem::take(&mut s.interrupt) {
+            return Some(cancelled_error(vm));
+        }
     }
     if f.sched.cancelled {
         return Some(cancelled_error(vm));

@@ -53,37 +53,7 @@ pub(super) fn deadlock_report(vm: &Vm) -> String {
     let mut out = String::from("deadlock: no fiber can make progress\n");
     for f in vm.sched.fibers.iter().flatten() {
         let Some(w) = &f.sched.parked else { continue };
-        let who = fiber_name(vm, f);
-        let at = f.frames.last().map_or(String::new(), |fr| {
-            // Operations that rerun on waking left pc on themselves.
-            let rerun = matches!(w, Wait::Task(_) | Wait::Group(_) | Wait::Scope);
-            let pc = if rerun { fr.pc as usize } else { (fr.pc as usize).saturating_sub(1) };
-            let pc = pc.min(fr.proto.spans.len().saturating_sub(1));
-            fr.proto.file.location(fr.proto.spans.get(pc).copied().unwrap_or(fr.proto.span))
-        });
-        let what = match w {
-            Wait::Recv(h) | Wait::Send(h) => {
-                let mut holders: Vec<String> = vm
-                    .sched
-                    .fibers
-                    .iter()
-                    .flatten()
-                    .filter(|o| o.sched.id != f.sched.id && holds(vm, o, *h))
-                    .map(|o| fiber_name(vm, o))
-                    .collect();
-                holders.extend(
-                    vm.global_names
-                        .iter()
-                        .filter(|(_, &g)| matches!(vm.globals[g as usize], Value::Obj(x) if x == *h))
-                        .map(|(name, _)| format!("global `{name}`")),
-                );
-                let held =
-                    if holders.is_empty() { String::new() } else { format!(" (held by {})", holders.join(", ")) };
-                format!("{} {}{held}", w.describe(), crate::format::repr(&vm.heap, Value::Obj(*h)))
-            }
-            _ => w.describe().to_string(),
-        };
-        out.push_str(&format!("  {who} blocked on {what} at {at}\n"));
+        out.push_str(&format!("  {}\n", blocked_line(vm, f, w)));
         let mut t = f.sched.task;
         let mut first = true;
         while let Some(th) = t {
@@ -97,6 +67,59 @@ pub(super) fn deadlock_report(vm: &Vm) -> String {
         }
     }
     out
+}
+
+/// `"fiber N blocked on OPERATION at file:line:col"`.
+fn blocked_line(vm: &Vm, f: &Fiber, w: &Wait) -> String {
+    let who = fiber_name(vm, f);
+    let at = f.frames.last().map_or(String::new(), |fr| {
+        // Operations that rerun on waking left pc on themselves.
+        let rerun = matches!(w, Wait::Task(_) | Wait::Group(_) | Wait::Scope);
+        let pc = if rerun { fr.pc as usize } else { (fr.pc as usize).saturating_sub(1) };
+        let pc = pc.min(fr.proto.spans.len().saturating_sub(1));
+        fr.proto.file.location(fr.proto.spans.get(pc).copied().unwrap_or(fr.proto.span))
+    });
+    let what = match w {
+        Wait::Recv(h) | Wait::Send(h) => {
+            let mut holders: Vec<String> = vm
+                .sched
+                .fibers
+                .iter()
+                .flatten()
+                .filter(|o| o.sched.id != f.sched.id && holds(vm, o, *h))
+                .map(|o| fiber_name(vm, o))
+                .collect();
+            holders.extend(
+                vm.global_names
+                    .iter()
+                    .filter(|(_, &g)| matches!(vm.globals[g as usize], Value::Obj(x) if x == *h))
+                    .map(|(name, _)| format!("global `{name}`")),
+            );
+            let held = if holders.is_empty() { String::new() } else { format!(" (held by {})", holders.join(", ")) };
+            format!("{} {}{held}", w.describe(), crate::format::repr(&vm.heap, Value::Obj(*h)))
+        }
+        _ => w.describe().to_string(),
+    };
+    format!("{who} blocked on {what} at {at}")
+}
+
+/// One line per fiber not running now (the REPL's `:fibers`).
+pub(super) fn fiber_lines(vm: &Vm) -> Vec<String> {
+    vm.sched
+        .fibers
+        .iter()
+        .flatten()
+        .map(|f| match &f.sched.parked {
+            Some(w) => blocked_line(vm, f, w),
+            None => {
+                let at = f.frames.last().map_or(String::new(), |fr| {
+                    let pc = (fr.pc as usize).min(fr.proto.spans.len().saturating_sub(1));
+                    fr.proto.file.location(fr.proto.spans.get(pc).copied().unwrap_or(fr.proto.span))
+                });
+                format!("{} ready at {at}", fiber_name(vm, f))
+            }
+        })
+        .collect()
 }
 
 fn fiber_name(vm: &Vm, f: &Fiber) -> String {

@@ -59,9 +59,14 @@ pub struct Prelude {
     pub sort_by: Option<Value>,
 }
 
+/// A replacement for stdout.
+pub type Sink = Box<dyn FnMut(&[u8])>;
+
 /// Buffered stdout; a closed pipe ends the process quietly.
 pub struct Output {
     buf: Vec<u8>,
+    /// Where flushed output goes instead of stdout (the REPL prints above its prompt).
+    pub sink: Option<Sink>,
 }
 
 impl Output {
@@ -73,6 +78,11 @@ impl Output {
     }
     pub fn flush(&mut self) {
         if self.buf.is_empty() {
+            return;
+        }
+        if let Some(sink) = &mut self.sink {
+            sink(&self.buf);
+            self.buf.clear();
             return;
         }
         let mut out = std::io::stdout().lock();
@@ -116,6 +126,8 @@ pub struct Vm {
     pub sched: crate::sched::Sched,
     /// Modules compiled so far, by key (`std/NAME` or canonical path).
     pub modules: std::collections::HashMap<String, Rc<crate::compile::Module>>,
+    /// Import aliases bound by earlier REPL entries.
+    pub repl_imports: std::collections::HashMap<String, Rc<crate::compile::Module>>,
     /// Keys of the files being compiled, importer first (finds import cycles).
     pub importing: Vec<String>,
     /// Globals below this are builtins and the prelude, visible to every module.
@@ -129,7 +141,7 @@ impl Vm {
             globals: Vec::new(),
             global_names: IndexMap::new(),
             protos: Vec::new(),
-            out: Output { buf: Vec::new() },
+            out: Output { buf: Vec::new(), sink: None },
             capture: false,
             args: Vec::new(),
             rng: Rng::new(0x5eed),
@@ -138,6 +150,7 @@ impl Vm {
             sched: Default::default(),
             modules: Default::default(),
             importing: Vec::new(),
+            repl_imports: Default::default(),
             builtin_globals: u32::MAX,
         };
         crate::natives::register(&mut vm);

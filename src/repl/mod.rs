@@ -1,0 +1,277 @@
+//! The interactive REPL. Line editing runs on its own thread (reader.rs); this
+//! thread owns the VM and keeps the scheduler going while the prompt waits, so
+//! fibers started at the prompt keep running and timers fire. Each entry runs as a
+//! fiber of its own; Ctrl-C (SIGINT, since the terminal is not in raw mode while
+//! an entry runs) cancels it.
+
+mod commands;
+mod reader;
+
+use crate::compile::Unit;
+use crate::sched::session::{self, Pumped};
+use crate::sched::task::TaskState;
+use crate::source::SourceFile;
+use crate::syntax::ast::{ExprKind, StmtKind};
+use crate::vm::{Handle, Obj, Value, Vm};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// What the reader thread sends.
+pub enum Input {
+    Entry(String),
+    Quit,
+}
+
+/// Set by SIGINT while an entry runs.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Writes to the terminal: above the prompt while one is shown (rustyline's
+/// external printer redraws it), straight to stdout/stderr otherwise.
+#[derive(Clone, Default)]
+pub struct Console {
+    prompting: Arc<AtomicBool>,
+    printer: Arc<Mutex<Option<Box<dyn rustyline::ExternalPrinter + Send>>>>,
+}
+
+impl Console {
+    fn prompting(&self, on: bool) {
+        self.prompting.store(on, Ordering::SeqCst);
+    }
+
+    fn set_printer(&self, p: Box<dyn rustyline::ExternalPrinter + Send>) {
+        if let Ok(mut slot) = self.printer.lock() {
+            *slot = Some(p);
+        }
+    }
+
+    /// Output above the prompt, if one is up; true if it went there.
+    fn above_prompt(&self, text: &str) -> bool {
+        if !self.prompting.load(Ordering::SeqCst) {
+            return false;
+        }
+        let Ok(mut slot) = self.printer.lock() else { return false };
+        match slot.as_mut() {
+            Some(p) => p.print(text.to_string()).is_ok(),
+            None => false,
+        }
+    }
+
+    pub fn out(&self, text: &str) {
+        use std::io::Write;
+        if !self.above_prompt(text) {
+            let mut o = std::io::stdout().lock();
+            let _ = o.write_all(text.as_bytes()).and_then(|_| o.flush());
+        }
+    }
+
+    pub fn err(&self, text: &str) {
+        if !self.above_prompt(text) {
+            eprint!("{text}");
+        }
+    }
+}
+
+/// Runs the REPL until Ctrl-D or `:quit`; returns the exit code.
+pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
+    let mut vm = crate::runner::new_vm();
+    setup(&mut vm);
+    vm.global_slot("_");
+    let console = Console::default();
+    let sink = console.clone();
+    vm.out.sink = Some(Box::new(move |bytes| sink.out(&String::from_utf8_lossy(bytes))));
+    // SAFETY: the handler only stores to an atomic.
+    unsafe {
+        libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
+    }
+    let globals = Arc::new(Mutex::new(Vec::new()));
+    let (entry_tx, entries) = mpsc::channel();
+    let (ready, ready_rx) = mpsc::channel();
+    let (c, g) = (console.clone(), globals.clone());
+    std::thread::spawn(move || reader::run(c, g, entry_tx, ready_rx));
+    console.out(&format!("csp {} — :help for commands, Ctrl-D to quit\n", env!("CARGO_PKG_VERSION")));
+    let mut session = Session { vm, console, color: crate::diag::use_color() };
+    loop {
+        publish_globals(&session.vm, &globals);
+        if ready.send(()).is_err() {
+            break;
+        }
+        match session.idle_until_input(&entries) {
+            Input::Entry(text) => {
+                if text.trim_start().starts_with(':') {
+                    commands::run(&mut session, text.trim());
+                } else {
+                    session.eval("<repl>", &text);
+                }
+            }
+            Input::Quit => break,
+        }
+    }
+    session.vm.out.flush();
+    0
+}
+
+/// Names for tab completion: every global of the main namespace.
+fn publish_globals(vm: &Vm, to: &Arc<Mutex<Vec<String>>>) {
+    let names = vm.global_names.keys().filter(|n| !n.contains("::") && !n.starts_with("__")).map(|n| n.to_string());
+    if let Ok(mut g) = to.lock() {
+        *g = names.collect();
+    }
+}
+
+pub struct Session {
+    vm: Vm,
+    console: Console,
+    color: bool,
+}
+
+/// How long the scheduler runs before looking at input and Ctrl-C again.
+const TURN: Duration = Duration::from_millis(10);
+
+impl Session {
+    /// Runs background fibers until the reader sends something.
+    fn idle_until_input(&mut self, entries: &mpsc::Receiver<Input>) -> Input {
+        loop {
+            match entries.try_recv() {
+                Ok(i) => return i,
+                Err(TryRecvError::Disconnected) => return Input::Quit,
+                Err(TryRecvError::Empty) => {}
+            }
+            let pumped = self.pump(None);
+            let wait = match pumped {
+                Pumped::Busy => continue,
+                Pumped::Idle(next) => self.idle_wait(next),
+                Pumped::Done => Duration::from_secs(3600),
+            };
+            match entries.recv_timeout(wait) {
+                Ok(i) => return i,
+                Err(RecvTimeoutError::Disconnected) => return Input::Quit,
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
+    /// How long to sleep when nothing is ready: until the next timer, and briefly
+    /// while I/O is in flight (its completions arrive on another channel).
+    fn idle_wait(&self, next: Option<Instant>) -> Duration {
+        let until_timer = next.map_or(Duration::from_secs(3600), |t| t.saturating_duration_since(Instant::now()));
+        if crate::sched::io::pending(&self.vm) {
+            until_timer.min(Duration::from_millis(2))
+        } else {
+            until_timer
+        }
+    }
+
+    /// One turn of the scheduler, reporting errors that reached the top.
+    fn pump(&mut self, entry: Option<Handle>) -> Pumped {
+        let mut errors = Vec::new();
+        let p = session::pump(&mut self.vm, entry, TURN, &mut errors);
+        self.vm.out.flush();
+        if let Some(report) = self.vm.sched.self_wait.take() {
+            self.console.err(&report);
+        }
+        for u in errors {
+            let d = crate::runner::runtime_diag(&self.vm, &u);
+            self.console.err(&crate::diag::render(&d, &u.file, self.color));
+        }
+        p
+    }
+
+    /// Compiles and runs one entry, echoing its value.
+    pub fn eval(&mut self, name: &str, text: &str) {
+        if let Some(proto) = self.compile_entry(name, text) {
+            self.run_entry(proto);
+        }
+    }
+
+    /// Compiles an entry into the session's environment, or reports why not.
+    pub fn compile_entry(&mut self, name: &str, text: &str) -> Option<Rc<crate::bytecode::Proto>> {
+        let file = Rc::new(SourceFile::new(name, text));
+        let mut program = match crate::syntax::parse(text) {
+            Ok(p) => p,
+            Err(errs) => {
+                let diags: Vec<_> = errs
+                    .into_iter()
+                    .map(|e| crate::diag::Diag {
+                        code: "csp::syntax",
+                        message: e.message,
+                        span: e.span,
+                        label: "here".into(),
+                        help: e.help,
+                        file: None,
+                    })
+                    .collect();
+                self.console.err(&crate::diag::render_all(&diags, &file, self.color));
+                return None;
+            }
+        };
+        // A final expression is the entry's value (a `go` stays a statement, so
+        // its failure still propagates at once).
+        if let Some(last) = program.stmts.last_mut() {
+            if let StmtKind::Expr(e) = &last.kind {
+                if !matches!(e.kind, ExprKind::Go(_) | ExprKind::GoBlock(_)) {
+                    last.kind = StmtKind::Return(Some(e.clone()));
+                }
+            }
+        }
+        let unit = Unit { all_global: true, repl: true, ..Unit::default() };
+        match crate::compile::compile_unit(&mut self.vm, file.clone(), &program, unit) {
+            Ok(p) => Some(p),
+            Err(errs) => {
+                let diags: Vec<_> = errs.into_iter().map(crate::runner::compile_diag).collect();
+                self.console.err(&crate::diag::render_all(&diags, &file, self.color));
+                None
+            }
+        }
+    }
+
+    fn run_entry(&mut self, proto: Rc<crate::bytecode::Proto>) {
+        INTERRUPTED.store(false, Ordering::SeqCst);
+        let entry = session::start_entry(&mut self.vm, proto);
+        let mut cancelled = false;
+        loop {
+            if INTERRUPTED.swap(false, Ordering::SeqCst) && !cancelled {
+                cancelled = true;
+                session::cancel_entry(&mut self.vm, entry);
+            }
+            match self.pump(Some(entry)) {
+                Pumped::Done => break,
+                Pumped::Busy => {}
+                Pumped::Idle(next) => {
+                    if session::stuck(&self.vm, entry) {
+                        self.console.err(&session::deadlock_report(&self.vm));
+                        cancelled = true;
+                        session::cancel_entry(&mut self.vm, entry);
+                    } else {
+                        std::thread::sleep(self.idle_wait(next).min(TURN));
+                    }
+                }
+            }
+        }
+        let state = match self.vm.heap.get(entry) {
+            Obj::Task(t) => match t.state {
+                TaskState::Done(v) => Some(v),
+                _ => None,
+            },
+            _ => None,
+        };
+        match state {
+            // Like Python's `_`, only a value that was echoed replaces it.
+            Some(v) if !matches!(v, Value::Nil) => {
+                let slot = self.vm.global_slot("_");
+                self.vm.globals[slot as usize] = v;
+                let text = crate::format::repr(&self.vm.heap, v);
+                self.console.out(&format!("{text}\n"));
+            }
+            Some(_) => {}
+            None if cancelled => self.console.err("cancelled\n"),
+            None => {}
+        }
+    }
+}

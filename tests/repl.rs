@@ -1,0 +1,139 @@
+//! The REPL driven through a real pseudo-terminal, as a user types into it.
+
+use rexpect::session::PtySession;
+use std::path::PathBuf;
+use std::process::Command;
+
+const CSP: &str = env!("CARGO_BIN_EXE_csp");
+
+/// A REPL session with its own home folder (for the history file).
+struct Repl {
+    p: PtySession,
+    home: PathBuf,
+}
+
+impl Repl {
+    fn start(name: &str) -> Repl {
+        let home = std::env::temp_dir().join(format!("csp_repl_{name}_{}", std::process::id()));
+        std::fs::create_dir_all(&home).unwrap();
+        let mut cmd = Command::new(CSP);
+        cmd.env("HOME", &home).env("NO_COLOR", "1").env("TERM", "xterm");
+        let mut p = rexpect::session::spawn_command(cmd, Some(10_000)).unwrap();
+        p.exp_string("csp> ").unwrap();
+        Repl { p, home }
+    }
+
+    /// Types a line and waits for `want` in the output that follows it, then for
+    /// the next prompt. (The
+    /// editor redraws the line as it is typed, so output starts at the first
+    /// newline; and it drops keys typed ahead, so callers wait for each prompt.)
+    fn line(&mut self, text: &str, want: &str) {
+        self.p.send_line(text).unwrap();
+        self.p.exp_string("\r\n").unwrap();
+        self.p.exp_string(want).unwrap_or_else(|e| panic!("after {text:?}, no {want:?}: {e}"));
+        if !want.ends_with("> ") {
+            self.p.exp_regex(r"(csp|\.\.\.)> ").unwrap();
+        }
+    }
+
+    /// Types a line and waits for the next prompt.
+    fn entry(&mut self, text: &str) {
+        self.line(text, "csp> ");
+    }
+
+    /// Ctrl-D: the session ends with exit code 0.
+    fn quit(mut self) {
+        self.p.send_control('d').unwrap();
+        self.p.exp_eof().unwrap();
+        // nix's WaitStatus is not re-exported; its Debug form names the code.
+        let status = format!("{:?}", self.p.process().wait().unwrap());
+        assert!(status.starts_with("Exited(") && status.ends_with(", 0)"), "REPL ended with {status}");
+    }
+}
+
+impl Drop for Repl {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.home);
+    }
+}
+
+#[test]
+fn echoes_values_and_keeps_definitions() {
+    let mut r = Repl::start("echo");
+    r.line("40 + 2", "42");
+    r.entry("let base = 100");
+    r.line("base + _", "142");
+    r.line("\"a\" + \"b\"", "\"ab\"");
+    r.line("[1, \"x\", nil]", "[1, \"x\", nil]");
+    r.quit();
+}
+
+#[test]
+fn multi_line_function_definition() {
+    let mut r = Repl::start("multiline");
+    r.line("fn add(a, b) {", "...> ");
+    r.line("  return a +", "...> ");
+    r.line("    b", "...> ");
+    r.entry("}");
+    r.line("add(19, 23)", "42");
+    r.quit();
+}
+
+#[test]
+fn errors_leave_the_session_working() {
+    let mut r = Repl::start("errors");
+    r.line("nope + 1", "undefined name 'nope'");
+    r.line("throw error(\"broken\")", "broken");
+    r.line("let x = (", "...> ");
+    r.line(")", "expected an expression");
+    r.line("6 * 7", "42");
+    r.quit();
+}
+
+#[test]
+fn background_fiber_output_appears_while_idle() {
+    let mut r = Repl::start("background");
+    r.entry("let ch = chan(1)");
+    r.entry("go { sleep(200); print(\"tick from fiber\"); ch <- 5 }");
+    // Nothing is typed: the scheduler runs while the prompt waits.
+    r.p.exp_string("tick from fiber").unwrap();
+    r.line("<-ch", "5");
+    r.line("go { throw error(\"fiber failed\") }", "fiber failed");
+    r.line("1 + 1", "2");
+    r.quit();
+}
+
+#[test]
+fn ctrl_c_cancels_a_long_sleep() {
+    let mut r = Repl::start("ctrlc");
+    let began = std::time::Instant::now();
+    r.p.send_line("try { sleep(30000) } finally { print(\"cleaned up\") }").unwrap();
+    r.p.exp_string("\r\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    r.p.send_control('c').unwrap();
+    r.p.exp_string("cleaned up").unwrap();
+    r.p.exp_string("cancelled").unwrap();
+    r.p.exp_string("csp> ").unwrap();
+    assert!(began.elapsed() < std::time::Duration::from_secs(10));
+    r.line("\"still here\"", "\"still here\"");
+    r.quit();
+}
+
+#[test]
+fn commands_and_history() {
+    let mut r = Repl::start("commands");
+    r.line(":help", ":fibers");
+    r.entry("let c = chan()");
+    r.entry("go { <-c }");
+    r.line(":fibers", "blocked on receive");
+    r.line(":disasm 1 + 2", "LoadInt");
+    let file = r.home.join("defs.csp");
+    std::fs::write(&file, "fn triple(x) {\n    return x * 3\n}\n").unwrap();
+    r.entry(&format!(":load {}", file.display()));
+    r.line("triple(14)", "42");
+    let history = r.home.join(".csp_history");
+    r.p.send_line(":quit").unwrap();
+    r.p.exp_eof().unwrap();
+    let saved = std::fs::read_to_string(history).unwrap();
+    assert!(saved.contains("triple(14)"), "{saved}");
+}
