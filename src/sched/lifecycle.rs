@@ -204,7 +204,9 @@ pub fn cancel_task(vm: &mut Vm, th: Handle) {
     while let Some(t) = work.pop() {
         let tk = task(vm, t);
         work.extend(tk.children.iter().copied());
-        if let Some(fid) = tk.fiber {
+        if matches!(tk.state, TaskState::Pending(_)) {
+            task_mut(vm, t).cancelled = true;
+        } else if let Some(fid) = tk.fiber {
             cancel_fiber(vm, fid);
         }
     }

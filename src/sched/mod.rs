@@ -7,6 +7,7 @@ mod lifecycle;
 pub mod lock;
 mod report;
 pub mod select;
+mod spawn;
 pub mod task;
 pub mod timer;
 
@@ -14,10 +15,12 @@ use crate::vm::exec::{self, Halt};
 use crate::vm::fiber::Uncaught;
 use crate::vm::object::ErrorObj;
 use crate::vm::{gc, Fault, Fiber, Handle, Obj, Value, Vm};
+use lifecycle::finish;
 pub use lifecycle::{cancel_fiber, cancel_task, tree_done, unpark};
-use lifecycle::{compact, finish};
 pub use report::trace_json;
 use report::{deadlock_report, trace_slice, uncaught_at_top};
+pub use spawn::spawn;
+use spawn::{begin, new_task, start};
 use std::collections::{BinaryHeap, VecDeque};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -153,6 +156,7 @@ pub struct Sched {
     /// Fibers by id; the running one is taken out while it runs.
     pub fibers: Vec<Option<Box<Fiber>>>,
     free: Vec<u32>,
+    /// Fiber ids, and pending tasks' handles tagged with `PENDING` (see spawn.rs).
     pub ready: VecDeque<u32>,
     pub current: u32,
     next_gen: u32,
@@ -280,91 +284,6 @@ pub fn task_mut(vm: &mut Vm, h: Handle) -> &mut Task {
     }
 }
 
-/// Starts a fiber running `callee(args)`, owned by the running fiber (or its
-/// innermost `wait { }` block); returns its task.
-pub fn spawn(
-    vm: &mut Vm,
-    parent: &mut Fiber,
-    callee: Value,
-    args: &[Value],
-    site: task::Site,
-    dropped: bool,
-) -> crate::vm::Res<Value> {
-    let mut f = Fiber::default();
-    // Sized exactly: a program may park a million fibers.
-    let regs = match callee {
-        Value::Obj(h) => match vm.heap.get(h) {
-            Obj::Closure(c) => c.proto.nregs as usize,
-            _ => 0,
-        },
-        _ => 0,
-    };
-    f.stack.reserve_exact(1 + args.len().max(regs));
-    f.frames.reserve_exact(2);
-    f.stack.push(callee);
-    f.stack.extend_from_slice(args);
-    match crate::vm::call::call_value(vm, &mut f, callee, 1, args.len(), 0)? {
-        crate::vm::call::Called::Frame => {}
-        crate::vm::call::Called::Value | crate::vm::call::Called::Blocked => {
-            // A builtin ran at once: its task is already done.
-            let t = new_task(vm, None, TaskState::Done(f.stack[0]), parent.sched.task, None, dropped, Some(site));
-            return Ok(Value::Obj(t));
-        }
-    }
-    let id = vm.sched.alloc_id();
-    let scope = parent.sched.scopes.len().checked_sub(1);
-    let th = new_task(vm, Some(id), TaskState::Running, parent.sched.task, scope, dropped, Some(site));
-    if let Some(owner) = parent.sched.task {
-        let mut children = std::mem::take(&mut task_mut(vm, owner).children);
-        compact(vm, &mut children);
-        children.push(th);
-        task_mut(vm, owner).children = children;
-    }
-    if let Some(s) = parent.sched.scopes.last_mut() {
-        compact(vm, &mut s.children);
-        s.children.push(th);
-    }
-    start(vm, f, id, th);
-    Ok(Value::Obj(th))
-}
-
-/// A new task object, numbered in start order.
-fn new_task(
-    vm: &mut Vm,
-    fiber: Option<u32>,
-    state: TaskState,
-    owner: Option<Handle>,
-    scope: Option<usize>,
-    dropped: bool,
-    site: Option<task::Site>,
-) -> Handle {
-    let number = vm.sched.next_number;
-    vm.sched.next_number += 1;
-    let t = Task {
-        number,
-        fiber,
-        state,
-        owner,
-        scope,
-        children: Vec::new(),
-        waiters: Vec::new(),
-        done_chan: None,
-        observed: false,
-        dropped,
-        site,
-    };
-    vm.heap.alloc(Obj::Task(Box::new(t)))
-}
-
-/// Gives fiber `f` its id and task and queues it to run.
-fn start(vm: &mut Vm, mut f: Fiber, id: u32, th: Handle) {
-    f.sched.id = id;
-    f.sched.task = Some(th);
-    vm.sched.fibers[id as usize] = Some(Box::new(f));
-    vm.sched.ready.push_back(id);
-    vm.sched.live += 1;
-}
-
 /// How the program ended.
 pub enum Outcome {
     Ok,
@@ -411,8 +330,15 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
                 last_flush = Instant::now();
             }
         }
-        if let Some(id) = vm.sched.ready.pop_front() {
-            let Some(mut f) = vm.sched.fibers[id as usize].take() else { continue };
+        if let Some(entry) = vm.sched.ready.pop_front() {
+            let mut f = match spawn::pending(entry) {
+                Some(th) => begin(vm, th),
+                None => match vm.sched.fibers[entry as usize].take() {
+                    Some(f) => f,
+                    None => continue,
+                },
+            };
+            let id = f.sched.id;
             vm.sched.current = id;
             let began = vm.sched.trace.as_ref().map(|_| Instant::now());
             let halt = run_slice(vm, &mut f);

@@ -22,6 +22,9 @@ impl Site {
 }
 
 pub enum TaskState {
+    /// Started by `go` but not run yet: the callee, then its arguments. Its fiber
+    /// is built when it first runs, so a million queued fibers stay small.
+    Pending(Box<[Value]>),
     Running,
     Done(Value),
     Failed(Value),
@@ -49,6 +52,8 @@ pub struct Task {
     pub observed: bool,
     /// Started by a `go` statement whose task was dropped: failures propagate at once.
     pub dropped: bool,
+    /// Cancelled while pending: its fiber starts cancelled.
+    pub cancelled: bool,
     /// Where the `go` that started it is (None for the main fiber).
     pub site: Option<Site>,
 }
@@ -56,12 +61,12 @@ pub struct Task {
 impl Task {
     pub fn result(&self) -> Value {
         match self.state {
-            TaskState::Running => Value::Nil,
+            TaskState::Pending(_) | TaskState::Running => Value::Nil,
             TaskState::Done(v) | TaskState::Failed(v) | TaskState::Cancelled(v) => v,
         }
     }
 
     pub fn finished(&self) -> bool {
-        !matches!(self.state, TaskState::Running)
+        !matches!(self.state, TaskState::Pending(_) | TaskState::Running)
     }
 }

@@ -127,7 +127,7 @@ pub fn wait_on(vm: &mut Vm, fiber: &mut Fiber, v: Value) -> Res<Option<Value>> {
 fn task_outcome(vm: &mut Vm, h: super::Handle) -> Res<Option<Value>> {
     let t = sched::task_mut(vm, h);
     match t.state {
-        TaskState::Running => Ok(None),
+        TaskState::Pending(_) | TaskState::Running => Ok(None),
         TaskState::Done(v) => Ok(Some(v)),
         TaskState::Failed(e) | TaskState::Cancelled(e) => {
             t.observed = true;

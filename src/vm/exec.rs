@@ -534,10 +534,9 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             Op::Go { base: b, argc, dropped } => {
                 save_pc!();
                 let slot = base + b as usize;
-                let callee = fiber.stack[slot];
-                let args = fiber.stack[slot + 1..slot + 1 + argc as usize].to_vec();
+                let call: Box<[Value]> = fiber.stack[slot..slot + 1 + argc as usize].into();
                 let site = crate::sched::task::Site { proto, pc: pc as u32 - 1 };
-                let task = t!(crate::sched::spawn(vm, fiber, callee, &args, site, dropped));
+                let task = t!(crate::sched::spawn(vm, fiber, call, site, dropped));
                 reg!(b) = task;
             }
             Op::Recv { dst, ch } => {

@@ -5,7 +5,7 @@ use super::fiber::Fiber;
 use super::object::Obj;
 use super::value::{Handle, Value};
 use super::Vm;
-use crate::sched::{timer::TimerKind, Resume};
+use crate::sched::{task::TaskState, timer::TimerKind, Resume};
 
 /// Collects garbage given every fiber that may still run.
 pub fn collect(vm: &mut Vm, fibers: &[&Fiber]) {
@@ -64,6 +64,7 @@ pub fn collect(vm: &mut Vm, fibers: &[&Fiber]) {
         }
     }
     work.extend(vm.sched.main_task);
+    work.extend(vm.sched.pending_tasks());
     if let Some(e) = &vm.sched.top_error {
         push(e, &mut work);
     }
@@ -103,6 +104,9 @@ fn mark(vm: &mut Vm, mut work: Vec<Handle>) {
                 work.extend(c.ctx.frames.iter().filter_map(|f| f.closure));
             }
             Obj::Task(t) => {
+                if let TaskState::Pending(call) = &t.state {
+                    call.iter().for_each(&mut push);
+                }
                 push(&t.result());
                 work.extend(t.children.iter().copied());
                 work.extend(t.done_chan);
