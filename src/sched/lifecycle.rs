@@ -19,7 +19,7 @@ pub(super) fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncau
     let mut result = result;
     // A child that failed unobserved fails its owner when the owner ends.
     if result.is_ok() {
-        let children = task(vm, th).children.clone();
+        let children = task(vm, th).children().to_vec();
         for c in children {
             let t = task(vm, c);
             if let TaskState::Failed(e) = t.state {
@@ -48,8 +48,8 @@ pub(super) fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncau
     let t = task_mut(vm, th);
     t.state = state;
     t.fiber = None;
-    let waiters = std::mem::take(&mut t.waiters);
-    let done = t.done_chan;
+    let waiters = t.extra.as_mut().map(|x| std::mem::take(&mut x.waiters)).unwrap_or_default();
+    let done = t.done_chan();
     let (owner, scope, dropped) = (t.owner, t.scope, t.dropped);
     for (fid, gen) in waiters {
         vm.sched.wake(Waiter { fiber: fid, gen, case: None, two: false }, Resume::Retry);
@@ -59,7 +59,7 @@ pub(super) fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncau
     }
     wake_scope_waiters(vm, owner);
     if let (Some(owner), Some(scope)) = (owner, scope) {
-        scope_child_done(vm, owner, scope, th, failed);
+        scope_child_done(vm, owner, scope as usize, th, failed);
     } else if failed && dropped {
         let e = task(vm, th).result();
         task_mut(vm, th).observed = true;
@@ -96,7 +96,7 @@ pub fn tree_done(vm: &Vm, th: Handle) -> bool {
         if !tk.finished() {
             return false;
         }
-        work.extend(tk.children.iter().copied());
+        work.extend(tk.children().iter().copied());
     }
     true
 }
@@ -203,7 +203,7 @@ pub fn cancel_task(vm: &mut Vm, th: Handle) {
     let mut work = vec![th];
     while let Some(t) = work.pop() {
         let tk = task(vm, t);
-        work.extend(tk.children.iter().copied());
+        work.extend(tk.children().iter().copied());
         if matches!(tk.state, TaskState::Pending(_)) {
             task_mut(vm, t).cancelled = true;
         } else if let Some(fid) = tk.fiber {

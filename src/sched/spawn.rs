@@ -52,14 +52,14 @@ pub fn spawn(
     // Arity errors are thrown by the `go`, as if the fiber were built now.
     check_arity(&proto, argc)?;
     let id = vm.sched.alloc_id();
-    let scope = parent.sched.scopes.len().checked_sub(1);
+    let scope = parent.sched.scopes.len().checked_sub(1).map(|s| s as u32);
     let th = new_task(vm, Some(id), TaskState::Pending(call), parent.sched.task, scope, dropped, Some(site));
     debug_assert!(th.0 < PENDING, "heap handle too large to tag");
     if let Some(owner) = parent.sched.task {
-        let mut children = std::mem::take(&mut task_mut(vm, owner).children);
+        let mut children = std::mem::take(&mut task_mut(vm, owner).extra_mut().children);
         compact(vm, &mut children);
         children.push(th);
-        task_mut(vm, owner).children = children;
+        task_mut(vm, owner).extra_mut().children = children;
     }
     if let Some(s) = parent.sched.scopes.last_mut() {
         compact(vm, &mut s.children);
@@ -109,26 +109,13 @@ pub(super) fn new_task(
     fiber: Option<u32>,
     state: TaskState,
     owner: Option<Handle>,
-    scope: Option<usize>,
+    scope: Option<u32>,
     dropped: bool,
     site: Option<task::Site>,
 ) -> Handle {
     let number = vm.sched.next_number;
     vm.sched.next_number += 1;
-    let t = Task {
-        number,
-        fiber,
-        state,
-        owner,
-        scope,
-        children: Vec::new(),
-        waiters: Vec::new(),
-        done_chan: None,
-        observed: false,
-        dropped,
-        cancelled: false,
-        site,
-    };
+    let t = Task { number, fiber, state, owner, scope, observed: false, dropped, cancelled: false, site, extra: None };
     vm.heap.alloc(Obj::Task(Box::new(t)))
 }
 

@@ -88,7 +88,7 @@ pub fn wait_on(vm: &mut Vm, fiber: &mut Fiber, v: Value) -> Res<Option<Value>> {
             }
             check_interrupt(vm, fiber)?;
             let w = vm.sched.park(fiber, Wait::Task(h));
-            sched::task_mut(vm, h).waiters.push((w.fiber, w.gen));
+            sched::task_mut(vm, h).extra_mut().waiters.push((w.fiber, w.gen));
             Ok(None)
         }
         Obj::List(items) => {

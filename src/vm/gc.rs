@@ -108,8 +108,8 @@ fn mark(vm: &mut Vm, mut work: Vec<Handle>) {
                     call.iter().for_each(&mut push);
                 }
                 push(&t.result());
-                work.extend(t.children.iter().copied());
-                work.extend(t.done_chan);
+                work.extend(t.children().iter().copied());
+                work.extend(t.done_chan());
             }
             Obj::Str(_) | Obj::Native(_) | Obj::Range(..) | Obj::Mutex(_) | Obj::WaitGroup(_) | Obj::Free => {}
         }
