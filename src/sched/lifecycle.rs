@@ -9,7 +9,7 @@ use crate::vm::{Fiber, Handle, Value, Vm};
 
 /// A fiber ended: record its outcome in its task, wake waiters, close `done()`,
 /// and propagate an unobserved failure. Returns an error that ends the program.
-pub(super) fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncaught>>) -> Option<Box<Uncaught>> {
+pub(super) fn finish(vm: &mut Vm, f: &Fiber, result: Result<Value, Box<Uncaught>>) -> Option<Box<Uncaught>> {
     let id = f.sched.id;
     vm.sched.free.push(id);
     vm.sched.live -= 1;
@@ -128,13 +128,13 @@ pub(super) fn scope_child_done(vm: &mut Vm, owner: Handle, scope: usize, child: 
     let err = task(vm, child).result();
     task_mut(vm, child).observed = true;
     let Some(Some(of)) = vm.sched.fibers.get_mut(fid as usize) else { return };
-    let Some(s) = of.sched.scopes.get_mut(scope) else { return };
+    let Some(s) = of.sched.extra.as_mut().and_then(|x| x.scopes.get_mut(scope)) else { return };
     s.errors.push(err);
     let siblings = s.children.clone();
     // Interrupt the block's body if it is blocked inside the block, so it can end.
     let interrupt = of.sched.parked.is_some()
         && !matches!(of.sched.parked, Some(Wait::Scope))
-        && of.sched.scopes.len() == scope + 1;
+        && of.sched.scopes().len() == scope + 1;
     for s in siblings.into_iter().filter(|&s| s != child) {
         cancel_task(vm, s);
     }
@@ -158,7 +158,7 @@ pub(super) fn propagate(vm: &mut Vm, owner: Option<Handle>, e: Value) {
                 unpark(vm, fid);
                 vm.sched.wake_forced(fid, Resume::Throw(e));
             } else if let Some(Some(f)) = vm.sched.fibers.get_mut(fid as usize) {
-                f.sched.pending = Some(e);
+                f.sched.extra_mut().pending = Some(e);
             }
             return;
         }

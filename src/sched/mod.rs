@@ -47,9 +47,9 @@ pub enum Resume {
     /// Written to the blocked instruction's destination register.
     Value(Value),
     /// Written to the destination and the next register (`let v, ok = <-ch`).
-    Pair(Value, Value),
+    Pair(Value, bool),
     /// Case index, value and ok flag of a `select`.
-    Select(i64, Value, Value),
+    Select(u32, Value, bool),
     /// Thrown where the fiber was blocked.
     Throw(Value),
     /// Run the blocked instruction again (its pc was left on it).
@@ -114,6 +114,31 @@ pub struct FiberState {
     /// Stack slot that receives a resume value.
     pub ret_slot: u32,
     pub cancelled: bool,
+    /// Boxed apart, so the million fibers a program may park stay small.
+    pub extra: Option<Box<FiberExtra>>,
+}
+
+impl FiberState {
+    pub fn extra_mut(&mut self) -> &mut FiberExtra {
+        self.extra.get_or_insert_with(Default::default)
+    }
+
+    pub fn holds_locks(&self) -> bool {
+        self.extra.as_ref().is_some_and(|x| !x.locks.is_empty())
+    }
+
+    pub fn in_coroutine(&self) -> bool {
+        self.extra.as_ref().is_some_and(|x| !x.co_stack.is_empty())
+    }
+
+    pub fn scopes(&self) -> &[Scope] {
+        self.extra.as_ref().map_or(&[], |x| &x.scopes)
+    }
+}
+
+/// The per-fiber state few fibers use.
+#[derive(Default)]
+pub struct FiberExtra {
     /// An error propagated from a child, thrown at the next suspension point.
     pub pending: Option<Value>,
     /// Mutexes held, innermost last.
@@ -222,7 +247,7 @@ impl Sched {
         self.next_gen = self.next_gen.wrapping_add(1);
         fiber.sched.gen = self.next_gen;
         if let Wait::Select(chans) = &wait {
-            fiber.sched.select_chans = Some(chans.clone());
+            fiber.sched.extra_mut().select_chans = Some(chans.clone());
         }
         fiber.sched.parked = Some(wait);
         Waiter { fiber: fiber.sched.id, gen: self.next_gen, case: None, two: false }
@@ -352,12 +377,12 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
                 }
                 Halt::Blocked => vm.sched.fibers[id as usize] = Some(f),
                 Halt::Done(v) => {
-                    if let Some(u) = finish(vm, f, Ok(v)) {
+                    if let Some(u) = finish(vm, &f, Ok(v)) {
                         return Outcome::Error(u);
                     }
                 }
                 Halt::Error(u) => {
-                    if let Some(u) = finish(vm, f, Err(u)) {
+                    if let Some(u) = finish(vm, &f, Err(u)) {
                         return Outcome::Error(u);
                     }
                 }
@@ -417,25 +442,25 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
     if let Some(r) = f.sched.resume.take() {
         let slot = f.sched.ret_slot as usize;
         // Taken whatever the resume is, so a cancelled `for v in ch` leaves none behind.
-        let iter_exit = f.sched.iter_exit.take();
+        let iter_exit = f.sched.extra.as_mut().and_then(|x| x.iter_exit.take());
         if r.writes() && f.sched.ret_slot == crate::vm::conc::NO_SLOT {
             return run_slice_from(vm, f);
         }
         match r {
             Resume::Value(v) => f.stack[slot] = v,
-            Resume::Pair(a, b) => match iter_exit {
+            Resume::Pair(a, ok) => match iter_exit {
                 // A `for v in ch` loop: a closed channel ends the loop.
-                Some(exit) if !b.truthy() => f.frames.last_mut().unwrap().pc = exit,
+                Some(exit) if !ok => f.frames.last_mut().unwrap().pc = exit,
                 Some(_) => f.stack[slot] = a,
                 None => {
                     f.stack[slot] = a;
-                    f.stack[slot + 1] = b;
+                    f.stack[slot + 1] = Value::Bool(ok);
                 }
             },
             Resume::Select(i, v, ok) => {
-                f.stack[slot] = Value::Int(i);
+                f.stack[slot] = Value::Int(i as i64);
                 f.stack[slot + 1] = v;
-                f.stack[slot + 2] = ok;
+                f.stack[slot + 2] = Value::Bool(ok);
             }
             Resume::Throw(e) => {
                 if let Some(h) = exec::throw(vm, f, Fault::Throw(e)) {
@@ -461,7 +486,7 @@ fn run_slice_from(vm: &mut Vm, f: &mut Fiber) -> Halt {
                 if std::mem::take(&mut vm.sched.cancel_self) {
                     f.sched.cancelled = true;
                 }
-                if f.sched.locks.is_empty() {
+                if !f.sched.holds_locks() {
                     if let Some(e) = interrupt(vm, f) {
                         if let Some(h) = exec::throw(vm, f, Fault::Throw(e)) {
                             return h;
@@ -482,7 +507,7 @@ fn run_slice_from(vm: &mut Vm, f: &mut Fiber) -> Halt {
 /// The error to throw into a fiber at a suspension point: a propagated child
 /// failure first, else `Cancelled` if it was cancelled (level-triggered).
 pub fn interrupt(vm: &mut Vm, f: &mut Fiber) -> Option<Value> {
-    if let Some(e) = f.sched.pending.take() {
+    if let Some(e) = f.sched.extra.as_mut().and_then(|x| x.pending.take()) {
         return Some(e);
     }
     if f.sched.cancelled {

@@ -52,7 +52,7 @@ pub fn spawn(
     // Arity errors are thrown by the `go`, as if the fiber were built now.
     check_arity(&proto, argc)?;
     let id = vm.sched.alloc_id();
-    let scope = parent.sched.scopes.len().checked_sub(1).map(|s| s as u32);
+    let scope = parent.sched.scopes().len().checked_sub(1).map(|s| s as u32);
     let th = new_task(vm, Some(id), TaskState::Pending(call), parent.sched.task, scope, dropped, Some(site));
     debug_assert!(th.0 < PENDING, "heap handle too large to tag");
     if let Some(owner) = parent.sched.task {
@@ -61,7 +61,7 @@ pub fn spawn(
         children.push(th);
         task_mut(vm, owner).extra_mut().children = children;
     }
-    if let Some(s) = parent.sched.scopes.last_mut() {
+    if let Some(s) = parent.sched.extra.as_mut().and_then(|x| x.scopes.last_mut()) {
         compact(vm, &mut s.children);
         s.children.push(th);
     }

@@ -349,7 +349,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let f = fiber.frames.pop().unwrap();
                 if fiber.frames.is_empty() {
                     let v = reg!(src);
-                    if !fiber.sched.co_stack.is_empty() {
+                    if fiber.sched.in_coroutine() {
                         coroutine::finish(vm, fiber, v);
                         reload!();
                         continue;
@@ -365,7 +365,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             Op::ReturnNil => {
                 let f = fiber.frames.pop().unwrap();
                 if fiber.frames.is_empty() {
-                    if !fiber.sched.co_stack.is_empty() {
+                    if fiber.sched.in_coroutine() {
                         coroutine::finish(vm, fiber, Value::Nil);
                         reload!();
                         continue;
@@ -613,7 +613,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             }
             Op::Yield { dst } => {
                 save_pc!();
-                if !fiber.sched.co_stack.is_empty() {
+                if fiber.sched.in_coroutine() {
                     let v = reg!(dst);
                     coroutine::yield_out(vm, fiber, v, base + dst as usize);
                     reload!();

@@ -38,22 +38,21 @@ pub fn collect(vm: &mut Vm, fibers: &[&Fiber]) {
         }
         let s = &f.sched;
         work.extend(s.task);
-        work.extend(s.co_stack.iter().copied());
-        work.extend(s.locks.iter().copied());
-        work.extend(s.select_chans.iter().flatten().copied());
-        for sc in &s.scopes {
-            work.extend(sc.children.iter().copied());
-            sc.errors.iter().for_each(|v| push(v, &mut work));
-        }
-        if let Some(p) = &s.pending {
-            push(p, &mut work);
+        if let Some(x) = &s.extra {
+            work.extend(x.co_stack.iter().copied());
+            work.extend(x.locks.iter().copied());
+            work.extend(x.select_chans.iter().flatten().copied());
+            for sc in &x.scopes {
+                work.extend(sc.children.iter().copied());
+                sc.errors.iter().for_each(|v| push(v, &mut work));
+            }
+            if let Some(p) = &x.pending {
+                push(p, &mut work);
+            }
         }
         match &s.resume {
             Some(Resume::Value(v)) | Some(Resume::Throw(v)) => push(v, &mut work),
-            Some(Resume::Pair(a, b)) | Some(Resume::Select(_, a, b)) => {
-                push(a, &mut work);
-                push(b, &mut work);
-            }
+            Some(Resume::Pair(v, _)) | Some(Resume::Select(_, v, _)) => push(v, &mut work),
             _ => {}
         }
     }
