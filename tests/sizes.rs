@@ -12,3 +12,12 @@ fn value_is_16_bytes() {
 fn op_fits_8_bytes() {
     assert!(size_of::<csp::bytecode::Op>() <= 8, "Op is {} bytes", size_of::<csp::bytecode::Op>());
 }
+
+/// A program may park a million fibers (benches/conc/skynet.csp): each pays for a
+/// `Fiber` and a `Task`.
+#[test]
+fn fiber_and_task_stay_small() {
+    let (fiber, task) = (size_of::<csp::vm::Fiber>(), size_of::<csp::sched::task::Task>());
+    assert!(fiber <= 152, "Fiber is {fiber} bytes");
+    assert!(task <= 80, "Task is {task} bytes");
+}

@@ -142,7 +142,7 @@ pub fn call_method(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Option
             Value::Nil
         }),
         (Obj::Task(t), "done") => {
-            let (existing, finished) = (t.done_chan, t.finished());
+            let (existing, finished) = (t.done_chan(), t.finished());
             arity(name, args, 0, 0).map(|_| task_done(vm, h, existing, finished))
         }
 
@@ -172,7 +172,7 @@ fn task_done(vm: &mut Vm, h: Handle, existing: Option<Handle>, finished: bool) -
     if finished {
         let _ = chan::close(vm, c);
     }
-    sched::task_mut(vm, h).done_chan = Some(c);
+    sched::task_mut(vm, h).extra_mut().done_chan = Some(c);
     Value::Obj(c)
 }
 

@@ -70,8 +70,8 @@ pub fn try_send(vm: &mut Vm, h: Handle, v: Value) -> Res<bool> {
     }
     if let Some(r) = pop_live(&mut c.recvq, sched, |w| *w) {
         let resume = match r.case {
-            Some(i) => Resume::Select(i as i64, v, Value::Bool(true)),
-            None if r.two => Resume::Pair(v, Value::Bool(true)),
+            Some(i) => Resume::Select(i as u32, v, true),
+            None if r.two => Resume::Pair(v, true),
             None => Resume::Value(v),
         };
         sched.wake(r, resume);
@@ -109,7 +109,7 @@ pub fn try_recv(vm: &mut Vm, h: Handle) -> Option<(Value, bool)> {
 
 fn wake_sender(vm: &mut Vm, w: Waiter) {
     let resume = match w.case {
-        Some(i) => Resume::Select(i as i64, Value::Nil, Value::Bool(true)),
+        Some(i) => Resume::Select(i as u32, Value::Nil, true),
         None => Resume::Value(Value::Nil),
     };
     vm.sched.wake(w, resume);
@@ -130,8 +130,8 @@ pub fn close(vm: &mut Vm, h: Handle) -> Res<()> {
             continue;
         }
         let resume = match r.case {
-            Some(i) => Resume::Select(i as i64, Value::Nil, Value::Bool(false)),
-            None if r.two => Resume::Pair(Value::Nil, Value::Bool(false)),
+            Some(i) => Resume::Select(i as u32, Value::Nil, false),
+            None if r.two => Resume::Pair(Value::Nil, false),
             None => Resume::Value(Value::Nil),
         };
         vm.sched.wake(r, resume);

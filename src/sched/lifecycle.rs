@@ -9,7 +9,7 @@ use crate::vm::{Fiber, Handle, Value, Vm};
 
 /// A fiber ended: record its outcome in its task, wake waiters, close `done()`,
 /// and propagate an unobserved failure. Returns an error that ends the program.
-pub(super) fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncaught>>) -> Option<Box<Uncaught>> {
+pub(super) fn finish(vm: &mut Vm, f: &Fiber, result: Result<Value, Box<Uncaught>>) -> Option<Box<Uncaught>> {
     let id = f.sched.id;
     vm.sched.free.push(id);
     vm.sched.live -= 1;
@@ -18,12 +18,12 @@ pub(super) fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncau
     let cancelled = f.sched.cancelled;
     let mut result = result;
     // A child's failure that arrived after the fiber's last suspension point.
-    if let (Ok(_), Some(e)) = (&result, f.sched.pending) {
+    if let (Ok(_), Some(e)) = (&result, f.sched.extra.as_ref().and_then(|x| x.pending)) {
         result = Err(Box::new(uncaught_at_top(vm, e)));
     }
     // A child that failed unobserved fails its owner when the owner ends.
     if result.is_ok() {
-        let children = task(vm, th).children.clone();
+        let children = task(vm, th).children().to_vec();
         for c in children {
             let t = task(vm, c);
             if let TaskState::Failed(e) = t.state {
@@ -52,8 +52,8 @@ pub(super) fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncau
     let t = task_mut(vm, th);
     t.state = state;
     t.fiber = None;
-    let waiters = std::mem::take(&mut t.waiters);
-    let done = t.done_chan;
+    let waiters = t.extra.as_mut().map(|x| std::mem::take(&mut x.waiters)).unwrap_or_default();
+    let done = t.done_chan();
     let (owner, scope, dropped) = (t.owner, t.scope, t.dropped);
     for (fid, gen) in waiters {
         vm.sched.wake(Waiter { fiber: fid, gen, case: None, two: false }, Resume::Retry);
@@ -63,7 +63,7 @@ pub(super) fn finish(vm: &mut Vm, f: Box<Fiber>, result: Result<Value, Box<Uncau
     }
     wake_scope_waiters(vm, owner);
     if let (Some(owner), Some(scope)) = (owner, scope) {
-        scope_child_done(vm, owner, scope, th, failed);
+        scope_child_done(vm, owner, scope as usize, th, failed);
     } else if failed && (dropped || owner.is_some_and(|o| task(vm, o).finished())) {
         // Nobody can wait on it any more once its owner has ended without doing so.
         let e = task(vm, th).result();
@@ -101,7 +101,7 @@ pub fn tree_done(vm: &Vm, th: Handle) -> bool {
         if !tk.finished() {
             return false;
         }
-        work.extend(tk.children.iter().copied());
+        work.extend(tk.children().iter().copied());
     }
     true
 }
@@ -133,10 +133,10 @@ pub(super) fn scope_child_done(vm: &mut Vm, owner: Handle, scope: usize, child: 
     let err = task(vm, child).result();
     task_mut(vm, child).observed = true;
     let Some(Some(of)) = vm.sched.fibers.get_mut(fid as usize) else { return };
-    let innermost = of.sched.scopes.len() == scope + 1;
+    let innermost = of.sched.scopes().len() == scope + 1;
     let parked = of.sched.parked.is_some();
     let parked_inside = parked && !matches!(of.sched.parked, Some(Wait::Scope));
-    let Some(s) = of.sched.scopes.get_mut(scope) else { return };
+    let Some(s) = of.sched.extra.as_mut().and_then(|x| x.scopes.get_mut(scope)) else { return };
     s.errors.push(err);
     let siblings = s.children.clone();
     // Interrupt the block's body so it can end: at once if it is blocked inside
@@ -166,7 +166,7 @@ pub(super) fn propagate(vm: &mut Vm, owner: Option<Handle>, e: Value) {
                 unpark(vm, fid);
                 vm.sched.wake_forced(fid, Resume::Throw(e));
             } else if let Some(Some(f)) = vm.sched.fibers.get_mut(fid as usize) {
-                f.sched.pending = Some(e);
+                f.sched.extra_mut().pending = Some(e);
             }
             return;
         }
@@ -211,8 +211,10 @@ pub fn cancel_task(vm: &mut Vm, th: Handle) {
     let mut work = vec![th];
     while let Some(t) = work.pop() {
         let tk = task(vm, t);
-        work.extend(tk.children.iter().copied());
-        if let Some(fid) = tk.fiber {
+        work.extend(tk.children().iter().copied());
+        if matches!(tk.state, TaskState::Pending(_)) {
+            task_mut(vm, t).cancelled = true;
+        } else if let Some(fid) = tk.fiber {
             cancel_fiber(vm, fid);
         }
     }

@@ -39,7 +39,7 @@ pub fn try_lock(vm: &mut Vm, fiber: &mut Fiber, h: Handle) -> Res<bool> {
     match m.owner {
         None => {
             m.owner = Some(id);
-            fiber.sched.locks.push(h);
+            fiber.sched.extra_mut().locks.push(h);
             Ok(true)
         }
         Some(o) if o == id => err("mutex is already locked by this fiber"),
@@ -53,8 +53,10 @@ pub fn enqueue(vm: &mut Vm, h: Handle, w: Waiter) {
 
 /// Releases the mutex and hands it to the first waiter still waiting.
 pub fn unlock(vm: &mut Vm, fiber: &mut Fiber, h: Handle) {
-    if let Some(i) = fiber.sched.locks.iter().rposition(|&l| l == h) {
-        fiber.sched.locks.remove(i);
+    if let Some(locks) = fiber.sched.extra.as_mut().map(|x| &mut x.locks) {
+        if let Some(i) = locks.iter().rposition(|&l| l == h) {
+            locks.remove(i);
+        }
     }
     let m = mutex_mut(vm, h);
     if m.owner != Some(fiber.sched.id) {
@@ -66,7 +68,7 @@ pub fn unlock(vm: &mut Vm, fiber: &mut Fiber, h: Handle) {
         if vm.sched.is_parked(w) {
             mutex_mut(vm, h).owner = Some(w.fiber);
             if let Some(Some(f)) = vm.sched.fibers.get_mut(w.fiber as usize) {
-                f.sched.locks.push(h);
+                f.sched.extra_mut().locks.push(h);
             }
             vm.sched.wake(w, Resume::Value(Value::Nil));
             return;

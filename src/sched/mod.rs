@@ -8,6 +8,7 @@ pub mod lock;
 mod report;
 pub mod select;
 pub mod session;
+mod spawn;
 pub mod task;
 pub mod timer;
 
@@ -15,10 +16,12 @@ use crate::vm::exec::{self, Halt};
 use crate::vm::fiber::Uncaught;
 use crate::vm::object::ErrorObj;
 use crate::vm::{gc, Fault, Fiber, Handle, Obj, Value, Vm};
+use lifecycle::finish;
 pub use lifecycle::{cancel_fiber, cancel_task, tree_done, unpark};
-use lifecycle::{compact, finish};
 pub use report::trace_json;
 use report::{deadlock_report, trace_slice, uncaught_at_top};
+pub use spawn::spawn;
+use spawn::{begin, new_task, start};
 use std::collections::{BinaryHeap, VecDeque};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -45,9 +48,9 @@ pub enum Resume {
     /// Written to the blocked instruction's destination register.
     Value(Value),
     /// Written to the destination and the next register (`let v, ok = <-ch`).
-    Pair(Value, Value),
+    Pair(Value, bool),
     /// Case index, value and ok flag of a `select`.
-    Select(i64, Value, Value),
+    Select(u32, Value, bool),
     /// Thrown where the fiber was blocked.
     Throw(Value),
     /// Run the blocked instruction again (its pc was left on it).
@@ -115,6 +118,31 @@ pub struct FiberState {
     /// Stack slot that receives a resume value.
     pub ret_slot: u32,
     pub cancelled: bool,
+    /// Boxed apart, so the million fibers a program may park stay small.
+    pub extra: Option<Box<FiberExtra>>,
+}
+
+impl FiberState {
+    pub fn extra_mut(&mut self) -> &mut FiberExtra {
+        self.extra.get_or_insert_with(Default::default)
+    }
+
+    pub fn holds_locks(&self) -> bool {
+        self.extra.as_ref().is_some_and(|x| !x.locks.is_empty())
+    }
+
+    pub fn in_coroutine(&self) -> bool {
+        self.extra.as_ref().is_some_and(|x| !x.co_stack.is_empty())
+    }
+
+    pub fn scopes(&self) -> &[Scope] {
+        self.extra.as_ref().map_or(&[], |x| &x.scopes)
+    }
+}
+
+/// The per-fiber state few fibers use.
+#[derive(Default)]
+pub struct FiberExtra {
     /// An error propagated from a child, thrown at the next suspension point.
     pub pending: Option<Value>,
     /// Mutexes held, innermost last.
@@ -157,6 +185,7 @@ pub struct Sched {
     /// Fibers by id; the running one is taken out while it runs.
     pub fibers: Vec<Option<Box<Fiber>>>,
     free: Vec<u32>,
+    /// Fiber ids, and pending tasks' handles tagged with `PENDING` (see spawn.rs).
     pub ready: VecDeque<u32>,
     pub current: u32,
     next_gen: u32,
@@ -222,7 +251,7 @@ impl Sched {
         self.next_gen = self.next_gen.wrapping_add(1);
         fiber.sched.gen = self.next_gen;
         if let Wait::Select(chans) = &wait {
-            fiber.sched.select_chans = Some(chans.clone());
+            fiber.sched.extra_mut().select_chans = Some(chans.clone());
         }
         fiber.sched.parked = Some(wait);
         Waiter { fiber: fiber.sched.id, gen: self.next_gen, case: None, two: false }
@@ -284,91 +313,6 @@ pub fn task_mut(vm: &mut Vm, h: Handle) -> &mut Task {
     }
 }
 
-/// Starts a fiber running `callee(args)`, owned by the running fiber (or its
-/// innermost `wait { }` block); returns its task.
-pub fn spawn(
-    vm: &mut Vm,
-    parent: &mut Fiber,
-    callee: Value,
-    args: &[Value],
-    site: task::Site,
-    dropped: bool,
-) -> crate::vm::Res<Value> {
-    let mut f = Fiber::default();
-    // Sized exactly: a program may park a million fibers.
-    let regs = match callee {
-        Value::Obj(h) => match vm.heap.get(h) {
-            Obj::Closure(c) => c.proto.nregs as usize,
-            _ => 0,
-        },
-        _ => 0,
-    };
-    f.stack.reserve_exact(1 + args.len().max(regs));
-    f.frames.reserve_exact(2);
-    f.stack.push(callee);
-    f.stack.extend_from_slice(args);
-    match crate::vm::call::call_value(vm, &mut f, callee, 1, args.len(), 0)? {
-        crate::vm::call::Called::Frame => {}
-        crate::vm::call::Called::Value | crate::vm::call::Called::Blocked => {
-            // A builtin ran at once: its task is already done.
-            let t = new_task(vm, None, TaskState::Done(f.stack[0]), parent.sched.task, None, dropped, Some(site));
-            return Ok(Value::Obj(t));
-        }
-    }
-    let id = vm.sched.alloc_id();
-    let scope = parent.sched.scopes.len().checked_sub(1);
-    let th = new_task(vm, Some(id), TaskState::Running, parent.sched.task, scope, dropped, Some(site));
-    if let Some(owner) = parent.sched.task {
-        let mut children = std::mem::take(&mut task_mut(vm, owner).children);
-        compact(vm, &mut children);
-        children.push(th);
-        task_mut(vm, owner).children = children;
-    }
-    if let Some(s) = parent.sched.scopes.last_mut() {
-        compact(vm, &mut s.children);
-        s.children.push(th);
-    }
-    start(vm, f, id, th);
-    Ok(Value::Obj(th))
-}
-
-/// A new task object, numbered in start order.
-fn new_task(
-    vm: &mut Vm,
-    fiber: Option<u32>,
-    state: TaskState,
-    owner: Option<Handle>,
-    scope: Option<usize>,
-    dropped: bool,
-    site: Option<task::Site>,
-) -> Handle {
-    let number = vm.sched.next_number;
-    vm.sched.next_number += 1;
-    let t = Task {
-        number,
-        fiber,
-        state,
-        owner,
-        scope,
-        children: Vec::new(),
-        waiters: Vec::new(),
-        done_chan: None,
-        observed: false,
-        dropped,
-        site,
-    };
-    vm.heap.alloc(Obj::Task(Box::new(t)))
-}
-
-/// Gives fiber `f` its id and task and queues it to run.
-fn start(vm: &mut Vm, mut f: Fiber, id: u32, th: Handle) {
-    f.sched.id = id;
-    f.sched.task = Some(th);
-    vm.sched.fibers[id as usize] = Some(Box::new(f));
-    vm.sched.ready.push_back(id);
-    vm.sched.live += 1;
-}
-
 /// How the program ended.
 pub enum Outcome {
     Ok,
@@ -415,8 +359,8 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
                 last_flush = Instant::now();
             }
         }
-        if let Some(id) = vm.sched.ready.pop_front() {
-            if let Some(u) = run_fiber(vm, id) {
+        if let Some(entry) = vm.sched.ready.pop_front() {
+            if let Some(u) = run_fiber(vm, entry) {
                 return Outcome::Error(u);
             }
             if let Some(report) = vm.sched.self_wait.take() {
@@ -465,10 +409,14 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
     }
 }
 
-/// Runs ready fiber `id` for one slice and deals with how it stopped; returns an
+/// Runs the ready-queue entry (a fiber, or a task whose fiber is built now) for one slice and deals with how it stopped; returns an
 /// error that reached the top (the main fiber's, or one with no owner to take it).
-fn run_fiber(vm: &mut Vm, id: u32) -> Option<Box<Uncaught>> {
-    let mut f = vm.sched.fibers[id as usize].take()?;
+fn run_fiber(vm: &mut Vm, entry: u32) -> Option<Box<Uncaught>> {
+    let mut f = match spawn::pending(entry) {
+        Some(th) => begin(vm, th),
+        None => vm.sched.fibers[entry as usize].take()?,
+    };
+    let id = f.sched.id;
     vm.sched.current = id;
     let began = vm.sched.trace.as_ref().map(|_| Instant::now());
     let halt = run_slice(vm, &mut f);
@@ -485,8 +433,8 @@ fn run_fiber(vm: &mut Vm, id: u32) -> Option<Box<Uncaught>> {
             vm.sched.fibers[id as usize] = Some(f);
             None
         }
-        Halt::Done(v) => finish(vm, f, Ok(v)),
-        Halt::Error(u) => finish(vm, f, Err(u)),
+        Halt::Done(v) => finish(vm, &f, Ok(v)),
+        Halt::Error(u) => finish(vm, &f, Err(u)),
     };
     // Not while an error is on its way out: nothing roots it.
     if top.is_none() && vm.heap.should_collect() {
@@ -501,25 +449,25 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
     if let Some(r) = f.sched.resume.take() {
         let slot = f.sched.ret_slot as usize;
         // Taken whatever the resume is, so a cancelled `for v in ch` leaves none behind.
-        let iter_exit = f.sched.iter_exit.take();
+        let iter_exit = f.sched.extra.as_mut().and_then(|x| x.iter_exit.take());
         if r.writes() && f.sched.ret_slot == crate::vm::conc::NO_SLOT {
             return run_slice_from(vm, f);
         }
         match r {
             Resume::Value(v) => f.stack[slot] = v,
-            Resume::Pair(a, b) => match iter_exit {
+            Resume::Pair(a, ok) => match iter_exit {
                 // A `for v in ch` loop: a closed channel ends the loop.
-                Some(exit) if !b.truthy() => f.frames.last_mut().unwrap().pc = exit,
+                Some(exit) if !ok => f.frames.last_mut().unwrap().pc = exit,
                 Some(_) => f.stack[slot] = a,
                 None => {
                     f.stack[slot] = a;
-                    f.stack[slot + 1] = b;
+                    f.stack[slot + 1] = Value::Bool(ok);
                 }
             },
             Resume::Select(i, v, ok) => {
-                f.stack[slot] = Value::Int(i);
+                f.stack[slot] = Value::Int(i as i64);
                 f.stack[slot + 1] = v;
-                f.stack[slot + 2] = ok;
+                f.stack[slot + 2] = Value::Bool(ok);
             }
             Resume::Throw(e) => {
                 if let Some(h) = exec::throw(vm, f, Fault::Throw(e)) {
@@ -545,7 +493,7 @@ fn run_slice_from(vm: &mut Vm, f: &mut Fiber) -> Halt {
                 if std::mem::take(&mut vm.sched.cancel_self) {
                     f.sched.cancelled = true;
                 }
-                if f.sched.locks.is_empty() {
+                if !f.sched.holds_locks() {
                     if let Some(e) = interrupt(vm, f) {
                         if let Some(h) = exec::throw(vm, f, Fault::Throw(e)) {
                             return h;
@@ -566,10 +514,10 @@ fn run_slice_from(vm: &mut Vm, f: &mut Fiber) -> Halt {
 /// The error to throw into a fiber at a suspension point: a propagated child
 /// failure first, else `Cancelled` if it was cancelled (level-triggered).
 pub fn interrupt(vm: &mut Vm, f: &mut Fiber) -> Option<Value> {
-    if let Some(e) = f.sched.pending.take() {
+    if let Some(e) = f.sched.extra.as_mut().and_then(|x| x.pending.take()) {
         return Some(e);
     }
-    if let Some(s) = f.sched.scopes.last_mut() {
+    if let Some(s) = f.sched.extra.as_mut().and_then(|x| x.scopes.last_mut()) {
         if std::mem::take(&mut s.interrupt) {
             return Some(cancelled_error(vm));
         }

@@ -82,7 +82,7 @@ pub fn cleanup(vm: &mut Vm, w: Waiter) {
         return;
     }
     let chans = match vm.sched.fibers.get(w.fiber as usize) {
-        Some(Some(f)) => match &f.sched.select_chans {
+        Some(Some(f)) => match f.sched.extra.as_ref().and_then(|x| x.select_chans.as_ref()) {
             Some(c) => c.clone(),
             None => return,
         },
@@ -92,6 +92,8 @@ pub fn cleanup(vm: &mut Vm, w: Waiter) {
         remove_from(vm, h, w);
     }
     if let Some(Some(f)) = vm.sched.fibers.get_mut(w.fiber as usize) {
-        f.sched.select_chans = None;
+        if let Some(x) = f.sched.extra.as_mut() {
+            x.select_chans = None;
+        }
     }
 }

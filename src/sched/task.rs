@@ -22,6 +22,9 @@ impl Site {
 }
 
 pub enum TaskState {
+    /// Started by `go` but not run yet: the callee, then its arguments. Its fiber
+    /// is built when it first runs, so a million queued fibers stay small.
+    Pending(Box<[Value]>),
     Running,
     Done(Value),
     Failed(Value),
@@ -38,30 +41,50 @@ pub struct Task {
     /// The task of the fiber that started this one (None for the main fiber).
     pub owner: Option<Handle>,
     /// Index of the owner's `wait { }` block that started it, if any.
-    pub scope: Option<usize>,
+    pub scope: Option<u32>,
+    /// Someone waited on it, so a failure has been observed.
+    pub observed: bool,
+    /// Started by a `go` statement whose task was dropped: failures propagate at once.
+    pub dropped: bool,
+    /// Cancelled while pending: its fiber starts cancelled.
+    pub cancelled: bool,
+    /// Where the `go` that started it is (None for the main fiber).
+    pub site: Option<Site>,
+    /// Boxed apart: most tasks never start fibers, nor are waited on.
+    pub extra: Option<Box<TaskExtra>>,
+}
+
+#[derive(Default)]
+pub struct TaskExtra {
     /// Tasks started by this task's fiber.
     pub children: Vec<Handle>,
     /// Fibers parked in `wait` on this task: (fiber, park generation).
     pub waiters: Vec<(u32, u32)>,
     /// The channel `t.done()` returned, closed when the task ends.
     pub done_chan: Option<Handle>,
-    /// Someone waited on it, so a failure has been observed.
-    pub observed: bool,
-    /// Started by a `go` statement whose task was dropped: failures propagate at once.
-    pub dropped: bool,
-    /// Where the `go` that started it is (None for the main fiber).
-    pub site: Option<Site>,
 }
 
 impl Task {
     pub fn result(&self) -> Value {
         match self.state {
-            TaskState::Running => Value::Nil,
+            TaskState::Pending(_) | TaskState::Running => Value::Nil,
             TaskState::Done(v) | TaskState::Failed(v) | TaskState::Cancelled(v) => v,
         }
     }
 
+    pub fn children(&self) -> &[Handle] {
+        self.extra.as_ref().map_or(&[], |x| &x.children)
+    }
+
+    pub fn done_chan(&self) -> Option<Handle> {
+        self.extra.as_ref().and_then(|x| x.done_chan)
+    }
+
+    pub fn extra_mut(&mut self) -> &mut TaskExtra {
+        self.extra.get_or_insert_with(Default::default)
+    }
+
     pub fn finished(&self) -> bool {
-        !matches!(self.state, TaskState::Running)
+        !matches!(self.state, TaskState::Pending(_) | TaskState::Running)
     }
 }

@@ -26,9 +26,7 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
         Obj::Closure(c) => {
             let proto = super::fiber::ProtoRef::new(&c.proto);
             let np = proto.nparams as usize;
-            if argc < proto.nrequired as usize || (argc > np && !proto.has_rest) {
-                return err(arity_message(&proto, argc));
-            }
+            check_arity(&proto, argc)?;
             if fiber.frames.len() >= MAX_FRAMES {
                 return err(format!("stack overflow ({MAX_FRAMES} nested calls)"));
             }
@@ -83,6 +81,14 @@ fn fill_trace(vm: &mut Vm, fiber: &Fiber, v: Value) -> Value {
         }
     }
     v
+}
+
+/// Errors unless `proto` accepts `argc` arguments.
+pub fn check_arity(proto: &crate::bytecode::Proto, argc: usize) -> Res<()> {
+    if argc < proto.nrequired as usize || (argc > proto.nparams as usize && !proto.has_rest) {
+        return err(arity_message(proto, argc));
+    }
+    Ok(())
 }
 
 fn arity_message(proto: &crate::bytecode::Proto, argc: usize) -> String {

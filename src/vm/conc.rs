@@ -88,7 +88,7 @@ pub fn wait_on(vm: &mut Vm, fiber: &mut Fiber, v: Value) -> Res<Option<Value>> {
             }
             check_interrupt(vm, fiber)?;
             let w = vm.sched.park(fiber, Wait::Task(h));
-            sched::task_mut(vm, h).waiters.push((w.fiber, w.gen));
+            sched::task_mut(vm, h).extra_mut().waiters.push((w.fiber, w.gen));
             Ok(None)
         }
         Obj::List(items) => {
@@ -127,7 +127,7 @@ pub fn wait_on(vm: &mut Vm, fiber: &mut Fiber, v: Value) -> Res<Option<Value>> {
 fn task_outcome(vm: &mut Vm, h: super::Handle) -> Res<Option<Value>> {
     let t = sched::task_mut(vm, h);
     match t.state {
-        TaskState::Running => Ok(None),
+        TaskState::Pending(_) | TaskState::Running => Ok(None),
         TaskState::Done(v) => Ok(Some(v)),
         TaskState::Failed(e) | TaskState::Cancelled(e) => {
             t.observed = true;
@@ -146,13 +146,13 @@ fn self_wait_report(vm: &Vm, fiber: &Fiber) -> String {
 }
 
 pub fn scope_begin(fiber: &mut Fiber) {
-    fiber.sched.scopes.push(Scope::default());
+    fiber.sched.extra_mut().scopes.push(Scope::default());
 }
 
 /// End of a `wait { }` block: true when it may continue (after rethrowing a
 /// failure), false after parking until its fibers are done.
 pub fn scope_end(vm: &mut Vm, fiber: &mut Fiber, abort: Option<Value>) -> Res<bool> {
-    let Some(scope) = fiber.sched.scopes.last() else { return Ok(true) };
+    let Some(scope) = fiber.sched.scopes().last() else { return Ok(true) };
     let children = scope.children.clone();
     if abort.is_some() {
         for &c in &children {
@@ -163,7 +163,7 @@ pub fn scope_end(vm: &mut Vm, fiber: &mut Fiber, abort: Option<Value>) -> Res<bo
         vm.sched.park(fiber, Wait::Scope);
         return Ok(false);
     }
-    let scope = fiber.sched.scopes.pop().unwrap();
+    let scope = fiber.sched.extra_mut().scopes.pop().unwrap();
     if let Some(&first) = scope.errors.first() {
         if let Value::Obj(h) = first {
             if let Obj::Error(e) = vm.heap.get_mut(h) {
@@ -216,7 +216,7 @@ pub fn iter_recv(
     w.two = true;
     chan::chan_mut(vm, h).recvq.push_back(w);
     fiber.sched.ret_slot = slot as u32;
-    fiber.sched.iter_exit = Some(exit);
+    fiber.sched.extra_mut().iter_exit = Some(exit);
     Ok(None)
 }
 

@@ -110,7 +110,7 @@ pub fn enter(
     swap(fiber, &mut co.ctx);
     let func = co.func;
     let yield_slot = co.yield_slot as usize;
-    fiber.sched.co_stack.push(h);
+    fiber.sched.extra_mut().co_stack.push(h);
     match entry {
         Entry::Resume(v) if fresh => {
             // The argument fills the first parameter; further required ones get nil.
@@ -158,7 +158,7 @@ pub fn enter(
 
 /// Swaps the resumer's context back in; returns the coroutine left.
 fn leave(vm: &mut Vm, fiber: &mut Fiber) -> Handle {
-    let h = fiber.sched.co_stack.pop().expect("inside a coroutine");
+    let h = fiber.sched.extra.as_mut().and_then(|x| x.co_stack.pop()).expect("inside a coroutine");
     let co = co_mut(vm, h);
     swap(fiber, &mut co.ctx);
     h

@@ -18,7 +18,7 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
     };
     let mut value = value;
     // Out of a coroutine's body the error continues in its resumer.
-    while fiber.handlers.is_empty() && !fiber.sched.co_stack.is_empty() {
+    while fiber.handlers.is_empty() && fiber.sched.in_coroutine() {
         value = super::coroutine::die(vm, fiber, value)?;
     }
     if let Some(Handler { depth, target, reg }) = fiber.handlers.pop() {

@@ -349,7 +349,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let f = fiber.frames.pop().unwrap();
                 if fiber.frames.is_empty() {
                     let v = reg!(src);
-                    if !fiber.sched.co_stack.is_empty() {
+                    if fiber.sched.in_coroutine() {
                         coroutine::finish(vm, fiber, v);
                         reload!();
                         continue;
@@ -365,7 +365,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             Op::ReturnNil => {
                 let f = fiber.frames.pop().unwrap();
                 if fiber.frames.is_empty() {
-                    if !fiber.sched.co_stack.is_empty() {
+                    if fiber.sched.in_coroutine() {
                         coroutine::finish(vm, fiber, Value::Nil);
                         reload!();
                         continue;
@@ -534,10 +534,9 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             Op::Go { base: b, argc, dropped } => {
                 save_pc!();
                 let slot = base + b as usize;
-                let callee = fiber.stack[slot];
-                let args = fiber.stack[slot + 1..slot + 1 + argc as usize].to_vec();
+                let call: Box<[Value]> = fiber.stack[slot..slot + 1 + argc as usize].into();
                 let site = crate::sched::task::Site { proto, pc: pc as u32 - 1 };
-                let task = t!(crate::sched::spawn(vm, fiber, callee, &args, site, dropped));
+                let task = t!(crate::sched::spawn(vm, fiber, call, site, dropped));
                 reg!(b) = task;
             }
             Op::Recv { dst, ch } => {
@@ -614,7 +613,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             }
             Op::Yield { dst } => {
                 save_pc!();
-                if !fiber.sched.co_stack.is_empty() {
+                if fiber.sched.in_coroutine() {
                     let v = reg!(dst);
                     coroutine::yield_out(vm, fiber, v, base + dst as usize);
                     reload!();

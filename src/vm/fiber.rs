@@ -8,11 +8,11 @@ use std::rc::Rc;
 /// A pointer to a Proto. Sound because the VM keeps every Proto it compiled in
 /// `Vm::protos` for its whole life; frames then need no reference counting.
 #[derive(Clone, Copy)]
-pub struct ProtoRef(*const Proto);
+pub struct ProtoRef(std::ptr::NonNull<Proto>);
 
 impl ProtoRef {
     pub fn new(p: &Rc<Proto>) -> ProtoRef {
-        ProtoRef(Rc::as_ptr(p))
+        ProtoRef(std::ptr::NonNull::from(&**p))
     }
 }
 
@@ -21,7 +21,7 @@ impl std::ops::Deref for ProtoRef {
     #[inline(always)]
     fn deref(&self) -> &Proto {
         // SAFETY: see the type's invariant.
-        unsafe { &*self.0 }
+        unsafe { self.0.as_ref() }
     }
 }
 

@@ -5,7 +5,7 @@ use super::fiber::Fiber;
 use super::object::Obj;
 use super::value::{Handle, Value};
 use super::Vm;
-use crate::sched::{timer::TimerKind, Resume};
+use crate::sched::{task::TaskState, timer::TimerKind, Resume};
 
 /// Collects garbage given every fiber that may still run.
 pub fn collect(vm: &mut Vm, fibers: &[&Fiber]) {
@@ -38,22 +38,21 @@ pub fn collect(vm: &mut Vm, fibers: &[&Fiber]) {
         }
         let s = &f.sched;
         work.extend(s.task);
-        work.extend(s.co_stack.iter().copied());
-        work.extend(s.locks.iter().copied());
-        work.extend(s.select_chans.iter().flatten().copied());
-        for sc in &s.scopes {
-            work.extend(sc.children.iter().copied());
-            sc.errors.iter().for_each(|v| push(v, &mut work));
-        }
-        if let Some(p) = &s.pending {
-            push(p, &mut work);
+        if let Some(x) = &s.extra {
+            work.extend(x.co_stack.iter().copied());
+            work.extend(x.locks.iter().copied());
+            work.extend(x.select_chans.iter().flatten().copied());
+            for sc in &x.scopes {
+                work.extend(sc.children.iter().copied());
+                sc.errors.iter().for_each(|v| push(v, &mut work));
+            }
+            if let Some(p) = &x.pending {
+                push(p, &mut work);
+            }
         }
         match &s.resume {
             Some(Resume::Value(v)) | Some(Resume::Throw(v)) => push(v, &mut work),
-            Some(Resume::Pair(a, b)) | Some(Resume::Select(_, a, b)) => {
-                push(a, &mut work);
-                push(b, &mut work);
-            }
+            Some(Resume::Pair(v, _)) | Some(Resume::Select(_, v, _)) => push(v, &mut work),
             _ => {}
         }
     }
@@ -64,6 +63,7 @@ pub fn collect(vm: &mut Vm, fibers: &[&Fiber]) {
         }
     }
     work.extend(vm.sched.main_task);
+    work.extend(vm.sched.pending_tasks());
     if let Some(e) = &vm.sched.top_error {
         push(e, &mut work);
     }
@@ -103,9 +103,12 @@ fn mark(vm: &mut Vm, mut work: Vec<Handle>) {
                 work.extend(c.ctx.frames.iter().filter_map(|f| f.closure));
             }
             Obj::Task(t) => {
+                if let TaskState::Pending(call) = &t.state {
+                    call.iter().for_each(&mut push);
+                }
                 push(&t.result());
-                work.extend(t.children.iter().copied());
-                work.extend(t.done_chan);
+                work.extend(t.children().iter().copied());
+                work.extend(t.done_chan());
             }
             Obj::Str(_) | Obj::Native(_) | Obj::Range(..) | Obj::Mutex(_) | Obj::WaitGroup(_) | Obj::Free => {}
         }
