@@ -35,19 +35,14 @@ pub fn new_vm() -> Vm {
 
 /// Parses and compiles a file; all syntax errors, or all compile errors, on failure.
 pub fn compile(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<Rc<Proto>, Vec<Diag>> {
-    let program = crate::syntax::parse(&file.src).map_err(|errs| {
-        errs.into_iter()
-            .map(|e| Diag {
-                code: "csp::syntax",
-                message: e.message,
-                span: e.span,
-                label: "here".into(),
-                help: e.help,
-                file: None,
-            })
-            .collect::<Vec<_>>()
-    })?;
+    let program =
+        crate::syntax::parse(&file.src).map_err(|errs| errs.into_iter().map(syntax_diag).collect::<Vec<_>>())?;
     crate::compile::compile(vm, file.clone(), &program).map_err(|errs| errs.into_iter().map(compile_diag).collect())
+}
+
+/// The report for a syntax error.
+pub fn syntax_diag(e: crate::syntax::SyntaxError) -> Diag {
+    Diag { code: "csp::syntax", message: e.message, span: e.span, label: "here".into(), help: e.help, file: None }
 }
 
 /// The report for a compile error.

@@ -34,6 +34,22 @@ fn csp(args: &[&str]) -> Output {
     Command::new(CSP).args(args).env("NO_COLOR", "1").output().unwrap()
 }
 
+/// Runs csp with `input` on its stdin (and a temporary home, for the REPL's history).
+fn csp_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(CSP)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("HOME", std::env::temp_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -67,17 +83,7 @@ fn version() {
 /// No arguments start the REPL; without a terminal it reads entries from stdin.
 #[test]
 fn no_args_reads_entries_from_piped_stdin() {
-    use std::io::Write;
-    let mut child = Command::new(CSP)
-        .env("NO_COLOR", "1")
-        .env("HOME", std::env::temp_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"let x = 20\nfn f(a) {\n  return a * 2\n}\nf(x) + 2\n\"s\"\n").unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = csp_with_stdin(&[], b"let x = 20\nfn f(a) {\n  return a * 2\n}\nf(x) + 2\n\"s\"\n");
     assert_exit(&o, 0);
     let out = stdout(&o);
     assert!(out.contains("42\n\"s\"\n"), "{out}");
@@ -345,7 +351,6 @@ fn deep_recursion_via_cli() {
 /// the prompt printed before it appears first; end of input gives nil.
 #[test]
 fn read_line_from_stdin() {
-    use std::io::Write;
     let s = Script::new(
         "let ticks = go { for i in 0..3 { sleep(1) }; return \"ticked\" }\n\
          print(\"name?\")\n\
@@ -353,15 +358,7 @@ fn read_line_from_stdin() {
          let b = read_line()\n\
          print(\"hello\", a, b, wait ticks)\n",
     );
-    let mut child = Command::new(CSP)
-        .args(["run", s.path()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"ada\n").unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = csp_with_stdin(&["run", s.path()], b"ada\n");
     assert_exit(&o, 0);
     assert_eq!(stdout(&o), "name?\nhello ada nil ticked\n");
 }

@@ -196,17 +196,7 @@ impl Session {
         let mut program = match crate::syntax::parse(text) {
             Ok(p) => p,
             Err(errs) => {
-                let diags: Vec<_> = errs
-                    .into_iter()
-                    .map(|e| crate::diag::Diag {
-                        code: "csp::syntax",
-                        message: e.message,
-                        span: e.span,
-                        label: "here".into(),
-                        help: e.help,
-                        file: None,
-                    })
-                    .collect();
+                let diags: Vec<_> = errs.into_iter().map(crate::runner::syntax_diag).collect();
                 self.console.err(&crate::diag::render_all(&diags, &file, self.color));
                 return None;
             }
