@@ -86,7 +86,7 @@ fn no_args_reads_entries_from_piped_stdin() {
     let o = csp_with_stdin(&[], b"let x = 20\nfn f(a) {\n  return a * 2\n}\nf(x) + 2\n\"s\"\n");
     assert_exit(&o, 0);
     let out = stdout(&o);
-    assert!(out.contains("42\n\"s\"\n"), "{out}");
+    assert_eq!(out, "42\n\"s\"\n");
 }
 
 /// `csp test`: a line per test, a summary, exit 1 on any failure, a timeout for a

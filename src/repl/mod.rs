@@ -95,7 +95,9 @@ pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
     let (ready, ready_rx) = mpsc::channel();
     let (c, g) = (console.clone(), globals.clone());
     std::thread::spawn(move || reader::run(c, g, entry_tx, ready_rx));
-    console.out(&format!("csp {} — :help for commands, Ctrl-D to quit\n", env!("CARGO_PKG_VERSION")));
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        console.out(&format!("csp {} — :help for commands, Ctrl-D to quit\n", env!("CARGO_PKG_VERSION")));
+    }
     let mut session = Session { vm, console, color: crate::diag::use_color() };
     loop {
         publish_globals(&session.vm, &globals);
