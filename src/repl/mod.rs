@@ -121,7 +121,8 @@ pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
 
 /// Names for tab completion: every global of the main namespace.
 fn publish_globals(vm: &Vm, to: &Arc<Mutex<Vec<String>>>) {
-    let names = vm.global_names.keys().filter(|n| !n.contains("::") && !n.starts_with("__")).map(|n| n.to_string());
+    let user_name = |n: &str| n.starts_with(|c: char| c.is_alphabetic()) && !n.contains("::");
+    let names = vm.global_names.keys().filter(|n| user_name(n)).map(|n| n.to_string());
     if let Ok(mut g) = to.lock() {
         *g = names.collect();
     }

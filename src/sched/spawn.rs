@@ -4,6 +4,7 @@
 use super::lifecycle::compact;
 use super::task::{self, Task, TaskState};
 use super::{task_mut, Fiber};
+use crate::bytecode::Op;
 use crate::vm::call::{call_value, check_arity, Called};
 use crate::vm::fiber::ProtoRef;
 use crate::vm::{Handle, Obj, Value, Vm};
@@ -41,16 +42,20 @@ pub fn spawn(
         },
         _ => None,
     };
-    let Some(proto) = closure else {
-        // A builtin runs at once (or the call fails): its task is already done.
-        let mut f = Fiber::default();
-        f.stack.extend_from_slice(&call);
-        call_value(vm, &mut f, callee, 1, argc, 0)?;
-        let t = new_task(vm, None, TaskState::Done(f.stack[0]), parent.sched.task, None, dropped, Some(site));
-        return Ok(Value::Obj(t));
+    let (proto, call) = match (closure, callee) {
+        (Some(p), _) => (p, call),
+        // A builtin runs in its own fiber too, through a function that calls it.
+        (None, Value::Obj(h)) if matches!(vm.heap.get(h), Obj::Native(_)) => {
+            let tramp = trampoline(vm, argc, site);
+            let Value::Obj(t) = tramp else { unreachable!() };
+            let Obj::Closure(c) = vm.heap.get(t) else { unreachable!() };
+            let p = ProtoRef::new(&c.proto);
+            (p, std::iter::once(tramp).chain(call.iter().copied()).collect())
+        }
+        (None, _) => return crate::vm::err(format!("cannot call {}", vm.heap.type_name(callee))),
     };
     // Arity errors are thrown by the `go`, as if the fiber were built now.
-    check_arity(&proto, argc)?;
+    check_arity(&proto, call.len() - 1)?;
     let id = vm.sched.alloc_id();
     let scope = parent.sched.scopes().len().checked_sub(1).map(|s| s as u32);
     let th = new_task(vm, Some(id), TaskState::Pending(call), parent.sched.task, scope, dropped, Some(site));
@@ -68,6 +73,38 @@ pub fn spawn(
     vm.sched.ready.push_back(th.0 | PENDING);
     vm.sched.live += 1;
     Ok(Value::Obj(th))
+}
+
+/// `fn(f, a1, .., aN) { return f(a1, .., aN) }` for the `go` at `site` (so its
+/// errors point there), made once per site and kept in a hidden global (so the
+/// collector keeps it).
+fn trampoline(vm: &mut Vm, argc: usize, site: task::Site) -> Value {
+    let slot = vm.global_slot(&format!("<go {argc} at {}>", site.location())) as usize;
+    if let Value::Obj(_) = vm.globals[slot] {
+        return vm.globals[slot];
+    }
+    let (file, span) = (site.proto.file.clone(), site.span());
+    let n = argc.min(254) as u8;
+    let proto = std::rc::Rc::new(crate::bytecode::Proto {
+        name: "<go builtin>".into(),
+        code: vec![Op::Call { base: 0, argc: n }, Op::Return { src: 0 }],
+        spans: vec![span; 2],
+        consts: Vec::new(),
+        selects: Vec::new(),
+        names: Vec::new(),
+        protos: Vec::new(),
+        upvals: Vec::new(),
+        nparams: n + 1,
+        nrequired: n + 1,
+        has_rest: false,
+        nregs: n + 1,
+        file,
+        span,
+    });
+    vm.protos.push(proto.clone());
+    let h = vm.heap.alloc(Obj::Closure(crate::vm::object::Closure { proto, upvals: Box::new([]) }));
+    vm.globals[slot] = Value::Obj(h);
+    vm.globals[slot]
 }
 
 /// Builds the fiber of a pending task about to run for the first time.
