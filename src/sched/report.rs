@@ -103,7 +103,7 @@ fn blocked_line(vm: &Vm, f: &Fiber, w: &Wait) -> String {
     format!("{who} blocked on {what} at {at}")
 }
 
-/// One line per fiber not running now (the REPL's `:fibers`).
+/// One line per fiber not running now, started or not (the REPL's `:fibers`).
 pub(super) fn fiber_lines(vm: &Vm) -> Vec<String> {
     vm.sched
         .fibers
@@ -119,6 +119,11 @@ pub(super) fn fiber_lines(vm: &Vm) -> Vec<String> {
                 format!("{} ready at {at}", fiber_name(vm, f))
             }
         })
+        .chain(vm.sched.pending_tasks().map(|th| {
+            let t = task(vm, th);
+            let at = t.site.map_or(String::new(), |s| s.location());
+            format!("fiber {} not started yet (go at {at})", t.number)
+        }))
         .collect()
 }
 
