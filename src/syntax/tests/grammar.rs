@@ -1,0 +1,361 @@
+//! Grammar: precedence, expressions, statements, errors and recovery.
+
+use super::*;
+
+// ---------------------------------------------------------------- precedence
+
+#[test]
+fn precedence() {
+    assert_eq!(p("1 + 2 * 3"), "(+ 1 (* 2 3))");
+    assert_eq!(p("(1 + 2) * 3"), "(* (+ 1 2) 3)");
+    assert_eq!(p("1 - 2 - 3"), "(- (- 1 2) 3)");
+    assert_eq!(p("a / b % c"), "(% (/ a b) c)");
+    assert_eq!(p("-a.b"), "(neg (. a b))");
+    assert_eq!(p("-a * b"), "(* (neg a) b)");
+    assert_eq!(p("!a && b || c && d"), "(|| (&& (! a) b) (&& c d))");
+    assert_eq!(p("a < b == c"), "(== (< a b) c)");
+    assert_eq!(p("a + 1 < b * 2"), "(< (+ a 1) (* b 2))");
+    assert_eq!(p("a..b == c"), "(== (.. a b) c)");
+    assert_eq!(p("<-ch + 1"), "(+ (<- ch) 1)");
+    assert_eq!(p("x = <-<-ch"), "x = (<- (<- ch))");
+    assert_eq!(p("wait t + 1"), "(+ (wait t) 1)");
+    assert_eq!(p("x = wait [t1, t2]"), "x = (wait [t1 t2])");
+    assert_eq!(p("x = yield a + 1"), "x = (yield (+ a 1))");
+    assert_eq!(p("x = f(yield)"), "x = (call f (yield))");
+    assert_eq!(p("yield"), "(yield)");
+    assert_eq!(p("a <= b; a >= b; a != b; a > b"), "(<= a b); (>= a b); (!= a b); (> a b)");
+}
+
+#[test]
+fn postfix() {
+    assert_eq!(p("f(a, b)"), "(call f a b)");
+    assert_eq!(p("f(a, b,)"), "(call f a b)");
+    assert_eq!(p("f()()"), "(call (call f))");
+    assert_eq!(p("a[i][j]"), "(index (index a i) j)");
+    assert_eq!(p("a.b.c"), "(. (. a b) c)");
+    assert_eq!(p("a.b(1).c(2)"), "(method (method a b 1) c 2)");
+    assert_eq!(p("(a.b)(1)"), "(call (. a b) 1)");
+    assert_eq!(p("a.b(1)(2)"), "(call (method a b 1) 2)");
+    assert_eq!(p("a[0].f()"), "(method (index a 0) f)");
+    assert_eq!(p("f(x).y[1]"), "(index (. (call f x) y) 1)");
+    assert_eq!(p("\"abc\".len()"), "(method \"abc\" len)");
+}
+
+#[test]
+fn collections() {
+    assert_eq!(p("x = []"), "x = []");
+    assert_eq!(p("x = [1, \"a\", [2]]"), "x = [1 \"a\" [2]]");
+    assert_eq!(p("x = {}"), "x = {}");
+    assert_eq!(
+        p(r#"x = {"a": 1, b: 2, [k]: v, (k2): 3, 4: 5, true: 6, nil: 7}"#),
+        r#"x = {"a": 1, "b": 2, k: v, k2: 3, 4: 5, true: 6, nil: 7}"#
+    );
+    assert_eq!(p("x = [e for x in it]"), "x = [e for x in it]");
+    assert_eq!(p("x = [x * 2 for x in 0..10 if x % 2 == 0]"), "x = [(* x 2) for x in (.. 0 10) if (== (% x 2) 0)]");
+    assert_eq!(p("f({a: 1})"), r#"(call f {"a": 1})"#);
+    assert_eq!(p("x = [{a: 1}]"), r#"x = [{"a": 1}]"#);
+}
+
+#[test]
+fn functions() {
+    assert_eq!(p("fn f(a, b = 2, ...rest) { return a }"), "(fn f (a b=2 ...rest) {return a})");
+    assert_eq!(p("fn f(...r) {}"), "(fn f (...r) {})");
+    assert_eq!(p("fn f(a,) {}"), "(fn f (a) {})");
+    assert_eq!(p("let f = fn(x) { return x }"), "let f = (fn (x) {return x})");
+    assert_eq!(p("let f = fn(x) => x + 1"), "let f = (fn (x) {return (+ x 1)})");
+    assert_eq!(p("let f = fn(x) => fn(y) => x + y"), "let f = (fn (x) {return (fn (y) {return (+ x y)})})");
+    assert_eq!(p("xs.map(fn(x) => x * 2)"), "(method xs map (fn (x) {return (* x 2)}))");
+    assert_eq!(p("let f = fn() => {a: 1}"), r#"let f = (fn () {return {"a": 1}})"#);
+    assert_eq!(p("fn(x) { return x }(1)"), "(call (fn (x) {return x}) 1)");
+}
+
+#[test]
+fn lambda_span_and_desugaring() {
+    let prog = ok("let f = fn(x) => x + 1");
+    let StmtKind::Let { value, .. } = &prog.stmts[0].kind else { panic!() };
+    assert_eq!(value.span, Span::new(8, 22));
+    let ExprKind::Func(f) = &value.kind else { panic!() };
+    assert!(f.name.is_none());
+    assert_eq!(f.body.len(), 1);
+    assert_eq!(f.body[0].span, Span::new(17, 22));
+    assert!(matches!(f.body[0].kind, StmtKind::Return(Some(_))));
+}
+
+// ---------------------------------------------------------------- statements
+
+#[test]
+fn let_and_assign() {
+    assert_eq!(p("let x = 1"), "let x = 1");
+    assert_eq!(p("let a, b = e"), "let a,b = e");
+    assert_eq!(p("let v, ok = <-ch"), "let v,ok = (<- ch)");
+    assert_eq!(p("x = e"), "x = e");
+    assert_eq!(p("xs[i] = e"), "(index xs i) = e");
+    assert_eq!(p("m.k = e"), "(. m k) = e");
+    assert_eq!(p("x += 1; x -= 1; x *= 2; x /= 2; x %= 3"), "x += 1; x -= 1; x *= 2; x /= 2; x %= 3");
+    assert_eq!(p("m.k[0] += 1"), "(index (. m k) 0) += 1");
+    assert_eq!(p("x = {a: 1}"), r#"x = {"a": 1}"#);
+}
+
+#[test]
+fn control_flow() {
+    assert_eq!(p("if c { a } else if d { b } else { e }"), "if c {a} else {if d {b} else {e}}");
+    assert_eq!(p("if c {} else {}"), "if c {} else {}");
+    assert_eq!(p("while c { x += 1 }"), "while c {x += 1}");
+    assert_eq!(p("for x in it { print(x) }"), "for x in it {(call print x)}");
+    assert_eq!(p("for i in 1..=3 { go worker(i, jobs) }"), "for i in (..= 1 3) {(go (call worker i jobs))}");
+    assert_eq!(p("return"), "return");
+    assert_eq!(p("return 1, 2"[..8].trim()), "return 1");
+    assert_eq!(p("throw error(\"x\")"), "throw (call error \"x\")");
+    assert_eq!(p("{ let x = 1 }"), "{let x = 1}");
+}
+
+#[test]
+fn if_heads_take_the_brace_as_block() {
+    assert_eq!(p("if x == y { a }"), "if (== x y) {a}");
+    assert_eq!(p("for k in m { a }"), "for k in m {a}");
+    assert_eq!(p("while f(a) { b }"), "while (call f a) {b}");
+    assert_eq!(p("if x == ({\"a\": 1}) { a }"), r#"if (== x {"a": 1}) {a}"#);
+    assert_eq!(p("lock m { a }"), "lock m {a}");
+    assert_eq!(p("if a.b(c) { d }"), "if (method a b c) {d}");
+    assert_eq!(p("if xs[0] { d }"), "if (index xs 0) {d}");
+    assert_eq!(p("if !done { d }"), "if (! done) {d}");
+    assert_eq!(p("while yield { a }"), "while (yield) {a}");
+}
+
+#[test]
+fn statement_level_brace_is_a_block() {
+    assert_eq!(p("{}"), "{}");
+    errs("{ a: 1 }");
+    // A map literal as an expression statement must be parenthesised.
+    assert_eq!(p("({a: 1})"), r#"{"a": 1}"#);
+}
+
+#[test]
+fn try_catch() {
+    assert_eq!(p("try { a } catch e { b } finally { c }"), "try {a} catch e {b} finally {c}");
+    assert_eq!(p("try { a } catch { b }"), "try {a} catch {b}");
+    assert_eq!(p("try { a } finally { c }"), "try {a} finally {c}");
+    assert_eq!(p("try {\n a\n} catch e {\n b\n}"), "try {a} catch e {b}");
+    errs("try { a }");
+}
+
+#[test]
+fn concurrency() {
+    assert_eq!(p("ch <- v"), "ch <- v");
+    assert_eq!(p("results <- \"w ${id}\""), "results <- (interp \"w \" ${id})");
+    assert_eq!(p("go f(x)"), "(go (call f x))");
+    assert_eq!(p("let t = go f(x)"), "let t = (go (call f x))");
+    assert_eq!(p("go { a }"), "(go {a})");
+    assert_eq!(p("go fn() { a }()"), "(go (call (fn () {a})))");
+    assert_eq!(p("wait { go f() }"), "wait {(go (call f))}");
+    assert_eq!(p("wait t"), "(wait t)");
+    assert_eq!(p("let r = wait t"), "let r = (wait t)");
+    assert_eq!(p("lock m {\n a\n}"), "lock m {a}");
+    assert_eq!(
+        p("select {\n case v = <-a {\n x\n }\n case v, ok = <-b { y }\n case c <- x { z }\n case <-after(50) { w }\n default { d }\n}"),
+        "select {case [v] <- a {x}; case [v,ok] <- b {y}; case c <- x {z}; case [] <- (call after 50) {w}; default {d}}"
+    );
+    assert_eq!(p("select {}"), "select {}");
+    assert_eq!(p("select { case <-t.done() { } }"), "select {case [] <- (method t done) {}}");
+}
+
+#[test]
+fn imports() {
+    assert_eq!(p("import \"std/sync\""), "import \"std/sync\"");
+    assert_eq!(p("import \"./x.csp\" as x"), "import \"./x.csp\" as x");
+}
+
+#[test]
+fn language_md_example() {
+    let src = r#"
+let results = chan(10)
+fn worker(id, jobs) {
+    for j in jobs {
+        sleep(1)                  // blocks this fiber only
+        results <- "worker ${id} did ${j}"
+    }
+}
+let jobs = chan()
+wait {
+    for i in 1..=3 { go worker(i, jobs) }
+    for j in 1..=6 { jobs <- j }
+    close(jobs)
+}
+close(results)
+let n = 0
+for r in results { n += 1 }
+print(n)                          // 6
+"#;
+    assert_eq!(ok(src).stmts.len(), 8);
+}
+
+// ---------------------------------------------------------------- spans
+
+#[test]
+fn spans() {
+    let prog = ok("let abc = f(x) + 1\nfoo.bar = 2");
+    let s0 = &prog.stmts[0];
+    assert_eq!(s0.span, Span::new(0, 18));
+    let StmtKind::Let { names, value } = &s0.kind else { panic!() };
+    assert_eq!(names[0].span, Span::new(4, 7));
+    assert_eq!(value.span, Span::new(10, 18));
+    let ExprKind::Binary(_, l, r) = &value.kind else { panic!() };
+    assert_eq!(l.span, Span::new(10, 14));
+    assert_eq!(r.span, Span::new(17, 18));
+    let s1 = &prog.stmts[1];
+    assert_eq!(s1.span, Span::new(19, 30));
+    let StmtKind::Assign { target, .. } = &s1.kind else { panic!() };
+    let ExprKind::Field(o, f) = &target.kind else { panic!() };
+    assert_eq!(o.span, Span::new(19, 22));
+    assert_eq!(f.span, Span::new(23, 26));
+
+    let prog = ok("fn f(a) {\n}");
+    let StmtKind::Fn(f) = &prog.stmts[0].kind else { panic!() };
+    assert_eq!(f.span, Span::new(0, 11));
+    assert_eq!(f.params[0].name.span, Span::new(5, 6));
+}
+
+// ---------------------------------------------------------------- errors
+
+#[test]
+fn error_messages_are_readable() {
+    let e = err1("x = )");
+    assert!(e.message.starts_with("unexpected ')', expected an expression"), "{}", e.message);
+    assert!(!e.message.contains('"'), "{}", e.message);
+    let e = err1("let = 3");
+    assert_eq!(e.message, "unexpected '=', expected identifier");
+    let e = err1("if x\n{ }");
+    assert!(e.message.starts_with("unexpected newline"), "{}", e.message);
+    let e = err1("f(a b)");
+    assert!(e.message.starts_with("unexpected identifier 'b'"), "{}", e.message);
+    assert!(e.message.contains("')'"), "{}", e.message);
+    let e = err1("x = 1 }");
+    assert!(e.message.starts_with("unexpected '}'"), "{}", e.message);
+    assert_eq!(e.span, Span::new(6, 7));
+    let e = errs("let x = @");
+    assert!(e.iter().any(|e| e.message == "unexpected character '@'" && e.span == Span::new(8, 9)), "{e:?}");
+    let e = errs("let x = 1 # 2");
+    assert!(e.iter().any(|e| e.message == "unexpected character '#'"), "{e:?}");
+}
+
+#[test]
+fn expected_lists_are_summarised() {
+    assert_eq!(err1("f(a b)").message, "unexpected identifier 'b', expected one of: ')', ',', an operator");
+    assert_eq!(err1("let x = 1 2").message, "unexpected number '2', expected one of: end of statement, an operator");
+    assert_eq!(err1("x +").message, "unexpected end of input, expected an expression");
+    let e = err1("{a: 1}");
+    assert!(e.help.as_deref().unwrap_or("").contains("parentheses"), "{e:?}");
+    let e = err1("x = 1 }");
+    assert!(e.help.as_deref().unwrap_or("").contains("no matching"), "{e:?}");
+}
+
+#[test]
+fn shebang_and_bom() {
+    assert_eq!(p("#!/usr/bin/env csp\nx = 1"), "x = 1");
+    assert_eq!(p("\u{feff}x = 1"), "x = 1");
+    let prog = ok("#!/usr/bin/env csp\nx");
+    assert_eq!(prog.stmts[0].span, Span::new(19, 20));
+}
+
+#[test]
+fn several_errors_in_one_pass() {
+    let e = errs("let = 1\nx = 2\nlet y = )\nz = 3\nfoo(,)\n");
+    assert_eq!(e.len(), 3, "{e:#?}");
+    assert!(e.windows(2).all(|w| w[0].span.start < w[1].span.start));
+    let e = errs("fn f() {\n  let = 1\n  x = )\n}\nlet y = 0x");
+    assert_eq!(e.len(), 3, "{e:#?}");
+    // lexical and syntax errors together
+    let e = errs("let a = \"\\q\"\nlet = 2");
+    assert_eq!(e.len(), 2, "{e:#?}");
+}
+
+#[test]
+fn at_eof() {
+    for src in ["fn f() {", "\"abc", "x = 1 +", "f(1,", "if x {", "let xs = [1, 2", "\"a ${b", "/* c"] {
+        let e = errs(src);
+        assert!(e.iter().any(|e| e.at_eof), "{src:?}: {e:#?}");
+    }
+    for src in ["x = )", "}", "let = 1"] {
+        let e = errs(src);
+        assert!(e.iter().all(|e| !e.at_eof), "{src:?}: {e:#?}");
+    }
+    let e = err1("fn f() {");
+    assert!(e.message.starts_with("unexpected end of input"), "{}", e.message);
+}
+
+// ---------------------------------------------------------------- limits
+
+fn on_small_stack<F: FnOnce() + Send + 'static>(f: F) {
+    std::thread::Builder::new().stack_size(256 * 1024).spawn(f).unwrap().join().unwrap();
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    on_small_stack(|| {
+        for open in ["[", "(", "{", "-", "!", "<-", "\"${"] {
+            let src = open.repeat(100_000);
+            let e = errs(&src);
+            assert!(e.iter().any(|e| e.message.contains("nested too deeply")), "{open}: {e:?}");
+        }
+        let src = format!("x = {}1", "1 + ".repeat(100_000));
+        let e = errs(&src);
+        assert!(e[0].message.contains("nested too deeply"));
+        let src = format!("x = a{}", ".b".repeat(100_000));
+        assert!(errs(&src)[0].message.contains("nested too deeply"));
+        let src = format!("x = f{}", "()".repeat(100_000));
+        assert!(errs(&src)[0].message.contains("nested too deeply"));
+    });
+}
+
+#[test]
+fn nesting_within_the_limit_parses_on_a_small_stack() {
+    on_small_stack(|| {
+        let n = crate::syntax::lexer::MAX_DEPTH - 2;
+        let src = format!("x = {}1{}", "[".repeat(n), "]".repeat(n));
+        ok(&src);
+        let src = format!("x = {}1{}", "(".repeat(n), ")".repeat(n));
+        ok(&src);
+        let src = format!("x = {}1", "-".repeat(n));
+        ok(&src);
+        let src = format!("x = 1{}", " + 1".repeat(n));
+        ok(&src);
+        let src = format!("{}{}", "{".repeat(n), "}".repeat(n));
+        ok(&src);
+    });
+}
+
+#[test]
+fn long_flat_programs_are_fine() {
+    let src = "x = x + 1\n".repeat(20_000);
+    assert_eq!(ok(&src).stmts.len(), 20_000);
+    let src = format!("x = [{}]", "1, ".repeat(50_000));
+    ok(&src);
+}
+
+#[test]
+#[ignore]
+fn show_messages() {
+    for src in [
+        "x = )",
+        "let = 1",
+        "if x\n{ }",
+        "f(a b)",
+        "x = 1 }",
+        "fn f() {",
+        "fn (",
+        "x = [1, 2",
+        "if c {\n}\nelse {}",
+        "let x = 1 2",
+        "select { case 1 {} }",
+        "for in x {}",
+        "x +",
+        "import foo",
+        "\"${}\"",
+        "{a: 1}",
+    ] {
+        println!("{src:?}");
+        for e in parse(src).unwrap_err() {
+            println!("   {}..{} {} | help: {:?} eof={}", e.span.start, e.span.end, e.message, e.help, e.at_eof);
+        }
+    }
+}
