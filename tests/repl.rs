@@ -137,3 +137,13 @@ fn commands_and_history() {
     let saved = std::fs::read_to_string(history).unwrap();
     assert!(saved.contains("triple(14)"), "{saved}");
 }
+
+#[test]
+fn imports_persist_and_can_be_replaced() {
+    let mut r = Repl::start("imports");
+    r.entry("import \"std/async\"");
+    r.line("async.pmap([1, 2, 3], 2, fn(x) { return x * 10 })", "[10, 20, 30]");
+    r.entry("let async = \"now a string\"");
+    r.line("async.upper()", "\"NOW A STRING\"");
+    r.quit();
+}

@@ -59,11 +59,19 @@ fn default_alias(path: &str) -> String {
 
 impl Compiler<'_> {
     /// Compiles every top-level import before the code that may use its alias.
+    /// A top-level `let` or `fn` may not reuse an alias (`alias.name` could not
+    /// mean both); in the REPL, a later entry's definition replaces an old import.
     pub(crate) fn load_imports(&mut self, stmts: &[Stmt]) {
+        let defined: std::collections::HashSet<String> = super::top_names(stmts).into_iter().collect();
+        self.imports.retain(|alias, _| !defined.contains(alias));
         for s in stmts {
             if let StmtKind::Import { path, alias } = &s.kind {
                 self.span = s.span;
                 let name = alias.as_ref().map_or_else(|| default_alias(path), |a| a.name.clone());
+                if defined.contains(&name) {
+                    let help = "rename the variable, or import with `as` another name";
+                    self.error_help(s.span, format!("'{name}' is both an import and a top-level name"), help);
+                }
                 if let Some(m) = self.load_module(path, s.span) {
                     self.imports.insert(name.clone(), m);
                 }
