@@ -147,3 +147,25 @@ fn imports_persist_and_can_be_replaced() {
     r.line("async.upper()", "\"NOW A STRING\"");
     r.quit();
 }
+
+#[test]
+fn fiber_output_keeps_the_half_typed_line() {
+    let mut r = Repl::start("halfline");
+    r.entry("go { sleep(300); print(\"interrupting\") }");
+    r.p.send("40 +").unwrap();
+    r.p.exp_string("interrupting").unwrap();
+    // The typed text survives the output and the entry completes normally.
+    r.line(" 2", "42");
+    r.quit();
+}
+
+#[test]
+fn tab_completes_globals_and_methods() {
+    let mut r = Repl::start("completion");
+    r.entry("let favourite_number = 41");
+    r.p.send("favourite_n\t").unwrap();
+    r.line(" + 1", "42");
+    r.p.send("\"abc\".upp\t").unwrap();
+    r.line("()", "\"ABC\"");
+    r.quit();
+}
