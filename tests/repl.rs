@@ -169,3 +169,15 @@ fn tab_completes_globals_and_methods() {
     r.line("()", "\"ABC\"");
     r.quit();
 }
+
+/// A fiber outliving its entry keeps the entry's task (its owner) alive through
+/// collections, so its failure can still be reported.
+#[test]
+fn background_failure_after_garbage_collection() {
+    let mut r = Repl::start("gc");
+    r.entry("go { sleep(100); let junk = []; for i in 0..400000 { junk.push([i]) }; throw error(\"late failure\") }");
+    r.p.exp_string("late failure").unwrap();
+    r.p.exp_string("csp> ").unwrap();
+    r.line("1 + 1", "2");
+    r.quit();
+}

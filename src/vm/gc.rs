@@ -108,6 +108,9 @@ fn mark(vm: &mut Vm, mut work: Vec<Handle>) {
                 }
                 push(&t.result());
                 work.extend(t.children().iter().copied());
+                // Failures propagate up the owner chain, even past a finished owner
+                // nothing else refers to (a REPL entry whose fibers live on).
+                work.extend(t.owner);
                 work.extend(t.done_chan());
             }
             Obj::Str(_) | Obj::Native(_) | Obj::Range(..) | Obj::Mutex(_) | Obj::WaitGroup(_) | Obj::Free => {}
