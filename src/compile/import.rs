@@ -94,9 +94,15 @@ impl Compiler<'_> {
         let slot = self.global(&m.prefix);
         self.emit(Op::GetGlobal { dst: t, idx: slot });
         let skip = self.emit(Op::JmpIf { src: t, target: 0 });
+        // A module imported twice by one file is embedded once.
         let f = self.fs();
-        f.protos.push(m.proto.clone());
-        let idx = (f.protos.len() - 1) as u16;
+        let idx = match f.protos.iter().position(|p| Rc::ptr_eq(p, &m.proto)) {
+            Some(i) => i as u16,
+            None => {
+                f.protos.push(m.proto.clone());
+                (f.protos.len() - 1) as u16
+            }
+        };
         self.emit(Op::Closure { dst: t, proto: idx });
         self.emit(Op::Call { base: t, argc: 0 });
         self.patch(skip);
