@@ -6,9 +6,9 @@ use super::arith::{arith_slow, compare_slow};
 use super::call::{call_value, Called};
 pub use super::error::{capped_trace, new_error, throw};
 use super::fiber::{Fiber, Frame, Handler, ProtoRef, Uncaught};
-use super::object::{Closure, Obj};
-use super::ops::{field, index, invoke, iter_next, iter_start, set_field, set_index};
-use super::value::{copy_value, load_value, Handle, Value};
+use super::object::Obj;
+use super::ops::{concat, field, index, invoke, iter_next, iter_start, new_closure, set_field, set_index, upval};
+use super::value::{copy_value, load_value, Value};
 use super::{arith, conc, coroutine, err, Fault, Res, Vm};
 use crate::bytecode::Op;
 
@@ -378,19 +378,8 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             }
             Op::Closure { dst, proto: idx } => {
                 let p = proto.protos[idx as usize].clone();
-                let upvals: Box<[Handle]> = p
-                    .upvals
-                    .iter()
-                    .map(|d| match *d {
-                        crate::bytecode::UpvalDesc::Local(r) => match reg!(r) {
-                            Value::Obj(h) => h,
-                            _ => unreachable!("captured local is not a cell"),
-                        },
-                        crate::bytecode::UpvalDesc::Upval(i) => upval(vm, closure, i),
-                    })
-                    .collect();
-                let h = vm.heap.alloc(Obj::Closure(Closure { proto: p, upvals }));
-                reg!(dst) = Value::Obj(h);
+                let v = new_closure(vm, p, &fiber.stack[base..], closure);
+                reg!(dst) = v;
             }
             Op::NewList { dst, start, count } => {
                 let s = base + start as usize;
@@ -518,18 +507,9 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 return Err(Fault::Throw(v));
             }
             Op::Concat { dst, start, count } => {
-                let mut s = String::new();
-                for i in 0..count as usize {
-                    let v = reg!(start as usize + i);
-                    match vm.heap.as_str(v) {
-                        Some(x) => s.push_str(&x.s),
-                        None => s.push_str(&crate::format::display(&vm.heap, v)),
-                    }
-                }
-                if s.len() > crate::limits::MAX_STRING {
-                    t!(err("string too long"));
-                }
-                reg!(dst) = vm.heap.string(s);
+                let s = base + start as usize;
+                let v = t!(concat(vm, &fiber.stack[s..s + count as usize]));
+                reg!(dst) = v;
             }
             Op::Go { base: b, argc, dropped } => {
                 save_pc!();
@@ -634,13 +614,5 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 reg!(dst + 1) = pair.1;
             }
         }
-    }
-}
-
-#[inline]
-fn upval(vm: &Vm, closure: Option<Handle>, idx: u8) -> Handle {
-    match closure.map(|h| vm.heap.get(h)) {
-        Some(Obj::Closure(c)) => c.upvals[idx as usize],
-        _ => unreachable!("upvalue access outside a closure"),
     }
 }

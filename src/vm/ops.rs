@@ -3,9 +3,12 @@
 
 use super::call::{call_value, Called};
 use super::fiber::Fiber;
-use super::object::Obj;
+use super::object::{Closure, Obj};
+use super::value::Handle;
 use super::value::{map_slot, Key, Value};
 use super::{arith, err, Res, Vm};
+use crate::bytecode::{Proto, UpvalDesc};
+use std::rc::Rc;
 
 /// `recv.name(args)`: a map field holding a function is called without the
 /// receiver; builtin methods get it (csp-written ones as their first argument).
@@ -185,4 +188,45 @@ fn coroutine_method(
         return err(format!("{name}() takes at most {max} argument{}", if max == 1 { "" } else { "s" }));
     }
     enter(vm, fiber, h, entry, slot, None)
+}
+
+/// The cell of upvalue `idx` of the running closure.
+#[inline]
+pub(super) fn upval(vm: &Vm, closure: Option<Handle>, idx: u8) -> Handle {
+    match closure.map(|h| vm.heap.get(h)) {
+        Some(Obj::Closure(c)) => c.upvals[idx as usize],
+        _ => unreachable!("upvalue access outside a closure"),
+    }
+}
+
+/// A closure of `proto`, capturing cells from the frame's registers `regs` or
+/// from the running closure's upvalues.
+pub(super) fn new_closure(vm: &mut Vm, proto: Rc<Proto>, regs: &[Value], closure: Option<Handle>) -> Value {
+    let upvals: Box<[Handle]> = proto
+        .upvals
+        .iter()
+        .map(|d| match *d {
+            UpvalDesc::Local(r) => match regs[r as usize] {
+                Value::Obj(h) => h,
+                _ => unreachable!("captured local is not a cell"),
+            },
+            UpvalDesc::Upval(i) => upval(vm, closure, i),
+        })
+        .collect();
+    Value::Obj(vm.heap.alloc(Obj::Closure(Closure { proto, upvals })))
+}
+
+/// String interpolation: the parts displayed and joined.
+pub(super) fn concat(vm: &mut Vm, parts: &[Value]) -> Res<Value> {
+    let mut s = String::new();
+    for &v in parts {
+        match vm.heap.as_str(v) {
+            Some(x) => s.push_str(&x.s),
+            None => s.push_str(&crate::format::display(&vm.heap, v)),
+        }
+    }
+    if s.len() > crate::limits::MAX_STRING {
+        return err("string too long");
+    }
+    Ok(vm.heap.string(s))
 }
