@@ -68,6 +68,12 @@ impl Compiler<'_> {
             if let StmtKind::Import { path, alias } = &s.kind {
                 self.span = s.span;
                 let name = alias.as_ref().map_or_else(|| default_alias(path), |a| a.name.clone());
+                let ident = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !ident {
+                    let help = format!("name it: `import {path:?} as some_name`");
+                    self.error_help(s.span, format!("'{name}' is not a name to bind the module to"), help);
+                }
                 if defined.contains(&name) {
                     let help = "rename the variable, or import with `as` another name";
                     self.error_help(s.span, format!("'{name}' is both an import and a top-level name"), help);
