@@ -127,6 +127,7 @@ fn cli() -> ExitCode {
     i += 1;
     match cmd.as_str() {
         "repl" if i == args.len() => ExitCode::from(csp::repl::run(&|vm| configure(vm, &opts)) as u8),
+        "repl" => usage_error("`csp repl` takes no arguments"),
         "run" | "check" | "disasm" | "test" => {
             while i < args.len() && args[i].starts_with("--") {
                 if args[i] == "--" {

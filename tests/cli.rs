@@ -131,6 +131,13 @@ fn std_library_tests_pass() {
 }
 
 #[test]
+fn repl_takes_no_arguments() {
+    let o = csp(&["repl", "x.csp"]);
+    assert_exit(&o, 64);
+    assert!(stderr(&o).contains("`csp repl` takes no arguments"), "{}", stderr(&o));
+}
+
+#[test]
 fn unknown_command() {
     let o = csp(&["frobnicate"]);
     assert_exit(&o, 64);
