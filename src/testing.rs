@@ -57,10 +57,15 @@ fn __run(label, f, ms) {
 }
 "#;
 
-/// Runs the tests under `root`; returns the exit code (0 all passed, 1 otherwise).
+/// Runs the tests under `root`; returns the exit code (0 all passed, 1 otherwise,
+/// 64 when `root` does not exist).
 pub fn run_tests(root: &str, timeout_ms: u64, color: bool, setup: &dyn Fn(&mut Vm)) -> i32 {
     let mut files = Vec::new();
     let root_path = Path::new(root);
+    if !root_path.exists() {
+        eprintln!("csp test: no such file or folder: {root}");
+        return 64;
+    }
     if root_path.is_file() {
         files.push(root_path.to_path_buf());
     } else {

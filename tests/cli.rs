@@ -120,6 +120,13 @@ fn test_command_reports_each_test() {
     assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
 }
 
+#[test]
+fn test_command_with_a_missing_path() {
+    let o = csp(&["test", "no/such/folder"]);
+    assert_exit(&o, 64);
+    assert!(stderr(&o).contains("no such file or folder: no/such/folder"), "{}", stderr(&o));
+}
+
 /// The standard library's own tests, written in csp, pass.
 #[test]
 fn std_library_tests_pass() {
