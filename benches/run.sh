@@ -19,26 +19,10 @@ LUA="${LUA:-lua5.4}"
 PYTHON="${PYTHON:-python3}"
 ALL=(fib loop binary_trees nbody strings_maps)
 
-if ! [[ "$RUNS" =~ ^[1-9][0-9]*$ ]]; then
-    echo "error: RUNS must be a positive integer, got '$RUNS'" >&2
-    exit 64
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "error: python3 is needed for timing" >&2
-    exit 64
-fi
-
-if [[ $# -gt 0 ]]; then
-    benches=("$@")
-else
-    benches=("${ALL[@]}")
-fi
-for b in "${benches[@]}"; do
-    if [[ ! -f "$here/$b.csp" ]]; then
-        echo "error: no benchmark '$b' (expected $here/$b.csp)" >&2
-        exit 64
-    fi
-done
+# shellcheck source=benches/lib.sh
+source "$here/lib.sh"
+check_setup
+select_benches "$here" "${ALL[*]}" "$@"
 
 have_csp=1
 if [[ ! -x "$CSP" ]]; then
@@ -57,40 +41,6 @@ command -v "$PYTHON" >/dev/null 2>&1 || { echo "warning: $PYTHON not found; skip
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-
-# time_runs NAME CMD... : runs CMD $RUNS times, stores stdout of the first run in
-# $tmp/NAME.out and prints the median wall-clock seconds. Prints FAIL if a run fails.
-time_runs() {
-    local name="$1"
-    shift
-    python3 - "$RUNS" "$tmp/$name.out" "$tmp/$name.err" "$@" <<'PY'
-import statistics, subprocess, sys, time
-runs, out_path, err_path, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
-times = []
-for i in range(runs):
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    times.append(time.perf_counter() - t0)
-    if i == 0:
-        open(out_path, "wb").write(p.stdout)
-        open(err_path, "wb").write(p.stderr)
-    if p.returncode != 0:
-        if i > 0:
-            open(err_path, "wb").write(p.stderr)
-        print("FAIL")
-        sys.exit(0)
-print("%.3f" % statistics.median(times))
-PY
-}
-
-ratio() {
-    python3 -c 'import sys
-a, b = sys.argv[1], sys.argv[2]
-try:
-    print("%.2f" % (float(a) / float(b)))
-except (ValueError, ZeroDivisionError):
-    print("-")' "$1" "$2"
-}
 
 mismatch=0
 rows=()

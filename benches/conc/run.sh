@@ -26,26 +26,10 @@ PYTHON="${PYTHON:-python3}"
 LUA="${LUA:-lua5.4}"
 ALL=(ping_pong thread_ring prime_sieve skynet mutex_counter switch heartbeat_lag)
 
-if ! [[ "$RUNS" =~ ^[1-9][0-9]*$ ]]; then
-    echo "error: RUNS must be a positive integer, got '$RUNS'" >&2
-    exit 64
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "error: python3 is needed for timing" >&2
-    exit 64
-fi
-
-if [[ $# -gt 0 ]]; then
-    benches=("$@")
-else
-    benches=("${ALL[@]}")
-fi
-for b in "${benches[@]}"; do
-    if [[ ! -f "$here/$b.csp" ]]; then
-        echo "error: no benchmark '$b' (expected $here/$b.csp)" >&2
-        exit 64
-    fi
-done
+# shellcheck source=benches/lib.sh
+source "$here/../lib.sh"
+check_setup
+select_benches "$here" "${ALL[*]}" "$@"
 
 have() { command -v "$1" >/dev/null 2>&1; }
 [[ -x "$CSP" ]] || { echo "warning: csp binary '$CSP' not found (build with: cargo build --release); timing peers only" >&2; CSP=""; }

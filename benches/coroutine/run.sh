@@ -23,16 +23,13 @@ ALL=(switch)
 # resume/yield pairs each benchmark performs
 declare -A PAIRS=([switch]=1000000)
 
-if ! [[ "$RUNS" =~ ^[1-9][0-9]*$ ]]; then
-    echo "error: RUNS must be a positive integer, got '$RUNS'" >&2
-    exit 64
-fi
-command -v python3 >/dev/null 2>&1 || { echo "error: python3 is needed for timing" >&2; exit 64; }
-
-if [[ $# -gt 0 ]]; then benches=("$@"); else benches=("${ALL[@]}"); fi
+# shellcheck source=benches/lib.sh
+source "$here/../lib.sh"
+check_setup
+select_benches "$here" "${ALL[*]}" "$@"
 for b in "${benches[@]}"; do
-    if [[ ! -f "$here/$b.csp" || -z "${PAIRS[$b]:-}" ]]; then
-        echo "error: no benchmark '$b' (expected $here/$b.csp and an entry in PAIRS)" >&2
+    if [[ -z "${PAIRS[$b]:-}" ]]; then
+        echo "error: benchmark '$b' has no entry in PAIRS" >&2
         exit 64
     fi
 done
@@ -45,43 +42,12 @@ if command -v "$PYTHON" >/dev/null 2>&1; then peers+=(py); else echo "warning: $
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# time_runs NAME CMD... : runs CMD $RUNS times, keeps the first run's stdout in
-# $tmp/NAME.out (stderr in $tmp/NAME.err) and prints the median seconds, or FAIL.
-time_runs() {
-    local name="$1"
-    shift
-    python3 - "$RUNS" "$tmp/$name.out" "$tmp/$name.err" "$@" <<'PY'
-import statistics, subprocess, sys, time
-runs, out_path, err_path, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
-times = []
-for i in range(runs):
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    times.append(time.perf_counter() - t0)
-    if i == 0:
-        open(out_path, "wb").write(p.stdout)
-    if p.returncode != 0:
-        open(err_path, "wb").write(p.stderr)
-        print("FAIL")
-        sys.exit(0)
-print("%.3f" % statistics.median(times))
-PY
-}
-
 # ns SECONDS PAIRS: nanoseconds per pair, or "-"
 ns() {
     python3 -c 'import sys
 try:
     print("%.0f" % (float(sys.argv[1]) * 1e9 / int(sys.argv[2])))
 except ValueError:
-    print("-")' "$1" "$2"
-}
-
-ratio() {
-    python3 -c 'import sys
-try:
-    print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))
-except (ValueError, ZeroDivisionError):
     print("-")' "$1" "$2"
 }
 
