@@ -1,23 +1,12 @@
 -- mutex_counter: 1000 coroutines × 1000 increments of a shared counter under a FIFO
 -- mutex, yielding to the scheduler inside the critical section.
--- A minimal cooperative scheduler (FIFO run queue).
 local FIBERS = 1000
 local INCREMENTS = 1000
 
-local create, resume, yield, running = coroutine.create, coroutine.resume, coroutine.yield, coroutine.running
-local qco, qhead, qtail = {}, 1, 0
-local function ready(co) qtail = qtail + 1; qco[qtail] = co end
-local function go(f) ready(create(f)) end
-local function run()
-  while qhead <= qtail do
-    local co = qco[qhead]
-    qco[qhead] = nil
-    qhead = qhead + 1
-    local ok, err = resume(co)
-    if not ok then error(debug.traceback(co, err), 0) end
-  end
-end
-local function pause() ready(running()); yield() end
+-- The scheduler comes from sched.lua, shared by the Lua peers.
+local S = dofile((arg[0]:match("(.*/)") or "./") .. "sched.lua")
+local go, run, ready, pause = S.go, S.run, S.ready, S.pause
+local running, yield = coroutine.running, coroutine.yield
 local function mutex() return { locked = false, wq = {}, wh = 1, wt = 0 } end
 local function lock(m)
   if not m.locked then m.locked = true; return end

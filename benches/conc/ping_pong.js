@@ -1,21 +1,9 @@
 // ping_pong: 500,000 round trips over two unbuffered channels between two async functions.
-// Chan is a minimal unbuffered (rendezvous) channel over promises.
+// Chan (chan.js) is the unbuffered channel over promises the Node peers share.
 "use strict";
 const N = 500000;
 
-class Chan {
-  constructor() { this.senders = []; this.receivers = []; this.closed = false; }
-  send(v) {
-    if (this.receivers.length > 0) { this.receivers.shift()(v); return Promise.resolve(); }
-    return new Promise((resolve) => this.senders.push([v, resolve]));
-  }
-  recv() { // undefined once closed and drained
-    if (this.senders.length > 0) { const [v, resolve] = this.senders.shift(); resolve(); return Promise.resolve(v); }
-    if (this.closed) return Promise.resolve(undefined);
-    return new Promise((resolve) => this.receivers.push(resolve));
-  }
-  close() { this.closed = true; while (this.receivers.length > 0) this.receivers.shift()(undefined); }
-}
+const { Chan } = require("./chan.js");
 
 async function ponger(ping, pong) {
   for (;;) {

@@ -1,19 +1,9 @@
 // prime_sieve: Go's classic concurrent prime sieve with async functions; prints the 2000th prime.
-// Chan is a minimal unbuffered (rendezvous) channel over promises.
+// Chan (chan.js) is the unbuffered channel over promises the Node peers share.
 "use strict";
 const COUNT = 2000;
 
-class Chan {
-  constructor() { this.senders = []; this.receivers = []; }
-  send(v) {
-    if (this.receivers.length > 0) { this.receivers.shift()(v); return Promise.resolve(); }
-    return new Promise((resolve) => this.senders.push([v, resolve]));
-  }
-  recv() {
-    if (this.senders.length > 0) { const [v, resolve] = this.senders.shift(); resolve(); return Promise.resolve(v); }
-    return new Promise((resolve) => this.receivers.push(resolve));
-  }
-}
+const { Chan } = require("./chan.js");
 
 async function generate(out) {
   for (let i = 2; ; i++) await out.send(i);

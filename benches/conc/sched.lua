@@ -16,6 +16,7 @@ local function run()
     if not ok then error(debug.traceback(co, err), 0) end
   end
 end
+local function pause() ready(running(), nil); yield() end -- to the back of the queue
 local function chan() return { sco = {}, sv = {}, sh = 1, st = 0, rq = {}, rh = 1, rt = 0, closed = false } end
 local function send(ch, v)
   local h = ch.rh
@@ -45,4 +46,4 @@ local function close(ch)
   ch.rh = ch.rt + 1
 end
 
-return { go = go, run = run, chan = chan, send = send, recv = recv, close = close }
+return { go = go, run = run, ready = ready, pause = pause, chan = chan, send = send, recv = recv, close = close }

@@ -1,20 +1,10 @@
 // skynet: a 10-ary tree of async functions, 1,000,000 leaves; sums flow up unbuffered channels.
-// Chan is a minimal unbuffered (rendezvous) channel over promises.
+// Chan (chan.js) is the unbuffered channel over promises the Node peers share.
 "use strict";
 const SIZE = 1000000;
 const DIV = 10;
 
-class Chan {
-  constructor() { this.senders = []; this.receivers = []; }
-  send(v) {
-    if (this.receivers.length > 0) { this.receivers.shift()(v); return Promise.resolve(); }
-    return new Promise((resolve) => this.senders.push([v, resolve]));
-  }
-  recv() {
-    if (this.senders.length > 0) { const [v, resolve] = this.senders.shift(); resolve(); return Promise.resolve(v); }
-    return new Promise((resolve) => this.receivers.push(resolve));
-  }
-}
+const { Chan } = require("./chan.js");
 
 async function skynet(out, num, size) {
   if (size === 1) { await out.send(num); return; }

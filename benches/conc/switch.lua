@@ -1,20 +1,10 @@
--- switch: two coroutines alternate through a minimal round-robin scheduler, 500,000
+-- switch: two coroutines alternate through the shared round-robin scheduler, 500,000
 -- yields each.
 local PER_FIBER = 500000
 
-local create, resume, yield, running = coroutine.create, coroutine.resume, coroutine.yield, coroutine.running
-local qco, qhead, qtail = {}, 1, 0
-local function ready(co) qtail = qtail + 1; qco[qtail] = co end
-local function run()
-  while qhead <= qtail do
-    local co = qco[qhead]
-    qco[qhead] = nil
-    qhead = qhead + 1
-    local ok, err = resume(co)
-    if not ok then error(debug.traceback(co, err), 0) end
-  end
-end
-local function pause() ready(running()); yield() end
+-- The scheduler comes from sched.lua, shared by the Lua peers.
+local S = dofile((arg[0]:match("(.*/)") or "./") .. "sched.lua")
+local go, run, pause = S.go, S.run, S.pause
 
 local switches = 0
 local function bouncer()
@@ -24,7 +14,7 @@ local function bouncer()
   end
 end
 
-ready(create(bouncer))
-ready(create(bouncer))
+go(bouncer)
+go(bouncer)
 run()
 print(switches)
