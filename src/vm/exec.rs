@@ -5,6 +5,7 @@
 use super::arith::{arith_slow, compare_slow};
 use super::call::{call_value, Called};
 pub use super::error::{capped_trace, new_error, throw};
+use super::exec_conc::{concurrency_op, Step};
 use super::fiber::{Fiber, Frame, Handler, ProtoRef, Uncaught};
 use super::object::Obj;
 use super::ops::{concat, field, index, invoke, iter_next, iter_start, new_closure, set_field, set_index, upval};
@@ -511,97 +512,24 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let v = t!(concat(vm, &fiber.stack[s..s + count as usize]));
                 reg!(dst) = v;
             }
-            Op::Go { base: b, argc, dropped } => {
+            Op::Go { .. }
+            | Op::Recv { .. }
+            | Op::Recv2 { .. }
+            | Op::Send { .. }
+            | Op::Select { .. }
+            | Op::WaitOn { .. }
+            | Op::ScopeBegin
+            | Op::ScopeEnd
+            | Op::ScopeAbort { .. }
+            | Op::Lock { .. }
+            | Op::Unlock { .. }
+            | Op::Yield { .. } => {
                 save_pc!();
-                let slot = base + b as usize;
-                let call: Box<[Value]> = fiber.stack[slot..slot + 1 + argc as usize].into();
-                let site = crate::sched::task::Site { proto, pc: pc as u32 - 1 };
-                let task = t!(crate::sched::spawn(vm, fiber, call, site, dropped));
-                reg!(b) = task;
-            }
-            Op::Recv { dst, ch } => {
-                save_pc!();
-                let c = reg!(ch);
-                match t!(conc::recv(vm, fiber, c, false, base + dst as usize)) {
-                    Some((v, _)) => reg!(dst) = v,
-                    None => return Ok(Halt::Blocked),
+                match t!(concurrency_op(vm, fiber, op, base)) {
+                    Step::Next => {}
+                    Step::Reload => reload!(),
+                    Step::Halt(h) => return Ok(h),
                 }
-            }
-            Op::Recv2 { dst, ch } => {
-                save_pc!();
-                let c = reg!(ch);
-                match t!(conc::recv(vm, fiber, c, true, base + dst as usize)) {
-                    Some((v, ok)) => {
-                        reg!(dst) = v;
-                        reg!(dst + 1) = Value::Bool(ok);
-                    }
-                    None => return Ok(Halt::Blocked),
-                }
-            }
-            Op::Send { ch, src } => {
-                save_pc!();
-                let (c, v) = (reg!(ch), reg!(src));
-                if !t!(conc::send(vm, fiber, c, v)) {
-                    return Ok(Halt::Blocked);
-                }
-            }
-            Op::Select { base: b, desc } => {
-                save_pc!();
-                match t!(conc::select(vm, fiber, base + b as usize, &proto.selects[desc as usize])) {
-                    Some((i, v, ok)) => {
-                        reg!(b) = Value::Int(i);
-                        reg!(b + 1) = v;
-                        reg!(b + 2) = ok;
-                    }
-                    None => return Ok(Halt::Blocked),
-                }
-            }
-            Op::WaitOn { dst, src } => {
-                save_pc!();
-                let v = reg!(src);
-                match t!(conc::wait_on(vm, fiber, v)) {
-                    Some(r) => reg!(dst) = r,
-                    None => {
-                        // Parked: the instruction runs again when woken.
-                        fiber.frames.last_mut().unwrap().pc = pc as u32 - 1;
-                        return Ok(Halt::Blocked);
-                    }
-                }
-            }
-            Op::ScopeBegin => conc::scope_begin(fiber),
-            Op::ScopeEnd | Op::ScopeAbort { .. } => {
-                save_pc!();
-                let abort = match op {
-                    Op::ScopeAbort { err } => Some(reg!(err)),
-                    _ => None,
-                };
-                if !t!(conc::scope_end(vm, fiber, abort)) {
-                    fiber.frames.last_mut().unwrap().pc = pc as u32 - 1;
-                    return Ok(Halt::Blocked);
-                }
-            }
-            Op::Lock { m } => {
-                save_pc!();
-                let mv = reg!(m);
-                if !t!(conc::lock(vm, fiber, mv)) {
-                    return Ok(Halt::Blocked);
-                }
-            }
-            Op::Unlock { m } => {
-                let mv = reg!(m);
-                t!(conc::unlock(vm, fiber, mv));
-            }
-            Op::Yield { dst } => {
-                save_pc!();
-                if fiber.sched.in_coroutine() {
-                    let v = reg!(dst);
-                    coroutine::yield_out(vm, fiber, v, base + dst as usize);
-                    reload!();
-                    continue;
-                }
-                reg!(dst) = Value::Nil;
-                t!(conc::yield_now(vm, fiber));
-                return Ok(Halt::Switch);
             }
             Op::Unpack2 { dst, src } => {
                 let v = reg!(src);

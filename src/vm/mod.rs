@@ -6,6 +6,7 @@ pub mod conc;
 pub mod coroutine;
 pub mod error;
 pub mod exec;
+mod exec_conc;
 pub mod fiber;
 pub mod gc;
 pub mod heap;
