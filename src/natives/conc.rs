@@ -176,25 +176,26 @@ fn task_done(vm: &mut Vm, h: Handle, existing: Option<Handle>, finished: bool) -
     Value::Obj(c)
 }
 
-/// `read_file(path)`: the file's text; only the calling fiber waits.
+/// A blocking job on the file at the one path argument; only the calling fiber waits.
+fn path_job(vm: &Vm, name: &str, args: &[Value], job: fn(String) -> IoJob) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let path = string_arg(vm, name, args[0])?;
+    Err(Fault::Block(Block::Io(job(path))))
+}
+
+/// `read_file(path)`: the file's text.
 fn read_file(vm: &mut Vm, args: &[Value]) -> Res<Value> {
-    arity("read_file", args, 1, 1)?;
-    let path = string_arg(vm, "read_file", args[0])?;
-    Err(Fault::Block(Block::Io(IoJob::ReadFile(path))))
+    path_job(vm, "read_file", args, IoJob::ReadFile)
 }
 
 /// `lines(path)`: the file's lines without their `\n` or `\r\n`.
 fn lines(vm: &mut Vm, args: &[Value]) -> Res<Value> {
-    arity("lines", args, 1, 1)?;
-    let path = string_arg(vm, "lines", args[0])?;
-    Err(Fault::Block(Block::Io(IoJob::Lines(path))))
+    path_job(vm, "lines", args, IoJob::Lines)
 }
 
 /// `exists(path)`: whether a file or folder is there.
 fn exists(vm: &mut Vm, args: &[Value]) -> Res<Value> {
-    arity("exists", args, 1, 1)?;
-    let path = string_arg(vm, "exists", args[0])?;
-    Err(Fault::Block(Block::Io(IoJob::Exists(path))))
+    path_job(vm, "exists", args, IoJob::Exists)
 }
 
 /// `write_file(path, text)`: writes (replacing) the file.
