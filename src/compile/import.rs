@@ -171,7 +171,7 @@ impl Compiler<'_> {
             }
         };
         let prefix = format!("{key}::");
-        let unit = Unit { prefix: prefix.clone(), all_global: true, module: true, key: Some(key.clone()), repl: false };
+        let unit = Unit { prefix: prefix.clone(), module: true, key: Some(key.clone()), repl: false };
         let compiled = super::compile_unit(self.vm, file.clone(), &program, unit);
         let proto = match compiled {
             Ok(p) => p,

@@ -33,15 +33,13 @@ pub struct Unit {
     /// Prepended to the file's global names: empty for the main file and the REPL,
     /// `"KEY::"` for a module, so modules never see each other's names.
     pub prefix: String,
-    /// Every top-level name is a global: a module's (its exports) and the REPL's
-    /// (they outlive the entry).
-    pub all_global: bool,
-    /// A REPL entry: imports stay bound for later entries.
+    /// A REPL entry: its top-level names are globals (they outlive the entry) and
+    /// imports stay bound for later entries.
     pub repl: bool,
     /// The file's module key (see `Module::key`), to find import cycles.
     pub key: Option<String>,
-    /// A module: its top level ends by storing its exports map in the global named
-    /// `prefix` and returning it.
+    /// A module: its top-level names are globals (its exports), and its top level
+    /// ends by storing its exports map in the global named `prefix` and returning it.
     pub module: bool,
 }
 
@@ -404,7 +402,7 @@ impl Compiler<'_> {
     /// which is what makes top-level loops fast. Nothing else can observe the
     /// difference: functions are the only other code that could name them.
     pub(crate) fn needs_global(&mut self, names: &[crate::syntax::ast::Ident]) -> bool {
-        let all = self.unit.all_global;
+        let all = self.unit.module || self.unit.repl;
         let f = self.fs();
         all || f.next_reg >= 200 || names.iter().any(|n| f.captured.contains(&n.name))
     }

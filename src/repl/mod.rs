@@ -213,7 +213,7 @@ impl Session {
                 }
             }
         }
-        let unit = Unit { all_global: true, repl: true, ..Unit::default() };
+        let unit = Unit { repl: true, ..Unit::default() };
         match crate::compile::compile_unit(&mut self.vm, file.clone(), &program, unit) {
             Ok(p) => Some(p),
             Err(errs) => {
