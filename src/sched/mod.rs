@@ -348,12 +348,7 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
         // idle or after a few thousand instructions.
         if vm.sched.ready.is_empty() || vm.sched.ticks - clock_at >= CLOCK_TICKS {
             clock_at = vm.sched.ticks;
-            if !vm.sched.timers.is_empty() {
-                timer::fire_due(vm);
-            }
-            if io::pending(vm) {
-                io::poll(vm, None);
-            }
+            deliver_events(vm);
             if last_flush.elapsed() > Duration::from_millis(5) {
                 vm.out.flush_if_stdout(vm.capture);
                 last_flush = Instant::now();
@@ -368,8 +363,7 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
             }
             continue;
         }
-        timer::prune(vm);
-        let next_timer = vm.sched.timers.peek().map(|t| t.at).filter(|_| timer::pending(vm));
+        let next_timer = timer::next_deadline(vm);
         if next_timer.is_some() || io::pending(vm) {
             // Idle until the next timer or I/O completion: no polling loop.
             vm.out.flush_if_stdout(vm.capture);
@@ -406,6 +400,16 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
             // Only fibers waiting for their wait-block children, which cannot end.
             return Outcome::Ok;
         }
+    }
+}
+
+/// Fires due timers and delivers finished I/O, without waiting.
+fn deliver_events(vm: &mut Vm) {
+    if !vm.sched.timers.is_empty() {
+        timer::fire_due(vm);
+    }
+    if io::pending(vm) {
+        io::poll(vm, None);
     }
 }
 

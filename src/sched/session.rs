@@ -35,12 +35,7 @@ pub fn start_entry(vm: &mut Vm, proto: Rc<crate::bytecode::Proto>) -> Handle {
 pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mut Vec<Box<Uncaught>>) -> Pumped {
     let began = Instant::now();
     loop {
-        if !vm.sched.timers.is_empty() {
-            timer::fire_due(vm);
-        }
-        if io::pending(vm) {
-            io::poll(vm, None);
-        }
+        super::deliver_events(vm);
         // An error found is handed back at once: only the VM roots values, so
         // it must be reported before the collector can run again.
         if let Some(e) = vm.sched.top_error.take() {
@@ -52,8 +47,7 @@ pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mu
             return Pumped::Done;
         }
         let Some(id) = vm.sched.ready.pop_front() else {
-            timer::prune(vm);
-            let next = vm.sched.timers.peek().map(|t| t.at).filter(|_| timer::pending(vm));
+            let next = timer::next_deadline(vm);
             if entry.is_none() && next.is_none() && !io::pending(vm) {
                 return Pumped::Done;
             }

@@ -74,3 +74,9 @@ pub fn pending(vm: &Vm) -> bool {
     vm.sched.timers.iter().any(|t| matches!(t.kind, TimerKind::Wake(_)) && live(vm, t))
         || (!vm.sched.timers.is_empty() && vm.sched.fibers.iter().flatten().any(|f| f.sched.parked.is_some()))
 }
+
+/// When the next timer that can still wake someone is due (dead ones dropped).
+pub fn next_deadline(vm: &mut Vm) -> Option<Instant> {
+    prune(vm);
+    vm.sched.timers.peek().map(|t| t.at).filter(|_| pending(vm))
+}
