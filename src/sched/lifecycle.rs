@@ -181,7 +181,7 @@ impl Sched {
         if let Some(Some(f)) = self.fibers.get_mut(fid as usize) {
             f.sched.parked = None;
             f.sched.resume = Some(resume);
-            self.ready.push_back(fid);
+            self.ready.push_woken(fid);
         }
     }
 }

@@ -1,10 +1,11 @@
-//! The scheduler: fibers, the FIFO run queue, time slices, timers, parking and
+//! The scheduler: fibers, the run queue (queue.rs), time slices, timers, parking and
 //! waking, task completion, error propagation, cancellation and deadlock reports.
 
 pub mod chan;
 pub mod io;
 mod lifecycle;
 pub mod lock;
+mod queue;
 mod report;
 pub mod select;
 pub mod session;
@@ -22,7 +23,7 @@ pub use report::trace_json;
 use report::{deadlock_report, trace_slice, uncaught_at_top};
 pub use spawn::spawn;
 use spawn::{begin, new_task, start};
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 use task::{Task, TaskState};
@@ -186,7 +187,7 @@ pub struct Sched {
     pub fibers: Vec<Option<Box<Fiber>>>,
     free: Vec<u32>,
     /// Fiber ids, and pending tasks' handles tagged with `PENDING` (see spawn.rs).
-    pub ready: VecDeque<u32>,
+    pub ready: queue::RunQueue,
     pub current: u32,
     next_gen: u32,
     next_number: u32,
@@ -217,7 +218,7 @@ impl Default for Sched {
         Sched {
             fibers: Vec::new(),
             free: Vec::new(),
-            ready: VecDeque::new(),
+            ready: queue::RunQueue::default(),
             current: 0,
             next_gen: 1,
             next_number: 0,
@@ -265,7 +266,7 @@ impl Sched {
         let f = self.fibers[w.fiber as usize].as_mut().unwrap();
         f.sched.parked = None;
         f.sched.resume = Some(resume);
-        self.ready.push_back(w.fiber);
+        self.ready.push_woken(w.fiber);
         true
     }
 
@@ -354,7 +355,7 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
                 last_flush = Instant::now();
             }
         }
-        if let Some(entry) = vm.sched.ready.pop_front() {
+        if let Some(entry) = vm.sched.ready.pop() {
             if let Some(u) = run_fiber(vm, entry) {
                 return Outcome::Error(u);
             }
@@ -405,6 +406,7 @@ fn run_loop(vm: &mut Vm, main: Handle) -> Outcome {
 
 /// Fires due timers and delivers finished I/O, without waiting.
 fn deliver_events(vm: &mut Vm) {
+    vm.sched.ready.share_slice(vm.sched.slice);
     if !vm.sched.timers.is_empty() {
         timer::fire_due(vm);
     }
@@ -430,7 +432,7 @@ fn run_fiber(vm: &mut Vm, entry: u32) -> Option<Box<Uncaught>> {
     let top = match halt {
         Halt::Yield | Halt::Switch => {
             vm.sched.fibers[id as usize] = Some(f);
-            vm.sched.ready.push_back(id);
+            vm.sched.ready.push(id);
             None
         }
         Halt::Blocked => {

@@ -46,7 +46,7 @@ pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mu
             vm.sched.main_task = None;
             return Pumped::Done;
         }
-        let Some(id) = vm.sched.ready.pop_front() else {
+        let Some(id) = vm.sched.ready.pop() else {
             let next = timer::next_deadline(vm);
             if entry.is_none() && next.is_none() && !io::pending(vm) {
                 return Pumped::Done;

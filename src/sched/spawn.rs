@@ -20,7 +20,7 @@ pub(super) fn pending(entry: u32) -> Option<Handle> {
 impl super::Sched {
     /// Pending tasks in the run queue (roots for the collector).
     pub fn pending_tasks(&self) -> impl Iterator<Item = Handle> + '_ {
-        self.ready.iter().filter_map(|&e| pending(e))
+        self.ready.iter().filter_map(pending)
     }
 }
 
@@ -70,7 +70,7 @@ pub fn spawn(
         compact(vm, &mut s.children);
         s.children.push(th);
     }
-    vm.sched.ready.push_back(th.0 | PENDING);
+    vm.sched.ready.push(th.0 | PENDING);
     vm.sched.live += 1;
     Ok(Value::Obj(th))
 }
@@ -161,6 +161,6 @@ pub(super) fn start(vm: &mut Vm, mut f: Fiber, id: u32, th: Handle) {
     f.sched.id = id;
     f.sched.task = Some(th);
     vm.sched.fibers[id as usize] = Some(Box::new(f));
-    vm.sched.ready.push_back(id);
+    vm.sched.ready.push(id);
     vm.sched.live += 1;
 }
