@@ -83,7 +83,7 @@ pub(super) fn finish(vm: &mut Vm, f: &Fiber, result: Result<Value, Box<Uncaught>
 /// when the list doubles, so the cost is amortised.
 pub(super) fn compact(vm: &Vm, children: &mut Vec<Handle>) {
     let n = children.len();
-    if n < 64 || !n.is_power_of_two() {
+    if n < 8 || !n.is_power_of_two() {
         return;
     }
     children.retain(|&c| {
@@ -98,7 +98,7 @@ pub fn tree_done(vm: &Vm, th: Handle) -> bool {
     let mut work = vec![th];
     while let Some(t) = work.pop() {
         let tk = task(vm, t);
-        if !tk.finished() {
+        if !tk.finished() || tk.unstarted() > 0 {
             return false;
         }
         work.extend(tk.children().iter().copied());
@@ -212,6 +212,10 @@ pub fn cancel_task(vm: &mut Vm, th: Handle) {
     while let Some(t) = work.pop() {
         let tk = task(vm, t);
         work.extend(tk.children().iter().copied());
+        if tk.unstarted() > 0 {
+            vm.sched.unstarted.cancel_owned_by(t);
+        }
+        let tk = task(vm, t);
         if matches!(tk.state, TaskState::Pending(_)) {
             task_mut(vm, t).cancelled = true;
         } else if let Some(fid) = tk.fiber {

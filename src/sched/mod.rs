@@ -188,6 +188,8 @@ pub struct Sched {
     free: Vec<u32>,
     /// Fiber ids, and pending tasks' handles tagged with `PENDING` (see spawn.rs).
     pub ready: queue::RunQueue,
+    /// Dropped `go`s' fibers not started yet (see spawn.rs).
+    pub unstarted: spawn::Unstarted,
     pub current: u32,
     next_gen: u32,
     next_number: u32,
@@ -219,6 +221,7 @@ impl Default for Sched {
             fibers: Vec::new(),
             free: Vec::new(),
             ready: queue::RunQueue::default(),
+            unstarted: spawn::Unstarted::default(),
             current: 0,
             next_gen: 1,
             next_number: 0,
@@ -418,9 +421,9 @@ fn deliver_events(vm: &mut Vm) {
 /// Runs the ready-queue entry (a fiber, or a task whose fiber is built now) for one slice and deals with how it stopped; returns an
 /// error that reached the top (the main fiber's, or one with no owner to take it).
 fn run_fiber(vm: &mut Vm, entry: u32) -> Option<Box<Uncaught>> {
-    let mut f = match spawn::pending(entry) {
-        Some(th) => begin(vm, th),
-        None => vm.sched.fibers[entry as usize].take()?,
+    let mut f = match spawn::not_started(entry) {
+        true => begin(vm, entry),
+        false => vm.sched.fibers[entry as usize].take()?,
     };
     let id = f.sched.id;
     vm.sched.current = id;

@@ -1,5 +1,11 @@
 //! Starting fibers: `go` makes a pending task holding only the callee and its
 //! arguments; the fiber (stack, frames) is built when the task first runs.
+//!
+//! A `go` statement outside any `wait { }` block whose task is dropped (nobody
+//! can hold it) does not even make a task until it starts: it leaves an
+//! `Unstarted` record and its callee and arguments in one FIFO of values, about
+//! 100 B per fiber, because the design's start order makes a tree of fibers
+//! queue all its leaves at once (a million in benches/conc/skynet.csp).
 
 use super::lifecycle::compact;
 use super::task::{self, Task, TaskState};
@@ -8,13 +14,70 @@ use crate::bytecode::Op;
 use crate::vm::call::{call_value, check_arity, Called};
 use crate::vm::fiber::ProtoRef;
 use crate::vm::{Handle, Obj, Value, Vm};
+use std::collections::VecDeque;
 
 /// Tags a run-queue entry as a pending task's handle rather than a fiber id.
 const PENDING: u32 = 1 << 31;
+/// A run-queue entry meaning "the oldest `Unstarted` record".
+const NEXT_RECORD: u32 = u32::MAX;
 
 /// The pending task a run-queue entry names, if it names one.
 pub(super) fn pending(entry: u32) -> Option<Handle> {
-    (entry & PENDING != 0).then_some(Handle(entry & !PENDING))
+    (entry & PENDING != 0 && entry != NEXT_RECORD).then_some(Handle(entry & !PENDING))
+}
+
+/// Does a run-queue entry name a task or record whose fiber is not built yet?
+pub(super) fn not_started(entry: u32) -> bool {
+    entry & PENDING != 0
+}
+
+/// A dropped `go`'s fiber not started yet (its callee and arguments are the next
+/// `argc + 1` values of `Unstarted::values`).
+struct Record {
+    owner: Option<Handle>,
+    site: task::Site,
+    number: u32,
+    argc: u16,
+    /// Its owner was cancelled before it started.
+    cancelled: bool,
+}
+
+/// Records in start order, and their values.
+#[derive(Default)]
+pub struct Unstarted {
+    records: VecDeque<Record>,
+    values: VecDeque<Value>,
+}
+
+impl Unstarted {
+    /// Owners and values (roots for the collector).
+    pub fn roots(&self) -> impl Iterator<Item = Value> + '_ {
+        self.records.iter().filter_map(|r| r.owner.map(Value::Obj)).chain(self.values.iter().copied())
+    }
+
+    /// `(task number, go site)` of each record, for `:fibers`.
+    pub(super) fn describe(&self) -> impl Iterator<Item = (u32, &task::Site)> + '_ {
+        self.records.iter().map(|r| (r.number, &r.site))
+    }
+
+    /// Gives memory back as the queue drains, for the fibers that now start.
+    fn shrink(&mut self) {
+        fn halve<T>(q: &mut VecDeque<T>) {
+            if q.capacity() > 1024 && q.len() < q.capacity() / 4 {
+                q.shrink_to(q.len() * 2);
+            }
+        }
+        halve(&mut self.records);
+        halve(&mut self.values);
+    }
+
+    /// The owner was cancelled: its records start cancelled. A scan, done only
+    /// for an owner that has records.
+    pub(super) fn cancel_owned_by(&mut self, owner: Handle) {
+        for r in self.records.iter_mut().filter(|r| r.owner == Some(owner)) {
+            r.cancelled = true;
+        }
+    }
 }
 
 impl super::Sched {
@@ -24,17 +87,19 @@ impl super::Sched {
     }
 }
 
-/// Starts a fiber running `call[0](call[1..])`, owned by the running fiber (or
-/// its innermost `wait { }` block); returns its task.
+/// Starts a fiber running `stack[slot](stack[slot + 1 ..= slot + argc])` of the
+/// running fiber, owned by it (or its innermost `wait { }` block); returns its
+/// task (nil for a dropped task that gets only a record).
 pub fn spawn(
     vm: &mut Vm,
     parent: &mut Fiber,
-    call: Box<[Value]>,
+    slot: usize,
+    argc: usize,
     site: task::Site,
     dropped: bool,
 ) -> crate::vm::Res<Value> {
+    let call = &parent.stack[slot..=slot + argc];
     let callee = call[0];
-    let argc = call.len() - 1;
     let closure = match callee {
         Value::Obj(h) => match vm.heap.get(h) {
             Obj::Closure(c) => Some(ProtoRef::new(&c.proto)),
@@ -42,37 +107,54 @@ pub fn spawn(
         },
         _ => None,
     };
-    let (proto, call) = match (closure, callee) {
-        (Some(p), _) => (p, call),
-        // A builtin runs in its own fiber too, through a function that calls it.
+    // A builtin runs in its own fiber too, through a function that calls it.
+    let (proto, tramp) = match (closure, callee) {
+        (Some(p), _) => (p, None),
         (None, Value::Obj(h)) if matches!(vm.heap.get(h), Obj::Native(_)) => {
             let tramp = trampoline(vm, argc, site);
             let Value::Obj(t) = tramp else { unreachable!() };
             let Obj::Closure(c) = vm.heap.get(t) else { unreachable!() };
-            let p = ProtoRef::new(&c.proto);
-            (p, std::iter::once(tramp).chain(call.iter().copied()).collect())
+            (ProtoRef::new(&c.proto), Some(tramp))
         }
         (None, _) => return crate::vm::err(format!("cannot call {}", vm.heap.type_name(callee))),
     };
+    let argc = argc + tramp.is_some() as usize;
     // Arity errors are thrown by the `go`, as if the fiber were built now.
-    check_arity(&proto, call.len() - 1)?;
-    let id = vm.sched.alloc_id();
+    check_arity(&proto, argc)?;
+    let values = tramp.into_iter().chain(call.iter().copied());
+    let owner = parent.sched.task;
     let scope = parent.sched.scopes().len().checked_sub(1).map(|s| s as u32);
-    let th = new_task(vm, Some(id), TaskState::Pending(call), parent.sched.task, scope, dropped, Some(site));
+    vm.sched.live += 1;
+    if dropped && scope.is_none() {
+        let number = take_number(vm);
+        vm.sched.unstarted.values.extend(values);
+        let argc = argc as u16;
+        vm.sched.unstarted.records.push_back(Record { owner, site, number, argc, cancelled: false });
+        if let Some(o) = owner {
+            task_mut(vm, o).extra_mut().unstarted += 1;
+        }
+        vm.sched.ready.push(NEXT_RECORD);
+        return Ok(Value::Nil);
+    }
+    let id = vm.sched.alloc_id();
+    let th = new_task(vm, Some(id), TaskState::Pending(values.collect()), owner, scope, dropped, Some(site));
     debug_assert!(th.0 < PENDING, "heap handle too large to tag");
-    if let Some(owner) = parent.sched.task {
-        let mut children = std::mem::take(&mut task_mut(vm, owner).extra_mut().children);
-        compact(vm, &mut children);
-        children.push(th);
-        task_mut(vm, owner).extra_mut().children = children;
+    if let Some(owner) = owner {
+        add_child(vm, owner, th);
     }
     if let Some(s) = parent.sched.extra.as_mut().and_then(|x| x.scopes.last_mut()) {
         compact(vm, &mut s.children);
         s.children.push(th);
     }
     vm.sched.ready.push(th.0 | PENDING);
-    vm.sched.live += 1;
     Ok(Value::Obj(th))
+}
+
+fn add_child(vm: &mut Vm, owner: Handle, child: Handle) {
+    let mut children = std::mem::take(&mut task_mut(vm, owner).extra_mut().children);
+    compact(vm, &mut children);
+    children.push(child);
+    task_mut(vm, owner).extra_mut().children = children;
 }
 
 /// `fn(f, a1, .., aN) { return f(a1, .., aN) }` for the `go` at `site` (so its
@@ -107,15 +189,49 @@ fn trampoline(vm: &mut Vm, argc: usize, site: task::Site) -> Value {
     vm.globals[slot]
 }
 
-/// Builds the fiber of a pending task about to run for the first time.
-pub(super) fn begin(vm: &mut Vm, th: Handle) -> Box<Fiber> {
-    let t = task_mut(vm, th);
-    let TaskState::Pending(call) = std::mem::replace(&mut t.state, TaskState::Running) else {
-        unreachable!("queued task is not pending")
+/// Builds the fiber of a run-queue entry about to run for the first time: a
+/// pending task, or the oldest record (whose task is made now).
+pub(super) fn begin(vm: &mut Vm, entry: u32) -> Box<Fiber> {
+    if entry != NEXT_RECORD {
+        let th = Handle(entry & !PENDING);
+        let t = task_mut(vm, th);
+        let TaskState::Pending(call) = std::mem::replace(&mut t.state, TaskState::Running) else {
+            unreachable!("queued task is not pending")
+        };
+        let id = t.fiber.expect("pending task without fiber id");
+        let cancelled = t.cancelled;
+        return build(vm, call.into_vec().into_iter(), id, th, cancelled);
+    }
+    let r = vm.sched.unstarted.records.pop_front().expect("run queue names a missing record");
+    let id = vm.sched.alloc_id();
+    let t = Task {
+        number: r.number,
+        fiber: Some(id),
+        state: TaskState::Running,
+        owner: r.owner,
+        scope: None,
+        observed: false,
+        dropped: true,
+        cancelled: r.cancelled,
+        site: Some(r.site),
+        extra: None,
     };
-    let id = t.fiber.expect("pending task without fiber id");
-    let cancelled = t.cancelled;
-    let callee = call[0];
+    let th = vm.heap.alloc(Obj::Task(Box::new(t)));
+    if let Some(o) = r.owner {
+        task_mut(vm, o).extra_mut().unstarted -= 1;
+        add_child(vm, o, th);
+    }
+    let mut values = std::mem::take(&mut vm.sched.unstarted.values);
+    let f = build(vm, values.drain(..=r.argc as usize), id, th, r.cancelled);
+    vm.sched.unstarted.values = values;
+    vm.sched.unstarted.shrink();
+    f
+}
+
+/// A fiber about to call `call[0](call[1..])` for task `th`.
+fn build(vm: &mut Vm, call: impl ExactSizeIterator<Item = Value>, id: u32, th: Handle, cancelled: bool) -> Box<Fiber> {
+    let mut call = call.peekable();
+    let (n, callee) = (call.len(), *call.peek().expect("a call has a callee"));
     let regs = match callee {
         Value::Obj(h) => match vm.heap.get(h) {
             Obj::Closure(c) => c.proto.nregs as usize,
@@ -125,12 +241,10 @@ pub(super) fn begin(vm: &mut Vm, th: Handle) -> Box<Fiber> {
     };
     let mut f = Box::new(Fiber::default());
     // Sized exactly: a program may park a million fibers.
-    f.stack.reserve_exact(call.len().max(1 + regs));
-    f.frames.reserve_exact(2);
-    f.stack.extend_from_slice(&call);
-    let argc = call.len() - 1;
-    drop(call);
-    match call_value(vm, &mut f, callee, 1, argc, 0) {
+    f.stack.reserve_exact(n.max(1 + regs));
+    f.stack.extend(call);
+    f.frames.reserve_exact(1);
+    match call_value(vm, &mut f, callee, 1, n - 1, 0) {
         Ok(Called::Frame) => {}
         _ => unreachable!("spawn checked the callee and its arity"),
     }
@@ -138,6 +252,11 @@ pub(super) fn begin(vm: &mut Vm, th: Handle) -> Box<Fiber> {
     f.sched.task = Some(th);
     f.sched.cancelled = cancelled;
     f
+}
+
+fn take_number(vm: &mut Vm) -> u32 {
+    vm.sched.next_number += 1;
+    vm.sched.next_number - 1
 }
 
 /// A new task object, numbered in start order.
@@ -150,8 +269,7 @@ pub(super) fn new_task(
     dropped: bool,
     site: Option<task::Site>,
 ) -> Handle {
-    let number = vm.sched.next_number;
-    vm.sched.next_number += 1;
+    let number = take_number(vm);
     let t = Task { number, fiber, state, owner, scope, observed: false, dropped, cancelled: false, site, extra: None };
     vm.heap.alloc(Obj::Task(Box::new(t)))
 }

@@ -46,7 +46,7 @@ pub struct Task {
     pub observed: bool,
     /// Started by a `go` statement whose task was dropped: failures propagate at once.
     pub dropped: bool,
-    /// Cancelled while pending: its fiber starts cancelled.
+    /// Cancelled before it started: its fiber starts cancelled.
     pub cancelled: bool,
     /// Where the `go` that started it is (None for the main fiber).
     pub site: Option<Site>,
@@ -62,6 +62,9 @@ pub struct TaskExtra {
     pub waiters: Vec<(u32, u32)>,
     /// The channel `t.done()` returned, closed when the task ends.
     pub done_chan: Option<Handle>,
+    /// Children started by dropped `go`s that have not run yet (spawn.rs
+    /// keeps them as records, not tasks).
+    pub unstarted: u32,
 }
 
 impl Task {
@@ -78,6 +81,10 @@ impl Task {
 
     pub fn done_chan(&self) -> Option<Handle> {
         self.extra.as_ref().and_then(|x| x.done_chan)
+    }
+
+    pub fn unstarted(&self) -> u32 {
+        self.extra.as_ref().map_or(0, |x| x.unstarted)
     }
 
     pub fn extra_mut(&mut self) -> &mut TaskExtra {

@@ -28,10 +28,9 @@ pub(super) fn concurrency_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize
     match op {
         Op::Go { base: b, argc, dropped } => {
             let slot = base + b as usize;
-            let call: Box<[Value]> = fiber.stack[slot..slot + 1 + argc as usize].into();
             let frame = fiber.frames.last().unwrap();
             let site = crate::sched::task::Site { proto: frame.proto, pc: frame.pc - 1 };
-            fiber.stack[slot] = crate::sched::spawn(vm, fiber, call, site, dropped)?;
+            fiber.stack[slot] = crate::sched::spawn(vm, fiber, slot, argc as usize, site, dropped)?;
         }
         Op::Recv { dst, ch } => match conc::recv(vm, fiber, reg(fiber, ch), false, base + dst as usize)? {
             Some((v, _)) => fiber.stack[base + dst as usize] = v,

@@ -64,6 +64,9 @@ pub fn collect(vm: &mut Vm, fibers: &[&Fiber]) {
     }
     work.extend(vm.sched.main_task);
     work.extend(vm.sched.pending_tasks());
+    for v in vm.sched.unstarted.roots() {
+        push(&v, &mut work);
+    }
     if let Some(e) = &vm.sched.top_error {
         push(e, &mut work);
     }
