@@ -12,6 +12,7 @@ pub mod session;
 mod spawn;
 pub mod task;
 pub mod timer;
+mod unstarted;
 
 use crate::vm::exec::{self, Halt};
 use crate::vm::fiber::Uncaught;
@@ -189,7 +190,7 @@ pub struct Sched {
     /// Fiber ids, and pending tasks' handles tagged with `PENDING` (see spawn.rs).
     pub ready: queue::RunQueue,
     /// Dropped `go`s' fibers not started yet (see spawn.rs).
-    pub unstarted: spawn::Unstarted,
+    pub unstarted: unstarted::Unstarted,
     pub current: u32,
     next_gen: u32,
     next_number: u32,
@@ -221,7 +222,7 @@ impl Default for Sched {
             fibers: Vec::new(),
             free: Vec::new(),
             ready: queue::RunQueue::default(),
-            unstarted: spawn::Unstarted::default(),
+            unstarted: unstarted::Unstarted::default(),
             current: 0,
             next_gen: 1,
             next_number: 0,

@@ -2,10 +2,8 @@
 //! arguments; the fiber (stack, frames) is built when the task first runs.
 //!
 //! A `go` statement outside any `wait { }` block whose task is dropped (nobody
-//! can hold it) does not even make a task until it starts: it leaves an
-//! `Unstarted` record and its callee and arguments in one FIFO of values, about
-//! 100 B per fiber, because the design's start order makes a tree of fibers
-//! queue all its leaves at once (a million in benches/conc/skynet.csp).
+//! can hold it) does not even make a task until it starts: it leaves a record in
+//! `unstarted.rs`.
 
 use super::lifecycle::compact;
 use super::task::{self, Task, TaskState};
@@ -14,7 +12,6 @@ use crate::bytecode::Op;
 use crate::vm::call::{call_value, check_arity, Called};
 use crate::vm::fiber::ProtoRef;
 use crate::vm::{Handle, Obj, Value, Vm};
-use std::collections::VecDeque;
 
 /// Tags a run-queue entry as a pending task's handle rather than a fiber id.
 const PENDING: u32 = 1 << 31;
@@ -29,55 +26,6 @@ pub(super) fn pending(entry: u32) -> Option<Handle> {
 /// Does a run-queue entry name a task or record whose fiber is not built yet?
 pub(super) fn not_started(entry: u32) -> bool {
     entry & PENDING != 0
-}
-
-/// A dropped `go`'s fiber not started yet (its callee and arguments are the next
-/// `argc + 1` values of `Unstarted::values`).
-struct Record {
-    owner: Option<Handle>,
-    site: task::Site,
-    number: u32,
-    argc: u16,
-    /// Its owner was cancelled before it started.
-    cancelled: bool,
-}
-
-/// Records in start order, and their values.
-#[derive(Default)]
-pub struct Unstarted {
-    records: VecDeque<Record>,
-    values: VecDeque<Value>,
-}
-
-impl Unstarted {
-    /// Owners and values (roots for the collector).
-    pub fn roots(&self) -> impl Iterator<Item = Value> + '_ {
-        self.records.iter().filter_map(|r| r.owner.map(Value::Obj)).chain(self.values.iter().copied())
-    }
-
-    /// `(task number, go site)` of each record, for `:fibers`.
-    pub(super) fn describe(&self) -> impl Iterator<Item = (u32, &task::Site)> + '_ {
-        self.records.iter().map(|r| (r.number, &r.site))
-    }
-
-    /// Gives memory back as the queue drains, for the fibers that now start.
-    fn shrink(&mut self) {
-        fn halve<T>(q: &mut VecDeque<T>) {
-            if q.capacity() > 1024 && q.len() < q.capacity() / 4 {
-                q.shrink_to(q.len() * 2);
-            }
-        }
-        halve(&mut self.records);
-        halve(&mut self.values);
-    }
-
-    /// The owner was cancelled: its records start cancelled. A scan, done only
-    /// for an owner that has records.
-    pub(super) fn cancel_owned_by(&mut self, owner: Handle) {
-        for r in self.records.iter_mut().filter(|r| r.owner == Some(owner)) {
-            r.cancelled = true;
-        }
-    }
 }
 
 impl super::Sched {
@@ -127,9 +75,7 @@ pub fn spawn(
     vm.sched.live += 1;
     if dropped && scope.is_none() {
         let number = take_number(vm);
-        vm.sched.unstarted.values.extend(values);
-        let argc = argc as u16;
-        vm.sched.unstarted.records.push_back(Record { owner, site, number, argc, cancelled: false });
+        vm.sched.unstarted.push(owner, site, number, values);
         if let Some(o) = owner {
             task_mut(vm, o).extra_mut().unstarted += 1;
         }
@@ -202,7 +148,7 @@ pub(super) fn begin(vm: &mut Vm, entry: u32) -> Box<Fiber> {
         let cancelled = t.cancelled;
         return build(vm, call.into_vec().into_iter(), id, th, cancelled);
     }
-    let r = vm.sched.unstarted.records.pop_front().expect("run queue names a missing record");
+    let r = vm.sched.unstarted.pop().expect("run queue names a missing record");
     let id = vm.sched.alloc_id();
     let t = Task {
         number: r.number,
@@ -221,11 +167,7 @@ pub(super) fn begin(vm: &mut Vm, entry: u32) -> Box<Fiber> {
         task_mut(vm, o).extra_mut().unstarted -= 1;
         add_child(vm, o, th);
     }
-    let mut values = std::mem::take(&mut vm.sched.unstarted.values);
-    let f = build(vm, values.drain(..=r.argc as usize), id, th, r.cancelled);
-    vm.sched.unstarted.values = values;
-    vm.sched.unstarted.shrink();
-    f
+    build(vm, r.call.into_iter(), id, th, r.cancelled)
 }
 
 /// A fiber about to call `call[0](call[1..])` for task `th`.

@@ -14,6 +14,11 @@ impl ProtoRef {
     pub fn new(p: &Rc<Proto>) -> ProtoRef {
         ProtoRef(std::ptr::NonNull::from(&**p))
     }
+
+    /// The proto's address: its identity.
+    pub fn as_ptr(&self) -> *const Proto {
+        self.0.as_ptr()
+    }
 }
 
 impl std::ops::Deref for ProtoRef {
