@@ -75,7 +75,27 @@ pub(super) fn finish(vm: &mut Vm, f: &Fiber, result: Result<Value, Box<Uncaught>
             return Some(u);
         }
     }
+    forget_if_unreachable(vm, th);
     None
+}
+
+/// A fire-and-forget task (`go` statement, outside `wait { }`) that ended well
+/// and started nothing: only its owner's list of children refers to it, so when
+/// it is the newest child (a fiber that ran to its end at once) it is dropped
+/// from the list and freed, without waiting for a collection. Leaves of a tree
+/// of a million fibers then leave no garbage behind.
+fn forget_if_unreachable(vm: &mut Vm, th: Handle) {
+    let t = task(vm, th);
+    let forgettable = t.dropped
+        && t.scope.is_none()
+        && matches!(t.state, TaskState::Done(_))
+        && t.extra.as_ref().is_none_or(|x| x.children.is_empty() && x.unstarted == 0 && x.done_chan.is_none());
+    let Some(owner) = t.owner.filter(|_| forgettable) else { return };
+    let Some(x) = task_mut(vm, owner).extra.as_mut() else { return };
+    if x.children.last() == Some(&th) {
+        x.children.pop();
+        vm.heap.free(th);
+    }
 }
 
 /// Drops children whose whole tree is done and whose outcome needs nobody's

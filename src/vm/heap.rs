@@ -42,6 +42,12 @@ impl Heap {
         }
     }
 
+    /// Frees an object at once; the caller knows nothing refers to it.
+    pub fn free(&mut self, h: Handle) {
+        self.objs[h.0 as usize] = Obj::Free;
+        self.free.push(h.0);
+    }
+
     /// Records growth of an existing object (a pushed list, a longer map).
     #[inline]
     pub fn note_growth(&mut self, bytes: usize) {
