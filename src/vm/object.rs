@@ -96,6 +96,9 @@ impl Obj {
             Obj::Map(m) => m.capacity() * 48,
             Obj::Closure(c) => c.upvals.len() * 4,
             Obj::Error(e) => e.message.len() + e.trace.len() * 48,
+            // Boxed apart from the slot: a million tasks or channels must count.
+            Obj::Task(t) => std::mem::size_of::<crate::sched::task::Task>() + t.children().len() * 4,
+            Obj::Chan(c) => std::mem::size_of::<crate::sched::chan::Chan>() + c.buf.capacity() * 16,
             _ => 0,
         };
         std::mem::size_of::<Obj>() + extra
