@@ -124,7 +124,12 @@ pub(super) fn fiber_lines(vm: &Vm) -> Vec<String> {
             let at = t.site.map_or(String::new(), |s| s.location());
             format!("fiber {} not started yet (go at {at})", t.number)
         }))
-        .chain(vm.sched.unstarted.describe().map(|(n, site)| format!("fiber {n} not started yet (go at {})", site.location())))
+        .chain(
+            vm.sched
+                .unstarted
+                .describe()
+                .map(|(n, site)| format!("fiber {n} not started yet (go at {})", site.location())),
+        )
         .collect()
 }
 

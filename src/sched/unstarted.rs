@@ -72,10 +72,15 @@ impl Unstarted {
     pub fn pop(&mut self) -> Option<Started> {
         let r = self.records.pop()?;
         let old = std::mem::take(&mut self.taken);
-        for i in 0..r.len as usize {
-            let v = if i < 16 && r.repeat & (1 << i) != 0 { old[i] } else { self.values.pop().expect("record values") };
-            self.taken.push(v);
-        }
+        let values = &mut self.values;
+        let repeated = |i: usize| i < 16 && r.repeat & (1 << i) != 0;
+        self.taken.extend((0..r.len as usize).map(|i| {
+            if repeated(i) {
+                old[i]
+            } else {
+                values.pop().expect("record values")
+            }
+        }));
         let owner = (r.owner != NONE).then_some(Handle(r.owner));
         let (call, site) = (self.taken.clone(), self.sites[r.site as usize]);
         Some(Started { call, owner, site, number: r.number, cancelled: r.cancelled })
