@@ -108,24 +108,29 @@ def run_once(cmd, env):
     return (wall, ru.ru_maxrss, p.returncode, open(out_f).read(), open(err_f).read(), bool(timed_out))
 
 
-def measure(peer, name):
-    """None if PEER has no program for NAME; else a dict with medians and outputs."""
-    c = command(peer, name)
-    if c is None:
+def measure(peer, names):
+    """None if PEER has no program for NAMES[0]; else a dict per name with medians
+    and outputs. The names' runs alternate, so drift on a noisy machine does not
+    bias the ratio of a benchmark to its baseline."""
+    cmds = [command(peer, n) for n in names]
+    if cmds[0] is None:
         return None
-    cmd, env = c
-    walls, rsss, outs = [], [], []
+    names = [n for n, c in zip(names, cmds) if c is not None]
+    cmds = [c for c in cmds if c is not None]
+    runs = {n: ([], [], []) for n in names}
     for _ in range(RUNS):
-        wall, rss, rc, out, err, timed_out = run_once(cmd, env)
-        if rc != 0 or timed_out:
-            why = "timed out after %gs" % TIMEOUT if timed_out else "exited with %d" % rc
-            print("!!! %s %s %s; stderr:" % (name, peer, why), file=sys.stderr)
-            for line in err.splitlines()[:20]:
-                print("    " + line, file=sys.stderr)
-            return {"failed": True}
-        walls.append(wall); rsss.append(rss); outs.append(out)
-    return {"failed": False, "time": statistics.median(walls), "rss": statistics.median(rsss),
-            "outs": outs, "checked": checked(outs[0])}
+        for n, (cmd, env) in zip(names, cmds):
+            wall, rss, rc, out, err, timed_out = run_once(cmd, env)
+            if rc != 0 or timed_out:
+                why = "timed out after %gs" % TIMEOUT if timed_out else "exited with %d" % rc
+                print("!!! %s %s %s; stderr:" % (n, peer, why), file=sys.stderr)
+                for line in err.splitlines()[:20]:
+                    print("    " + line, file=sys.stderr)
+                return {n: {"failed": True} for n in names}
+            for acc, x in zip(runs[n], (wall, rss, out)):
+                acc.append(x)
+    return {n: {"failed": False, "time": statistics.median(w), "rss": statistics.median(r),
+                "outs": o, "checked": checked(o[0])} for n, (w, r, o) in runs.items()}
 
 
 def checked(out):
@@ -153,17 +158,14 @@ notes = []
 tmpdir = os.environ["RUN_TMP"]
 for b in benches:
     print("running %s ..." % b, file=sys.stderr)
-    res = {}
+    res, base = {}, {}
+    with_base = os.path.isfile(os.path.join(here, b + "_base.csp"))
     for peer in PEERS:
-        r = measure(peer, b)
+        r = measure(peer, [b, b + "_base"] if with_base else [b])
         if r is not None:
-            res[peer] = r
-    base = {}
-    if os.path.isfile(os.path.join(here, b + "_base.csp")):
-        for peer in ("csp", "go1", "go"):
-            r = measure(peer, b + "_base")
-            if r is not None:
-                base[peer] = r
+            res[peer] = r[b]
+            if b + "_base" in r:
+                base[peer] = r[b + "_base"]
 
     # Every peer (and every baseline) must print the same non-'#' lines.
     ok = {p: r for p, r in res.items() if not r["failed"]}
