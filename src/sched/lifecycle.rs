@@ -103,7 +103,7 @@ fn forget_if_unreachable(vm: &mut Vm, th: Handle) {
 /// when the list doubles, so the cost is amortised.
 pub(super) fn compact(vm: &Vm, children: &mut Vec<Handle>) {
     let n = children.len();
-    if n < 8 || !n.is_power_of_two() {
+    if n < 64 || !n.is_power_of_two() {
         return;
     }
     children.retain(|&c| {

@@ -187,9 +187,10 @@ pub struct Sched {
     /// Fibers by id; the running one is taken out while it runs.
     pub fibers: Vec<Option<Box<Fiber>>>,
     free: Vec<u32>,
-    /// Fiber ids, and pending tasks' handles tagged with `PENDING` (see spawn.rs).
+    /// Fiber ids, pending tasks' handles tagged with `PENDING`, and `NEXT_RECORD`
+    /// for the oldest unstarted record (see spawn.rs).
     pub ready: queue::RunQueue,
-    /// Dropped `go`s' fibers not started yet (see spawn.rs).
+    /// Dropped `go`s' fibers not started yet (see unstarted.rs).
     pub unstarted: unstarted::Unstarted,
     pub current: u32,
     next_gen: u32,
@@ -422,10 +423,7 @@ fn deliver_events(vm: &mut Vm) {
 /// Runs the ready-queue entry (a fiber, or a task whose fiber is built now) for one slice and deals with how it stopped; returns an
 /// error that reached the top (the main fiber's, or one with no owner to take it).
 fn run_fiber(vm: &mut Vm, entry: u32) -> Option<Box<Uncaught>> {
-    let mut f = match spawn::not_started(entry) {
-        true => begin(vm, entry),
-        false => vm.sched.fibers[entry as usize].take()?,
-    };
+    let mut f = if spawn::not_started(entry) { begin(vm, entry) } else { vm.sched.fibers[entry as usize].take()? };
     let id = f.sched.id;
     vm.sched.current = id;
     let began = vm.sched.trace.as_ref().map(|_| Instant::now());
