@@ -63,7 +63,11 @@ pub(super) fn finish(vm: &mut Vm, f: &Fiber, result: Result<Value, Box<Uncaught>
     }
     wake_scope_waiters(vm, owner);
     if let (Some(owner), Some(scope)) = (owner, scope) {
-        scope_child_done(vm, owner, scope as usize, th, failed);
+        if failed {
+            let e = task(vm, th).result();
+            task_mut(vm, th).observed = true;
+            scope_failure(vm, owner, scope as usize, th, e);
+        }
     } else if failed && (dropped || owner.is_some_and(|o| task(vm, o).finished())) {
         // Nobody can wait on it any more once its owner has ended without doing so.
         let e = task(vm, th).result();
@@ -143,15 +147,10 @@ pub(super) fn wake_scope_waiters(vm: &mut Vm, owner: Option<Handle>) {
     }
 }
 
-/// A child of a `wait { }` block ended: on failure record it, cancel the
-/// siblings and interrupt the owner; wake the owner when it waits at the block end.
-pub(super) fn scope_child_done(vm: &mut Vm, owner: Handle, scope: usize, child: Handle, failed: bool) {
-    if !failed {
-        return;
-    }
+/// A child of a `wait { }` block failed (or a fiber under it whose failure
+/// reached it): record the error, cancel the siblings and interrupt the owner.
+fn scope_failure(vm: &mut Vm, owner: Handle, scope: usize, child: Handle, err: Value) {
     let Some(fid) = task(vm, owner).fiber else { return };
-    let err = task(vm, child).result();
-    task_mut(vm, child).observed = true;
     let Some(Some(of)) = vm.sched.fibers.get_mut(fid as usize) else { return };
     let innermost = of.sched.scopes().len() == scope + 1;
     let parked = of.sched.parked.is_some();
@@ -178,6 +177,14 @@ pub(super) fn scope_child_done(vm: &mut Vm, owner: Handle, scope: usize, child: 
 pub(super) fn propagate(vm: &mut Vm, owner: Option<Handle>, e: Value) {
     let mut owner = owner;
     while let Some(o) = owner {
+        // Past a finished child of a `wait { }` block, the block takes it (the
+        // block is still open: it waits for this failed fiber's whole tree).
+        if let (None, Some(up), Some(scope)) = (task(vm, o).fiber, task(vm, o).owner, task(vm, o).scope) {
+            if task(vm, up).fiber.is_some() {
+                scope_failure(vm, up, scope as usize, o, e);
+                return;
+            }
+        }
         if let Some(fid) = task(vm, o).fiber {
             let parked = vm.sched.fibers[fid as usize]
                 .as_ref()
