@@ -2,7 +2,7 @@
 //! stable code per kind and the source line marked.
 
 use crate::source::SourceFile;
-use crate::syntax::ast::Span;
+use crate::source::Span;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
 use std::fmt;
 

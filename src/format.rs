@@ -134,7 +134,7 @@ fn write_object(obj: &Obj, out: &mut String) {
         Obj::Native(n) => write!(out, "<fn {}>", n.name).unwrap(),
         Obj::Error(e) => write!(out, "<error: {}>", e.message).unwrap(),
         Obj::Range(lo, hi) => write!(out, "{lo}..{hi}").unwrap(),
-        Obj::Chan(c) => write!(out, "<chan {}/{}>", c.buf.len(), c.cap).unwrap(),
+        Obj::Chan(c) => write!(out, "<chan {}/{}>", c.len(), c.cap()).unwrap(),
         Obj::Task(t) => write!(out, "<task {}>", t.number).unwrap(),
         Obj::Mutex(_) => out.push_str("<mutex>"),
         Obj::Coroutine(_) => out.push_str("<coroutine>"),

@@ -164,10 +164,10 @@ fn cli() -> ExitCode {
 /// Applies the scheduling options to a fresh VM.
 fn configure(vm: &mut csp::vm::Vm, opts: &Options) {
     if opts.trace.is_some() {
-        vm.sched.trace = Some(Vec::new());
+        vm.sched.enable_trace();
     }
     if let Some(us) = opts.slice_us {
-        vm.sched.slice = std::time::Duration::from_micros(us);
+        vm.sched.set_slice(std::time::Duration::from_micros(us));
     }
     if let Some(seed) = opts.seed {
         vm.rng = csp::vm::Rng::new(seed);

@@ -1,11 +1,10 @@
 //! Source text to running program: parse, compile, run, and report failures with
 //! the exit codes of the CLI (1 runtime error, 2 compile error).
 
-use crate::bytecode::Proto;
+use crate::bytecode::ProtoRef;
 use crate::diag::{self, Diag};
 use crate::source::SourceFile;
-use crate::vm::fiber::Uncaught;
-use crate::vm::{Obj, Value, Vm};
+use crate::vm::{Obj, Uncaught, Value, Vm};
 use std::rc::Rc;
 
 pub const PRELUDE: &str = include_str!("../std/prelude.csp");
@@ -18,23 +17,17 @@ pub fn new_vm() -> Vm {
     if !matches!(crate::sched::run_main(&mut vm, proto), crate::sched::Outcome::Ok) {
         panic!("prelude failed to run");
     }
-    let get = |vm: &mut Vm, name: &str| {
-        let slot = vm.global_slot(name) as usize;
-        Some(vm.globals[slot])
-    };
-    vm.prelude.map = get(&mut vm, "__list_map");
-    vm.prelude.filter = get(&mut vm, "__list_filter");
-    vm.prelude.reduce = get(&mut vm, "__list_reduce");
-    vm.prelude.each = get(&mut vm, "__list_each");
-    vm.prelude.sort_by = get(&mut vm, "__list_sort_by");
+    let functions = vm.global_names.iter().filter(|(name, _)| name.starts_with("__"));
+    let functions = functions.map(|(name, &slot)| (name.clone(), vm.globals[slot as usize])).collect();
+    vm.loader.set_prelude(functions);
     // The prelude ran as a program of its own; user programs start afresh.
     vm.sched = Default::default();
-    vm.builtin_globals = vm.globals.len() as u32;
+    vm.loader.builtin_globals = vm.globals.len() as u32;
     vm
 }
 
 /// Parses and compiles a file; all syntax errors, or all compile errors, on failure.
-pub fn compile(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<Rc<Proto>, Vec<Diag>> {
+pub fn compile(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<ProtoRef, Vec<Diag>> {
     let program =
         crate::syntax::parse(&file.src).map_err(|errs| errs.into_iter().map(syntax_diag).collect::<Vec<_>>())?;
     crate::compile::compile(vm, file.clone(), &program).map_err(|errs| errs.into_iter().map(compile_diag).collect())
@@ -84,10 +77,10 @@ pub fn run_source(vm: &mut Vm, name: &str, src: &str, color: bool) -> Outcome {
             return Outcome { exit_code: 2, stderr };
         }
     };
-    let result = crate::sched::run_main(vm, proto);
-    vm.out.flush_if_stdout(vm.capture);
-    match result {
+    match crate::sched::run_main(vm, proto) {
         crate::sched::Outcome::Ok => Outcome { exit_code: 0, stderr: String::new() },
+        // The reader of stdout has gone: end quietly, as `head` users expect.
+        crate::sched::Outcome::BrokenPipe => Outcome { exit_code: 0, stderr: String::new() },
         crate::sched::Outcome::Deadlock(report) => Outcome { exit_code: 3, stderr: report },
         crate::sched::Outcome::Error(u) => {
             let d = runtime_diag(vm, &u);

@@ -1,6 +1,20 @@
-//! Source files and span → line/column lookup.
+//! Source files, spans (byte ranges into them) and span → line/column lookup.
 
-use crate::syntax::ast::Span;
+/// A byte range into the source file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start: start as u32, end: end as u32 }
+    }
+    pub fn to(self, other: Span) -> Span {
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+}
 
 #[derive(Debug)]
 pub struct SourceFile {

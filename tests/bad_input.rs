@@ -26,7 +26,7 @@ fn run(src: impl Into<String>) -> Run {
         .stack_size(SMALL_STACK)
         .spawn(move || {
             let mut vm = runner::new_vm();
-            vm.capture = true;
+            vm.out.capture();
             let out = runner::run_source(&mut vm, "bad.csp", &src, false);
             Run {
                 code: out.exit_code,

@@ -9,7 +9,7 @@ fn run(src: &'static str) -> (csp::vm::Vm, String) {
         .stack_size(64 << 20)
         .spawn(move || {
             let mut vm = runner::new_vm();
-            vm.capture = true;
+            vm.out.capture();
             let out = runner::run_source(&mut vm, "gc.csp", src, false);
             assert_eq!(out.exit_code, 0, "{}", out.stderr);
             let stdout = String::from_utf8_lossy(&vm.out.take()).into_owned();
@@ -47,12 +47,12 @@ print(n)
 fn cycles_are_collected() {
     let baseline = {
         let mut vm = runner::new_vm();
-        csp::vm::gc::collect(&mut vm, &[]);
+        csp::vm::gc::collect(&mut vm, Vec::new());
         vm.heap.count()
     };
     let (mut vm, out) = run(CYCLES);
     assert_eq!(out, "1200000\n");
-    csp::vm::gc::collect(&mut vm, &[]);
+    csp::vm::gc::collect(&mut vm, Vec::new());
     let live = vm.heap.count();
     assert!(live < 10_000, "{live} objects still live after a full collection (baseline {baseline})");
     // Nothing the loop made survives: only the prelude, builtins and constants.
@@ -76,11 +76,11 @@ for i in 0..100000 {
 print(size())
 "#);
     assert_eq!(out, "10\n");
-    csp::vm::gc::collect(&mut vm, &[]);
+    csp::vm::gc::collect(&mut vm, Vec::new());
     let live = vm.heap.count();
     let baseline = {
         let mut vm = runner::new_vm();
-        csp::vm::gc::collect(&mut vm, &[]);
+        csp::vm::gc::collect(&mut vm, Vec::new());
         vm.heap.count()
     };
     // `keep` and its 10 self-referential lists survive, nothing else.

@@ -23,7 +23,7 @@ fn run_file(path: &str) -> Run {
         .stack_size(64 << 20)
         .spawn(move || {
             let mut vm = runner::new_vm();
-            vm.capture = true;
+            vm.out.capture();
             let out = runner::run_source(&mut vm, &path, &src, false);
             Run {
                 code: out.exit_code,

@@ -17,7 +17,7 @@ fn op_fits_8_bytes() {
 /// `Fiber` and a `Task`.
 #[test]
 fn fiber_and_task_stay_small() {
-    let (fiber, task) = (size_of::<csp::vm::Fiber>(), size_of::<csp::sched::task::Task>());
+    let (fiber, task) = (size_of::<csp::vm::Fiber>(), size_of::<csp::sched::Task>());
     assert!(fiber <= 152, "Fiber is {fiber} bytes");
     assert!(task <= 80, "Task is {task} bytes");
 }

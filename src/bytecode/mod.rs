@@ -5,4 +5,4 @@ pub mod op;
 pub mod proto;
 
 pub use op::{Cmp, Op};
-pub use proto::{Proto, UpvalDesc};
+pub use proto::{Proto, ProtoRef, Site, UpvalDesc};

@@ -308,6 +308,14 @@ pub enum Op {
         argc: u8,
         dropped: bool,
     },
+    /// base = task of a new fiber running (base+1).name(base+2 .. base+2+argc),
+    /// the method call made as by Invoke
+    GoInvoke {
+        base: u8,
+        argc: u8,
+        name: u16,
+        dropped: bool,
+    },
     /// dst = <-ch (blocks)
     Recv {
         dst: u8,

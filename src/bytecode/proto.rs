@@ -2,7 +2,7 @@
 
 use super::op::Op;
 use crate::source::SourceFile;
-use crate::syntax::ast::Span;
+use crate::source::Span;
 use crate::vm::Value;
 use std::rc::Rc;
 
@@ -26,7 +26,8 @@ pub struct Proto {
     pub selects: Vec<(Vec<bool>, bool)>,
     /// Field and method names (operands of Field, SetField, Invoke), as ready map keys.
     pub names: Vec<crate::vm::Key>,
-    pub protos: Vec<Rc<Proto>>,
+    /// Nested functions (all owned by `Vm::protos`, like every proto).
+    pub protos: Vec<ProtoRef>,
     pub upvals: Vec<UpvalDesc>,
     /// Declared parameters, not counting `...rest`.
     pub nparams: u8,
@@ -40,11 +41,67 @@ pub struct Proto {
 }
 
 impl Proto {
+    /// The source span of instruction `pc` (clamped: a frame's saved pc may be
+    /// one past its last instruction).
+    pub fn span_at(&self, pc: u32) -> Span {
+        let last = self.spans.len().saturating_sub(1);
+        self.spans.get((pc as usize).min(last)).copied().unwrap_or(self.span)
+    }
+
     pub fn display_name(&self) -> &str {
         if self.name.is_empty() {
             "<fn>"
         } else {
             &self.name
         }
+    }
+}
+
+/// A pointer to a Proto. Every Proto is owned by `Vm::protos` (boxed, so it never
+/// moves) for the VM's whole life: that is the one way a proto is kept alive, and
+/// closures, frames and sites then need no reference counting.
+#[derive(Clone, Copy)]
+pub struct ProtoRef(std::ptr::NonNull<Proto>);
+
+impl ProtoRef {
+    /// A reference to a proto owned by `Vm::protos` (see the type's invariant).
+    pub fn new(p: &Proto) -> ProtoRef {
+        ProtoRef(std::ptr::NonNull::from(p))
+    }
+
+    /// The proto's address: its identity.
+    pub fn as_ptr(&self) -> *const Proto {
+        self.0.as_ptr()
+    }
+}
+
+impl std::ops::Deref for ProtoRef {
+    type Target = Proto;
+    #[inline(always)]
+    fn deref(&self) -> &Proto {
+        // SAFETY: see the type's invariant.
+        unsafe { self.0.as_ref() }
+    }
+}
+
+/// A source position as a function and instruction index, turned into a span or
+/// `file:line:col` only when a report needs it.
+#[derive(Clone, Copy)]
+pub struct Site {
+    pub proto: ProtoRef,
+    pub pc: u32,
+}
+
+impl Site {
+    pub fn span(&self) -> Span {
+        self.proto.span_at(self.pc)
+    }
+
+    pub fn file(&self) -> &Rc<SourceFile> {
+        &self.proto.file
+    }
+
+    pub fn location(&self) -> String {
+        self.proto.file.location(self.span())
     }
 }

@@ -2,30 +2,55 @@
 
 use super::{Compiler, Ctx};
 use crate::bytecode::{Cmp, Op};
+use crate::source::Span;
 use crate::syntax::ast::*;
 use std::rc::Rc;
 
 impl Compiler<'_> {
-    /// `go f(args)`: the callee and arguments are evaluated here, in this fiber.
+    /// `go f(args)` / `go recv.m(args)`: the callee (or receiver) and arguments
+    /// are evaluated here, in this fiber; the new fiber makes the same call the
+    /// expression would (a method call stays a method call).
     pub(crate) fn go(&mut self, call: &Expr, dst: u8, dropped: bool) {
-        let (callee, args): (Expr, &[Expr]) = match &call.kind {
-            ExprKind::Call(f, args) => ((**f).clone(), args),
-            ExprKind::Method(recv, name, args) => {
-                (Expr { span: call.span, kind: ExprKind::Field(recv.clone(), name.clone()) }, args)
+        let (recv, name, args) = match &call.kind {
+            ExprKind::Method(recv, name, args) if self.is_module(recv) => {
+                // `go mod.f(x)` calls the export, as `mod.f(x)` does.
+                let f = Expr { span: call.span, kind: ExprKind::Field(recv.clone(), name.clone()) };
+                return self.go(
+                    &Expr { span: call.span, kind: ExprKind::Call(Box::new(f), args.clone()) },
+                    dst,
+                    dropped,
+                );
             }
+            ExprKind::Call(f, args) => (f, None, args),
+            ExprKind::Method(recv, name, args) => (recv, Some(name), args),
             _ => {
                 self.error(call.span, "`go` needs a function call, like `go f(x)`, or a block");
                 return;
             }
         };
         let base = self.alloc();
-        self.expr_to(&callee, base);
+        if name.is_some() {
+            // The method's name takes this register when the go runs.
+            let r = self.alloc();
+            self.expr_to(recv, r);
+        } else {
+            self.expr_to(recv, base);
+        }
         for a in args {
             let r = self.alloc();
             self.expr_to(a, r);
         }
         self.span = call.span;
-        self.emit(Op::Go { base, argc: args.len().min(255) as u8, dropped });
+        let argc = args.len().min(255) as u8;
+        match name {
+            Some(name) => {
+                let name = self.name_const(&name.name);
+                self.emit(Op::GoInvoke { base, argc, name, dropped });
+            }
+            None => {
+                self.emit(Op::Go { base, argc, dropped });
+            }
+        }
         if base != dst {
             self.emit(Op::Move { dst, src: base });
         }

@@ -4,9 +4,10 @@
 //! read that global. `alias.name` compiles straight to the export's global.
 
 use super::{CompileError, Compiler, Unit};
-use crate::bytecode::{Op, Proto};
+use crate::bytecode::{Op, ProtoRef};
 use crate::source::SourceFile;
-use crate::syntax::ast::{Expr, ExprKind, Ident, Span, Stmt, StmtKind};
+use crate::source::Span;
+use crate::syntax::ast::{Expr, ExprKind, Ident, Stmt, StmtKind};
 use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
 
@@ -19,7 +20,7 @@ pub struct Module {
     /// Prefix of its globals (see `Unit::prefix`); the global named just this holds
     /// its exports map once it has run.
     pub prefix: String,
-    pub proto: Rc<Proto>,
+    pub proto: ProtoRef,
     /// Top-level names, in source order.
     pub exports: Vec<String>,
 }
@@ -102,10 +103,10 @@ impl Compiler<'_> {
         let skip = self.emit(Op::JmpIf { src: t, target: 0 });
         // A module imported twice by one file is embedded once.
         let f = self.fs();
-        let idx = match f.protos.iter().position(|p| Rc::ptr_eq(p, &m.proto)) {
+        let idx = match f.protos.iter().position(|p| p.as_ptr() == m.proto.as_ptr()) {
             Some(i) => i as u16,
             None => {
-                f.protos.push(m.proto.clone());
+                f.protos.push(m.proto);
                 (f.protos.len() - 1) as u16
             }
         };
@@ -147,11 +148,11 @@ impl Compiler<'_> {
     /// Finds, parses and compiles a module once; None after reporting why not.
     fn load_module(&mut self, path: &str, span: Span) -> Option<Rc<Module>> {
         let (key, file) = self.find_module(path, span)?;
-        if let Some(m) = self.vm.modules.get(&key) {
+        if let Some(m) = self.vm.loader.modules.get(&key) {
             return Some(m.clone());
         }
-        if let Some(at) = self.vm.importing.iter().position(|k| *k == key) {
-            let mut cycle: Vec<String> = self.vm.importing[at..].iter().map(|k| shown(k)).collect();
+        if let Some(at) = self.vm.loader.importing.iter().position(|k| *k == key) {
+            let mut cycle: Vec<String> = self.vm.loader.importing[at..].iter().map(|k| shown(k)).collect();
             cycle.push(shown(&key));
             let help = "a module cannot import, directly or not, a module that imports it";
             self.error_help(span, format!("import cycle: {}", cycle.join(" -> ")), help);
@@ -182,7 +183,7 @@ impl Compiler<'_> {
         };
         let exports = super::top_names(&program.stmts);
         let m = Rc::new(Module { key: key.clone(), prefix, proto, exports });
-        self.vm.modules.insert(key, m.clone());
+        self.vm.loader.modules.insert(key, m.clone());
         Some(m)
     }
 

@@ -5,13 +5,16 @@ mod captures;
 mod conc;
 mod expr;
 mod import;
+mod loader;
 mod stmt;
 
 pub use import::Module;
+pub use loader::Loader;
 
-use crate::bytecode::{Op, Proto, UpvalDesc};
+use crate::bytecode::{Op, Proto, ProtoRef, UpvalDesc};
 use crate::source::SourceFile;
-use crate::syntax::ast::{Block, Program, Span, StmtKind};
+use crate::source::Span;
+use crate::syntax::ast::{Block, Program, StmtKind};
 use crate::vm::{Value, Vm};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -44,7 +47,7 @@ pub struct Unit {
 }
 
 /// Compiles a parsed file to the Proto of its top level.
-pub fn compile(vm: &mut Vm, file: Rc<SourceFile>, program: &Program) -> Result<Rc<Proto>, Vec<CompileError>> {
+pub fn compile(vm: &mut Vm, file: Rc<SourceFile>, program: &Program) -> Result<ProtoRef, Vec<CompileError>> {
     let key = import::file_key(&file);
     compile_unit(vm, file, program, Unit { key, ..Unit::default() })
 }
@@ -55,9 +58,9 @@ pub fn compile_unit(
     file: Rc<SourceFile>,
     program: &Program,
     unit: Unit,
-) -> Result<Rc<Proto>, Vec<CompileError>> {
+) -> Result<ProtoRef, Vec<CompileError>> {
     let top = top_names(&program.stmts).into_iter().collect();
-    let imports = if unit.repl { vm.repl_imports.clone() } else { HashMap::new() };
+    let imports = if unit.repl { vm.loader.repl_imports.clone() } else { HashMap::new() };
     let mut c = Compiler {
         vm,
         file,
@@ -71,14 +74,14 @@ pub fn compile_unit(
         unit,
     };
     let key = c.unit.key.clone();
-    c.vm.importing.extend(key.clone());
+    c.vm.loader.importing.extend(key.clone());
     let proto = c.main(&program.stmts);
     if key.is_some() {
-        c.vm.importing.pop();
+        c.vm.loader.importing.pop();
     }
     if c.errors.is_empty() {
         if c.unit.repl {
-            c.vm.repl_imports = std::mem::take(&mut c.imports);
+            c.vm.loader.repl_imports = std::mem::take(&mut c.imports);
         }
         Ok(proto)
     } else {
@@ -142,7 +145,7 @@ pub(crate) struct FuncState {
     names: Vec<crate::vm::Key>,
     selects: Vec<(Vec<bool>, bool)>,
     name_idx: HashMap<String, u16>,
-    protos: Vec<Rc<Proto>>,
+    protos: Vec<ProtoRef>,
     upvals: Vec<UpvalDesc>,
     upval_names: Vec<String>,
     scopes: Vec<Vec<Local>>,
@@ -183,7 +186,7 @@ pub(crate) struct Compiler<'a> {
 }
 
 impl Compiler<'_> {
-    fn main(&mut self, stmts: &Block) -> Rc<Proto> {
+    fn main(&mut self, stmts: &Block) -> ProtoRef {
         self.begin_func("<main>".into(), captures::candidates(stmts), true);
         // Modules are found and compiled before any code that may name them.
         self.load_imports(stmts);
@@ -249,9 +252,9 @@ impl Compiler<'_> {
         });
     }
 
-    pub(crate) fn end_func(&mut self, span: Span, params: (u8, u8, bool)) -> Rc<Proto> {
+    pub(crate) fn end_func(&mut self, span: Span, params: (u8, u8, bool)) -> ProtoRef {
         let f = self.funcs.pop().unwrap();
-        let proto = Rc::new(Proto {
+        self.vm.register_proto(Proto {
             name: f.name,
             code: f.code,
             spans: f.spans,
@@ -266,9 +269,7 @@ impl Compiler<'_> {
             nregs: (f.max_reg + 1).min(255) as u8,
             file: self.file.clone(),
             span,
-        });
-        self.vm.protos.push(proto.clone());
-        proto
+        })
     }
 
     pub(crate) fn emit(&mut self, op: Op) -> usize {
@@ -432,7 +433,7 @@ impl Compiler<'_> {
         }
         // Builtins; the main file and the REPL also see their own earlier globals.
         if let Some(&g) = self.vm.global_names.get(name) {
-            if self.unit.prefix.is_empty() || g < self.vm.builtin_globals {
+            if self.unit.prefix.is_empty() || g < self.vm.loader.builtin_globals {
                 return Some(Var::Global(self.global(name)));
             }
         }

@@ -3,8 +3,8 @@
 use super::{arity, int_arg};
 use crate::format::{display, repr};
 use crate::limits::MAX_LIST;
-use crate::vm::object::{ErrorObj, Obj};
-use crate::vm::{err, Res, Value, Vm};
+use crate::vm::object::Obj;
+use crate::vm::{err, Fiber, NativeFn, Res, Ret, Value, Vm};
 
 pub fn register(vm: &mut Vm) {
     vm.define_native("print", print);
@@ -14,7 +14,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_native("type", type_of);
     vm.define_native("len", len);
     vm.define_native("range", range);
-    vm.define_native("error", error);
+    vm.define_builtin("error", NativeFn::Full(error));
     vm.define_native("assert", assert);
     vm.define_native("args", args);
 }
@@ -32,7 +32,7 @@ fn print(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         }
     }
     line.push('\n');
-    vm.print(line.as_bytes());
+    vm.out.write(line.as_bytes());
     Ok(Value::Nil)
 }
 
@@ -101,7 +101,7 @@ fn len(vm: &mut Vm, args: &[Value]) -> Res<Value> {
             Obj::List(l) => l.len() as i64,
             Obj::Map(m) => m.len() as i64,
             Obj::Range(lo, hi) => hi.saturating_sub(*lo).max(0),
-            Obj::Chan(c) => c.buf.len() as i64,
+            Obj::Chan(c) => c.len() as i64,
             o => return err(format!("len() of {} is not defined", o.type_name())),
         },
         v => return err(format!("len() of {} is not defined", vm.heap.type_name(v))),
@@ -137,12 +137,11 @@ fn range(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     Ok(vm.heap.list(items))
 }
 
-/// `error(msg)`: an error value; the VM fills in the trace where it is thrown.
-fn error(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+/// `error(msg)`: an error value recording where it was made.
+fn error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("error", args, 1, 1)?;
     let message = display(&vm.heap, args[0]).into();
-    let e = ErrorObj { message, trace: Vec::new(), others: Vec::new(), cancelled: false, origin: None };
-    Ok(Value::Obj(vm.heap.alloc(Obj::Error(Box::new(e)))))
+    Ok(Ret::Value(crate::vm::error::new_error(vm, fiber, message)))
 }
 
 fn assert(vm: &mut Vm, args: &[Value]) -> Res<Value> {
@@ -170,7 +169,7 @@ mod tests {
     #[test]
     fn print_and_str() {
         let mut vm = Vm::new();
-        vm.capture = true;
+        vm.out.capture();
         let s = vm.heap.str("hi");
         let l = vm.heap.list(vec![s, Value::Float(1.0)]);
         call(&mut vm, "print", &[s, Value::Int(1), l, Value::Nil]).unwrap();

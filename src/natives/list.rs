@@ -1,11 +1,11 @@
-//! List methods and indexing. `map filter reduce each` and `sort(cmp)` delegate to
+//! List methods and indexing. `map filter reduce each` and `sort(cmp)` call
 //! csp code in the prelude so their callbacks run as ordinary frames.
 
-use super::{arity, no_method, resolve_index, slice_bounds, str_arg, Method};
+use super::{arity, no_method, resolve_index, slice_bounds, str_arg};
 use crate::limits::MAX_LIST;
 use crate::vm::arith::{compare, equal};
 use crate::vm::object::Obj;
-use crate::vm::{err, Handle, Heap, Res, Value, Vm};
+use crate::vm::{err, Handle, Heap, Res, Ret, Value, Vm};
 use std::cmp::Ordering;
 
 fn items(heap: &Heap, h: Handle) -> &Vec<Value> {
@@ -22,8 +22,8 @@ fn items_mut(heap: &mut Heap, h: Handle) -> &mut Vec<Value> {
     }
 }
 
-pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Method> {
-    let done = |v: Value| Ok(Method::Done(v));
+pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    let done = |v: Value| Ok(Ret::Value(v));
     let heap = &mut vm.heap;
     match name {
         "len" => {
@@ -127,16 +127,15 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Method> {
             done(heap.list(v))
         }
         "map" | "filter" | "reduce" | "each" | "sort" => {
-            let p = &vm.prelude;
             let f = match name {
-                "map" => p.map,
-                "filter" => p.filter,
-                "reduce" => p.reduce,
-                "each" => p.each,
-                _ => p.sort_by,
+                "map" => "__list_map",
+                "filter" => "__list_filter",
+                "reduce" => "__list_reduce",
+                "each" => "__list_each",
+                _ => "__list_sort_by",
             };
-            match f {
-                Some(f) => Ok(Method::Delegate(f)),
+            match vm.loader.prelude(f) {
+                Some(f) => Ok(Ret::Call(f, std::iter::once(Value::Obj(h)).chain(args.iter().copied()).collect())),
                 None => err(format!("list.{name}() is unavailable: the prelude is not loaded")),
             }
         }
@@ -305,17 +304,15 @@ mod tests {
     }
 
     #[test]
-    fn delegation() {
+    fn callback_methods_call_the_prelude() {
         let mut vm = Vm::new();
         let l = list(&mut vm, &[1]);
         assert!(err_msg(method(&mut vm, l, "map", &[I(0)])).contains("prelude"));
         let marker = vm.heap.str("map-impl");
-        vm.prelude.map = Some(marker);
-        vm.prelude.sort_by = Some(I(7));
-        assert!(
-            matches!(call_method(&mut vm, l, "map", &[I(0)]), Ok(Method::Delegate(v)) if matches!(v, Value::Obj(_)))
-        );
-        assert!(matches!(call_method(&mut vm, l, "sort", &[I(0)]), Ok(Method::Delegate(I(7)))));
+        vm.loader.set_prelude([("__list_map".into(), marker), ("__list_sort_by".into(), I(7))].into());
+        let Ok(Ret::Call(f, args)) = call_method(&mut vm, l, "map", &[I(0)]) else { panic!("map did not call") };
+        assert_eq!((show(&vm, f), args.len()), ("\"map-impl\"".to_string(), 2));
+        assert!(matches!(call_method(&mut vm, l, "sort", &[I(0)]), Ok(Ret::Call(I(7), _))));
     }
 
     #[test]

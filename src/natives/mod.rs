@@ -1,8 +1,10 @@
 //! Builtin functions and the methods of strings, lists and maps. Natives never call
-//! back into the VM: methods that take callbacks delegate to csp code in the prelude.
+//! back into the VM: they follow the protocol of `vm::builtin` (a value, a call
+//! of a csp function such as the prelude's `__list_map`, or a blocking operation).
 
 pub mod conc;
 pub mod core;
+pub mod io;
 pub mod json;
 pub mod list;
 pub mod map;
@@ -11,7 +13,7 @@ pub mod string;
 
 use crate::vm::object::Obj;
 use crate::vm::Heap;
-use crate::vm::{err, Res, Value, Vm};
+use crate::vm::{err, Res, Ret, Value, Vm};
 use std::rc::Rc;
 
 /// Registers every builtin as a global.
@@ -20,31 +22,25 @@ pub fn register(vm: &mut Vm) {
     math::register(vm);
     json::register(vm);
     conc::register(vm);
-}
-
-/// The outcome of a builtin method call.
-pub enum Method {
-    Done(Value),
-    /// Call this csp function with the receiver prepended to the args.
-    Delegate(Value),
+    io::register(vm);
 }
 
 /// Calls builtin method `name` on `recv`. Fields of maps that hold functions are
 /// resolved by the VM before this is reached.
-pub fn call_method(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Method> {
+pub fn call_method(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Ret> {
     if let Value::Obj(h) = recv {
         if let Some(r) = conc::call_method(vm, h, name, args) {
-            return r.map(Method::Done);
+            return r.map(Ret::Value);
         }
     }
     let kind = match recv {
         Value::Obj(h) => match vm.heap.get(h) {
-            Obj::Str(_) => return string::call(vm, recv, name, args).map(Method::Done),
+            Obj::Str(_) => return string::call(vm, recv, name, args).map(Ret::Value),
             Obj::List(_) => return list::call(vm, h, name, args),
-            Obj::Map(_) => return map::call(vm, h, name, args).map(Method::Done),
+            Obj::Map(_) => return map::call(vm, h, name, args).map(Ret::Value),
             Obj::Range(lo, hi) if name == "len" => {
                 arity(name, args, 0, 0)?;
-                return Ok(Method::Done(Value::Int(hi.saturating_sub(*lo).max(0))));
+                return Ok(Ret::Value(Value::Int(hi.saturating_sub(*lo).max(0))));
             }
             o => o.type_name(),
         },
@@ -144,20 +140,23 @@ pub(crate) fn resolve_index(i: i64, len: usize) -> Option<usize> {
 pub(crate) mod testutil {
     use super::*;
 
-    /// Calls global native `name` with `args`.
+    /// Calls global native `name` with `args`, expecting a value.
     pub fn call(vm: &mut Vm, name: &str, args: &[Value]) -> Res<Value> {
         let slot = *vm.global_names.get(name).unwrap_or_else(|| panic!("no native {name}"));
         let Value::Obj(h) = vm.globals[slot as usize] else { panic!("{name} is not an object") };
         let Obj::Native(n) = vm.heap.get(h) else { panic!("{name} is not native") };
         let f = n.func;
-        f(vm, args)
+        match f.call(vm, &crate::vm::Fiber::default(), args)? {
+            Ret::Value(v) => Ok(v),
+            _ => panic!("{name} did not return a value"),
+        }
     }
 
     /// Calls method `name` on `recv`, expecting it to finish in Rust.
     pub fn method(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> {
         match call_method(vm, recv, name, args)? {
-            Method::Done(v) => Ok(v),
-            Method::Delegate(_) => panic!("{name} delegated"),
+            Ret::Value(v) => Ok(v),
+            _ => panic!("{name} did not return a value"),
         }
     }
 
@@ -179,7 +178,6 @@ pub(crate) mod testutil {
         match r {
             Err(crate::vm::Fault::Error(m)) => m,
             Err(crate::vm::Fault::Throw(_)) => panic!("threw a value"),
-            Err(crate::vm::Fault::Block(_)) => panic!("blocked"),
             Ok(_) => panic!("expected an error"),
         }
     }

@@ -9,10 +9,9 @@ mod reader;
 
 use crate::compile::Unit;
 use crate::sched::session::{self, Pumped};
-use crate::sched::task::TaskState;
 use crate::source::SourceFile;
 use crate::syntax::ast::{ExprKind, StmtKind};
-use crate::vm::{Handle, Obj, Value, Vm};
+use crate::vm::{Handle, Value, Vm};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
@@ -85,7 +84,7 @@ pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
     vm.global_slot("_");
     let console = Console::default();
     let sink = console.clone();
-    vm.out.sink = Some(Box::new(move |bytes| sink.out(&String::from_utf8_lossy(bytes))));
+    vm.out.set_sink(crate::vm::output::Sink::Func(Box::new(move |bytes| sink.out(&String::from_utf8_lossy(bytes)))));
     // SAFETY: the handler only stores to an atomic.
     unsafe {
         libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
@@ -148,7 +147,7 @@ impl Session {
             }
             let pumped = self.pump(None);
             let wait = match pumped {
-                Pumped::Busy => continue,
+                Pumped::Busy | Pumped::Deadlock(_) => continue,
                 Pumped::Idle(next) => self.idle_wait(next),
                 Pumped::Done => Duration::from_secs(3600),
             };
@@ -164,7 +163,7 @@ impl Session {
     /// while I/O is in flight (its completions arrive on another channel).
     fn idle_wait(&self, next: Option<Instant>) -> Duration {
         let until_timer = next.map_or(Duration::from_secs(3600), |t| t.saturating_duration_since(Instant::now()));
-        if crate::sched::io::pending(&self.vm) {
+        if session::io_pending(&self.vm) {
             until_timer.min(Duration::from_millis(2))
         } else {
             until_timer
@@ -176,8 +175,8 @@ impl Session {
         let mut errors = Vec::new();
         let p = session::pump(&mut self.vm, entry, TURN, &mut errors);
         self.vm.out.flush();
-        if let Some(report) = self.vm.sched.self_wait.take() {
-            self.console.err(&report);
+        if let Pumped::Deadlock(report) = &p {
+            self.console.err(report);
         }
         for u in errors {
             let d = crate::runner::runtime_diag(&self.vm, &u);
@@ -194,7 +193,7 @@ impl Session {
     }
 
     /// Compiles an entry into the session's environment, or reports why not.
-    pub fn compile_entry(&mut self, name: &str, text: &str) -> Option<Rc<crate::bytecode::Proto>> {
+    pub fn compile_entry(&mut self, name: &str, text: &str) -> Option<crate::bytecode::ProtoRef> {
         let file = Rc::new(SourceFile::new(name, text));
         let mut program = match crate::syntax::parse(text) {
             Ok(p) => p,
@@ -224,7 +223,7 @@ impl Session {
         }
     }
 
-    fn run_entry(&mut self, proto: Rc<crate::bytecode::Proto>) {
+    fn run_entry(&mut self, proto: crate::bytecode::ProtoRef) {
         INTERRUPTED.store(false, Ordering::SeqCst);
         let entry = session::start_entry(&mut self.vm, proto);
         let mut cancelled = false;
@@ -235,7 +234,7 @@ impl Session {
             }
             match self.pump(Some(entry)) {
                 Pumped::Done => break,
-                Pumped::Busy => {}
+                Pumped::Busy | Pumped::Deadlock(_) => {}
                 Pumped::Idle(next) => {
                     if session::stuck(&self.vm, entry) {
                         self.console.err(&session::deadlock_report(&self.vm));
@@ -247,14 +246,7 @@ impl Session {
                 }
             }
         }
-        let state = match self.vm.heap.get(entry) {
-            Obj::Task(t) => match t.state {
-                TaskState::Done(v) => Some(v),
-                _ => None,
-            },
-            _ => None,
-        };
-        match state {
+        match session::result(&self.vm, entry) {
             // Like Python's `_`, only a value that was echoed replaces it.
             Some(v) if !matches!(v, Value::Nil) => {
                 let slot = self.vm.global_slot("_");

@@ -1,20 +1,20 @@
 //! Channels: unbuffered rendezvous and buffered FIFO, with direct hand-off to a
 //! parked receiver and FIFO service of parked senders and receivers.
 
-use super::{Resume, Sched, Waiter};
+use super::{Sched, Waiter};
 use crate::vm::{err, Handle, Obj, Res, Value, Vm};
 use std::collections::VecDeque;
 
 pub struct Chan {
-    pub cap: usize,
-    pub buf: VecDeque<Value>,
-    pub closed: bool,
-    pub recvq: VecDeque<Waiter>,
-    pub sendq: VecDeque<SendWaiter>,
+    cap: usize,
+    buf: VecDeque<Value>,
+    closed: bool,
+    pub(super) recvq: VecDeque<Waiter>,
+    pub(super) sendq: VecDeque<SendWaiter>,
 }
 
 /// A parked sender and the value it offers.
-pub struct SendWaiter {
+pub(super) struct SendWaiter {
     pub w: Waiter,
     pub value: Value,
 }
@@ -23,9 +23,33 @@ impl Chan {
     pub fn new(cap: usize) -> Chan {
         Chan { cap, buf: VecDeque::new(), closed: false, recvq: VecDeque::new(), sendq: VecDeque::new() }
     }
+
+    /// Values buffered now.
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// Rough byte size, to pace the collector.
+    pub fn size(&self) -> usize {
+        std::mem::size_of::<Chan>() + self.buf.capacity() * 16
+    }
+
+    /// The values it holds (buffered and offered by parked senders), for the collector.
+    pub fn trace(&self, mut push: impl FnMut(Value)) {
+        self.buf.iter().for_each(|&v| push(v));
+        self.sendq.iter().for_each(|s| push(s.value));
+    }
 }
 
-pub fn chan_mut(vm: &mut Vm, h: Handle) -> &mut Chan {
+pub(super) fn chan_mut(vm: &mut Vm, h: Handle) -> &mut Chan {
     match vm.heap.get_mut(h) {
         Obj::Chan(c) => c,
         _ => unreachable!("not a channel"),
@@ -33,7 +57,7 @@ pub fn chan_mut(vm: &mut Vm, h: Handle) -> &mut Chan {
 }
 
 /// The channel in `v`, or an error naming what `op` got instead.
-pub fn as_chan(vm: &Vm, v: Value, op: &str) -> Res<Option<Handle>> {
+pub(super) fn as_chan(vm: &Vm, v: Value, op: &str) -> Res<Option<Handle>> {
     match v {
         Value::Nil => Ok(None),
         Value::Obj(h) if matches!(vm.heap.get(h), Obj::Chan(_)) => Ok(Some(h)),
@@ -52,30 +76,24 @@ fn pop_live<T>(q: &mut VecDeque<T>, sched: &Sched, w: impl Fn(&T) -> Waiter) -> 
 }
 
 /// Can a receive complete now?
-pub fn can_recv(c: &Chan, sched: &Sched) -> bool {
+pub(super) fn can_recv(c: &Chan, sched: &Sched) -> bool {
     !c.buf.is_empty() || c.closed || c.sendq.iter().any(|s| sched.is_parked(s.w))
 }
 
 /// Can a send complete now (or fail because the channel is closed)?
-pub fn can_send(c: &Chan, sched: &Sched) -> bool {
+pub(super) fn can_send(c: &Chan, sched: &Sched) -> bool {
     c.closed || c.buf.len() < c.cap || c.recvq.iter().any(|r| sched.is_parked(*r))
 }
 
 /// Sends without blocking if possible: true when done, false when it must wait.
-pub fn try_send(vm: &mut Vm, h: Handle, v: Value) -> Res<bool> {
+pub(super) fn try_send(vm: &mut Vm, h: Handle, v: Value) -> Res<bool> {
     let (sched, heap) = (&mut vm.sched, &mut vm.heap);
     let Obj::Chan(c) = heap.get_mut(h) else { unreachable!() };
     if c.closed {
         return err("send on closed channel");
     }
     if let Some(r) = pop_live(&mut c.recvq, sched, |w| *w) {
-        let resume = match r.case {
-            Some(i) => Resume::Select(i as u32, v, true),
-            None if r.two => Resume::Pair(v, true),
-            None => Resume::Value(v),
-        };
-        sched.wake(r, resume);
-        super::select::cleanup(vm, r);
+        super::select::wake(vm, r, r.received(v, true));
         return Ok(true);
     }
     if c.buf.len() < c.cap {
@@ -86,7 +104,7 @@ pub fn try_send(vm: &mut Vm, h: Handle, v: Value) -> Res<bool> {
 }
 
 /// Receives without blocking if possible: Some((value, ok)) when done.
-pub fn try_recv(vm: &mut Vm, h: Handle) -> Option<(Value, bool)> {
+pub(super) fn try_recv(vm: &mut Vm, h: Handle) -> Option<(Value, bool)> {
     let (sched, heap) = (&mut vm.sched, &mut vm.heap);
     let Obj::Chan(c) = heap.get_mut(h) else { unreachable!() };
     if let Some(v) = c.buf.pop_front() {
@@ -108,16 +126,11 @@ pub fn try_recv(vm: &mut Vm, h: Handle) -> Option<(Value, bool)> {
 }
 
 fn wake_sender(vm: &mut Vm, w: Waiter) {
-    let resume = match w.case {
-        Some(i) => Resume::Select(i as u32, Value::Nil, true),
-        None => Resume::Value(Value::Nil),
-    };
-    vm.sched.wake(w, resume);
-    super::select::cleanup(vm, w);
+    super::select::wake(vm, w, w.sent());
 }
 
 /// `close(ch)`: parked receivers get (nil, false); parked senders get an error.
-pub fn close(vm: &mut Vm, h: Handle) -> Res<()> {
+pub(super) fn close(vm: &mut Vm, h: Handle) -> Res<()> {
     let c = chan_mut(vm, h);
     if c.closed {
         return err("close of closed channel");
@@ -129,21 +142,14 @@ pub fn close(vm: &mut Vm, h: Handle) -> Res<()> {
         if !vm.sched.is_parked(r) {
             continue;
         }
-        let resume = match r.case {
-            Some(i) => Resume::Select(i as u32, Value::Nil, false),
-            None if r.two => Resume::Pair(Value::Nil, false),
-            None => Resume::Value(Value::Nil),
-        };
-        vm.sched.wake(r, resume);
-        super::select::cleanup(vm, r);
+        super::select::wake(vm, r, r.received(Value::Nil, false));
     }
     for s in sends {
         if !vm.sched.is_parked(s.w) {
             continue;
         }
-        let error = crate::sched::new_error_value(vm, "send on closed channel", false);
-        vm.sched.wake(s.w, Resume::Throw(error));
-        super::select::cleanup(vm, s.w);
+        let error = crate::vm::error::bare_error(vm, "send on closed channel", false);
+        super::select::wake(vm, s.w, crate::vm::Resume::Throw(error));
     }
     Ok(())
 }

@@ -2,30 +2,39 @@
 //! waiters), error propagation to owners and `wait { }` blocks, cancellation.
 
 use super::report::{add_spawn_chain, uncaught_at_top};
+use super::task;
 use super::task::TaskState;
-use super::{cancelled_error, chan, is_cancelled_error, select, task, task_mut, Resume, Sched, Wait, Waiter};
-use crate::vm::fiber::Uncaught;
-use crate::vm::{Fiber, Handle, Value, Vm};
+use super::{chan, select, Wait, Waiter};
+use crate::vm::error::{bare_error, is_cancelled};
+use crate::vm::{Fault, Handle, Obj, Res, Resume, Uncaught, Value, Vm};
+
+fn task_mut(vm: &mut Vm, h: Handle) -> &mut task::Task {
+    task::get_mut(vm, h)
+}
+
+fn cancelled_error(vm: &mut Vm) -> Value {
+    bare_error(vm, "cancelled", true)
+}
 
 /// A fiber ended: record its outcome in its task, wake waiters, close `done()`,
 /// and propagate an unobserved failure. Returns an error that ends the program.
-pub(super) fn finish(vm: &mut Vm, f: &Fiber, result: Result<Value, Box<Uncaught>>) -> Option<Box<Uncaught>> {
-    let id = f.sched.id;
+pub(super) fn finish(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Option<Box<Uncaught>> {
     vm.sched.free.push(id);
     vm.sched.live -= 1;
-    let th = f.sched.task.expect("fiber without task");
+    let st = std::mem::take(vm.sched.state_mut(id));
+    let th = st.task.expect("fiber without task");
     let is_main = Some(th) == vm.sched.main_task;
-    let cancelled = f.sched.cancelled;
+    let cancelled = st.cancelled;
     let mut result = result;
     // A child's failure that arrived after the fiber's last suspension point.
-    if let (Ok(_), Some(e)) = (&result, f.sched.extra.as_ref().and_then(|x| x.pending)) {
+    if let (Ok(_), Some(e)) = (&result, st.extra.as_ref().and_then(|x| x.pending)) {
         result = Err(Box::new(uncaught_at_top(vm, e)));
     }
     // A child that failed unobserved fails its owner when the owner ends.
     if result.is_ok() {
-        let children = task(vm, th).children().to_vec();
+        let children = task::get(vm, th).children().to_vec();
         for c in children {
-            let t = task(vm, c);
+            let t = task::get(vm, c);
             if let TaskState::Failed(e) = t.state {
                 if !t.observed && t.scope.is_none() {
                     task_mut(vm, c).observed = true;
@@ -39,7 +48,7 @@ pub(super) fn finish(vm: &mut Vm, f: &Fiber, result: Result<Value, Box<Uncaught>
         // `wait` on a cancelled task throws `Cancelled`, even if it caught it.
         Ok(_) if cancelled => TaskState::Cancelled(cancelled_error(vm)),
         Ok(v) => TaskState::Done(*v),
-        Err(u) if cancelled && is_cancelled_error(vm, u.value) => TaskState::Cancelled(u.value),
+        Err(u) if cancelled && is_cancelled(vm, u.value) => TaskState::Cancelled(u.value),
         Err(u) => TaskState::Failed(u.value),
     };
     if is_main && result.is_err() && !matches!(state, TaskState::Cancelled(_)) {
@@ -56,7 +65,7 @@ pub(super) fn finish(vm: &mut Vm, f: &Fiber, result: Result<Value, Box<Uncaught>
     let done = t.done_chan();
     let (owner, scope, dropped) = (t.owner, t.scope, t.dropped);
     for (fid, gen) in waiters {
-        vm.sched.wake(Waiter { fiber: fid, gen, case: None, two: false }, Resume::Retry);
+        vm.sched.wake(Waiter { fiber: fid, gen, case: None }, Resume::Retry);
     }
     if let Some(ch) = done {
         let _ = chan::close(vm, ch);
@@ -64,15 +73,17 @@ pub(super) fn finish(vm: &mut Vm, f: &Fiber, result: Result<Value, Box<Uncaught>
     wake_scope_waiters(vm, owner);
     if let (Some(owner), Some(scope)) = (owner, scope) {
         if failed {
-            let e = task(vm, th).result();
+            let e = task::get(vm, th).result();
             task_mut(vm, th).observed = true;
             scope_failure(vm, owner, scope as usize, th, e);
         }
-    } else if failed && (dropped || owner.is_some_and(|o| task(vm, o).finished())) {
+    } else if failed && (dropped || owner.is_some_and(|o| task::get(vm, o).finished())) {
         // Nobody can wait on it any more once its owner has ended without doing so.
-        let e = task(vm, th).result();
+        let e = task::get(vm, th).result();
         task_mut(vm, th).observed = true;
-        propagate(vm, owner, e);
+        if let Some(orphan) = propagate(vm, owner, e) {
+            vm.sched.orphan_error.get_or_insert(orphan);
+        }
     }
     if let Err(u) = result {
         if failed && owner.is_none() {
@@ -89,7 +100,7 @@ pub(super) fn finish(vm: &mut Vm, f: &Fiber, result: Result<Value, Box<Uncaught>
 /// from the list and freed, without waiting for a collection. Leaves of a tree
 /// of a million fibers then leave no garbage behind.
 fn forget_if_unreachable(vm: &mut Vm, th: Handle) {
-    let t = task(vm, th);
+    let t = task::get(vm, th);
     let forgettable = t.dropped
         && t.scope.is_none()
         && matches!(t.state, TaskState::Done(_))
@@ -111,7 +122,7 @@ pub(super) fn compact(vm: &Vm, children: &mut Vec<Handle>) {
         return;
     }
     children.retain(|&c| {
-        let t = task(vm, c);
+        let t = task::get(vm, c);
         let unobserved_failure = matches!(t.state, TaskState::Failed(_)) && !t.observed;
         unobserved_failure || !tree_done(vm, c)
     });
@@ -121,7 +132,7 @@ pub(super) fn compact(vm: &Vm, children: &mut Vec<Handle>) {
 pub fn tree_done(vm: &Vm, th: Handle) -> bool {
     let mut work = vec![th];
     while let Some(t) = work.pop() {
-        let tk = task(vm, t);
+        let tk = task::get(vm, t);
         if !tk.finished() || tk.unstarted() > 0 {
             return false;
         }
@@ -135,27 +146,26 @@ pub fn tree_done(vm: &Vm, th: Handle) -> bool {
 pub(super) fn wake_scope_waiters(vm: &mut Vm, owner: Option<Handle>) {
     let mut owner = owner;
     while let Some(o) = owner {
-        if let Some(fid) = task(vm, o).fiber {
-            if let Some(Some(f)) = vm.sched.fibers.get(fid as usize) {
-                if matches!(f.sched.parked, Some(Wait::Scope)) {
-                    let w = Waiter { fiber: fid, gen: f.sched.gen, case: None, two: false };
-                    vm.sched.wake(w, Resume::Retry);
-                }
+        if let Some(fid) = task::get(vm, o).fiber {
+            let s = vm.sched.state(fid);
+            if matches!(s.parked, Some(Wait::Scope)) {
+                let w = Waiter { fiber: fid, gen: s.gen, case: None };
+                vm.sched.wake(w, Resume::Retry);
             }
         }
-        owner = task(vm, o).owner;
+        owner = task::get(vm, o).owner;
     }
 }
 
 /// A child of a `wait { }` block failed (or a fiber under it whose failure
 /// reached it): record the error, cancel the siblings and interrupt the owner.
 fn scope_failure(vm: &mut Vm, owner: Handle, scope: usize, child: Handle, err: Value) {
-    let Some(fid) = task(vm, owner).fiber else { return };
-    let Some(Some(of)) = vm.sched.fibers.get_mut(fid as usize) else { return };
-    let innermost = of.sched.scopes().len() == scope + 1;
-    let parked = of.sched.parked.is_some();
-    let parked_inside = parked && !matches!(of.sched.parked, Some(Wait::Scope));
-    let Some(s) = of.sched.extra.as_mut().and_then(|x| x.scopes.get_mut(scope)) else { return };
+    let Some(fid) = task::get(vm, owner).fiber else { return };
+    let of = vm.sched.state_mut(fid);
+    let innermost = of.scopes().len() == scope + 1;
+    let parked = of.parked.is_some();
+    let parked_inside = parked && !matches!(of.parked, Some(Wait::Scope));
+    let Some(s) = of.extra.as_mut().and_then(|x| x.scopes.get_mut(scope)) else { return };
     s.errors.push(err);
     let siblings = s.children.clone();
     // Interrupt the block's body so it can end: at once if it is blocked inside
@@ -173,52 +183,47 @@ fn scope_failure(vm: &mut Vm, owner: Handle, scope: usize, child: Handle, err: V
 }
 
 /// Sends a child's failure to its owner fiber: thrown where the owner is blocked,
-/// or at its next suspension point; past a finished owner, further up.
-pub(super) fn propagate(vm: &mut Vm, owner: Option<Handle>, e: Value) {
+/// or at its next suspension point; past a finished owner, further up. Returns
+/// the error if no owner is left to take it.
+fn propagate(vm: &mut Vm, owner: Option<Handle>, e: Value) -> Option<Value> {
     let mut owner = owner;
     while let Some(o) = owner {
         // Past a finished child of a `wait { }` block, the block takes it (the
         // block is still open: it waits for this failed fiber's whole tree).
-        if let (None, Some(up), Some(scope)) = (task(vm, o).fiber, task(vm, o).owner, task(vm, o).scope) {
-            if task(vm, up).fiber.is_some() {
+        if let (None, Some(up), Some(scope)) = (task::get(vm, o).fiber, task::get(vm, o).owner, task::get(vm, o).scope)
+        {
+            if task::get(vm, up).fiber.is_some() {
                 scope_failure(vm, up, scope as usize, o, e);
-                return;
+                return None;
             }
         }
-        if let Some(fid) = task(vm, o).fiber {
-            let parked = vm.sched.fibers[fid as usize]
-                .as_ref()
-                .is_some_and(|f| f.sched.parked.is_some() && !matches!(f.sched.parked, Some(Wait::Scope)));
-            if parked {
+        if let Some(fid) = task::get(vm, o).fiber {
+            if parked_outside_scope_end(vm, fid) {
                 unpark(vm, fid);
                 vm.sched.wake_forced(fid, Resume::Throw(e));
-            } else if let Some(Some(f)) = vm.sched.fibers.get_mut(fid as usize) {
-                f.sched.extra_mut().pending = Some(e);
+            } else {
+                vm.sched.state_mut(fid).extra_mut().pending = Some(e);
             }
-            return;
+            return None;
         }
-        owner = task(vm, o).owner;
+        owner = task::get(vm, o).owner;
     }
-    vm.sched.top_error.get_or_insert(e);
+    Some(e)
 }
 
-impl Sched {
-    /// Wakes a fiber that `unpark` just took off its queues.
-    pub(super) fn wake_forced(&mut self, fid: u32, resume: Resume) {
-        if let Some(Some(f)) = self.fibers.get_mut(fid as usize) {
-            f.sched.parked = None;
-            f.sched.resume = Some(resume);
-            self.ready.push_woken(fid);
-        }
-    }
+/// Parked, and not at the end of a `wait { }` block (which keeps waiting for
+/// its children and then throws itself).
+fn parked_outside_scope_end(vm: &Vm, fid: u32) -> bool {
+    let s = vm.sched.state(fid);
+    s.parked.is_some() && !matches!(s.parked, Some(Wait::Scope))
 }
 
 /// Takes a parked fiber off the wait queues it is on (channels keep no stale
 /// entries; other queues recognise stale ones by generation).
-pub fn unpark(vm: &mut Vm, fid: u32) {
-    let Some(Some(f)) = vm.sched.fibers.get(fid as usize) else { return };
-    let wait = f.sched.parked.clone();
-    let w = Waiter { fiber: fid, gen: f.sched.gen, case: None, two: false };
+fn unpark(vm: &mut Vm, fid: u32) {
+    let s = vm.sched.state(fid);
+    let wait = s.parked.clone();
+    let w = Waiter { fiber: fid, gen: s.gen, case: None };
     match wait {
         Some(Wait::Recv(h)) | Some(Wait::Send(h)) => select::remove_from(vm, h, w),
         Some(Wait::Select(hs)) => {
@@ -228,22 +233,21 @@ pub fn unpark(vm: &mut Vm, fid: u32) {
         }
         _ => {}
     }
-    if let Some(Some(f)) = vm.sched.fibers.get_mut(fid as usize) {
-        f.sched.gen = f.sched.gen.wrapping_add(0x8000_0000);
-    }
+    let s = vm.sched.state_mut(fid);
+    s.gen = s.gen.wrapping_add(0x8000_0000);
 }
 
 /// `t.cancel()`: cancels the task's fiber and, recursively, its children.
-pub fn cancel_task(vm: &mut Vm, th: Handle) {
+pub(super) fn cancel_task(vm: &mut Vm, th: Handle) {
     let mut work = vec![th];
     while let Some(t) = work.pop() {
-        let tk = task(vm, t);
+        let tk = task::get(vm, t);
         work.extend(tk.children().iter().copied());
         if tk.unstarted() > 0 {
             vm.sched.unstarted.cancel_owned_by(t);
         }
-        let tk = task(vm, t);
-        if matches!(tk.state, TaskState::Pending(_)) {
+        let tk = task::get(vm, t);
+        if matches!(tk.state, TaskState::Pending(..)) {
             task_mut(vm, t).cancelled = true;
         } else if let Some(fid) = tk.fiber {
             cancel_fiber(vm, fid);
@@ -251,20 +255,63 @@ pub fn cancel_task(vm: &mut Vm, th: Handle) {
     }
 }
 
-/// Marks a fiber cancelled; a parked one gets `Cancelled` thrown at once.
-pub fn cancel_fiber(vm: &mut Vm, fid: u32) {
-    if fid == vm.sched.current && matches!(vm.sched.fibers.get(fid as usize), Some(None)) {
-        // The running fiber cancelled itself: it notices at its next suspension.
-        vm.sched.cancel_self = true;
-        return;
-    }
-    let Some(Some(f)) = vm.sched.fibers.get_mut(fid as usize) else { return };
-    f.sched.cancelled = true;
+/// Marks a fiber cancelled; a parked one gets `Cancelled` thrown at once (the
+/// running one notices at its next suspension point).
+pub(super) fn cancel_fiber(vm: &mut Vm, fid: u32) {
+    vm.sched.state_mut(fid).cancelled = true;
     // At the end of a `wait { }` block the fiber keeps waiting for its (now
     // cancelled) children; the block then throws `Cancelled` itself.
-    if f.sched.parked.is_some() && !matches!(f.sched.parked, Some(Wait::Scope)) {
+    if parked_outside_scope_end(vm, fid) {
         unpark(vm, fid);
         let e = cancelled_error(vm);
         vm.sched.wake_forced(fid, Resume::Throw(e));
     }
+}
+
+/// The error to throw into the running fiber at a suspension point: a
+/// propagated child failure first, else `Cancelled` if it was cancelled
+/// (level-triggered).
+pub(super) fn interrupt(vm: &mut Vm) -> Option<Value> {
+    let s = vm.sched.cur();
+    if let Some(e) = s.extra.as_mut().and_then(|x| x.pending.take()) {
+        return Some(e);
+    }
+    let scope_interrupt =
+        s.extra.as_mut().and_then(|x| x.scopes.last_mut()).is_some_and(|sc| std::mem::take(&mut sc.interrupt));
+    if scope_interrupt || s.cancelled {
+        return Some(cancelled_error(vm));
+    }
+    None
+}
+
+/// End of a `wait { }` block of the running fiber: true when it may continue
+/// (after rethrowing a failure), false after parking until its fibers are done.
+pub(super) fn scope_end(vm: &mut Vm, abort: Option<Value>) -> Res<bool> {
+    let Some(scope) = vm.sched.cur().scopes().last() else { return Ok(true) };
+    let children = scope.children.clone();
+    if abort.is_some() {
+        for &c in &children {
+            cancel_task(vm, c);
+        }
+    }
+    if !children.iter().all(|&c| tree_done(vm, c)) {
+        vm.sched.park(Wait::Scope);
+        return Ok(false);
+    }
+    let scope = vm.sched.cur().extra_mut().scopes.pop().unwrap();
+    if let Some(&first) = scope.errors.first() {
+        if let Value::Obj(h) = first {
+            if let Obj::Error(e) = vm.heap.get_mut(h) {
+                e.others = scope.errors[1..].to_vec();
+            }
+        }
+        return Err(Fault::Throw(first));
+    }
+    if let Some(e) = abort {
+        return Err(Fault::Throw(e));
+    }
+    if vm.sched.cur().cancelled {
+        return Err(Fault::Throw(cancelled_error(vm)));
+    }
+    Ok(true)
 }

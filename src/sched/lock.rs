@@ -1,20 +1,20 @@
 //! Mutexes (FIFO hand-off to waiters) and waitgroups.
 
-use super::{Resume, Waiter};
-use crate::vm::{err, Fiber, Handle, Obj, Res, Value, Vm};
+use super::Waiter;
+use crate::vm::{err, Handle, Obj, Res, Resume, Value, Vm};
 use std::collections::VecDeque;
 
 #[derive(Default)]
 pub struct Mutex {
     /// The fiber holding it.
-    pub owner: Option<u32>,
-    pub waiters: VecDeque<Waiter>,
+    owner: Option<u32>,
+    waiters: VecDeque<Waiter>,
 }
 
 #[derive(Default)]
 pub struct WaitGroup {
-    pub count: i64,
-    pub waiters: Vec<Waiter>,
+    pub(super) count: i64,
+    pub(super) waiters: Vec<Waiter>,
 }
 
 fn mutex_mut(vm: &mut Vm, h: Handle) -> &mut Mutex {
@@ -25,7 +25,7 @@ fn mutex_mut(vm: &mut Vm, h: Handle) -> &mut Mutex {
 }
 
 /// The mutex in `v`, or an error.
-pub fn as_mutex(vm: &Vm, v: Value) -> Res<Handle> {
+pub(super) fn as_mutex(vm: &Vm, v: Value) -> Res<Handle> {
     match v {
         Value::Obj(h) if matches!(vm.heap.get(h), Obj::Mutex(_)) => Ok(h),
         _ => err(format!("lock needs a mutex, not {}", vm.heap.type_name(v))),
@@ -33,13 +33,13 @@ pub fn as_mutex(vm: &Vm, v: Value) -> Res<Handle> {
 }
 
 /// Takes the mutex if free: true when held now, false when the fiber must wait.
-pub fn try_lock(vm: &mut Vm, fiber: &mut Fiber, h: Handle) -> Res<bool> {
-    let id = fiber.sched.id;
+pub(super) fn try_lock(vm: &mut Vm, h: Handle) -> Res<bool> {
+    let id = vm.sched.current;
     let m = mutex_mut(vm, h);
     match m.owner {
         None => {
             m.owner = Some(id);
-            fiber.sched.extra_mut().locks.push(h);
+            vm.sched.cur().extra_mut().locks.push(h);
             Ok(true)
         }
         Some(o) if o == id => err("mutex is already locked by this fiber"),
@@ -47,19 +47,20 @@ pub fn try_lock(vm: &mut Vm, fiber: &mut Fiber, h: Handle) -> Res<bool> {
     }
 }
 
-pub fn enqueue(vm: &mut Vm, h: Handle, w: Waiter) {
+pub(super) fn enqueue(vm: &mut Vm, h: Handle, w: Waiter) {
     mutex_mut(vm, h).waiters.push_back(w);
 }
 
 /// Releases the mutex and hands it to the first waiter still waiting.
-pub fn unlock(vm: &mut Vm, fiber: &mut Fiber, h: Handle) {
-    if let Some(locks) = fiber.sched.extra.as_mut().map(|x| &mut x.locks) {
+pub(super) fn unlock(vm: &mut Vm, h: Handle) {
+    let id = vm.sched.current;
+    if let Some(locks) = vm.sched.cur().extra.as_mut().map(|x| &mut x.locks) {
         if let Some(i) = locks.iter().rposition(|&l| l == h) {
             locks.remove(i);
         }
     }
     let m = mutex_mut(vm, h);
-    if m.owner != Some(fiber.sched.id) {
+    if m.owner != Some(id) {
         return;
     }
     m.owner = None;
@@ -67,16 +68,14 @@ pub fn unlock(vm: &mut Vm, fiber: &mut Fiber, h: Handle) {
         let Some(w) = mutex_mut(vm, h).waiters.pop_front() else { return };
         if vm.sched.is_parked(w) {
             mutex_mut(vm, h).owner = Some(w.fiber);
-            if let Some(Some(f)) = vm.sched.fibers.get_mut(w.fiber as usize) {
-                f.sched.extra_mut().locks.push(h);
-            }
+            vm.sched.state_mut(w.fiber).extra_mut().locks.push(h);
             vm.sched.wake(w, Resume::Value(Value::Nil));
             return;
         }
     }
 }
 
-pub fn group_mut(vm: &mut Vm, h: Handle) -> &mut WaitGroup {
+pub(super) fn group_mut(vm: &mut Vm, h: Handle) -> &mut WaitGroup {
     match vm.heap.get_mut(h) {
         Obj::WaitGroup(g) => g,
         _ => unreachable!("not a waitgroup"),
@@ -84,7 +83,7 @@ pub fn group_mut(vm: &mut Vm, h: Handle) -> &mut WaitGroup {
 }
 
 /// `wg.add(n)` (and `wg.done()` as add(-1)); at zero every waiter wakes.
-pub fn group_add(vm: &mut Vm, h: Handle, n: i64) -> Res<()> {
+pub(super) fn group_add(vm: &mut Vm, h: Handle, n: i64) -> Res<()> {
     let g = group_mut(vm, h);
     let count = g.count.checked_add(n).unwrap_or(-1);
     if count < 0 {

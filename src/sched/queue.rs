@@ -7,11 +7,47 @@
 //! past it they go to the back, so fibers that keep waking each other cannot
 //! starve the rest.
 
+use crate::vm::Handle;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+/// What the run queue hands out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Runnable {
+    /// A fiber that exists (new, preempted or woken).
+    Fiber(u32),
+    /// A task started by `go` whose fiber is built when it first runs.
+    Task(Handle),
+    /// The oldest record of a dropped `go` (see unstarted.rs).
+    Record,
+}
+
+/// Queue entries are 4 bytes (a program may queue a million): a fiber id, a
+/// task handle tagged with `TASK`, or `RECORD`.
+const TASK: u32 = 1 << 31;
+const RECORD: u32 = u32::MAX;
+
+fn encode(r: Runnable) -> u32 {
+    match r {
+        Runnable::Fiber(id) => id,
+        Runnable::Task(h) => {
+            debug_assert!(h.0 < TASK, "heap handle too large to tag");
+            h.0 | TASK
+        }
+        Runnable::Record => RECORD,
+    }
+}
+
+fn decode(e: u32) -> Runnable {
+    match e {
+        RECORD => Runnable::Record,
+        e if e & TASK != 0 => Runnable::Task(Handle(e & !TASK)),
+        id => Runnable::Fiber(id),
+    }
+}
+
 #[derive(Default)]
-pub struct RunQueue {
+pub(super) struct RunQueue {
     woken: VecDeque<u32>,
     fifo: VecDeque<u32>,
     /// Entries taken from `fifo` so far: when it stalls, only woken fibers run.
@@ -21,9 +57,9 @@ pub struct RunQueue {
 }
 
 impl RunQueue {
-    /// A new fiber (or pending task) or a preempted one: to the back.
-    pub fn push(&mut self, entry: u32) {
-        self.fifo.push_back(entry);
+    /// A new fiber (or one not built yet) or a preempted one: to the back.
+    pub fn push(&mut self, r: Runnable) {
+        self.fifo.push_back(encode(r));
     }
 
     /// A fiber woken from a wait queue, a timer or I/O.
@@ -31,22 +67,25 @@ impl RunQueue {
         self.woken.push_back(fiber);
     }
 
-    pub fn pop(&mut self) -> Option<u32> {
+    pub fn pop(&mut self) -> Option<Runnable> {
         if let Some(f) = self.woken.pop_front() {
-            return Some(f);
+            return Some(Runnable::Fiber(f));
         }
         let e = self.fifo.pop_front();
         self.fifo_turns += e.is_some() as u64;
-        e
+        e.map(decode)
     }
 
     pub fn is_empty(&self) -> bool {
         self.woken.is_empty() && self.fifo.is_empty()
     }
 
-    /// Every queued entry (the woken first).
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.woken.iter().chain(self.fifo.iter()).copied()
+    /// Tasks queued whose fibers are not built yet.
+    pub fn pending_tasks(&self) -> impl Iterator<Item = Handle> + '_ {
+        self.fifo.iter().filter_map(|&e| match decode(e) {
+            Runnable::Task(h) => Some(h),
+            _ => None,
+        })
     }
 
     /// Called whenever the scheduler reads the clock: once woken fibers alone
@@ -75,20 +114,24 @@ mod tests {
     #[test]
     fn woken_run_first_in_wake_order() {
         let mut q = RunQueue::default();
-        q.push(1);
-        q.push(2);
+        q.push(Runnable::Fiber(1));
+        q.push(Runnable::Task(Handle(9)));
+        q.push(Runnable::Record);
         q.push_woken(7);
         q.push_woken(5);
-        assert_eq!(std::iter::from_fn(|| q.pop()).collect::<Vec<_>>(), [7, 5, 1, 2]);
+        let order = std::iter::from_fn(|| q.pop()).collect::<Vec<_>>();
+        use Runnable::*;
+        assert_eq!(order, [Fiber(7), Fiber(5), Fiber(1), Task(Handle(9)), Record]);
     }
 
     #[test]
     fn woken_go_to_the_back_after_a_slice() {
         let mut q = RunQueue::default();
-        q.push(1);
+        q.push(Runnable::Fiber(1));
         q.push_woken(7);
         q.share_slice(Duration::ZERO); // the stall is first seen
         q.share_slice(Duration::ZERO); // and has lasted a slice
-        assert_eq!(std::iter::from_fn(|| q.pop()).collect::<Vec<_>>(), [1, 7]);
+        let order = std::iter::from_fn(|| q.pop()).collect::<Vec<_>>();
+        assert_eq!(order, [Runnable::Fiber(1), Runnable::Fiber(7)]);
     }
 }

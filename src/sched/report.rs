@@ -1,10 +1,11 @@
 //! Reports: the deadlock report, the fiber chain added to failed fibers' traces,
 //! and `--trace` events.
 
-use super::{task, Wait};
+use super::task::get as task;
+use super::{FiberState, Wait};
+use crate::bytecode::Site;
 use crate::vm::exec::Halt;
-use crate::vm::fiber::Uncaught;
-use crate::vm::{Fiber, Handle, Obj, Value, Vm};
+use crate::vm::{Fiber, Handle, Obj, Uncaught, Value, Vm};
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -39,10 +40,10 @@ pub(super) fn uncaught_at_top(vm: &mut Vm, e: Value) -> Uncaught {
         _ => (Vec::new(), None),
     };
     let (file, span) = match origin {
-        Some(site) => (site.proto.file.clone(), site.span()),
+        Some(site) => (site.file().clone(), site.span()),
         None => (
             vm.protos.last().map(|p| p.file.clone()).unwrap_or_else(|| Rc::new(crate::source::SourceFile::new("", ""))),
-            crate::syntax::ast::Span::default(),
+            crate::source::Span::default(),
         ),
     };
     Uncaught { value: e, span, file, trace }
@@ -51,10 +52,10 @@ pub(super) fn uncaught_at_top(vm: &mut Vm, e: Value) -> Uncaught {
 /// The deadlock report: every parked fiber, what it waits on, where, and who started it.
 pub(super) fn deadlock_report(vm: &Vm) -> String {
     let mut out = String::from("deadlock: no fiber can make progress\n");
-    for f in vm.sched.fibers.iter().flatten() {
-        let Some(w) = &f.sched.parked else { continue };
-        out.push_str(&format!("  {}\n", blocked_line(vm, f, w)));
-        let mut t = f.sched.task;
+    for (f, s) in fibers(vm) {
+        let Some(w) = &s.parked else { continue };
+        out.push_str(&format!("  {}\n", blocked_line(vm, f, s, w)));
+        let mut t = s.task;
         let mut first = true;
         while let Some(th) = t {
             let tk = task(vm, th);
@@ -69,25 +70,26 @@ pub(super) fn deadlock_report(vm: &Vm) -> String {
     out
 }
 
+/// Fibers that exist and are not running now, with their states.
+fn fibers(vm: &Vm) -> impl Iterator<Item = (&Fiber, &FiberState)> + '_ {
+    vm.sched.slots.iter().filter_map(|s| Some((s.fiber.as_deref()?, &s.state)))
+}
+
+/// `file:line:col` of a site, or nothing.
+fn location(site: Option<Site>) -> String {
+    site.map_or(String::new(), |s| s.location())
+}
+
 /// `"fiber N blocked on OPERATION at file:line:col"`.
-fn blocked_line(vm: &Vm, f: &Fiber, w: &Wait) -> String {
-    let who = fiber_name(vm, f);
-    let at = f.frames.last().map_or(String::new(), |fr| {
-        // Operations that rerun on waking left pc on themselves.
-        let rerun = matches!(w, Wait::Task(_) | Wait::Group(_) | Wait::Scope);
-        let pc = if rerun { fr.pc as usize } else { (fr.pc as usize).saturating_sub(1) };
-        let pc = pc.min(fr.proto.spans.len().saturating_sub(1));
-        fr.proto.file.location(fr.proto.spans.get(pc).copied().unwrap_or(fr.proto.span))
-    });
+fn blocked_line(vm: &Vm, f: &Fiber, s: &FiberState, w: &Wait) -> String {
+    let who = fiber_name(vm, s);
+    // Operations that rerun on waking left pc on themselves.
+    let at = location(if w.reruns() { f.next_site() } else { f.current_site() });
     let what = match w {
         Wait::Recv(h) | Wait::Send(h) => {
-            let mut holders: Vec<String> = vm
-                .sched
-                .fibers
-                .iter()
-                .flatten()
-                .filter(|o| o.sched.id != f.sched.id && holds(vm, o, *h))
-                .map(|o| fiber_name(vm, o))
+            let mut holders: Vec<String> = fibers(vm)
+                .filter(|(o, os)| !std::ptr::eq(*o, f) && holds(vm, o, *h) && os.task.is_some())
+                .map(|(_, os)| fiber_name(vm, os))
                 .collect();
             holders.extend(
                 vm.global_names
@@ -105,21 +107,12 @@ fn blocked_line(vm: &Vm, f: &Fiber, w: &Wait) -> String {
 
 /// One line per fiber not running now, started or not (the REPL's `:fibers`).
 pub(super) fn fiber_lines(vm: &Vm) -> Vec<String> {
-    vm.sched
-        .fibers
-        .iter()
-        .flatten()
-        .map(|f| match &f.sched.parked {
-            Some(w) => blocked_line(vm, f, w),
-            None => {
-                let at = f.frames.last().map_or(String::new(), |fr| {
-                    let pc = (fr.pc as usize).min(fr.proto.spans.len().saturating_sub(1));
-                    fr.proto.file.location(fr.proto.spans.get(pc).copied().unwrap_or(fr.proto.span))
-                });
-                format!("{} ready at {at}", fiber_name(vm, f))
-            }
+    fibers(vm)
+        .map(|(f, s)| match &s.parked {
+            Some(w) => blocked_line(vm, f, s, w),
+            None => format!("{} ready at {}", fiber_name(vm, s), location(f.next_site())),
         })
-        .chain(vm.sched.pending_tasks().map(|th| {
+        .chain(vm.sched.ready.pending_tasks().map(|th| {
             let t = task(vm, th);
             let at = t.site.map_or(String::new(), |s| s.location());
             format!("fiber {} not started yet (go at {at})", t.number)
@@ -133,8 +126,8 @@ pub(super) fn fiber_lines(vm: &Vm) -> Vec<String> {
         .collect()
 }
 
-fn fiber_name(vm: &Vm, f: &Fiber) -> String {
-    match f.sched.task.map_or(0, |t| task(vm, t).number) {
+fn fiber_name(vm: &Vm, s: &FiberState) -> String {
+    match s.task.map_or(0, |t| task(vm, t).number) {
         0 => "main fiber".to_string(),
         n => format!("fiber {n}"),
     }
@@ -157,13 +150,13 @@ fn holds(vm: &Vm, f: &Fiber, h: Handle) -> bool {
 }
 
 /// Records one slice as a Chrome trace "complete" event (one track per fiber).
-pub(super) fn trace_slice(vm: &mut Vm, f: &Fiber, began: Instant, halt: &Halt) {
-    let number = f.sched.task.map_or(0, |t| task(vm, t).number);
+pub(super) fn trace_slice(vm: &mut Vm, id: u32, began: Instant, halt: &Halt) {
+    let number = vm.sched.state(id).task.map_or(0, |t| task(vm, t).number);
     let ts = began.duration_since(vm.sched.start).as_secs_f64() * 1e6;
     let dur = began.elapsed().as_secs_f64() * 1e6;
     let why = match halt {
-        Halt::Yield | Halt::Switch => "yield",
-        Halt::Blocked => "block",
+        Halt::Preempted | Halt::Yielded => "yield",
+        Halt::Blocked | Halt::Deadlock(_) => "block",
         Halt::Done(_) => "done",
         Halt::Error(_) => "error",
     };
@@ -178,4 +171,10 @@ pub(super) fn trace_slice(vm: &mut Vm, f: &Fiber, began: Instant, halt: &Halt) {
 /// The trace as a JSON document (Perfetto and chrome://tracing open it).
 pub fn trace_json(vm: &Vm) -> Option<String> {
     vm.sched.trace.as_ref().map(|events| format!("{{\"traceEvents\":[\n{}\n]}}\n", events.join(",\n")))
+}
+
+/// The report of a fiber that waits on its own task at `at`.
+pub(super) fn self_wait(vm: &Vm, at: Site) -> String {
+    let number = vm.sched.state(vm.sched.current).task.map_or(0, |t| task(vm, t).number);
+    format!("deadlock: fiber {number} waits on its own task at {}\n", at.location())
 }

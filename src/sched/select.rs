@@ -3,17 +3,17 @@
 
 use super::chan::{self, SendWaiter};
 use super::{Wait, Waiter};
-use crate::vm::{err, Fiber, Handle, Obj, Res, Value, Vm};
+use crate::vm::{err, Handle, Obj, Res, Resume, Value, Vm};
 
 /// One evaluated case: its channel (None for a nil channel) and, for a send, the value.
-pub struct Case {
+pub(super) struct Case {
     pub chan: Option<Handle>,
     pub send: Option<Value>,
 }
 
-/// Runs a select: Ok(Some((case, value, ok))) when a case (or default, -1) ran,
-/// Ok(None) when the fiber parked.
-pub fn select(vm: &mut Vm, fiber: &mut Fiber, cases: &[Case], has_default: bool) -> Res<Option<(i64, Value, Value)>> {
+/// Runs a ready case (chosen at random among the ready ones) or the default:
+/// Some((case or -1, value, ok)), or None when the fiber must park.
+pub(super) fn try_select(vm: &mut Vm, cases: &[Case], has_default: bool) -> Res<Option<(i64, Value, bool)>> {
     let ready: Vec<usize> = cases
         .iter()
         .enumerate()
@@ -40,60 +40,52 @@ pub fn select(vm: &mut Vm, fiber: &mut Fiber, cases: &[Case], has_default: bool)
                 if !chan::try_send(vm, h, v)? {
                     return err("internal: a ready send could not complete");
                 }
-                Ok(Some((i as i64, Value::Nil, Value::Bool(true))))
+                Ok(Some((i as i64, Value::Nil, true)))
             }
             None => {
                 let (v, ok) = chan::try_recv(vm, h).unwrap_or((Value::Nil, false));
-                Ok(Some((i as i64, v, Value::Bool(ok))))
+                Ok(Some((i as i64, v, ok)))
             }
         };
     }
     if has_default {
-        return Ok(Some((-1, Value::Nil, Value::Bool(false))));
+        return Ok(Some((-1, Value::Nil, false)));
     }
-    if let Some(e) = super::interrupt(vm, fiber) {
-        return Err(crate::vm::Fault::Throw(e));
-    }
+    Ok(None)
+}
+
+/// Parks the running fiber with a waiter for each case on its channel.
+pub(super) fn park_on_all(vm: &mut Vm, cases: &[Case]) {
     let chans: Vec<Handle> = cases.iter().filter_map(|c| c.chan).collect();
-    let base = vm.sched.park(fiber, Wait::Select(chans.clone()));
+    let base = vm.sched.park(Wait::Select(chans));
     for (i, c) in cases.iter().enumerate() {
         let Some(h) = c.chan else { continue };
-        let w = Waiter { case: Some(i as u16), two: true, ..base };
+        let w = Waiter { case: Some(i as u16), ..base };
         let ch = chan::chan_mut(vm, h);
         match c.send {
             Some(value) => ch.sendq.push_back(SendWaiter { w, value }),
             None => ch.recvq.push_back(w),
         }
     }
-    Ok(None)
 }
 
 /// Removes every queue entry of `w`'s fiber from channel `h`.
-pub fn remove_from(vm: &mut Vm, h: Handle, w: Waiter) {
+pub(super) fn remove_from(vm: &mut Vm, h: Handle, w: Waiter) {
     if let Obj::Chan(c) = vm.heap.get_mut(h) {
         c.recvq.retain(|r| r.fiber != w.fiber);
         c.sendq.retain(|s| s.w.fiber != w.fiber);
     }
 }
 
-/// After a select waiter was chosen on one channel, takes it off the others.
-pub fn cleanup(vm: &mut Vm, w: Waiter) {
-    if w.case.is_none() {
-        return;
-    }
-    let chans = match vm.sched.fibers.get(w.fiber as usize) {
-        Some(Some(f)) => match f.sched.extra.as_ref().and_then(|x| x.select_chans.as_ref()) {
-            Some(c) => c.clone(),
-            None => return,
-        },
-        _ => return,
-    };
-    for h in chans {
-        remove_from(vm, h, w);
-    }
-    if let Some(Some(f)) = vm.sched.fibers.get_mut(w.fiber as usize) {
-        if let Some(x) = f.sched.extra.as_mut() {
-            x.select_chans = None;
+/// Wakes a waiter taken off a channel's queue; a `select`'s waiter is first
+/// taken off its other channels.
+pub(super) fn wake(vm: &mut Vm, w: Waiter, resume: Resume) {
+    if w.case.is_some() {
+        if let Some(Wait::Select(chans)) = &vm.sched.state(w.fiber).parked {
+            for h in chans.clone() {
+                remove_from(vm, h, w);
+            }
         }
     }
+    vm.sched.wake(w, resume);
 }

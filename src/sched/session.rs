@@ -2,11 +2,13 @@
 //! main fiber of its own while fibers started by earlier entries keep running,
 //! and nothing ends the program when the run queue empties.
 
-use super::task::TaskState;
-use super::{io, run_fiber, start, task, task_mut, timer, Fiber, Handle, Instant, Vm};
-use crate::vm::fiber::Uncaught;
-use std::rc::Rc;
-use std::time::Duration;
+use super::driver::{run_ready, Ran};
+use super::report::uncaught_at_top;
+use super::task::{self, TaskState};
+use super::{io, timer};
+use crate::bytecode::ProtoRef;
+use crate::vm::{Handle, Uncaught, Value, Vm};
+use std::time::{Duration, Instant};
 
 /// How far `pump` got.
 pub enum Pumped {
@@ -17,65 +19,70 @@ pub enum Pumped {
     /// Nothing can run until the given timer deadline (None: no timer) or an I/O
     /// completion.
     Idle(Option<Instant>),
+    /// A fiber waited on its own task: the report.
+    Deadlock(String),
 }
 
 /// Starts an entry's top level as a fiber with no owner; it runs at the next pump.
-pub fn start_entry(vm: &mut Vm, proto: Rc<crate::bytecode::Proto>) -> Handle {
-    let id = vm.sched.alloc_id();
-    let th = super::new_task(vm, Some(id), TaskState::Running, None, None, false, None);
-    vm.sched.main_task = Some(th);
-    start(vm, Fiber::for_main(proto), id, th);
-    th
+pub fn start_entry(vm: &mut Vm, proto: ProtoRef) -> Handle {
+    super::start::start_main(vm, proto)
 }
 
 /// Runs ready fibers, timers and I/O completions for up to `allowance`, stopping
 /// early when `entry` finishes or nothing can run. An error that reaches the top
 /// (the entry's own, or a background fiber's with nobody to take it) goes to
-/// `errors`. A fiber waiting on its own task leaves its report in `sched.self_wait`.
+/// `errors`.
 pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mut Vec<Box<Uncaught>>) -> Pumped {
-    let began = Instant::now();
-    loop {
-        super::deliver_events(vm);
-        // An error found is handed back at once: only the VM roots values, so
-        // it must be reported before the collector can run again.
-        if let Some(e) = vm.sched.top_error.take() {
-            errors.push(Box::new(super::report::uncaught_at_top(vm, e)));
-            return Pumped::Busy;
-        }
-        if entry.is_some_and(|t| task(vm, t).finished()) {
-            vm.sched.main_task = None;
-            return Pumped::Done;
-        }
-        let Some(id) = vm.sched.ready.pop() else {
-            let next = timer::next_deadline(vm);
-            if entry.is_none() && next.is_none() && !io::pending(vm) {
-                return Pumped::Done;
-            }
-            return Pumped::Idle(next);
-        };
-        if let Some(u) = run_fiber(vm, id) {
+    let stop = |vm: &Vm| vm.sched.orphan_error.is_some() || entry.is_some_and(|t| task::get(vm, t).finished());
+    match run_ready(vm, &stop, Some(allowance)) {
+        Ran::Error(u) => {
             // The entry's error ends only the entry: record it so `finished` holds.
-            if let Some(t) = entry.filter(|&t| !task(vm, t).finished()) {
-                let tk = task_mut(vm, t);
+            if let Some(t) = entry.filter(|&t| !task::get(vm, t).finished()) {
+                let tk = task::get_mut(vm, t);
                 tk.state = TaskState::Failed(u.value);
                 tk.fiber = None;
                 tk.observed = true;
             }
             errors.push(u);
-            return Pumped::Busy;
+            Pumped::Busy
         }
-        if began.elapsed() >= allowance {
-            return Pumped::Busy;
+        Ran::Deadlock(report) => Pumped::Deadlock(report),
+        // Output goes to the console, never to a pipe.
+        Ran::BrokenPipe => Pumped::Busy,
+        Ran::Stopped | Ran::Idle => {
+            // An error found is handed back at once: only the VM roots values, so
+            // it must be reported before the collector can run again.
+            if let Some(e) = vm.sched.orphan_error.take() {
+                errors.push(Box::new(uncaught_at_top(vm, e)));
+                return Pumped::Busy;
+            }
+            if entry.is_some_and(|t| task::get(vm, t).finished()) {
+                vm.sched.main_task = None;
+                return Pumped::Done;
+            }
+            if !vm.sched.ready.is_empty() {
+                return Pumped::Busy;
+            }
+            let next = timer::next_deadline(vm);
+            if entry.is_none() && next.is_none() && !io::pending(vm) {
+                return Pumped::Done;
+            }
+            Pumped::Idle(next)
         }
     }
 }
 
 /// True when the entry is blocked and nothing pending can ever wake it.
 pub fn stuck(vm: &Vm, entry: Handle) -> bool {
-    !task(vm, entry).finished()
-        && vm.sched.ready.is_empty()
-        && !io::pending(vm)
-        && (vm.sched.timers.is_empty() || !timer::pending(vm))
+    !task::get(vm, entry).finished() && vm.sched.ready.is_empty() && !io::pending(vm) && !timer::pending(vm)
+}
+
+/// The entry's result, once it finished well.
+pub fn result(vm: &Vm, entry: Handle) -> Option<Value> {
+    match task::get(vm, entry).state {
+        TaskState::Done(v) => Some(v),
+        _ => None,
+    }
 }
 
 /// The deadlock report for a stuck entry.
@@ -86,7 +93,7 @@ pub fn deadlock_report(vm: &Vm) -> String {
 /// Cancels the entry's fiber (Ctrl-C, or stuck for ever): `Cancelled` is thrown
 /// where it waits, so its `finally` blocks run.
 pub fn cancel_entry(vm: &mut Vm, entry: Handle) {
-    if let Some(fid) = task(vm, entry).fiber {
+    if let Some(fid) = task::get(vm, entry).fiber {
         super::lifecycle::cancel_fiber(vm, fid);
     }
 }
@@ -94,4 +101,9 @@ pub fn cancel_entry(vm: &mut Vm, entry: Handle) {
 /// One line per fiber for `:fibers`: id, state, what it waits on, where it is.
 pub fn describe_fibers(vm: &Vm) -> Vec<String> {
     super::report::fiber_lines(vm)
+}
+
+/// Is blocking work in flight (its completion wakes a fiber)?
+pub fn io_pending(vm: &Vm) -> bool {
+    io::pending(vm)
 }

@@ -1,30 +1,13 @@
 //! Tasks: the handle `go` returns, holding a fiber's outcome, its owner and children.
 
-use crate::vm::fiber::ProtoRef;
-use crate::vm::{Handle, Value};
-
-/// A source position as a function and instruction index, turned into
-/// `file:line:col` only when a report needs it.
-#[derive(Clone, Copy)]
-pub struct Site {
-    pub proto: ProtoRef,
-    pub pc: u32,
-}
-
-impl Site {
-    pub fn span(&self) -> crate::syntax::ast::Span {
-        self.proto.spans.get(self.pc as usize).copied().unwrap_or(self.proto.span)
-    }
-
-    pub fn location(&self) -> String {
-        self.proto.file.location(self.span())
-    }
-}
+use crate::bytecode::Site;
+use crate::vm::{Fault, Handle, Obj, Res, Value, Vm};
 
 pub enum TaskState {
-    /// Started by `go` but not run yet: the callee, then its arguments. Its fiber
-    /// is built when it first runs, so a million queued fibers stay small.
-    Pending(Box<[Value]>),
+    /// Started by `go` but not run yet: the call its fiber starts with (see
+    /// `Fiber::for_call`). The fiber is built when it first runs, so a million
+    /// queued fibers stay small.
+    Pending(Box<[Value]>, bool),
     Running,
     Done(Value),
     Failed(Value),
@@ -70,7 +53,7 @@ pub struct TaskExtra {
 impl Task {
     pub fn result(&self) -> Value {
         match self.state {
-            TaskState::Pending(_) | TaskState::Running => Value::Nil,
+            TaskState::Pending(..) | TaskState::Running => Value::Nil,
             TaskState::Done(v) | TaskState::Failed(v) | TaskState::Cancelled(v) => v,
         }
     }
@@ -92,6 +75,52 @@ impl Task {
     }
 
     pub fn finished(&self) -> bool {
-        !matches!(self.state, TaskState::Pending(_) | TaskState::Running)
+        !matches!(self.state, TaskState::Pending(..) | TaskState::Running)
+    }
+}
+
+impl Task {
+    /// The values it holds, for the collector: a pending call, its outcome, its
+    /// children, its owner (failures propagate up the owner chain, even past a
+    /// finished owner nothing else refers to) and its `done()` channel.
+    pub fn trace(&self, mut push: impl FnMut(Value)) {
+        if let TaskState::Pending(call, _) = &self.state {
+            call.iter().for_each(|&v| push(v));
+        }
+        push(self.result());
+        let handles = self.children().iter().copied().chain(self.owner).chain(self.done_chan());
+        handles.for_each(|h| push(Value::Obj(h)));
+    }
+
+    /// Rough byte size, to pace the collector (it is boxed apart from its slot).
+    pub fn size(&self) -> usize {
+        std::mem::size_of::<Task>() + self.children().len() * 4
+    }
+}
+
+pub(super) fn get(vm: &Vm, h: Handle) -> &Task {
+    match vm.heap.get(h) {
+        Obj::Task(t) => t,
+        _ => unreachable!("not a task"),
+    }
+}
+
+pub(super) fn get_mut(vm: &mut Vm, h: Handle) -> &mut Task {
+    match vm.heap.get_mut(h) {
+        Obj::Task(t) => t,
+        _ => unreachable!("not a task"),
+    }
+}
+
+/// A finished task's result, or its error thrown; None while it runs.
+pub(super) fn outcome(vm: &mut Vm, h: Handle) -> Res<Option<Value>> {
+    let t = get_mut(vm, h);
+    match t.state {
+        TaskState::Pending(..) | TaskState::Running => Ok(None),
+        TaskState::Done(v) => Ok(Some(v)),
+        TaskState::Failed(e) | TaskState::Cancelled(e) => {
+            t.observed = true;
+            Err(Fault::Throw(e))
+        }
     }
 }

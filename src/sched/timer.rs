@@ -1,10 +1,11 @@
 //! Timers: `sleep`, `after` and `ticker`, kept in a binary heap of deadlines.
 
-use super::{chan, Resume, Timer, Waiter};
-use crate::vm::{Handle, Value, Vm};
+use super::{chan, Waiter};
+use crate::vm::{Handle, Resume, Value, Vm};
+use std::collections::BinaryHeap;
 use std::time::{Duration, Instant};
 
-pub enum TimerKind {
+pub(super) enum TimerKind {
     /// Wake a sleeping fiber.
     Wake(Waiter),
     /// `after(ms)`: send the time once on this channel.
@@ -13,23 +14,69 @@ pub enum TimerKind {
     Tick(Handle, Duration),
 }
 
-pub fn add(vm: &mut Vm, at: Instant, kind: TimerKind) {
-    vm.sched.timer_seq += 1;
-    let seq = vm.sched.timer_seq;
-    vm.sched.timers.push(Timer { at, seq, kind });
+/// A timer in the heap: what to do at `at`.
+struct Timer {
+    at: Instant,
+    seq: u64,
+    kind: TimerKind,
+}
+
+impl PartialEq for Timer {
+    fn eq(&self, o: &Self) -> bool {
+        (self.at, self.seq) == (o.at, o.seq)
+    }
+}
+impl Eq for Timer {}
+impl PartialOrd for Timer {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Timer {
+    /// Reversed, so the BinaryHeap pops the earliest deadline first.
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (o.at, o.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+#[derive(Default)]
+pub(super) struct Timers {
+    heap: BinaryHeap<Timer>,
+    seq: u64,
+}
+
+impl Timers {
+    /// The channels of `after` and `ticker` timers (GC roots).
+    pub fn roots(&self, mut push: impl FnMut(Value)) {
+        for t in &self.heap {
+            if let TimerKind::Send(h) | TimerKind::Tick(h, _) = t.kind {
+                push(Value::Obj(h));
+            }
+        }
+    }
+}
+
+pub(super) fn add(vm: &mut Vm, at: Instant, kind: TimerKind) {
+    let t = &mut vm.sched.timers;
+    t.seq += 1;
+    let seq = t.seq;
+    t.heap.push(Timer { at, seq, kind });
 }
 
 /// A deadline `ms` milliseconds from now (negative and NaN mean now).
-pub fn deadline(ms: f64) -> Instant {
+pub(super) fn deadline(ms: f64) -> Instant {
     let ms = if ms.is_finite() && ms > 0.0 { ms.min(1e12) } else { 0.0 };
     Instant::now() + Duration::from_secs_f64(ms / 1000.0)
 }
 
 /// Runs every timer whose deadline has passed.
-pub fn fire_due(vm: &mut Vm) {
+pub(super) fn fire_due(vm: &mut Vm) {
+    if vm.sched.timers.heap.is_empty() {
+        return;
+    }
     let now = Instant::now();
-    while vm.sched.timers.peek().is_some_and(|t| t.at <= now) {
-        let t = vm.sched.timers.pop().unwrap();
+    while vm.sched.timers.heap.peek().is_some_and(|t| t.at <= now) {
+        let t = vm.sched.timers.heap.pop().unwrap();
         match t.kind {
             TimerKind::Wake(w) => {
                 vm.sched.wake(w, Resume::Value(Value::Nil));
@@ -60,23 +107,19 @@ fn live(vm: &Vm, t: &Timer) -> bool {
     }
 }
 
-/// Drops dead timers from the top of the heap, so the earliest is a live one.
-pub fn prune(vm: &mut Vm) {
-    while vm.sched.timers.peek().is_some_and(|t| !live(vm, t)) {
-        vm.sched.timers.pop();
-    }
-}
-
 /// Are there timers that can still wake someone? A sleep always can; `after`
 /// and `ticker` channels only while some fiber is parked (it may wait on one),
 /// so a forgotten ticker does not keep a finished program alive.
-pub fn pending(vm: &Vm) -> bool {
-    vm.sched.timers.iter().any(|t| matches!(t.kind, TimerKind::Wake(_)) && live(vm, t))
-        || (!vm.sched.timers.is_empty() && vm.sched.fibers.iter().flatten().any(|f| f.sched.parked.is_some()))
+pub(super) fn pending(vm: &Vm) -> bool {
+    let timers = &vm.sched.timers.heap;
+    timers.iter().any(|t| matches!(t.kind, TimerKind::Wake(_)) && live(vm, t))
+        || (!timers.is_empty() && vm.sched.states().any(|(_, s)| s.parked.is_some()))
 }
 
 /// When the next timer that can still wake someone is due (dead ones dropped).
-pub fn next_deadline(vm: &mut Vm) -> Option<Instant> {
-    prune(vm);
-    vm.sched.timers.peek().map(|t| t.at).filter(|_| pending(vm))
+pub(super) fn next_deadline(vm: &mut Vm) -> Option<Instant> {
+    while vm.sched.timers.heap.peek().is_some_and(|t| !live(vm, t)) {
+        vm.sched.timers.heap.pop();
+    }
+    vm.sched.timers.heap.peek().map(|t| t.at).filter(|_| pending(vm))
 }

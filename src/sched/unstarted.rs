@@ -7,7 +7,7 @@
 //! - both FIFOs are chunked, so they grow without copying and give memory back
 //!   as they drain, for the fibers that then start.
 
-use super::task::Site;
+use crate::bytecode::Site;
 use crate::vm::{Handle, Value};
 use std::collections::{HashMap, VecDeque};
 
@@ -15,24 +15,27 @@ use std::collections::{HashMap, VecDeque};
 const CHUNK: usize = 1024;
 /// No owner.
 const NONE: u32 = u32::MAX;
+const CANCELLED: u8 = 1;
+const METHOD: u8 = 2;
 
 #[derive(Clone, Copy)]
 struct Record {
     owner: u32,
     site: u32,
     number: u32,
-    /// Callee and arguments.
+    /// Values of the call (see `Fiber::for_call`).
     len: u8,
-    /// Its owner was cancelled before it started.
-    cancelled: bool,
+    /// `CANCELLED` (its owner was cancelled before it started) and `METHOD` (a method call).
+    flags: u8,
     /// Bit i: value i is the previous record's value i.
     repeat: u16,
 }
 
 /// A record taken off the queue.
-pub struct Started {
-    /// The callee and its arguments.
+pub(super) struct Started {
+    /// The call the fiber starts with.
     pub call: Vec<Value>,
+    pub method: bool,
     pub owner: Option<Handle>,
     pub site: Site,
     pub number: u32,
@@ -40,7 +43,7 @@ pub struct Started {
 }
 
 #[derive(Default)]
-pub struct Unstarted {
+pub(super) struct Unstarted {
     records: Chunked<Record>,
     values: Chunked<Value>,
     /// The values of the record pushed last, and of the one taken last.
@@ -51,7 +54,14 @@ pub struct Unstarted {
 }
 
 impl Unstarted {
-    pub fn push(&mut self, owner: Option<Handle>, site: Site, number: u32, call: impl Iterator<Item = Value>) {
+    pub fn push(
+        &mut self,
+        owner: Option<Handle>,
+        site: Site,
+        number: u32,
+        method: bool,
+        call: impl Iterator<Item = Value>,
+    ) {
         let old = std::mem::take(&mut self.pushed);
         let mut repeat = 0u16;
         for (i, v) in call.enumerate() {
@@ -63,10 +73,11 @@ impl Unstarted {
             self.pushed.push(v);
         }
         let site = self.site_id(site);
-        // At most 250 arguments, the callee and a builtin's trampoline.
+        // At most 250 arguments, the callee or method name, and the receiver.
         debug_assert!(self.pushed.len() <= u8::MAX as usize);
         let (owner, len) = (owner.map_or(NONE, |h| h.0), self.pushed.len() as u8);
-        self.records.push(Record { owner, site, number, len, cancelled: false, repeat });
+        let flags = if method { METHOD } else { 0 };
+        self.records.push(Record { owner, site, number, len, flags, repeat });
     }
 
     pub fn pop(&mut self) -> Option<Started> {
@@ -83,7 +94,8 @@ impl Unstarted {
         }));
         let owner = (r.owner != NONE).then_some(Handle(r.owner));
         let (call, site) = (self.taken.clone(), self.sites[r.site as usize]);
-        Some(Started { call, owner, site, number: r.number, cancelled: r.cancelled })
+        let (method, cancelled) = (r.flags & METHOD != 0, r.flags & CANCELLED != 0);
+        Some(Started { call, method, owner, site, number: r.number, cancelled })
     }
 
     /// Owners and values (roots for the collector).
@@ -101,7 +113,7 @@ impl Unstarted {
     /// for an owner that has records.
     pub fn cancel_owned_by(&mut self, owner: Handle) {
         for r in self.records.iter_mut().filter(|r| r.owner == owner.0) {
-            r.cancelled = true;
+            r.flags |= CANCELLED;
         }
     }
 

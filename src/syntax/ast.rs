@@ -1,23 +1,8 @@
 //! The abstract syntax tree: plain data built by the grammar's actions.
 //! Validation (assignment targets, `break` placement, names) happens in the compiler.
 
+use crate::source::Span;
 use std::rc::Rc;
-
-/// A byte range into the source file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Span {
-    pub start: u32,
-    pub end: u32,
-}
-
-impl Span {
-    pub fn new(start: usize, end: usize) -> Span {
-        Span { start: start as u32, end: end as u32 }
-    }
-    pub fn to(self, other: Span) -> Span {
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
-    }
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ident {

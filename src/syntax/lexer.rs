@@ -18,8 +18,8 @@
 
 use logos::Logos;
 
-use super::ast::Span;
 use super::token::{Raw, Tok};
+use crate::source::Span;
 
 /// Maximum nesting of the program: open brackets plus operators chained in one
 /// expression. Deeper input is rejected with a syntax error.

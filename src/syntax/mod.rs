@@ -20,7 +20,7 @@ mod tests;
 
 use lalrpop_util::ParseError;
 
-use ast::Span;
+use crate::source::Span;
 use lexer::LexError;
 use token::Tok;
 
@@ -221,6 +221,7 @@ pub(crate) mod build {
     use super::ast::*;
     use super::lexer::LexError;
     use super::token::Tok;
+    use crate::source::Span;
     use lalrpop_util::ErrorRecovery;
     use std::rc::Rc;
 

@@ -1,5 +1,7 @@
-//! Calling a value: closures get a new heap frame, natives run at once.
+//! Calling a value: closures get a new heap frame; builtins run at once and
+//! their `Ret` is acted on here, the one path for builtin functions and methods.
 
+use super::builtin::Ret;
 use super::fiber::{Fiber, Frame};
 use super::object::Obj;
 use super::value::Value;
@@ -12,7 +14,7 @@ pub enum Called {
     Frame,
     /// The result is already in the return slot.
     Value,
-    /// A builtin parked the fiber (`sleep`); the result arrives when it wakes.
+    /// A builtin parked the fiber (`sleep`); its result is delivered when it wakes.
     Blocked,
 }
 
@@ -24,7 +26,7 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
     };
     match vm.heap.get(h) {
         Obj::Closure(c) => {
-            let proto = super::fiber::ProtoRef::new(&c.proto);
+            let proto = c.proto;
             let np = proto.nparams as usize;
             check_arity(&proto, argc)?;
             if fiber.frames.len() >= MAX_FRAMES {
@@ -53,34 +55,34 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
         }
         Obj::Native(n) => {
             let f = n.func;
-            let is_error = n.name == "error";
-            let mut v = match f(vm, &fiber.stack[args..args + argc]) {
-                Ok(v) => v,
-                Err(super::Fault::Block(b)) => {
-                    super::conc::block_builtin(vm, fiber, b, ret)?;
-                    return Ok(Called::Blocked);
-                }
-                Err(e) => return Err(e),
-            };
-            if is_error {
-                v = fill_trace(vm, fiber, v);
-            }
-            fiber.stack[ret] = v;
-            Ok(Called::Value)
+            let r = f.call(vm, fiber, &fiber.stack[args..args + argc])?;
+            builtin_ret(vm, fiber, r, ret)
         }
         o => err(format!("cannot call {}", o.type_name())),
     }
 }
 
-/// `error(msg)` values record where they were made.
-fn fill_trace(vm: &mut Vm, fiber: &Fiber, v: Value) -> Value {
-    if let Value::Obj(h) = v {
-        if let Obj::Error(e) = vm.heap.get_mut(h) {
-            e.trace = super::exec::capped_trace(fiber);
-            e.origin = super::error::current_site(fiber);
+/// Acts on what a builtin returned; its result goes to `stack[ret]`.
+pub fn builtin_ret(vm: &mut Vm, fiber: &mut Fiber, r: Ret, ret: usize) -> Res<Called> {
+    match r {
+        Ret::Value(v) => {
+            fiber.stack[ret] = v;
+            Ok(Called::Value)
+        }
+        Ret::Call(f, args) => {
+            // The arguments go above every live register; the result to `ret`.
+            let at = fiber.live_top().max(ret + 1);
+            if fiber.stack.len() < at + args.len() {
+                fiber.stack.resize(at + args.len(), Value::Nil);
+            }
+            fiber.stack[at..at + args.len()].copy_from_slice(&args);
+            call_value(vm, fiber, f, at, args.len(), ret)
+        }
+        Ret::Block(b) => {
+            crate::sched::ops::block(vm, b)?;
+            Ok(Called::Blocked)
         }
     }
-    v
 }
 
 /// Errors unless `proto` accepts `argc` arguments.

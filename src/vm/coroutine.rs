@@ -45,6 +45,13 @@ pub struct Coroutine {
 }
 
 impl Coroutine {
+    /// The values it holds, for the collector: its function and its context.
+    pub fn trace(&self, mut push: impl FnMut(Value)) {
+        push(self.func);
+        self.ctx.stack.iter().for_each(|&v| push(v));
+        self.ctx.frames.iter().filter_map(|f| f.closure).for_each(|h| push(Value::Obj(h)));
+    }
+
     pub fn new(func: Value) -> Coroutine {
         Coroutine {
             func,
@@ -110,7 +117,7 @@ pub fn enter(
     swap(fiber, &mut co.ctx);
     let func = co.func;
     let yield_slot = co.yield_slot as usize;
-    fiber.sched.extra_mut().co_stack.push(h);
+    fiber.co_stack.push(h);
     match entry {
         Entry::Resume(v) if fresh => {
             // The argument fills the first parameter; further required ones get nil.
@@ -151,14 +158,14 @@ pub fn enter(
         Entry::Throw(e) => Err(Fault::Throw(e)),
         Entry::Close => {
             co_mut(vm, h).closing = true;
-            Err(Fault::Throw(crate::sched::new_error_value(vm, CLOSED, true)))
+            Err(Fault::Throw(super::error::bare_error(vm, CLOSED, true)))
         }
     }
 }
 
 /// Swaps the resumer's context back in; returns the coroutine left.
 fn leave(vm: &mut Vm, fiber: &mut Fiber) -> Handle {
-    let h = fiber.sched.extra.as_mut().and_then(|x| x.co_stack.pop()).expect("inside a coroutine");
+    let h = fiber.co_stack.pop().expect("inside a coroutine");
     let co = co_mut(vm, h);
     swap(fiber, &mut co.ctx);
     h

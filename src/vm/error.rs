@@ -6,19 +6,18 @@ use super::fiber::{Fiber, Handler, Uncaught};
 use super::object::{ErrorObj, Obj};
 use super::value::Value;
 use super::{Fault, Vm};
+use crate::bytecode::Site;
 use std::rc::Rc;
 
 /// Turns a fault into a thrown value and unwinds to the innermost handler; returns
 /// a halt when no handler is left.
 pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
-    let value = match fault {
+    let mut value = match fault {
         Fault::Throw(v) => v,
         Fault::Error(msg) => new_error(vm, fiber, Rc::from(msg)),
-        Fault::Block(_) => new_error(vm, fiber, Rc::from("internal: a blocking builtin escaped its call")),
     };
-    let mut value = value;
     // Out of a coroutine's body the error continues in its resumer.
-    while fiber.handlers.is_empty() && fiber.sched.in_coroutine() {
+    while fiber.handlers.is_empty() && fiber.in_coroutine() {
         value = super::coroutine::die(vm, fiber, value)?;
     }
     if let Some(Handler { depth, target, reg }) = fiber.handlers.pop() {
@@ -38,25 +37,33 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
         },
         _ => (capped_trace(fiber), None),
     };
-    let site = origin.or_else(|| current_site(fiber)).expect("a frame");
-    Some(Halt::Error(Box::new(Uncaught { value, span: site.span(), file: site.proto.file.clone(), trace })))
+    let site = origin.or_else(|| fiber.current_site()).expect("a frame or a go site");
+    Some(Halt::Error(Box::new(Uncaught { value, span: site.span(), file: site.file().clone(), trace })))
 }
 
 /// Most frames listed in a trace; deep recursion shows its ends.
 const TRACE_KEEP: usize = 40;
 
-/// An error value carrying the fiber's current stack trace.
-pub fn new_error(vm: &mut Vm, fiber: &Fiber, message: Rc<str>) -> Value {
-    let trace = capped_trace(fiber);
-    let origin = current_site(fiber);
-    let e = ErrorObj { message, trace, others: Vec::new(), cancelled: false, origin };
+/// The one constructor of error objects.
+fn error_object(vm: &mut Vm, message: Rc<str>, cancelled: bool, trace: Vec<Rc<str>>, origin: Option<Site>) -> Value {
+    let e = ErrorObj { message, trace, others: Vec::new(), cancelled, origin };
     Value::Obj(vm.heap.alloc(Obj::Error(Box::new(e))))
 }
 
-/// The instruction the fiber is executing (its pc was saved past it).
-pub fn current_site(fiber: &Fiber) -> Option<crate::sched::task::Site> {
-    let f = fiber.frames.last()?;
-    Some(crate::sched::task::Site { proto: f.proto, pc: f.pc.saturating_sub(1) })
+/// An error value raised where the fiber is, carrying its stack trace.
+pub fn new_error(vm: &mut Vm, fiber: &Fiber, message: Rc<str>) -> Value {
+    error_object(vm, message, false, capped_trace(fiber), fiber.current_site())
+}
+
+/// An error value raised outside any fiber's code (by the scheduler: a closed
+/// channel, cancellation, failed I/O); it is positioned where it is thrown.
+pub fn bare_error(vm: &mut Vm, message: &str, cancelled: bool) -> Value {
+    error_object(vm, Rc::from(message), cancelled, Vec::new(), None)
+}
+
+/// Is this the `Cancelled` error?
+pub fn is_cancelled(vm: &Vm, v: Value) -> bool {
+    matches!(v, Value::Obj(h) if matches!(vm.heap.get(h), Obj::Error(e) if e.cancelled))
 }
 
 /// The fiber's trace with the middle of a very deep stack elided.

@@ -6,29 +6,86 @@ use super::arith::{arith_slow, compare_slow};
 use super::call::{call_value, Called};
 pub use super::error::{capped_trace, new_error, throw};
 use super::exec_conc::{concurrency_op, Step};
-use super::fiber::{Fiber, Frame, Handler, ProtoRef, Uncaught};
+use super::fiber::{Fiber, Frame, Handler, Resume};
 use super::object::Obj;
 use super::ops::{concat, field, index, invoke, iter_next, iter_start, new_closure, set_field, set_index, upval};
-use super::value::{copy_value, load_value, Value};
-use super::{arith, conc, coroutine, err, Fault, Res, Vm};
-use crate::bytecode::Op;
+use super::value::{copy_value, load_value, Key, Value};
+use super::{arith, coroutine, err, Fault, Res, Uncaught, Vm};
+use crate::bytecode::{Op, ProtoRef};
+use crate::sched::ops;
 
 /// Why `run` returned.
 pub enum Halt {
-    /// The fiber's outermost frame returned this value.
+    /// The fiber's outermost frame (or first call) returned this value.
     Done(Value),
     /// The budget ran out at a back-edge or call; call `run` again to continue.
-    Yield,
+    Preempted,
     /// The fiber yielded voluntarily: it goes to the back of the run queue.
-    Switch,
-    /// The fiber parked; the scheduler wakes it.
+    Yielded,
+    /// The fiber parked; the scheduler wakes it with a `Resume`.
     Blocked,
+    /// The fiber waits on its own task: the deadlock report.
+    Deadlock(String),
     /// An error nobody caught.
     Error(Box<Uncaught>),
 }
 
-/// Runs `fiber` for about `budget` back-edges and calls.
+/// Hands a woken fiber what it was woken with: the result of the instruction or
+/// builtin call it blocked in (read from the instruction), or an error thrown
+/// there. Returns a halt if that already ends the fiber's run.
+pub fn resume(vm: &mut Vm, fiber: &mut Fiber, r: Resume) -> Option<Halt> {
+    let r = match r {
+        Resume::Throw(e) => return throw(vm, fiber, Fault::Throw(e)),
+        Resume::Retry => return None,
+        r => r,
+    };
+    let Some(frame) = fiber.frames.last_mut() else {
+        // A fiber whose first call, a builtin, blocked: its result is the fiber's.
+        let v = match r {
+            Resume::Value(v) | Resume::Recv(v, _) | Resume::Select(_, v, _) => v,
+            Resume::Throw(_) | Resume::Retry => Value::Nil,
+        };
+        return Some(Halt::Done(v));
+    };
+    let base = frame.base as usize;
+    let at = |r: u8| base + r as usize;
+    match (frame.proto.code[frame.pc as usize - 1], r) {
+        (Op::Recv { dst, .. }, Resume::Recv(v, _)) => fiber.stack[at(dst)] = v,
+        (Op::Recv2 { dst, .. }, Resume::Recv(v, ok)) => {
+            fiber.stack[at(dst)] = v;
+            fiber.stack[at(dst) + 1] = Value::Bool(ok);
+        }
+        // A `for v in ch` loop: a closed channel ends the loop.
+        (Op::IterNext { dst, target, .. }, Resume::Recv(v, ok)) => match ok {
+            true => fiber.stack[at(dst)] = v,
+            false => frame.pc = target,
+        },
+        (Op::Select { base: b, .. }, Resume::Select(i, v, ok)) => {
+            fiber.stack[at(b)..at(b) + 3].copy_from_slice(&[Value::Int(i as i64), v, Value::Bool(ok)])
+        }
+        (Op::Call { base: b, .. } | Op::Invoke { base: b, .. }, Resume::Value(v)) => fiber.stack[at(b)] = v,
+        // A send or a lock: nothing to deliver.
+        _ => {}
+    }
+    None
+}
+
+/// Runs `fiber` for about `budget` back-edges and calls (a fiber started by
+/// `go` first makes its call).
 pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
+    if !fiber.started {
+        fiber.started = true;
+        match first_call(vm, fiber) {
+            Ok(Called::Frame) => {}
+            Ok(Called::Value) => return Halt::Done(fiber.stack[0]),
+            Ok(Called::Blocked) => return Halt::Blocked,
+            Err(fault) => {
+                if let Some(halt) = throw(vm, fiber, fault) {
+                    return halt;
+                }
+            }
+        }
+    }
     let start = budget.max(1);
     let mut budget = start;
     let halt = loop {
@@ -41,8 +98,23 @@ pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
             }
         }
     };
-    vm.sched.ticks += (start - budget.min(start)) as u64;
+    ops::tick(vm, (start - budget.min(start)) as u64);
     halt
+}
+
+/// The call a fiber started by `go` begins with, made as the `go` expression
+/// would make it (see `Fiber::for_call`); its result goes to stack slot 0.
+fn first_call(vm: &mut Vm, fiber: &mut Fiber) -> Res<Called> {
+    let start = fiber.start.expect("a fiber to start");
+    let argc = start.argc as usize;
+    if start.method {
+        let name = match vm.heap.as_str(fiber.stack[0]) {
+            Some(s) => Key::Str(s.s.clone()),
+            None => unreachable!("a method name"),
+        };
+        return invoke(vm, fiber, fiber.stack[1], &name, 0, argc);
+    }
+    call_value(vm, fiber, fiber.stack[0], 1, argc, 0)
 }
 
 /// The register file of the running frame: `stack[base..]` through a raw pointer.
@@ -98,7 +170,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             left -= 1;
             if left == 0 {
                 save_pc!();
-                return Ok(Halt::Yield);
+                return Ok(Halt::Preempted);
             }
         };
     }
@@ -299,7 +371,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 // Fast path: a closure called with exactly its parameters.
                 if let Value::Obj(h) = callee {
                     if let Obj::Closure(c) = vm.heap.get(h) {
-                        let p = ProtoRef::new(&c.proto);
+                        let p = c.proto;
                         if p.nparams == argc && !p.has_rest && fiber.frames.len() < crate::limits::MAX_FRAMES {
                             let args = slot + 1;
                             let need = args + p.nregs as usize;
@@ -350,7 +422,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let f = fiber.frames.pop().unwrap();
                 if fiber.frames.is_empty() {
                     let v = reg!(src);
-                    if fiber.sched.in_coroutine() {
+                    if fiber.in_coroutine() {
                         coroutine::finish(vm, fiber, v);
                         reload!();
                         continue;
@@ -366,7 +438,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             Op::ReturnNil => {
                 let f = fiber.frames.pop().unwrap();
                 if fiber.frames.is_empty() {
-                    if fiber.sched.in_coroutine() {
+                    if fiber.in_coroutine() {
                         coroutine::finish(vm, fiber, Value::Nil);
                         reload!();
                         continue;
@@ -378,7 +450,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 reload!();
             }
             Op::Closure { dst, proto: idx } => {
-                let p = proto.protos[idx as usize].clone();
+                let p: ProtoRef = proto.protos[idx as usize];
                 let v = new_closure(vm, p, &fiber.stack[base..], closure);
                 reg!(dst) = v;
             }
@@ -480,9 +552,9 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                     }
                     if let Obj::Chan(_) = vm.heap.get(h) {
                         save_pc!();
-                        match t!(conc::iter_recv(vm, fiber, h, base + dst as usize, target)) {
-                            Some(Some(v)) => reg!(dst) = v,
-                            Some(None) => pc = target as usize,
+                        match t!(ops::recv(vm, it)) {
+                            Some((v, true)) => reg!(dst) = v,
+                            Some((_, false)) => pc = target as usize,
                             None => return Ok(Halt::Blocked),
                         }
                         continue;
@@ -513,6 +585,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 reg!(dst) = v;
             }
             Op::Go { .. }
+            | Op::GoInvoke { .. }
             | Op::Recv { .. }
             | Op::Recv2 { .. }
             | Op::Send { .. }

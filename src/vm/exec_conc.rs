@@ -1,12 +1,14 @@
 //! The concurrency instructions of the dispatch loop (`go`, channel operations,
-//! `select`, `wait`, `lock`, `yield`): each completes at once, parks the fiber or
-//! switches coroutine context. Kept apart from `exec.rs`, whose loop handles the
-//! instructions that only compute.
+//! `select`, `wait`, `lock`, `yield`): each asks the scheduler (through its one
+//! seam, `sched::ops`) and completes at once, parks the fiber, or switches
+//! coroutine context. What a parked fiber is woken with is delivered by
+//! `exec::resume`, which reads the instruction it blocked in.
 
 use super::exec::Halt;
 use super::fiber::Fiber;
-use super::{conc, coroutine, Res, Value, Vm};
+use super::{coroutine, Res, Value, Vm};
 use crate::bytecode::Op;
+use crate::sched::ops::{self, Waited};
 
 /// What the dispatch loop does after a concurrency instruction.
 pub(super) enum Step {
@@ -24,70 +26,87 @@ pub(super) enum Step {
 pub(super) fn concurrency_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
     let reg = |fiber: &Fiber, r: u8| fiber.stack[base + r as usize];
     let rerun = |fiber: &mut Fiber| fiber.frames.last_mut().unwrap().pc -= 1;
+    let site = |fiber: &Fiber| fiber.frames.last().unwrap().current_site();
     let blocked = Step::Halt(Halt::Blocked);
     match op {
-        Op::Go { base: b, argc, dropped } => {
+        Op::Go { base: b, argc, dropped } | Op::GoInvoke { base: b, argc, dropped, .. } => {
             let slot = base + b as usize;
-            let frame = fiber.frames.last().unwrap();
-            let site = crate::sched::task::Site { proto: frame.proto, pc: frame.pc - 1 };
-            fiber.stack[slot] = crate::sched::spawn(vm, fiber, slot, argc as usize, site, dropped)?;
+            let method = match op {
+                Op::GoInvoke { name, .. } => {
+                    // The method's name takes the callee's place: `recv.name(args)`.
+                    let key = &fiber.frames.last().unwrap().proto.names[name as usize];
+                    fiber.stack[slot] = super::arith::key_value(&mut vm.heap, key);
+                    true
+                }
+                _ => false,
+            };
+            let call = &fiber.stack[slot..=slot + argc as usize + method as usize];
+            fiber.stack[slot] = ops::go(vm, call, method, site(fiber), dropped);
         }
-        Op::Recv { dst, ch } => match conc::recv(vm, fiber, reg(fiber, ch), false, base + dst as usize)? {
-            Some((v, _)) => fiber.stack[base + dst as usize] = v,
-            None => return Ok(blocked),
-        },
-        Op::Recv2 { dst, ch } => match conc::recv(vm, fiber, reg(fiber, ch), true, base + dst as usize)? {
+        Op::Recv { dst, ch } | Op::Recv2 { dst, ch } => match ops::recv(vm, reg(fiber, ch))? {
             Some((v, ok)) => {
                 fiber.stack[base + dst as usize] = v;
-                fiber.stack[base + dst as usize + 1] = Value::Bool(ok);
+                if let Op::Recv2 { .. } = op {
+                    fiber.stack[base + dst as usize + 1] = Value::Bool(ok);
+                }
             }
             None => return Ok(blocked),
         },
         Op::Send { ch, src } => {
-            if !conc::send(vm, fiber, reg(fiber, ch), reg(fiber, src))? {
+            if !ops::send(vm, reg(fiber, ch), reg(fiber, src))? {
                 return Ok(blocked);
             }
         }
         Op::Select { base: b, desc } => {
             let proto = fiber.frames.last().unwrap().proto;
+            let (kinds, has_default) = &proto.selects[desc as usize];
             let at = base + b as usize;
-            match conc::select(vm, fiber, at, &proto.selects[desc as usize])? {
-                Some((i, v, ok)) => fiber.stack[at..at + 3].copy_from_slice(&[Value::Int(i), v, ok]),
+            let cases: Vec<(Value, Option<Value>)> = kinds
+                .iter()
+                .enumerate()
+                .map(|(i, &is_send)| (fiber.stack[at + 2 * i], is_send.then(|| fiber.stack[at + 2 * i + 1])))
+                .collect();
+            match ops::select(vm, &cases, *has_default)? {
+                Some((i, v, ok)) => fiber.stack[at..at + 3].copy_from_slice(&[Value::Int(i), v, Value::Bool(ok)]),
                 None => return Ok(blocked),
             }
         }
-        Op::WaitOn { dst, src } => match conc::wait_on(vm, fiber, reg(fiber, src))? {
-            Some(r) => fiber.stack[base + dst as usize] = r,
-            None => {
+        Op::WaitOn { dst, src } => match ops::wait_on(vm, reg(fiber, src), site(fiber))? {
+            Waited::Ready(r) => fiber.stack[base + dst as usize] = r,
+            Waited::Parked => {
                 rerun(fiber);
                 return Ok(blocked);
             }
+            Waited::OnItself(report) => {
+                rerun(fiber);
+                return Ok(Step::Halt(Halt::Deadlock(report)));
+            }
         },
-        Op::ScopeBegin => conc::scope_begin(fiber),
+        Op::ScopeBegin => ops::scope_begin(vm),
         Op::ScopeEnd | Op::ScopeAbort { .. } => {
             let abort = match op {
                 Op::ScopeAbort { err } => Some(reg(fiber, err)),
                 _ => None,
             };
-            if !conc::scope_end(vm, fiber, abort)? {
+            if !ops::scope_end(vm, abort)? {
                 rerun(fiber);
                 return Ok(blocked);
             }
         }
         Op::Lock { m } => {
-            if !conc::lock(vm, fiber, reg(fiber, m))? {
+            if !ops::lock(vm, reg(fiber, m))? {
                 return Ok(blocked);
             }
         }
-        Op::Unlock { m } => conc::unlock(vm, fiber, reg(fiber, m))?,
+        Op::Unlock { m } => ops::unlock(vm, reg(fiber, m))?,
         Op::Yield { dst } => {
-            if fiber.sched.in_coroutine() {
+            if fiber.in_coroutine() {
                 coroutine::yield_out(vm, fiber, reg(fiber, dst), base + dst as usize);
                 return Ok(Step::Reload);
             }
             fiber.stack[base + dst as usize] = Value::Nil;
-            conc::yield_now(vm, fiber)?;
-            return Ok(Step::Halt(Halt::Switch));
+            ops::yield_now(vm)?;
+            return Ok(Step::Halt(Halt::Yielded));
         }
         _ => unreachable!("not a concurrency instruction"),
     }

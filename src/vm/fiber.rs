@@ -1,34 +1,9 @@
 //! A fiber: its own value stack, heap-allocated call frames and handler stack.
+//! Its scheduling state (parking, cancellation, its task) is the scheduler's.
 
 use super::value::{Handle, Value};
-use crate::bytecode::Proto;
-use crate::syntax::ast::Span;
+use crate::bytecode::{ProtoRef, Site};
 use std::rc::Rc;
-
-/// A pointer to a Proto. Sound because the VM keeps every Proto it compiled in
-/// `Vm::protos` for its whole life; frames then need no reference counting.
-#[derive(Clone, Copy)]
-pub struct ProtoRef(std::ptr::NonNull<Proto>);
-
-impl ProtoRef {
-    pub fn new(p: &Rc<Proto>) -> ProtoRef {
-        ProtoRef(std::ptr::NonNull::from(&**p))
-    }
-
-    /// The proto's address: its identity.
-    pub fn as_ptr(&self) -> *const Proto {
-        self.0.as_ptr()
-    }
-}
-
-impl std::ops::Deref for ProtoRef {
-    type Target = Proto;
-    #[inline(always)]
-    fn deref(&self) -> &Proto {
-        // SAFETY: see the type's invariant.
-        unsafe { self.0.as_ref() }
-    }
-}
 
 pub struct Frame {
     pub proto: ProtoRef,
@@ -44,6 +19,13 @@ pub struct Frame {
     pub argc: u8,
 }
 
+impl Frame {
+    /// The instruction executing (the saved pc is past it).
+    pub fn current_site(&self) -> Site {
+        Site { proto: self.proto, pc: self.pc.saturating_sub(1) }
+    }
+}
+
 /// An active `try`: where to go and which register gets the thrown value.
 pub struct Handler {
     /// `frames.len()` when the handler was pushed.
@@ -55,9 +37,46 @@ pub struct Handler {
 /// Where an uncaught error was thrown, for the report.
 pub struct Uncaught {
     pub value: Value,
-    pub span: Span,
+    pub span: crate::source::Span,
     pub file: Rc<crate::source::SourceFile>,
     pub trace: Vec<Rc<str>>,
+}
+
+/// What a parked fiber is woken with; `exec::resume` delivers it to the
+/// instruction (or builtin call) the fiber blocked in.
+#[derive(Debug)]
+pub enum Resume {
+    /// The operation's result: a builtin's value (a send or a lock has none).
+    Value(Value),
+    /// A receive's value and whether the channel was still open.
+    Recv(Value, bool),
+    /// The `select` case that ran, with its value and ok flag.
+    Select(u32, Value, bool),
+    /// Thrown where the fiber blocked.
+    Throw(Value),
+    /// Run the blocked instruction again (its pc was left on it).
+    Retry,
+}
+
+impl Resume {
+    /// The value it carries, for the collector.
+    pub fn roots(&self, mut push: impl FnMut(Value)) {
+        match *self {
+            Resume::Value(v) | Resume::Recv(v, _) | Resume::Select(_, v, _) | Resume::Throw(v) => push(v),
+            Resume::Retry => {}
+        }
+    }
+}
+
+/// How a fiber started by `go` begins: the call its `go` expression makes,
+/// through the same path as that call (see `Fiber::for_call`).
+#[derive(Clone, Copy)]
+pub struct Start {
+    pub argc: u8,
+    /// A method call: the stack holds the method's name, the receiver, the arguments.
+    pub method: bool,
+    /// Where the `go` is: the position of errors raised before any frame exists.
+    pub site: Site,
 }
 
 #[derive(Default)]
@@ -65,22 +84,68 @@ pub struct Fiber {
     pub stack: Vec<Value>,
     pub frames: Vec<Frame>,
     pub handlers: Vec<Handler>,
-    /// Scheduler bookkeeping: identity, parking, cancellation, held locks.
-    pub sched: crate::sched::FiberState,
+    /// Coroutines running in this fiber, innermost last (each holds its resumer's context).
+    pub co_stack: Vec<Handle>,
+    /// For a fiber started by `go`: its first call (made when it first runs).
+    pub start: Option<Start>,
+    /// The first call has been made.
+    pub started: bool,
 }
 
 impl Fiber {
     /// A fiber about to run `proto` (a file's top level) with no closure.
-    pub fn for_main(proto: Rc<Proto>) -> Fiber {
-        let mut f = Fiber::default();
+    pub fn for_main(proto: ProtoRef) -> Fiber {
+        let mut f = Fiber { started: true, ..Fiber::default() };
         f.stack.resize(proto.nregs as usize + 1, Value::Nil);
-        f.frames.push(Frame { proto: ProtoRef::new(&proto), closure: None, pc: 0, base: 1, ret: 0, argc: 0 });
+        f.frames.push(Frame { proto, closure: None, pc: 0, base: 1, ret: 0, argc: 0 });
         f
+    }
+
+    /// A fiber whose first step is a call: `call[0](call[1..])`, or with `method`,
+    /// `call[1].NAME(call[2..])` where `call[0]` is NAME as a string. `regs` is
+    /// the callee's register count when known, to size the stack exactly.
+    pub fn for_call(call: &[Value], method: bool, site: Site, regs: usize) -> Fiber {
+        let mut f = Fiber::default();
+        let argc = call.len() - 1 - method as usize;
+        f.stack.reserve_exact(call.len().max(1 + regs));
+        f.stack.extend_from_slice(call);
+        f.start = Some(Start { argc: argc as u8, method, site });
+        f
+    }
+
+    pub fn in_coroutine(&self) -> bool {
+        !self.co_stack.is_empty()
     }
 
     /// Highest stack slot in use, for the collector.
     pub fn live_top(&self) -> usize {
-        self.frames.last().map_or(0, |f| f.base as usize + f.proto.nregs as usize).min(self.stack.len())
+        match self.frames.last() {
+            Some(f) => (f.base as usize + f.proto.nregs as usize).min(self.stack.len()),
+            None => self.stack.len(),
+        }
+    }
+
+    /// The values it holds (GC roots): live registers, running closures and coroutines.
+    pub fn roots(&self, mut push: impl FnMut(Value)) {
+        self.stack[..self.live_top()].iter().for_each(|&v| push(v));
+        self.frames.iter().filter_map(|f| f.closure).for_each(|h| push(Value::Obj(h)));
+        self.co_stack.iter().for_each(|&h| push(Value::Obj(h)));
+    }
+
+    /// The instruction executing or blocked in (else where its `go` is).
+    pub fn current_site(&self) -> Option<Site> {
+        match self.frames.last() {
+            Some(f) => Some(f.current_site()),
+            None => self.start.map(|s| s.site),
+        }
+    }
+
+    /// The next instruction (an operation that reruns when woken is left there).
+    pub fn next_site(&self) -> Option<Site> {
+        match self.frames.last() {
+            Some(f) => Some(Site { proto: f.proto, pc: f.pc }),
+            None => self.start.map(|s| s.site),
+        }
     }
 
     /// `"name (file:line:col)"` for each frame, innermost first.
@@ -89,9 +154,8 @@ impl Fiber {
             .iter()
             .rev()
             .map(|f| {
-                let pc = (f.pc as usize).saturating_sub(1).min(f.proto.spans.len().saturating_sub(1));
-                let span = f.proto.spans.get(pc).copied().unwrap_or(f.proto.span);
-                Rc::from(format!("{} ({})", f.proto.display_name(), f.proto.file.location(span)))
+                let site = f.current_site();
+                Rc::from(format!("{} ({})", f.proto.display_name(), site.location()))
             })
             .collect()
     }

@@ -1,8 +1,8 @@
 //! The virtual machine: values, heap, fibers and the dispatch loop.
 
 pub mod arith;
+pub mod builtin;
 pub mod call;
-pub mod conc;
 pub mod coroutine;
 pub mod error;
 pub mod exec;
@@ -12,15 +12,18 @@ pub mod gc;
 pub mod heap;
 pub mod object;
 mod ops;
+pub mod output;
 pub mod value;
 
-pub use fiber::{Fiber, Frame};
+pub use builtin::{Blocking, IoDone, IoWork, NativeFn, Ret};
+pub use fiber::{Fiber, Frame, Resume, Uncaught};
 pub use heap::Heap;
 pub use object::Obj;
+pub use output::Output;
 pub use value::{Handle, Key, Value};
 
+use crate::bytecode::{Proto, ProtoRef};
 use indexmap::IndexMap;
-use std::io::Write;
 use std::rc::Rc;
 
 /// Why an operation failed: a runtime error message (becomes an error value with a
@@ -29,17 +32,6 @@ use std::rc::Rc;
 pub enum Fault {
     Error(String),
     Throw(Value),
-    /// A builtin that must wait (`sleep`): the caller parks the fiber.
-    Block(Block),
-}
-
-/// What a blocking builtin waits for.
-#[derive(Debug)]
-pub enum Block {
-    /// Milliseconds to sleep.
-    Sleep(f64),
-    /// File or stdin I/O for the thread pool.
-    Io(crate::sched::io::IoJob),
 }
 
 pub type Res<T> = Result<T, Fault>;
@@ -49,90 +41,24 @@ pub fn err<T>(msg: impl Into<String>) -> Res<T> {
     Err(Fault::Error(msg.into()))
 }
 
-/// Functions written in csp (std prelude) that builtin methods delegate to, so their
-/// callbacks run as ordinary VM frames.
-#[derive(Default, Clone, Copy)]
-pub struct Prelude {
-    pub map: Option<Value>,
-    pub filter: Option<Value>,
-    pub reduce: Option<Value>,
-    pub each: Option<Value>,
-    pub sort_by: Option<Value>,
-}
-
-/// A replacement for stdout.
-pub type Sink = Box<dyn FnMut(&[u8])>;
-
-/// Buffered stdout; a closed pipe ends the process quietly.
-pub struct Output {
-    buf: Vec<u8>,
-    /// Where flushed output goes instead of stdout (the REPL prints above its prompt).
-    pub sink: Option<Sink>,
-}
-
-impl Output {
-    pub fn write(&mut self, bytes: &[u8]) {
-        self.buf.extend_from_slice(bytes);
-        if self.buf.len() > 1 << 16 {
-            self.flush();
-        }
-    }
-    pub fn flush(&mut self) {
-        if self.buf.is_empty() {
-            return;
-        }
-        if let Some(sink) = &mut self.sink {
-            sink(&self.buf);
-            self.buf.clear();
-            return;
-        }
-        let mut out = std::io::stdout().lock();
-        let res = out.write_all(&self.buf).and_then(|_| out.flush());
-        self.buf.clear();
-        if let Err(e) = res {
-            if e.kind() == std::io::ErrorKind::BrokenPipe {
-                std::process::exit(0);
-            }
-        }
-    }
-    /// Flushes unless output is being captured.
-    pub fn flush_if_stdout(&mut self, capture: bool) {
-        if !capture {
-            self.flush();
-        }
-    }
-    /// Takes what was written so far (tests capture output this way).
-    pub fn take(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.buf)
-    }
-}
-
-/// Everything shared by the fibers of one program.
+/// The runtime shared by the fibers of one program: heap, globals, compiled
+/// code, output and the scheduler (reached only through `sched::ops`). What
+/// loading modules needs is apart, in `loader`.
 pub struct Vm {
     pub heap: Heap,
     /// Global slots: builtins first, then each file's top-level names.
     pub globals: Vec<Value>,
     /// Name → index into `globals`.
     pub global_names: IndexMap<Rc<str>, u32>,
-    /// Prototypes loaded so far; their constants are GC roots.
-    pub protos: Vec<Rc<crate::bytecode::Proto>>,
+    /// Every proto compiled: their one owner (see `ProtoRef`); their constants are GC roots.
+    pub protos: Vec<Box<Proto>>,
     pub out: Output,
-    /// When set, `print` appends here instead of stdout (tests).
-    pub capture: bool,
     pub args: Vec<String>,
     pub rng: Rng,
-    pub prelude: Prelude,
     /// One shared copy of each string that appears in source (see `Key`).
     pub interned: std::collections::HashSet<Rc<str>>,
     pub sched: crate::sched::Sched,
-    /// Modules compiled so far, by key (`std/NAME` or canonical path).
-    pub modules: std::collections::HashMap<String, Rc<crate::compile::Module>>,
-    /// Import aliases bound by earlier REPL entries.
-    pub repl_imports: std::collections::HashMap<String, Rc<crate::compile::Module>>,
-    /// Keys of the files being compiled, importer first (finds import cycles).
-    pub importing: Vec<String>,
-    /// Globals below this are builtins and the prelude, visible to every module.
-    pub builtin_globals: u32,
+    pub loader: crate::compile::Loader,
 }
 
 impl Vm {
@@ -142,17 +68,12 @@ impl Vm {
             globals: Vec::new(),
             global_names: IndexMap::new(),
             protos: Vec::new(),
-            out: Output { buf: Vec::new(), sink: None },
-            capture: false,
+            out: Output::default(),
             args: Vec::new(),
             rng: Rng::new(0x5eed),
-            prelude: Prelude::default(),
             interned: Default::default(),
             sched: Default::default(),
-            modules: Default::default(),
-            importing: Vec::new(),
-            repl_imports: Default::default(),
-            builtin_globals: u32::MAX,
+            loader: Default::default(),
         };
         crate::natives::register(&mut vm);
         vm
@@ -169,10 +90,24 @@ impl Vm {
         i
     }
 
-    pub fn define_native(&mut self, name: &'static str, func: object::NativeFn) {
+    /// Registers a builtin that computes a value from its arguments.
+    pub fn define_native(&mut self, name: &'static str, func: builtin::ValueFn) {
+        self.define_builtin(name, NativeFn::Value(func));
+    }
+
+    /// Registers a builtin of the whole protocol (it may block or call back).
+    pub fn define_builtin(&mut self, name: &'static str, func: NativeFn) {
         let h = self.heap.alloc(Obj::Native(object::Native { name, func }));
         let slot = self.global_slot(name);
         self.globals[slot as usize] = Value::Obj(h);
+    }
+
+    /// Takes ownership of a compiled proto for the VM's life.
+    pub fn register_proto(&mut self, proto: Proto) -> ProtoRef {
+        let b = Box::new(proto);
+        let r = ProtoRef::new(&b);
+        self.protos.push(b);
+        r
     }
 
     /// The shared copy of `s`.
@@ -183,15 +118,6 @@ impl Vm {
         let r: Rc<str> = Rc::from(s);
         self.interned.insert(r.clone());
         r
-    }
-
-    /// Writes program output (stdout, or the capture buffer in tests).
-    pub fn print(&mut self, bytes: &[u8]) {
-        if self.capture {
-            self.out.buf.extend_from_slice(bytes);
-        } else {
-            self.out.write(bytes);
-        }
     }
 }
 

@@ -1,8 +1,10 @@
 //! Heap object kinds. Objects refer to each other only through `Value`/`Handle`,
 //! so dropping one never recurses and the collector sees every edge.
 
+use super::builtin::NativeFn;
 use super::value::{Handle, Value};
-use crate::bytecode::Proto;
+use crate::bytecode::{ProtoRef, Site};
+use crate::sched::ops::{Chan, Mutex, Task, WaitGroup};
 use std::rc::Rc;
 
 pub enum Obj {
@@ -15,11 +17,11 @@ pub enum Obj {
     Cell(Value),
     Native(Native),
     Error(Box<ErrorObj>),
-    Chan(Box<crate::sched::chan::Chan>),
+    Chan(Box<Chan>),
     Coroutine(Box<crate::vm::coroutine::Coroutine>),
-    Task(Box<crate::sched::task::Task>),
-    Mutex(Box<crate::sched::lock::Mutex>),
-    WaitGroup(Box<crate::sched::lock::WaitGroup>),
+    Task(Box<Task>),
+    Mutex(Box<Mutex>),
+    WaitGroup(Box<WaitGroup>),
     /// A half-open integer range `lo..hi` (inclusive ranges are stored with `hi + 1`).
     Range(i64, i64),
     /// A freed slot, on the heap's free list.
@@ -44,13 +46,10 @@ impl StrObj {
 }
 
 pub struct Closure {
-    pub proto: Rc<Proto>,
+    pub proto: ProtoRef,
     /// Handles of `Obj::Cell`s shared with the enclosing function.
     pub upvals: Box<[Handle]>,
 }
-
-/// A builtin function: it gets the VM and its arguments, never calls back into the VM.
-pub type NativeFn = fn(&mut crate::vm::Vm, &[Value]) -> Result<Value, crate::vm::Fault>;
 
 pub struct Native {
     pub name: &'static str,
@@ -66,7 +65,7 @@ pub struct ErrorObj {
     /// This is the `Cancelled` error of a cancelled fiber.
     pub cancelled: bool,
     /// Where it was raised, for reports of errors that travel between fibers.
-    pub origin: Option<crate::sched::task::Site>,
+    pub origin: Option<Site>,
 }
 
 impl Obj {
@@ -97,8 +96,8 @@ impl Obj {
             Obj::Closure(c) => c.upvals.len() * 4,
             Obj::Error(e) => e.message.len() + e.trace.len() * 48,
             // Boxed apart from the slot: a million tasks or channels must count.
-            Obj::Task(t) => std::mem::size_of::<crate::sched::task::Task>() + t.children().len() * 4,
-            Obj::Chan(c) => std::mem::size_of::<crate::sched::chan::Chan>() + c.buf.capacity() * 16,
+            Obj::Task(t) => t.size(),
+            Obj::Chan(c) => c.size(),
             _ => 0,
         };
         std::mem::size_of::<Obj>() + extra

@@ -1,14 +1,13 @@
 //! Object operations the dispatch loop calls out of line: method calls, indexing,
 //! fields, and iteration.
 
-use super::call::{call_value, Called};
+use super::call::{builtin_ret, call_value, Called};
 use super::fiber::Fiber;
 use super::object::{Closure, Obj};
 use super::value::Handle;
 use super::value::{map_slot, Key, Value};
 use super::{arith, err, Res, Vm};
-use crate::bytecode::{Proto, UpvalDesc};
-use std::rc::Rc;
+use crate::bytecode::{ProtoRef, UpvalDesc};
 
 /// `recv.name(args)`: a map field holding a function is called without the
 /// receiver; builtin methods get it (csp-written ones as their first argument).
@@ -26,16 +25,8 @@ pub(super) fn invoke(vm: &mut Vm, fiber: &mut Fiber, recv: Value, key: &Key, slo
         }
     }
     let args = &fiber.stack[slot + 2..slot + 2 + argc];
-    match crate::natives::call_method(vm, recv, key_name(key), args)? {
-        crate::natives::Method::Done(v) => {
-            fiber.stack[slot] = v;
-            Ok(Called::Value)
-        }
-        crate::natives::Method::Delegate(f) => {
-            fiber.stack[slot] = f;
-            call_value(vm, fiber, f, slot + 1, argc + 1, slot)
-        }
-    }
+    let r = crate::natives::call_method(vm, recv, key_name(key), args)?;
+    builtin_ret(vm, fiber, r, slot)
 }
 
 pub(super) fn index(vm: &mut Vm, obj: Value, key: Value) -> Res<Value> {
@@ -201,7 +192,7 @@ pub(super) fn upval(vm: &Vm, closure: Option<Handle>, idx: u8) -> Handle {
 
 /// A closure of `proto`, capturing cells from the frame's registers `regs` or
 /// from the running closure's upvalues.
-pub(super) fn new_closure(vm: &mut Vm, proto: Rc<Proto>, regs: &[Value], closure: Option<Handle>) -> Value {
+pub(super) fn new_closure(vm: &mut Vm, proto: ProtoRef, regs: &[Value], closure: Option<Handle>) -> Value {
     let upvals: Box<[Handle]> = proto
         .upvals
         .iter()

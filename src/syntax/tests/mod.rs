@@ -2,6 +2,7 @@
 
 use super::ast::*;
 use super::{parse, SyntaxError};
+use crate::source::Span;
 
 mod grammar;
 mod lexical;

@@ -1,0 +1,227 @@
+//! Driving fibers: running ready ones a slice at a time, acting on how each
+//! stopped, delivering timers and I/O, collecting garbage between slices, and
+//! deciding how the program ends. The program (`run_main`) and the REPL
+//! (`session.rs`) share `run_ready`.
+
+use super::lifecycle::{cancel_fiber, finish, interrupt};
+use super::queue::Runnable;
+use super::report::{deadlock_report, trace_slice, uncaught_at_top};
+use super::{io, start, task, timer};
+use crate::bytecode::ProtoRef;
+use crate::vm::exec::{self, Halt};
+use crate::vm::{gc, Fault, Fiber, Handle, Uncaught, Vm};
+use std::time::{Duration, Instant};
+
+/// Back-edges and calls between clock checks.
+const SLICE_BUDGET: u32 = 1024;
+/// Instructions run between looks at the clock for timers and output flushing.
+const CLOCK_TICKS: u64 = 4096;
+
+/// How the program ended.
+pub enum Outcome {
+    Ok,
+    Error(Box<Uncaught>),
+    /// The deadlock report (exit code 3).
+    Deadlock(String),
+    /// Standard output was closed (`csp run x.csp | head`): the program stopped.
+    BrokenPipe,
+}
+
+/// Why `run_ready` returned.
+pub(super) enum Ran {
+    /// Nothing is ready.
+    Idle,
+    /// `stop` held, or the allowance ran out with fibers still ready.
+    Stopped,
+    /// An error reached the top (the main fiber's, or one nobody can take).
+    Error(Box<Uncaught>),
+    /// A fiber waited on its own task.
+    Deadlock(String),
+    BrokenPipe,
+}
+
+/// Runs ready fibers (and delivers timers and I/O as they come due) until none
+/// is ready, `stop` holds, or `allowance` has passed.
+pub(super) fn run_ready(vm: &mut Vm, stop: &dyn Fn(&Vm) -> bool, allowance: Option<Duration>) -> Ran {
+    let began = Instant::now();
+    let mut last_flush = Instant::now();
+    let mut clock_at = vm.sched.ticks;
+    deliver_events(vm);
+    loop {
+        if stop(vm) {
+            return Ran::Stopped;
+        }
+        // Reading the clock can cost more than a fiber switch: do it only when
+        // idle or after a few thousand instructions.
+        if vm.sched.ready.is_empty() || vm.sched.ticks - clock_at >= CLOCK_TICKS {
+            clock_at = vm.sched.ticks;
+            deliver_events(vm);
+            if last_flush.elapsed() > Duration::from_millis(5) {
+                vm.out.flush();
+                last_flush = Instant::now();
+            }
+            if allowance.is_some_and(|a| began.elapsed() >= a) {
+                return Ran::Stopped;
+            }
+        }
+        let Some(r) = vm.sched.ready.pop() else { return Ran::Idle };
+        match run_fiber(vm, r) {
+            Ran::Idle => {}
+            other => return other,
+        }
+        if vm.out.is_broken() {
+            return Ran::BrokenPipe;
+        }
+    }
+}
+
+/// Runs `proto` as the main fiber until the program ends: the main script is done
+/// and no fiber can make progress (leftover blocked fibers are cancelled first).
+pub fn run_main(vm: &mut Vm, proto: ProtoRef) -> Outcome {
+    let main = start::start_main(vm, proto);
+    let outcome = run_program(vm, main);
+    vm.sched.main_task = None;
+    vm.out.flush();
+    if vm.out.is_broken() {
+        return Outcome::BrokenPipe;
+    }
+    outcome
+}
+
+fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
+    loop {
+        match run_ready(vm, &|_| false, None) {
+            Ran::Idle => {}
+            Ran::Stopped => unreachable!("the program's driver has no stop condition"),
+            Ran::Error(u) => return Outcome::Error(u),
+            Ran::Deadlock(report) => return Outcome::Deadlock(report),
+            Ran::BrokenPipe => return Outcome::BrokenPipe,
+        }
+        let next_timer = timer::next_deadline(vm);
+        if next_timer.is_some() || io::pending(vm) {
+            // Idle until the next timer or I/O completion: no polling loop.
+            vm.out.flush();
+            idle_wait(vm, next_timer);
+            continue;
+        }
+        // Nothing can run and nothing is pending.
+        if let Some(e) = vm.sched.orphan_error.take() {
+            return Outcome::Error(Box::new(uncaught_at_top(vm, e)));
+        }
+        if !task::get(vm, main).finished() {
+            return Outcome::Deadlock(deadlock_report(vm));
+        }
+        if vm.sched.live == 0 {
+            return Outcome::Ok;
+        }
+        // The script is done; fibers still parked can never wake: cancel them so
+        // their finally blocks run.
+        let parked: Vec<u32> = vm.sched.states().filter(|(_, s)| s.parked.is_some()).map(|(id, _)| id).collect();
+        if parked.is_empty() {
+            return Outcome::Ok;
+        }
+        for id in parked {
+            cancel_fiber(vm, id);
+        }
+        if vm.sched.ready.is_empty() {
+            // Only fibers waiting for their wait-block children, which cannot end.
+            return Outcome::Ok;
+        }
+    }
+}
+
+/// Sleeps until the next timer (None: none) or an I/O completion, then
+/// delivers what came due.
+pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
+    let wait = next_timer.map(|t| t.saturating_duration_since(Instant::now()));
+    if io::pending(vm) {
+        io::poll(vm, Some(wait.unwrap_or(Duration::from_secs(3600))));
+    } else if let Some(d) = wait {
+        std::thread::sleep(d);
+    }
+    timer::fire_due(vm);
+}
+
+/// Fires due timers and delivers finished I/O, without waiting.
+pub(super) fn deliver_events(vm: &mut Vm) {
+    vm.sched.ready.share_slice(vm.sched.slice);
+    timer::fire_due(vm);
+    if io::pending(vm) {
+        io::poll(vm, None);
+    }
+}
+
+/// Runs a runnable for one slice and acts on how it stopped.
+fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
+    let Some((id, mut f)) = start::take(vm, r) else { return Ran::Idle };
+    vm.sched.current = id;
+    let began = vm.sched.trace.as_ref().map(|_| Instant::now());
+    let halt = run_slice(vm, &mut f);
+    if let Some(began) = began {
+        trace_slice(vm, id, began, &halt);
+    }
+    let ran = match halt {
+        Halt::Preempted | Halt::Yielded => {
+            vm.sched.slots[id as usize].fiber = Some(f);
+            vm.sched.ready.push(Runnable::Fiber(id));
+            Ran::Idle
+        }
+        Halt::Blocked => {
+            vm.sched.slots[id as usize].fiber = Some(f);
+            Ran::Idle
+        }
+        Halt::Deadlock(report) => {
+            vm.sched.slots[id as usize].fiber = Some(f);
+            Ran::Deadlock(report)
+        }
+        Halt::Done(v) => finish(vm, id, Ok(v)).map_or(Ran::Idle, Ran::Error),
+        Halt::Error(u) => finish(vm, id, Err(u)).map_or(Ran::Idle, Ran::Error),
+    };
+    // Not while an error is on its way out: nothing roots it.
+    if matches!(ran, Ran::Idle) && vm.heap.should_collect() {
+        collect(vm);
+    }
+    ran
+}
+
+/// Runs a fiber for one time slice, handing it what it was woken with first and
+/// throwing pending interruptions at preemption points outside `lock` blocks.
+fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
+    if let Some(r) = vm.sched.cur().resume.take() {
+        if let Some(h) = exec::resume(vm, f, r) {
+            return h;
+        }
+    }
+    // The clock is read only once the countdown first runs out, so the many
+    // fibers that block within a few instructions never pay for it.
+    let mut started: Option<Instant> = None;
+    loop {
+        match exec::run(vm, f, SLICE_BUDGET) {
+            Halt::Yielded => return Halt::Preempted,
+            Halt::Preempted => {
+                // A preemption point: deliver cancellation or a child's failure,
+                // but never inside a critical section.
+                if !vm.sched.cur().holds_locks() {
+                    if let Some(e) = interrupt(vm) {
+                        if let Some(h) = exec::throw(vm, f, Fault::Throw(e)) {
+                            return h;
+                        }
+                    }
+                }
+                match started {
+                    None => started = Some(Instant::now()),
+                    Some(t) if t.elapsed() >= vm.sched.slice => return Halt::Preempted,
+                    Some(_) => {}
+                }
+            }
+            h => return h,
+        }
+    }
+}
+
+/// Collects garbage: the VM's roots and the scheduler's.
+pub(super) fn collect(vm: &mut Vm) {
+    let mut roots = Vec::new();
+    vm.sched.roots(&mut roots);
+    gc::collect(vm, roots);
+}

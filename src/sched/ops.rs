@@ -1,0 +1,263 @@
+//! The seam: everything the VM and the builtins ask of the scheduler. Each
+//! operation of the running fiber completes at once or parks it (after checking
+//! cancellation, which is level-triggered: a cancelled fiber never parks again);
+//! a parked fiber gets its result later as a `Resume`, which the VM delivers.
+
+use super::{chan, lock, select, start, task, timer, Wait};
+use crate::bytecode::Site;
+use crate::vm::{err, Blocking, Fault, Handle, Obj, Res, Value, Vm};
+use std::time::Duration;
+
+pub use super::chan::Chan;
+pub use super::lock::{Mutex, WaitGroup};
+pub use super::task::Task;
+
+/// The running fiber's pending interruption (a child's failure, or `Cancelled`),
+/// thrown instead of parking.
+fn check_interrupt(vm: &mut Vm) -> Res<()> {
+    match super::lifecycle::interrupt(vm) {
+        Some(e) => Err(Fault::Throw(e)),
+        None => Ok(()),
+    }
+}
+
+/// Parks the running fiber on `wait` unless an interruption is due (thrown then).
+fn park(vm: &mut Vm, wait: Wait) -> Res<super::Waiter> {
+    check_interrupt(vm)?;
+    Ok(vm.sched.park(wait))
+}
+
+/// `go`: starts a fiber whose first step is `call[0](call[1..])`, or with
+/// `method`, the method call `call[1].<name call[0]>(call[2..])`. Returns its task
+/// (nil for a dropped `go` outside `wait { }`, which gets only a record).
+pub fn go(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool) -> Value {
+    start::spawn(vm, call, method, site, dropped)
+}
+
+/// `<-ch`: Some((value, ok)) now, or None after parking (woken with `Resume::Recv`).
+pub fn recv(vm: &mut Vm, ch: Value) -> Res<Option<(Value, bool)>> {
+    let Some(h) = chan::as_chan(vm, ch, "receive")? else {
+        park(vm, Wait::Select(Vec::new()))?;
+        return Ok(None);
+    };
+    if let Some(r) = chan::try_recv(vm, h) {
+        return Ok(Some(r));
+    }
+    let w = park(vm, Wait::Recv(h))?;
+    chan::chan_mut(vm, h).recvq.push_back(w);
+    Ok(None)
+}
+
+/// `ch <- v`: true when done, false after parking.
+pub fn send(vm: &mut Vm, ch: Value, v: Value) -> Res<bool> {
+    let Some(h) = chan::as_chan(vm, ch, "send")? else {
+        park(vm, Wait::Select(Vec::new()))?;
+        return Ok(false);
+    };
+    if chan::try_send(vm, h, v)? {
+        return Ok(true);
+    }
+    let w = park(vm, Wait::Send(h))?;
+    chan::chan_mut(vm, h).sendq.push_back(chan::SendWaiter { w, value: v });
+    Ok(false)
+}
+
+/// `select` over `(channel, value to send)` cases: Some((case or -1 for
+/// default, value, ok)) now, or None after parking (woken with `Resume::Select`).
+pub fn select(vm: &mut Vm, cases: &[(Value, Option<Value>)], has_default: bool) -> Res<Option<(i64, Value, bool)>> {
+    let mut cs = Vec::with_capacity(cases.len());
+    for &(ch, send) in cases {
+        cs.push(select::Case { chan: chan::as_chan(vm, ch, "select")?, send });
+    }
+    if let Some(r) = select::try_select(vm, &cs, has_default)? {
+        return Ok(Some(r));
+    }
+    check_interrupt(vm)?;
+    select::park_on_all(vm, &cs);
+    Ok(None)
+}
+
+/// What `wait v` did.
+pub enum Waited {
+    Ready(Value),
+    Parked,
+    /// The fiber waits on its own task: the deadlock report.
+    OnItself(String),
+}
+
+/// `wait v`: the result now, or parked (the instruction reruns when woken).
+/// `at` is where the `wait` is, for the report of a fiber waiting on itself.
+pub fn wait_on(vm: &mut Vm, v: Value, at: Site) -> Res<Waited> {
+    let Value::Obj(h) = v else { return err(format!("cannot wait on {}", vm.heap.type_name(v))) };
+    match vm.heap.get(h) {
+        Obj::Task(_) => {
+            if let Some(r) = task::outcome(vm, h)? {
+                return Ok(Waited::Ready(r));
+            }
+            if task::get(vm, h).fiber == Some(vm.sched.current) {
+                vm.sched.park(Wait::Task);
+                return Ok(Waited::OnItself(super::report::self_wait(vm, at)));
+            }
+            let w = park(vm, Wait::Task)?;
+            task::get_mut(vm, h).extra_mut().waiters.push((w.fiber, w.gen));
+            Ok(Waited::Parked)
+        }
+        Obj::List(items) => {
+            let items = items.clone();
+            for &t in &items {
+                match t {
+                    Value::Obj(th) if matches!(vm.heap.get(th), Obj::Task(_)) => {
+                        if !task::get(vm, th).finished() {
+                            return wait_on(vm, t, at).map(|w| match w {
+                                Waited::Ready(_) => Waited::Parked,
+                                w => w,
+                            });
+                        }
+                    }
+                    _ => return err(format!("wait on a list needs tasks, not {}", vm.heap.type_name(t))),
+                }
+            }
+            let mut out = Vec::with_capacity(items.len());
+            for t in items {
+                let Value::Obj(th) = t else { unreachable!() };
+                out.push(task::outcome(vm, th)?.unwrap_or(Value::Nil));
+            }
+            Ok(Waited::Ready(vm.heap.list(out)))
+        }
+        Obj::WaitGroup(g) => {
+            if g.count == 0 {
+                return Ok(Waited::Ready(Value::Nil));
+            }
+            let w = park(vm, Wait::Group)?;
+            lock::group_mut(vm, h).waiters.push(w);
+            Ok(Waited::Parked)
+        }
+        o => err(format!("cannot wait on {}", o.type_name())),
+    }
+}
+
+/// Start of a `wait { }` block.
+pub fn scope_begin(vm: &mut Vm) {
+    vm.sched.cur().extra_mut().scopes.push(Default::default());
+}
+
+/// End of a `wait { }` block (`abort`: its body threw): true when it may go on
+/// (after rethrowing a failure), false after parking until its fibers are done.
+pub fn scope_end(vm: &mut Vm, abort: Option<Value>) -> Res<bool> {
+    super::lifecycle::scope_end(vm, abort)
+}
+
+/// `lock m`: true when held, false after parking (ownership is handed over).
+pub fn lock(vm: &mut Vm, m: Value) -> Res<bool> {
+    let h = lock::as_mutex(vm, m)?;
+    if lock::try_lock(vm, h)? {
+        return Ok(true);
+    }
+    let w = park(vm, Wait::Lock)?;
+    lock::enqueue(vm, h, w);
+    Ok(false)
+}
+
+pub fn unlock(vm: &mut Vm, m: Value) -> Res<()> {
+    let h = lock::as_mutex(vm, m)?;
+    lock::unlock(vm, h);
+    Ok(())
+}
+
+/// `yield` outside a coroutine: a voluntary switch, and a suspension point.
+pub fn yield_now(vm: &mut Vm) -> Res<()> {
+    check_interrupt(vm)
+}
+
+/// Parks the running fiber on a builtin's blocking operation.
+pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
+    match b {
+        Blocking::Sleep(ms) => {
+            let w = park(vm, Wait::Sleep)?;
+            timer::add(vm, timer::deadline(ms), timer::TimerKind::Wake(w));
+        }
+        Blocking::Io(work) => {
+            let w = park(vm, Wait::Io)?;
+            // Whatever was printed (a prompt) shows before the fiber waits.
+            vm.out.flush();
+            super::io::submit(vm, w, work);
+        }
+    }
+    Ok(())
+}
+
+/// `chan(cap)`.
+pub fn new_chan(vm: &mut Vm, cap: usize) -> Value {
+    Value::Obj(vm.heap.alloc(Obj::Chan(Box::new(Chan::new(cap)))))
+}
+
+/// `close(ch)`: parked receivers get (nil, false); parked senders an error.
+pub fn close(vm: &mut Vm, ch: Value) -> Res<()> {
+    match chan::as_chan(vm, ch, "close")? {
+        Some(h) => chan::close(vm, h),
+        None => err("close of nil channel"),
+    }
+}
+
+pub fn new_mutex(vm: &mut Vm) -> Value {
+    Value::Obj(vm.heap.alloc(Obj::Mutex(Box::default())))
+}
+
+pub fn new_waitgroup(vm: &mut Vm) -> Value {
+    Value::Obj(vm.heap.alloc(Obj::WaitGroup(Box::default())))
+}
+
+/// `wg.add(n)` (`wg.done()` is add(-1)); at zero every waiter wakes.
+pub fn group_add(vm: &mut Vm, wg: Handle, n: i64) -> Res<()> {
+    lock::group_add(vm, wg, n)
+}
+
+/// `t.cancel()`: cancels the task's fiber and, recursively, its children.
+pub fn cancel(vm: &mut Vm, t: Handle) {
+    super::lifecycle::cancel_task(vm, t)
+}
+
+/// `t.done()`: one channel per task, closed when it finishes.
+pub fn task_done(vm: &mut Vm, t: Handle) -> Value {
+    let tk = task::get(vm, t);
+    if let Some(c) = tk.done_chan() {
+        return Value::Obj(c);
+    }
+    let finished = tk.finished();
+    let c = new_chan(vm, 0);
+    let Value::Obj(ch) = c else { unreachable!() };
+    if finished {
+        let _ = chan::close(vm, ch);
+    }
+    task::get_mut(vm, t).extra_mut().done_chan = Some(ch);
+    c
+}
+
+/// `after(ms)`: a channel that receives the time once, after ms.
+pub fn after(vm: &mut Vm, ms: f64) -> Value {
+    let c = new_chan(vm, 1);
+    let Value::Obj(h) = c else { unreachable!() };
+    timer::add(vm, timer::deadline(ms), timer::TimerKind::Send(h));
+    c
+}
+
+/// `ticker(ms)`: a channel that receives the time every ms (ticks are dropped
+/// while a previous one is unread).
+pub fn ticker(vm: &mut Vm, ms: f64) -> Value {
+    let c = new_chan(vm, 1);
+    let Value::Obj(h) = c else { unreachable!() };
+    let period = Duration::from_secs_f64(ms / 1000.0);
+    timer::add(vm, timer::deadline(ms), timer::TimerKind::Tick(h, period));
+    c
+}
+
+/// `now()`: monotonic milliseconds since the program started.
+pub fn now(vm: &Vm) -> f64 {
+    vm.sched.now_ms()
+}
+
+/// Adds `n` back-edges and calls to the scheduler's instruction clock.
+#[inline]
+pub fn tick(vm: &mut Vm, n: u64) {
+    vm.sched.ticks += n;
+}

@@ -1,0 +1,137 @@
+//! Starting fibers: the one place that knows a fiber not started yet has three
+//! forms. `go` makes a pending task holding only the call its fiber will make;
+//! a `go` statement outside any `wait { }` block whose task is dropped (nobody
+//! can hold it) does not even make a task until it starts, only a record in
+//! `unstarted.rs`. Either becomes a fiber when the run queue first hands it out.
+
+use super::lifecycle::compact;
+use super::queue::Runnable;
+use super::task::{self, Task, TaskState};
+use crate::bytecode::{ProtoRef, Site};
+use crate::vm::{Fiber, Handle, Obj, Value, Vm};
+
+/// Starts a fiber whose first step is the call in `call` (see `Fiber::for_call`),
+/// owned by the running fiber (or its innermost `wait { }` block); returns its
+/// task (nil for a dropped task that gets only a record).
+pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool) -> Value {
+    let cur = vm.sched.current;
+    let owner = vm.sched.state(cur).task;
+    let scope = vm.sched.state(cur).scopes().len().checked_sub(1).map(|s| s as u32);
+    vm.sched.live += 1;
+    if dropped && scope.is_none() {
+        let number = vm.sched.take_number();
+        vm.sched.unstarted.push(owner, site, number, method, call.iter().copied());
+        if let Some(o) = owner {
+            task::get_mut(vm, o).extra_mut().unstarted += 1;
+        }
+        vm.sched.ready.push(Runnable::Record);
+        return Value::Nil;
+    }
+    let id = vm.sched.alloc_id();
+    let state = TaskState::Pending(call.into(), method);
+    let th = new_task(vm, Some(id), state, owner, scope, dropped, Some(site));
+    if let Some(owner) = owner {
+        add_child(vm, owner, th);
+    }
+    if scope.is_some() {
+        fn innermost(vm: &mut Vm) -> &mut super::Scope {
+            vm.sched.cur().extra_mut().scopes.last_mut().expect("a scope")
+        }
+        let mut children = std::mem::take(&mut innermost(vm).children);
+        compact(vm, &mut children);
+        children.push(th);
+        innermost(vm).children = children;
+    }
+    vm.sched.ready.push(Runnable::Task(th));
+    Value::Obj(th)
+}
+
+fn add_child(vm: &mut Vm, owner: Handle, child: Handle) {
+    let mut children = std::mem::take(&mut task::get_mut(vm, owner).extra_mut().children);
+    compact(vm, &mut children);
+    children.push(child);
+    task::get_mut(vm, owner).extra_mut().children = children;
+}
+
+/// The fiber of a runnable about to run: one that exists, or one built now for a
+/// pending task or the oldest record (whose task is made now).
+pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
+    match r {
+        Runnable::Fiber(id) => Some((id, vm.sched.slots[id as usize].fiber.take()?)),
+        Runnable::Task(th) => {
+            let t = task::get_mut(vm, th);
+            let TaskState::Pending(call, method) = std::mem::replace(&mut t.state, TaskState::Running) else {
+                unreachable!("queued task is not pending")
+            };
+            let id = t.fiber.expect("pending task without fiber id");
+            let (cancelled, site) = (t.cancelled, t.site.expect("a go site"));
+            Some((id, begin(vm, &call, method, site, id, th, cancelled)))
+        }
+        Runnable::Record => {
+            let r = vm.sched.unstarted.pop().expect("run queue names a missing record");
+            let id = vm.sched.alloc_id();
+            let t = Task {
+                number: r.number,
+                fiber: Some(id),
+                state: TaskState::Running,
+                owner: r.owner,
+                scope: None,
+                observed: false,
+                dropped: true,
+                cancelled: r.cancelled,
+                site: Some(r.site),
+                extra: None,
+            };
+            let th = vm.heap.alloc(Obj::Task(Box::new(t)));
+            if let Some(o) = r.owner {
+                task::get_mut(vm, o).extra_mut().unstarted -= 1;
+                add_child(vm, o, th);
+            }
+            Some((id, begin(vm, &r.call, r.method, r.site, id, th, r.cancelled)))
+        }
+    }
+}
+
+/// A fiber about to make its first call, with its scheduling state.
+fn begin(vm: &mut Vm, call: &[Value], method: bool, site: Site, id: u32, th: Handle, cancelled: bool) -> Box<Fiber> {
+    let s = vm.sched.state_mut(id);
+    s.task = Some(th);
+    s.cancelled = cancelled;
+    // Sized for the callee's registers: a program may park a million fibers.
+    let regs = match (method, call[0]) {
+        (false, Value::Obj(h)) => match vm.heap.get(h) {
+            Obj::Closure(c) => c.proto.nregs as usize,
+            _ => 0,
+        },
+        _ => 0,
+    };
+    Box::new(Fiber::for_call(call, method, site, regs))
+}
+
+/// A new task object, numbered in start order.
+pub(super) fn new_task(
+    vm: &mut Vm,
+    fiber: Option<u32>,
+    state: TaskState,
+    owner: Option<Handle>,
+    scope: Option<u32>,
+    dropped: bool,
+    site: Option<Site>,
+) -> Handle {
+    let number = vm.sched.take_number();
+    let t = Task { number, fiber, state, owner, scope, observed: false, dropped, cancelled: false, site, extra: None };
+    vm.heap.alloc(Obj::Task(Box::new(t)))
+}
+
+/// Starts a file's top level (the program, or a REPL entry) as a fiber with no
+/// owner; returns its task.
+pub(super) fn start_main(vm: &mut Vm, proto: ProtoRef) -> Handle {
+    let id = vm.sched.alloc_id();
+    let th = new_task(vm, Some(id), TaskState::Running, None, None, false, None);
+    vm.sched.main_task = Some(th);
+    vm.sched.state_mut(id).task = Some(th);
+    vm.sched.slots[id as usize].fiber = Some(Box::new(Fiber::for_main(proto)));
+    vm.sched.ready.push(Runnable::Fiber(id));
+    vm.sched.live += 1;
+    th
+}

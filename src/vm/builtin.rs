@@ -1,0 +1,73 @@
+//! The one protocol of builtins, functions and methods alike: a builtin returns a
+//! value, asks for a csp function to be called (so callbacks run as ordinary
+//! frames that may block), or blocks the calling fiber on an operation described
+//! as data, which the scheduler performs. Builtins never call back into the VM.
+
+use super::fiber::Fiber;
+use super::heap::Heap;
+use super::{Res, Value, Vm};
+
+/// What a builtin asks the VM to do.
+pub enum Ret {
+    /// The builtin's result.
+    Value(Value),
+    /// Call the function with these arguments; its result is the builtin's.
+    Call(Value, Vec<Value>),
+    /// Park the calling fiber until the operation completes; its result is the
+    /// builtin's (or its error is thrown there).
+    Block(Blocking),
+}
+
+impl From<Value> for Ret {
+    fn from(v: Value) -> Ret {
+        Ret::Value(v)
+    }
+}
+
+/// A blocking operation, for the scheduler to perform and to cancel.
+pub enum Blocking {
+    /// Wake after this many milliseconds.
+    Sleep(f64),
+    /// Run `IoWork` on the I/O thread pool (cancelling only stops the wait).
+    Io(IoWork),
+}
+
+/// Turns a finished job's output into a value, on the VM's thread; an `Err` is
+/// thrown as an `io` error with that message.
+pub type IoDone = Box<dyn FnOnce(&mut Heap) -> Result<Value, String> + Send>;
+/// Blocking work for an I/O worker thread.
+pub type IoWork = Box<dyn FnOnce() -> IoDone + Send>;
+
+/// Blocks the calling fiber on `work`, run on an I/O thread; `done` turns its
+/// output into the builtin's result on the VM's thread.
+pub fn io<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+    done: fn(&mut Heap, T) -> Value,
+) -> Ret {
+    Ret::Block(Blocking::Io(Box::new(move || {
+        let out = work();
+        Box::new(move |heap: &mut Heap| out.map(|t| done(heap, t))) as IoDone
+    })))
+}
+
+/// A builtin that only computes a value from its arguments.
+pub type ValueFn = fn(&mut Vm, &[Value]) -> Res<Value>;
+/// A builtin using the whole protocol; it sees the calling fiber (read-only), for
+/// the position of `error(msg)` values.
+pub type BuiltinFn = fn(&mut Vm, &Fiber, &[Value]) -> Res<Ret>;
+
+#[derive(Clone, Copy)]
+pub enum NativeFn {
+    Value(ValueFn),
+    Full(BuiltinFn),
+}
+
+impl NativeFn {
+    #[inline]
+    pub fn call(self, vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
+        match self {
+            NativeFn::Value(f) => f(vm, args).map(Ret::Value),
+            NativeFn::Full(f) => f(vm, fiber, args),
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! Program output (`print`): one buffer and one sink. stdout is flushed at exit,
+//! when it grows large, and by the scheduler every few milliseconds and before a
+//! fiber waits on I/O. A closed stdout (`csp run x.csp | head`) marks the output
+//! broken; the scheduler then stops the program and `main.rs` exits quietly.
+
+use std::io::Write;
+
+/// A function that takes flushed output.
+pub type Writer = Box<dyn FnMut(&[u8])>;
+
+/// Where flushed output goes.
+pub enum Sink {
+    Stdout,
+    /// Kept in the buffer until `take` (tests).
+    Capture,
+    /// Handed to a function (the REPL prints above its prompt).
+    Func(Writer),
+}
+
+pub struct Output {
+    buf: Vec<u8>,
+    sink: Sink,
+    /// stdout was closed by its reader.
+    broken: bool,
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Output { buf: Vec::new(), sink: Sink::Stdout, broken: false }
+    }
+}
+
+impl Output {
+    pub fn set_sink(&mut self, sink: Sink) {
+        self.flush();
+        self.sink = sink;
+    }
+
+    /// Keeps output for `take` instead of writing it (tests).
+    pub fn capture(&mut self) {
+        self.set_sink(Sink::Capture);
+    }
+
+    pub fn write(&mut self, bytes: &[u8]) {
+        if self.broken {
+            return;
+        }
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() > 1 << 16 && !matches!(self.sink, Sink::Capture) {
+            self.flush();
+        }
+    }
+
+    pub fn flush(&mut self) {
+        if self.buf.is_empty() {
+            return;
+        }
+        match &mut self.sink {
+            Sink::Capture => {}
+            Sink::Func(f) => {
+                f(&self.buf);
+                self.buf.clear();
+            }
+            Sink::Stdout => {
+                let mut out = std::io::stdout().lock();
+                let res = out.write_all(&self.buf).and_then(|_| out.flush());
+                self.buf.clear();
+                if res.is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) {
+                    self.broken = true;
+                }
+            }
+        }
+    }
+
+    /// Has stdout been closed by its reader?
+    pub fn is_broken(&self) -> bool {
+        self.broken
+    }
+
+    /// Takes what was captured so far.
+    pub fn take(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.buf)
+    }
+}
