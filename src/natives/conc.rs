@@ -5,7 +5,7 @@ use super::arity;
 use crate::sched::io::IoJob;
 use crate::sched::{self, chan, lock, timer};
 use crate::vm::object::Obj;
-use crate::vm::{err, Block, Fault, Handle, Res, Value, Vm};
+use crate::vm::{err, Block, ErrorKind, Fault, Handle, Res, Value, Vm};
 use std::time::Duration;
 
 pub fn register(vm: &mut Vm) {
@@ -30,7 +30,7 @@ fn number(vm: &Vm, name: &str, v: Value) -> Res<f64> {
     match v {
         Value::Int(i) => Ok(i as f64),
         Value::Float(f) => Ok(f),
-        _ => err(format!("{name}() needs a number of milliseconds, not {}", vm.heap.type_name(v))),
+        _ => err(ErrorKind::Type, format!("{name}() needs a number of milliseconds, not {}", vm.heap.type_name(v))),
     }
 }
 
@@ -45,11 +45,16 @@ fn make_chan(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         None => 0,
         Some(Value::Int(n)) if *n >= 0 && (*n as usize) <= crate::limits::MAX_LIST => *n as usize,
         Some(v) => {
-            return err(format!(
-                "chan() needs a capacity from 0 to {}, not {}",
-                crate::limits::MAX_LIST,
-                crate::format::repr(&vm.heap, *v)
-            ))
+            // An int out of range is a bad value; anything else, the wrong type.
+            let kind = if matches!(v, Value::Int(_)) { ErrorKind::Value } else { ErrorKind::Type };
+            return err(
+                kind,
+                format!(
+                    "chan() needs a capacity from 0 to {}, not {}",
+                    crate::limits::MAX_LIST,
+                    crate::format::repr(&vm.heap, *v)
+                ),
+            );
         }
     };
     Ok(Value::Obj(new_chan(vm, cap)))
@@ -59,7 +64,7 @@ fn close(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("close", args, 1, 1)?;
     match chan::as_chan(vm, args[0], "close")? {
         Some(h) => chan::close(vm, h)?,
-        None => return err("close of nil channel"),
+        None => return err(ErrorKind::Closed, "close of nil channel"),
     }
     Ok(Value::Nil)
 }
@@ -96,7 +101,7 @@ fn ticker(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("ticker", args, 1, 1)?;
     let ms = number(vm, "ticker", args[0])?;
     if !(ms >= 0.1 && ms.is_finite()) {
-        return err("ticker() needs a period of at least 0.1 ms");
+        return err(ErrorKind::Value, "ticker() needs a period of at least 0.1 ms");
     }
     let h = new_chan(vm, 1);
     let period = Duration::from_secs_f64(ms / 1000.0);
@@ -112,7 +117,7 @@ fn coroutine(vm: &mut Vm, args: &[Value]) -> Res<Value> {
             let co = crate::vm::coroutine::Coroutine::new(args[0]);
             Ok(Value::Obj(vm.heap.alloc(Obj::Coroutine(Box::new(co)))))
         }
-        v => err(format!("coroutine() needs a function, not {}", vm.heap.type_name(v))),
+        v => err(ErrorKind::Type, format!("coroutine() needs a function, not {}", vm.heap.type_name(v))),
     }
 }
 
@@ -128,9 +133,9 @@ fn cap(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         Value::Obj(h) => match vm.heap.get(h) {
             Obj::Chan(c) => Ok(Value::Int(c.cap as i64)),
             Obj::List(l) => Ok(Value::Int(l.capacity() as i64)),
-            o => err(format!("cap() of {} is not defined", o.type_name())),
+            o => err(ErrorKind::Type, format!("cap() of {} is not defined", o.type_name())),
         },
-        v => err(format!("cap() of {} is not defined", vm.heap.type_name(v))),
+        v => err(ErrorKind::Type, format!("cap() of {} is not defined", vm.heap.type_name(v))),
     }
 }
 
@@ -148,7 +153,7 @@ pub fn call_method(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Option
 
         (Obj::WaitGroup(_), "add") => arity(name, args, 1, 1).and_then(|_| match args[0] {
             Value::Int(n) => lock::group_add(vm, h, n).map(|_| Value::Nil),
-            v => err(format!("add() needs an int, not {}", vm.heap.type_name(v))),
+            v => err(ErrorKind::Type, format!("add() needs an int, not {}", vm.heap.type_name(v))),
         }),
         (Obj::WaitGroup(_), "done") => {
             arity(name, args, 0, 0).and_then(|_| lock::group_add(vm, h, -1).map(|_| Value::Nil))
@@ -215,6 +220,6 @@ fn read_line(_vm: &mut Vm, args: &[Value]) -> Res<Value> {
 fn string_arg(vm: &Vm, name: &str, v: Value) -> Res<String> {
     match vm.heap.as_str(v) {
         Some(s) => Ok(s.s.to_string()),
-        None => err(format!("{name}() needs a string path, not {}", vm.heap.type_name(v))),
+        None => err(ErrorKind::Type, format!("{name}() needs a string path, not {}", vm.heap.type_name(v))),
     }
 }

@@ -2,7 +2,7 @@
 //! parked receiver and FIFO service of parked senders and receivers.
 
 use super::{Resume, Sched, Waiter};
-use crate::vm::{err, Handle, Obj, Res, Value, Vm};
+use crate::vm::{err, ErrorKind, Handle, Obj, Res, Value, Vm};
 use std::collections::VecDeque;
 
 pub struct Chan {
@@ -37,7 +37,7 @@ pub fn as_chan(vm: &Vm, v: Value, op: &str) -> Res<Option<Handle>> {
     match v {
         Value::Nil => Ok(None),
         Value::Obj(h) if matches!(vm.heap.get(h), Obj::Chan(_)) => Ok(Some(h)),
-        _ => err(format!("{op} needs a channel, not {}", vm.heap.type_name(v))),
+        _ => err(ErrorKind::Type, format!("{op} needs a channel, not {}", vm.heap.type_name(v))),
     }
 }
 
@@ -66,7 +66,7 @@ pub fn try_send(vm: &mut Vm, h: Handle, v: Value) -> Res<bool> {
     let (sched, heap) = (&mut vm.sched, &mut vm.heap);
     let Obj::Chan(c) = heap.get_mut(h) else { unreachable!() };
     if c.closed {
-        return err("send on closed channel");
+        return err(ErrorKind::Closed, "send on closed channel");
     }
     if let Some(r) = pop_live(&mut c.recvq, sched, |w| *w) {
         let resume = match r.case {
@@ -120,7 +120,7 @@ fn wake_sender(vm: &mut Vm, w: Waiter) {
 pub fn close(vm: &mut Vm, h: Handle) -> Res<()> {
     let c = chan_mut(vm, h);
     if c.closed {
-        return err("close of closed channel");
+        return err(ErrorKind::Closed, "close of closed channel");
     }
     c.closed = true;
     let recvs: Vec<Waiter> = c.recvq.drain(..).collect();
@@ -141,7 +141,7 @@ pub fn close(vm: &mut Vm, h: Handle) -> Res<()> {
         if !vm.sched.is_parked(s.w) {
             continue;
         }
-        let error = crate::sched::new_error_value(vm, "send on closed channel", false);
+        let error = crate::sched::new_error_value(vm, "send on closed channel", ErrorKind::Closed);
         vm.sched.wake(s.w, Resume::Throw(error));
         super::select::cleanup(vm, s.w);
     }

@@ -3,7 +3,7 @@
 //! scheduler, so only that fiber waits.
 
 use super::{Resume, Waiter};
-use crate::vm::{Value, Vm};
+use crate::vm::{ErrorKind, Value, Vm};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -123,7 +123,7 @@ pub fn poll(vm: &mut Vm, wait: Option<Duration>) {
             }
             Ok(IoOut::Bool(b)) => Resume::Value(Value::Bool(b)),
             Ok(IoOut::Nil) => Resume::Value(Value::Nil),
-            Err(msg) => Resume::Throw(super::new_error_value(vm, &msg, false)),
+            Err(msg) => Resume::Throw(super::new_error_value(vm, &msg, ErrorKind::Io)),
         };
         vm.sched.wake(w, resume);
     }

@@ -17,7 +17,7 @@ mod unstarted;
 use crate::vm::exec::{self, Halt};
 use crate::vm::fiber::Uncaught;
 use crate::vm::object::ErrorObj;
-use crate::vm::{gc, Fault, Fiber, Handle, Obj, Value, Vm};
+use crate::vm::{gc, ErrorKind, Fault, Fiber, Handle, Obj, Value, Vm};
 use lifecycle::finish;
 pub use lifecycle::{cancel_fiber, cancel_task, tree_done, unpark};
 pub use report::trace_json;
@@ -291,18 +291,18 @@ impl Sched {
     }
 }
 
-/// An error value; `cancelled` marks the `Cancelled` error.
-pub fn new_error_value(vm: &mut Vm, message: &str, cancelled: bool) -> Value {
-    let e = ErrorObj { message: Rc::from(message), trace: Vec::new(), others: Vec::new(), cancelled, origin: None };
+/// An error value of `kind` (without a trace).
+pub fn new_error_value(vm: &mut Vm, message: &str, kind: ErrorKind) -> Value {
+    let e = ErrorObj { message: Rc::from(message), trace: Vec::new(), others: Vec::new(), kind, origin: None };
     Value::Obj(vm.heap.alloc(Obj::Error(Box::new(e))))
 }
 
 pub fn cancelled_error(vm: &mut Vm) -> Value {
-    new_error_value(vm, "cancelled", true)
+    new_error_value(vm, "cancelled", ErrorKind::Cancelled)
 }
 
 pub fn is_cancelled_error(vm: &Vm, v: Value) -> bool {
-    matches!(v, Value::Obj(h) if matches!(vm.heap.get(h), Obj::Error(e) if e.cancelled))
+    matches!(v, Value::Obj(h) if matches!(vm.heap.get(h), Obj::Error(e) if e.kind == ErrorKind::Cancelled))
 }
 
 pub fn task(vm: &Vm, h: Handle) -> &Task {

@@ -3,7 +3,7 @@
 
 use super::chan::{self, SendWaiter};
 use super::{Wait, Waiter};
-use crate::vm::{err, Fiber, Handle, Obj, Res, Value, Vm};
+use crate::vm::{err, ErrorKind, Fiber, Handle, Obj, Res, Value, Vm};
 
 /// One evaluated case: its channel (None for a nil channel) and, for a send, the value.
 pub struct Case {
@@ -38,7 +38,7 @@ pub fn select(vm: &mut Vm, fiber: &mut Fiber, cases: &[Case], has_default: bool)
         return match c.send {
             Some(v) => {
                 if !chan::try_send(vm, h, v)? {
-                    return err("internal: a ready send could not complete");
+                    return err(ErrorKind::Internal, "internal: a ready send could not complete");
                 }
                 Ok(Some((i as i64, Value::Nil, Value::Bool(true))))
             }

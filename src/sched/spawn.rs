@@ -11,7 +11,7 @@ use super::{task_mut, Fiber};
 use crate::bytecode::Op;
 use crate::vm::call::{call_value, check_arity, Called};
 use crate::vm::fiber::ProtoRef;
-use crate::vm::{Handle, Obj, Value, Vm};
+use crate::vm::{ErrorKind, Handle, Obj, Value, Vm};
 
 /// Tags a run-queue entry as a pending task's handle rather than a fiber id.
 const PENDING: u32 = 1 << 31;
@@ -64,7 +64,7 @@ pub fn spawn(
             let Obj::Closure(c) = vm.heap.get(t) else { unreachable!() };
             (ProtoRef::new(&c.proto), Some(tramp))
         }
-        (None, _) => return crate::vm::err(format!("cannot call {}", vm.heap.type_name(callee))),
+        (None, _) => return crate::vm::err(ErrorKind::Type, format!("cannot call {}", vm.heap.type_name(callee))),
     };
     let argc = argc + tramp.is_some() as usize;
     // Arity errors are thrown by the `go`, as if the fiber were built now.

@@ -3,7 +3,7 @@
 //! which is level-triggered: a cancelled fiber never parks again).
 
 use super::fiber::Fiber;
-use super::{err, Fault, Obj, Res, Value, Vm};
+use super::{err, ErrorKind, Fault, Obj, Res, Value, Vm};
 use crate::sched::{self, chan, lock, select, task::TaskState, Scope, Wait};
 
 /// Slot value meaning "discard the resume value".
@@ -75,7 +75,7 @@ pub fn select(
 
 /// `wait v`: Some(result) now, or None after parking (the instruction reruns on wake).
 pub fn wait_on(vm: &mut Vm, fiber: &mut Fiber, v: Value) -> Res<Option<Value>> {
-    let Value::Obj(h) = v else { return err(format!("cannot wait on {}", vm.heap.type_name(v))) };
+    let Value::Obj(h) = v else { return err(ErrorKind::Type, format!("cannot wait on {}", vm.heap.type_name(v))) };
     match vm.heap.get(h) {
         Obj::Task(_) => {
             if let Some(r) = task_outcome(vm, h)? {
@@ -100,7 +100,12 @@ pub fn wait_on(vm: &mut Vm, fiber: &mut Fiber, v: Value) -> Res<Option<Value>> {
                             return wait_on(vm, fiber, t).map(|_| None);
                         }
                     }
-                    _ => return err(format!("wait on a list needs tasks, not {}", vm.heap.type_name(t))),
+                    _ => {
+                        return err(
+                            ErrorKind::Type,
+                            format!("wait on a list needs tasks, not {}", vm.heap.type_name(t)),
+                        )
+                    }
                 }
             }
             let mut out = Vec::with_capacity(items.len());
@@ -119,7 +124,7 @@ pub fn wait_on(vm: &mut Vm, fiber: &mut Fiber, v: Value) -> Res<Option<Value>> {
             lock::group_mut(vm, h).waiters.push(w);
             Ok(None)
         }
-        o => err(format!("cannot wait on {}", o.type_name())),
+        o => err(ErrorKind::Type, format!("cannot wait on {}", o.type_name())),
     }
 }
 

@@ -5,7 +5,7 @@ use super::exec::Halt;
 use super::fiber::{Fiber, Handler, Uncaught};
 use super::object::{ErrorObj, Obj};
 use super::value::Value;
-use super::{Fault, Vm};
+use super::{ErrorKind, Fault, Vm};
 use std::rc::Rc;
 
 /// Turns a fault into a thrown value and unwinds to the innermost handler; returns
@@ -13,8 +13,10 @@ use std::rc::Rc;
 pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
     let value = match fault {
         Fault::Throw(v) => v,
-        Fault::Error(msg) => new_error(vm, fiber, Rc::from(msg)),
-        Fault::Block(_) => new_error(vm, fiber, Rc::from("internal: a blocking builtin escaped its call")),
+        Fault::Error(kind, msg) => new_error(vm, fiber, kind, Rc::from(msg)),
+        Fault::Block(_) => {
+            new_error(vm, fiber, ErrorKind::Internal, Rc::from("internal: a blocking builtin escaped its call"))
+        }
     };
     let mut value = value;
     // Out of a coroutine's body the error continues in its resumer.
@@ -45,11 +47,11 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
 /// Most frames listed in a trace; deep recursion shows its ends.
 const TRACE_KEEP: usize = 40;
 
-/// An error value carrying the fiber's current stack trace.
-pub fn new_error(vm: &mut Vm, fiber: &Fiber, message: Rc<str>) -> Value {
+/// An error value of `kind` carrying the fiber's current stack trace.
+pub fn new_error(vm: &mut Vm, fiber: &Fiber, kind: ErrorKind, message: Rc<str>) -> Value {
     let trace = capped_trace(fiber);
     let origin = current_site(fiber);
-    let e = ErrorObj { message, trace, others: Vec::new(), cancelled: false, origin };
+    let e = ErrorObj { message, trace, others: Vec::new(), kind, origin };
     Value::Obj(vm.heap.alloc(Obj::Error(Box::new(e))))
 }
 

@@ -10,12 +10,14 @@ mod exec_conc;
 pub mod fiber;
 pub mod gc;
 pub mod heap;
+pub mod kind;
 pub mod object;
 mod ops;
 pub mod value;
 
 pub use fiber::{Fiber, Frame};
 pub use heap::Heap;
+pub use kind::ErrorKind;
 pub use object::Obj;
 pub use value::{Handle, Key, Value};
 
@@ -23,11 +25,11 @@ use indexmap::IndexMap;
 use std::io::Write;
 use std::rc::Rc;
 
-/// Why an operation failed: a runtime error message (becomes an error value with a
-/// trace) or a value thrown as is.
+/// Why an operation failed: a runtime error of some kind with its message (becomes
+/// an error value with a trace) or a value thrown as is.
 #[derive(Debug)]
 pub enum Fault {
-    Error(String),
+    Error(ErrorKind, String),
     Throw(Value),
     /// A builtin that must wait (`sleep`): the caller parks the fiber.
     Block(Block),
@@ -44,9 +46,9 @@ pub enum Block {
 
 pub type Res<T> = Result<T, Fault>;
 
-/// Shorthand for a runtime error result.
-pub fn err<T>(msg: impl Into<String>) -> Res<T> {
-    Err(Fault::Error(msg.into()))
+/// Shorthand for a runtime error result of kind `kind`.
+pub fn err<T>(kind: ErrorKind, msg: impl Into<String>) -> Res<T> {
+    Err(Fault::Error(kind, msg.into()))
 }
 
 /// Functions written in csp (std prelude) that builtin methods delegate to, so their

@@ -6,7 +6,7 @@ use super::fiber::Fiber;
 use super::object::{Closure, Obj};
 use super::value::Handle;
 use super::value::{map_slot, Key, Value};
-use super::{arith, err, Res, Vm};
+use super::{arith, err, ErrorKind, Res, Vm};
 use crate::bytecode::{Proto, UpvalDesc};
 use std::rc::Rc;
 
@@ -48,12 +48,12 @@ pub(super) fn index(vm: &mut Vm, obj: Value, key: Value) -> Res<Value> {
                 return Ok(m.get(&k).copied().unwrap_or(Value::Nil));
             }
             (Obj::List(_) | Obj::Str(_), _) => {
-                return err(format!("index must be an int, not {}", vm.heap.type_name(key)));
+                return err(ErrorKind::Type, format!("index must be an int, not {}", vm.heap.type_name(key)));
             }
             _ => {}
         }
     }
-    err(format!("cannot index {}", vm.heap.type_name(obj)))
+    err(ErrorKind::Type, format!("cannot index {}", vm.heap.type_name(obj)))
 }
 
 pub(super) fn set_index(vm: &mut Vm, obj: Value, key: Value, v: Value) -> Res<()> {
@@ -61,7 +61,7 @@ pub(super) fn set_index(vm: &mut Vm, obj: Value, key: Value, v: Value) -> Res<()
         match vm.heap.get(h) {
             Obj::List(_) => {
                 let Value::Int(i) = key else {
-                    return err(format!("index must be an int, not {}", vm.heap.type_name(key)));
+                    return err(ErrorKind::Type, format!("index must be an int, not {}", vm.heap.type_name(key)));
                 };
                 return crate::natives::list::list_set(&mut vm.heap, obj, i, v);
             }
@@ -77,7 +77,7 @@ pub(super) fn set_index(vm: &mut Vm, obj: Value, key: Value, v: Value) -> Res<()
             _ => {}
         }
     }
-    err(format!("cannot assign into {}", vm.heap.type_name(obj)))
+    err(ErrorKind::Type, format!("cannot assign into {}", vm.heap.type_name(obj)))
 }
 
 fn key_name(key: &Key) -> &str {
@@ -101,7 +101,7 @@ pub(super) fn set_field(vm: &mut Vm, obj: Value, key: &Key, v: Value) -> Res<()>
             return Ok(());
         }
     }
-    err(format!("cannot set field '{}' on {}", key_name(key), vm.heap.type_name(obj)))
+    err(ErrorKind::Type, format!("cannot set field '{}' on {}", key_name(key), vm.heap.type_name(obj)))
 }
 
 /// `obj.name`: a map key, or a property of an error.
@@ -130,7 +130,7 @@ pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
             _ => {}
         }
     }
-    err(format!("{} has no field '{}'", vm.heap.type_name(obj), name))
+    err(ErrorKind::Type, format!("{} has no field '{}'", vm.heap.type_name(obj), name))
 }
 
 pub(super) fn iter_start(vm: &Vm, it: Value) -> Res<Value> {
@@ -141,7 +141,7 @@ pub(super) fn iter_start(vm: &Vm, it: Value) -> Res<Value> {
             _ => {}
         }
     }
-    err(format!("cannot iterate over {}", vm.heap.type_name(it)))
+    err(ErrorKind::Type, format!("cannot iterate over {}", vm.heap.type_name(it)))
 }
 
 /// The next item and state of an iteration, or None when it is exhausted.
@@ -182,10 +182,13 @@ fn coroutine_method(
         "resume" => (Entry::Resume(arg), 1),
         "throw" => (Entry::Throw(arg), 1),
         "close" => (Entry::Close, 0),
-        _ => return err(format!("coroutine has no method '{name}'")),
+        _ => return err(ErrorKind::Type, format!("coroutine has no method '{name}'")),
     };
     if argc > max {
-        return err(format!("{name}() takes at most {max} argument{}", if max == 1 { "" } else { "s" }));
+        return err(
+            ErrorKind::Type,
+            format!("{name}() takes at most {max} argument{}", if max == 1 { "" } else { "s" }),
+        );
     }
     enter(vm, fiber, h, entry, slot, None)
 }
@@ -226,7 +229,7 @@ pub(super) fn concat(vm: &mut Vm, parts: &[Value]) -> Res<Value> {
         }
     }
     if s.len() > crate::limits::MAX_STRING {
-        return err("string too long");
+        return err(ErrorKind::Limit, "string too long");
     }
     Ok(vm.heap.string(s))
 }
