@@ -104,7 +104,7 @@ pub(super) fn set_field(vm: &mut Vm, obj: Value, key: &Key, v: Value) -> Res<()>
     err(ErrorKind::Type, format!("cannot set field '{}' on {}", key_name(key), vm.heap.type_name(obj)))
 }
 
-/// `obj.name`: a map key, or a property of an error.
+/// `obj.name`: a map key, or a property of an error (`message trace others kind`).
 pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
     let name = key_name(key);
     if let Value::Obj(h) = obj {
@@ -124,6 +124,10 @@ pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
                 "others" => {
                     let o = e.others.clone();
                     return Ok(vm.heap.list(o));
+                }
+                "kind" => {
+                    let k = e.kind.name();
+                    return Ok(vm.heap.str(k));
                 }
                 _ => {}
             },
