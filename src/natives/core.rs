@@ -1,4 +1,5 @@
-//! Core builtins: `print str int float type len range error assert args`.
+//! Core builtins: `print str int float type len range error assert args`, and
+//! `__timeout_error` for `std/async`.
 
 use super::{arity, int_arg};
 use crate::format::{display, repr};
@@ -15,6 +16,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_native("len", len);
     vm.define_native("range", range);
     vm.define_native("error", error);
+    vm.define_native("__timeout_error", timeout_error);
     vm.define_native("assert", assert);
     vm.define_native("args", args);
 }
@@ -140,9 +142,20 @@ fn range(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 /// `error(msg)`: an error value of kind `user`; the VM fills in the trace where it is thrown.
 fn error(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("error", args, 1, 1)?;
-    let message = display(&vm.heap, args[0]).into();
-    let e = ErrorObj { message, trace: Vec::new(), others: Vec::new(), kind: ErrorKind::User, origin: None };
-    Ok(Value::Obj(vm.heap.alloc(Obj::Error(Box::new(e)))))
+    Ok(error_of_kind(vm, args[0], ErrorKind::User))
+}
+
+/// `__timeout_error(msg)`: `error(msg)` of kind `timeout`, for `async.timeout` (not
+/// meant for programs: the name is hidden from REPL completion).
+fn timeout_error(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("__timeout_error", args, 1, 1)?;
+    Ok(error_of_kind(vm, args[0], ErrorKind::Timeout))
+}
+
+fn error_of_kind(vm: &mut Vm, message: Value, kind: ErrorKind) -> Value {
+    let message = display(&vm.heap, message).into();
+    let e = ErrorObj { message, trace: Vec::new(), others: Vec::new(), kind, origin: None };
+    Value::Obj(vm.heap.alloc(Obj::Error(Box::new(e))))
 }
 
 fn assert(vm: &mut Vm, args: &[Value]) -> Res<Value> {

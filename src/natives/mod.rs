@@ -250,10 +250,12 @@ mod tests {
         let deep = vm.heap.string("[".repeat(crate::limits::MAX_DEPTH + 1));
         assert_eq!(err_kind(call(&mut vm, "json_decode", &[deep])), ErrorKind::Limit);
         assert_eq!(err_kind(call(&mut vm, "json_encode", &[Value::Float(f64::INFINITY)])), ErrorKind::Value);
-        // `error(msg)` makes a value; its kind is in the object.
-        let e = call(&mut vm, "error", &[s]).unwrap();
-        let Value::Obj(h) = e else { panic!("not an object") };
-        let Obj::Error(e) = vm.heap.get(h) else { panic!("not an error") };
-        assert_eq!(e.kind, ErrorKind::User);
+        // `error(msg)` and `__timeout_error(msg)` make values; their kinds are in the object.
+        for (f, want) in [("error", ErrorKind::User), ("__timeout_error", ErrorKind::Timeout)] {
+            let e = call(&mut vm, f, &[s]).unwrap();
+            let Value::Obj(h) = e else { panic!("not an object") };
+            let Obj::Error(e) = vm.heap.get(h) else { panic!("not an error") };
+            assert_eq!(e.kind, want);
+        }
     }
 }

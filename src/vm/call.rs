@@ -53,7 +53,7 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
         }
         Obj::Native(n) => {
             let f = n.func;
-            let is_error = n.name == "error";
+            let is_error = matches!(n.name, "error" | "__timeout_error");
             let mut v = match f(vm, &fiber.stack[args..args + argc]) {
                 Ok(v) => v,
                 Err(super::Fault::Block(b)) => {
@@ -72,7 +72,7 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
     }
 }
 
-/// `error(msg)` values record where they were made.
+/// `error(msg)` (and `__timeout_error(msg)`) values record where they were made.
 fn fill_trace(vm: &mut Vm, fiber: &Fiber, v: Value) -> Value {
     if let Value::Obj(h) = v {
         if let Obj::Error(e) = vm.heap.get_mut(h) {
