@@ -393,7 +393,7 @@ mod tests {
             message: "boom".into(),
             trace: vec![],
             others: vec![],
-            cancelled: false,
+            kind: crate::vm::ErrorKind::User,
             origin: None,
         }))));
         assert_eq!(display(&vm.heap, e), "<error: boom>");

@@ -45,19 +45,21 @@ pub fn compile_diag(e: crate::compile::CompileError) -> Diag {
 
 /// The report for an error that reached the top of a fiber.
 pub fn runtime_diag(vm: &Vm, u: &Uncaught) -> Diag {
-    let (message, label) = match u.value {
+    // An error value's code names its kind (`csp::runtime::index`); a thrown
+    // non-error value has the plain `csp::runtime`.
+    let (message, label, code) = match u.value {
         Value::Obj(h) => match vm.heap.get(h) {
-            Obj::Error(e) => (e.message.to_string(), "error raised here"),
-            _ => (format!("uncaught throw: {}", crate::format::repr(&vm.heap, u.value)), "thrown here"),
+            Obj::Error(e) => (e.message.to_string(), "error raised here", e.kind.code()),
+            _ => (format!("uncaught throw: {}", crate::format::repr(&vm.heap, u.value)), "thrown here", "csp::runtime"),
         },
-        v => (format!("uncaught throw: {}", crate::format::repr(&vm.heap, v)), "thrown here"),
+        v => (format!("uncaught throw: {}", crate::format::repr(&vm.heap, v)), "thrown here", "csp::runtime"),
     };
     let mut help = String::from("stack trace:");
     for t in &u.trace {
         help.push_str("\n  at ");
         help.push_str(t);
     }
-    Diag { code: "csp::runtime", message, span: u.span, label: label.into(), help: Some(help), file: None }
+    Diag { code, message, span: u.span, label: label.into(), help: Some(help), file: None }
 }
 
 /// What running a file produced, for the CLI and the tests.

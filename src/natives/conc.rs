@@ -5,6 +5,7 @@
 use super::arity;
 use crate::sched::ops;
 use crate::vm::object::Obj;
+use crate::vm::ErrorKind;
 use crate::vm::{err, Blocking, Fiber, Handle, NativeFn, Res, Ret, Value, Vm};
 
 pub fn register(vm: &mut Vm) {
@@ -24,7 +25,7 @@ fn number(vm: &Vm, name: &str, v: Value) -> Res<f64> {
     match v {
         Value::Int(i) => Ok(i as f64),
         Value::Float(f) => Ok(f),
-        _ => err(format!("{name}() needs a number of milliseconds, not {}", vm.heap.type_name(v))),
+        _ => err(ErrorKind::Type, format!("{name}() needs a number of milliseconds, not {}", vm.heap.type_name(v))),
     }
 }
 
@@ -35,11 +36,16 @@ fn make_chan(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         None => 0,
         Some(Value::Int(n)) if *n >= 0 && (*n as usize) <= crate::limits::MAX_LIST => *n as usize,
         Some(v) => {
-            return err(format!(
-                "chan() needs a capacity from 0 to {}, not {}",
-                crate::limits::MAX_LIST,
-                crate::format::repr(&vm.heap, *v)
-            ))
+            // An int out of range is a bad value; anything else, the wrong type.
+            let kind = if matches!(v, Value::Int(_)) { ErrorKind::Value } else { ErrorKind::Type };
+            return err(
+                kind,
+                format!(
+                    "chan() needs a capacity from 0 to {}, not {}",
+                    crate::limits::MAX_LIST,
+                    crate::format::repr(&vm.heap, *v)
+                ),
+            );
         }
     };
     Ok(ops::new_chan(vm, cap))
@@ -81,7 +87,7 @@ fn ticker(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("ticker", args, 1, 1)?;
     let ms = number(vm, "ticker", args[0])?;
     if !(ms >= 0.1 && ms.is_finite()) {
-        return err("ticker() needs a period of at least 0.1 ms");
+        return err(ErrorKind::Value, "ticker() needs a period of at least 0.1 ms");
     }
     Ok(ops::ticker(vm, ms))
 }
@@ -94,7 +100,7 @@ fn coroutine(vm: &mut Vm, args: &[Value]) -> Res<Value> {
             let co = crate::vm::coroutine::Coroutine::new(args[0]);
             Ok(Value::Obj(vm.heap.alloc(Obj::Coroutine(Box::new(co)))))
         }
-        v => err(format!("coroutine() needs a function, not {}", vm.heap.type_name(v))),
+        v => err(ErrorKind::Type, format!("coroutine() needs a function, not {}", vm.heap.type_name(v))),
     }
 }
 
@@ -110,9 +116,9 @@ fn cap(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         Value::Obj(h) => match vm.heap.get(h) {
             Obj::Chan(c) => Ok(Value::Int(c.cap() as i64)),
             Obj::List(l) => Ok(Value::Int(l.capacity() as i64)),
-            o => err(format!("cap() of {} is not defined", o.type_name())),
+            o => err(ErrorKind::Type, format!("cap() of {} is not defined", o.type_name())),
         },
-        v => err(format!("cap() of {} is not defined", vm.heap.type_name(v))),
+        v => err(ErrorKind::Type, format!("cap() of {} is not defined", vm.heap.type_name(v))),
     }
 }
 
@@ -126,7 +132,7 @@ pub fn call_method(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Option
         (Obj::Task(_), "done") => arity(name, args, 0, 0).map(|_| ops::task_done(vm, h)),
         (Obj::WaitGroup(_), "add") => arity(name, args, 1, 1).and_then(|_| match args[0] {
             Value::Int(n) => ops::group_add(vm, h, n).map(|_| Value::Nil),
-            v => err(format!("add() needs an int, not {}", vm.heap.type_name(v))),
+            v => err(ErrorKind::Type, format!("add() needs an int, not {}", vm.heap.type_name(v))),
         }),
         (Obj::WaitGroup(_), "done") => {
             arity(name, args, 0, 0).and_then(|_| ops::group_add(vm, h, -1).map(|_| Value::Nil))

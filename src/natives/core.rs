@@ -1,10 +1,11 @@
-//! Core builtins: `print str int float type len range error assert args`.
+//! Core builtins: `print str int float type len range error assert args`, and
+//! `__timeout_error` for `std/async`.
 
 use super::{arity, int_arg};
 use crate::format::{display, repr};
 use crate::limits::MAX_LIST;
 use crate::vm::object::Obj;
-use crate::vm::{err, Fiber, NativeFn, Res, Ret, Value, Vm};
+use crate::vm::{err, ErrorKind, Fiber, NativeFn, Res, Ret, Value, Vm};
 
 pub fn register(vm: &mut Vm) {
     vm.define_native("print", print);
@@ -15,6 +16,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_native("len", len);
     vm.define_native("range", range);
     vm.define_builtin("error", NativeFn::Full(error));
+    vm.define_builtin("__timeout_error", NativeFn::Full(timeout_error));
     vm.define_native("assert", assert);
     vm.define_native("args", args);
 }
@@ -57,15 +59,15 @@ fn int(vm: &mut Vm, args: &[Value]) -> Res<Value> {
             if f.is_finite() && t >= i64::MIN as f64 && t < i64::MAX as f64 {
                 Ok(Value::Int(t as i64))
             } else {
-                err(format!("cannot convert {} to int", crate::format::fmt_float(f)))
+                err(ErrorKind::Value, format!("cannot convert {} to int", crate::format::fmt_float(f)))
             }
         }
         v => match vm.heap.as_str(v) {
             Some(s) => match s.s.trim().parse::<i64>() {
                 Ok(i) => Ok(Value::Int(i)),
-                Err(_) => err(format!("cannot convert {} to int", repr(&vm.heap, v))),
+                Err(_) => err(ErrorKind::Value, format!("cannot convert {} to int", repr(&vm.heap, v))),
             },
-            None => err(format!("cannot convert {} to int", vm.heap.type_name(v))),
+            None => err(ErrorKind::Type, format!("cannot convert {} to int", vm.heap.type_name(v))),
         },
     }
 }
@@ -79,9 +81,9 @@ fn float(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         v => match vm.heap.as_str(v) {
             Some(s) => match s.s.trim().parse::<f64>() {
                 Ok(f) => Ok(Value::Float(f)),
-                Err(_) => err(format!("cannot convert {} to float", repr(&vm.heap, v))),
+                Err(_) => err(ErrorKind::Value, format!("cannot convert {} to float", repr(&vm.heap, v))),
             },
-            None => err(format!("cannot convert {} to float", vm.heap.type_name(v))),
+            None => err(ErrorKind::Type, format!("cannot convert {} to float", vm.heap.type_name(v))),
         },
     }
 }
@@ -102,9 +104,9 @@ fn len(vm: &mut Vm, args: &[Value]) -> Res<Value> {
             Obj::Map(m) => m.len() as i64,
             Obj::Range(lo, hi) => hi.saturating_sub(*lo).max(0),
             Obj::Chan(c) => c.len() as i64,
-            o => return err(format!("len() of {} is not defined", o.type_name())),
+            o => return err(ErrorKind::Type, format!("len() of {} is not defined", o.type_name())),
         },
-        v => return err(format!("len() of {} is not defined", vm.heap.type_name(v))),
+        v => return err(ErrorKind::Type, format!("len() of {} is not defined", vm.heap.type_name(v))),
     };
     Ok(Value::Int(n))
 }
@@ -121,7 +123,7 @@ fn range(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         _ => unreachable!(),
     };
     if step == 0 {
-        return err("range() step must not be zero");
+        return err(ErrorKind::Value, "range() step must not be zero");
     }
     let span = b as i128 - a as i128;
     let count = if (span > 0) == (step > 0) && span != 0 {
@@ -130,18 +132,29 @@ fn range(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         0
     };
     if count > MAX_LIST as i128 {
-        return err(format!("range() too long ({count} items)"));
+        return err(ErrorKind::Limit, format!("range() too long ({count} items)"));
     }
     let items = (0..count as i64).map(|i| Value::Int(a + i * step)).collect();
     vm.heap.note_growth(count as usize * 16);
     Ok(vm.heap.list(items))
 }
 
-/// `error(msg)`: an error value recording where it was made.
+/// `error(msg)`: an error value of kind `user`, recording where it was made.
 fn error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("error", args, 1, 1)?;
-    let message = display(&vm.heap, args[0]).into();
-    Ok(Ret::Value(crate::vm::error::new_error(vm, fiber, message)))
+    Ok(error_of_kind(vm, fiber, args[0], ErrorKind::User))
+}
+
+/// `__timeout_error(msg)`: `error(msg)` of kind `timeout`, for `async.timeout` (not
+/// meant for programs: the name is hidden from REPL completion).
+fn timeout_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("__timeout_error", args, 1, 1)?;
+    Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Timeout))
+}
+
+fn error_of_kind(vm: &mut Vm, fiber: &Fiber, message: Value, kind: ErrorKind) -> Ret {
+    let message = display(&vm.heap, message).into();
+    Ret::Value(crate::vm::error::new_error(vm, fiber, kind, message))
 }
 
 fn assert(vm: &mut Vm, args: &[Value]) -> Res<Value> {
@@ -150,8 +163,8 @@ fn assert(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         return Ok(Value::Nil);
     }
     match args.get(1) {
-        Some(m) => err(format!("assertion failed: {}", display(&vm.heap, *m))),
-        None => err("assertion failed"),
+        Some(m) => err(ErrorKind::Assert, format!("assertion failed: {}", display(&vm.heap, *m))),
+        None => err(ErrorKind::Assert, "assertion failed"),
     }
 }
 

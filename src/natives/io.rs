@@ -3,6 +3,7 @@
 
 use super::arity;
 use crate::vm::builtin::io;
+use crate::vm::ErrorKind;
 use crate::vm::{err, Fiber, Heap, NativeFn, Res, Ret, Value, Vm};
 
 pub fn register(vm: &mut Vm) {
@@ -95,6 +96,6 @@ fn path_arg(vm: &Vm, name: &str, args: &[Value], n: usize) -> Res<String> {
     arity(name, args, n, n)?;
     match vm.heap.as_str(args[0]) {
         Some(s) => Ok(s.s.to_string()),
-        None => err(format!("{name}() needs a string path, not {}", vm.heap.type_name(args[0]))),
+        None => err(ErrorKind::Type, format!("{name}() needs a string path, not {}", vm.heap.type_name(args[0]))),
     }
 }

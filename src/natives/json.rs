@@ -5,7 +5,7 @@ use super::{arity, str_arg};
 use crate::format::fmt_float;
 use crate::limits::{MAX_DEPTH, MAX_STRING};
 use crate::vm::object::Obj;
-use crate::vm::{err, Handle, Heap, Key, Res, Value, Vm};
+use crate::vm::{err, ErrorKind, Handle, Heap, Key, Res, Value, Vm};
 use std::collections::HashSet;
 use std::fmt::Write;
 use std::rc::Rc;
@@ -41,7 +41,7 @@ pub fn encode(heap: &Heap, v: Value) -> Res<String> {
     enter(heap, v, &mut out, &mut stack, &mut open)?;
     while let Some(top) = stack.last_mut() {
         if out.len() > MAX_STRING {
-            return err(format!("JSON output too long ({} bytes)", out.len()));
+            return err(ErrorKind::Limit, format!("JSON output too long ({} bytes)", out.len()));
         }
         let (h, i) = match top {
             Open::List(h, i) | Open::Map(h, i) => (*h, i),
@@ -94,7 +94,7 @@ fn enter(heap: &Heap, v: Value, out: &mut String, stack: &mut Vec<Open>, open: &
             out.push_str(&fmt_float(f));
             return Ok(());
         }
-        Value::Float(f) => return err(format!("cannot encode {} as JSON", fmt_float(f))),
+        Value::Float(f) => return err(ErrorKind::Value, format!("cannot encode {} as JSON", fmt_float(f))),
     };
     let (opener, frame) = match heap.get(h) {
         Obj::Str(s) => {
@@ -103,13 +103,13 @@ fn enter(heap: &Heap, v: Value, out: &mut String, stack: &mut Vec<Open>, open: &
         }
         Obj::List(_) => ('[', Open::List(h, 0)),
         Obj::Map(_) => ('{', Open::Map(h, 0)),
-        o => return err(format!("cannot encode {} as JSON", o.type_name())),
+        o => return err(ErrorKind::Type, format!("cannot encode {} as JSON", o.type_name())),
     };
     if !open.insert(h.0) {
-        return err("cannot encode a cyclic structure as JSON");
+        return err(ErrorKind::Value, "cannot encode a cyclic structure as JSON");
     }
     if stack.len() >= MAX_DEPTH {
-        return err(format!("cannot encode JSON nested more than {MAX_DEPTH} deep"));
+        return err(ErrorKind::Limit, format!("cannot encode JSON nested more than {MAX_DEPTH} deep"));
     }
     out.push(opener);
     stack.push(frame);
@@ -152,7 +152,7 @@ impl Parser<'_> {
             self.skip_ws();
             let mut value = match self.peek() {
                 Some(b'[') | Some(b'{') if stack.len() >= MAX_DEPTH => {
-                    return self.fail(&format!("nesting deeper than {MAX_DEPTH}"));
+                    return self.fail_as(ErrorKind::Limit, &format!("nesting deeper than {MAX_DEPTH}"));
                 }
                 Some(b'[') => {
                     self.pos += 1;
@@ -414,10 +414,15 @@ impl Parser<'_> {
     }
 
     fn fail<T>(&self, what: &str) -> Res<T> {
+        self.fail_as(ErrorKind::Value, what)
+    }
+
+    /// `fail` with an error kind other than `Value` (a limit).
+    fn fail_as<T>(&self, kind: ErrorKind, what: &str) -> Res<T> {
         let before = &self.src[..self.pos];
         let line = before.matches('\n').count() + 1;
         let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        err(format!("invalid JSON at line {line} column {col}: {what}"))
+        err(kind, format!("invalid JSON at line {line} column {col}: {what}"))
     }
 }
 

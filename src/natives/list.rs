@@ -5,6 +5,7 @@ use super::{arity, no_method, resolve_index, slice_bounds, str_arg};
 use crate::limits::MAX_LIST;
 use crate::vm::arith::{compare, equal};
 use crate::vm::object::Obj;
+use crate::vm::ErrorKind;
 use crate::vm::{err, Handle, Heap, Res, Ret, Value, Vm};
 use std::cmp::Ordering;
 
@@ -34,7 +35,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             arity(name, args, 1, 1)?;
             let l = items_mut(heap, h);
             if l.len() >= MAX_LIST {
-                return err("list too long");
+                return err(ErrorKind::Limit, "list too long");
             }
             l.push(args[0]);
             heap.note_growth(16);
@@ -44,7 +45,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             arity(name, args, 0, 0)?;
             match items_mut(heap, h).pop() {
                 Some(v) => done(v),
-                None => err("pop() from an empty list"),
+                None => err(ErrorKind::Index, "pop() from an empty list"),
             }
         }
         "insert" => {
@@ -56,11 +57,11 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             // insert(-1, v) puts v before the last item (as Python and JS splice do).
             let j = if i < 0 { len as i64 + i } else { i };
             if j < 0 || j > len as i64 {
-                return err(format!("insert index {i} out of range for length {len}"));
+                return err(ErrorKind::Index, format!("insert index {i} out of range for length {len}"));
             }
             let j = j as usize;
             if len >= MAX_LIST {
-                return err("list too long");
+                return err(ErrorKind::Limit, "list too long");
             }
             l.insert(j, args[1]);
             heap.note_growth(16);
@@ -116,7 +117,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
                     None => crate::format::write_repr(heap, *v, &mut out),
                 }
                 if out.len() > crate::limits::MAX_STRING {
-                    return err(format!("string too long ({} bytes)", out.len()));
+                    return err(ErrorKind::Limit, format!("string too long ({} bytes)", out.len()));
                 }
             }
             done(heap.string(out))
@@ -136,7 +137,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             };
             match vm.loader.prelude(f) {
                 Some(f) => Ok(Ret::Call(f, std::iter::once(Value::Obj(h)).chain(args.iter().copied()).collect())),
-                None => err(format!("list.{name}() is unavailable: the prelude is not loaded")),
+                None => err(ErrorKind::Internal, format!("list.{name}() is unavailable: the prelude is not loaded")),
             }
         }
         _ => no_method("list", name),
@@ -146,18 +147,18 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
 fn index_arg(heap: &Heap, name: &str, v: Value) -> Res<i64> {
     match v {
         Value::Int(i) => Ok(i),
-        _ => err(format!("{name}() index must be an int, got {}", heap.type_name(v))),
+        _ => err(ErrorKind::Type, format!("{name}() index must be an int, got {}", heap.type_name(v))),
     }
 }
 
 fn out_of_range<T>(i: i64, len: usize) -> Res<T> {
-    err(format!("list index {i} out of range for length {len}"))
+    err(ErrorKind::Index, format!("list index {i} out of range for length {len}"))
 }
 
 /// `xs[i]` for a list value `list`, with negative `i` counting from the end.
 pub fn list_index(heap: &Heap, list: Value, i: i64) -> Res<Value> {
     let Some(l) = heap.as_list(list) else {
-        return err("not a list");
+        return err(ErrorKind::Type, "not a list");
     };
     match resolve_index(i, l.len()) {
         Some(j) => Ok(l[j]),
@@ -168,7 +169,7 @@ pub fn list_index(heap: &Heap, list: Value, i: i64) -> Res<Value> {
 /// `xs[i] = v` for a list value `list`, with negative `i` counting from the end.
 pub fn list_set(heap: &mut Heap, list: Value, i: i64, v: Value) -> Res<()> {
     let Value::Obj(h) = list else {
-        return err("not a list");
+        return err(ErrorKind::Type, "not a list");
     };
     let l = items_mut(heap, h);
     match resolve_index(i, l.len()) {

@@ -3,7 +3,7 @@
 
 use super::{arity, int_arg, num_arg};
 use crate::vm::arith::compare;
-use crate::vm::{err, Res, Value, Vm};
+use crate::vm::{err, ErrorKind, Res, Value, Vm};
 use std::cmp::Ordering;
 
 pub fn register(vm: &mut Vm) {
@@ -56,7 +56,9 @@ fn atan2(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 fn abs(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("abs", args, 1, 1)?;
     match args[0] {
-        Value::Int(i) => i.checked_abs().map(Value::Int).ok_or(()).or_else(|_| err("integer overflow")),
+        Value::Int(i) => {
+            i.checked_abs().map(Value::Int).ok_or(()).or_else(|_| err(ErrorKind::Overflow, "integer overflow"))
+        }
         v => Ok(Value::Float(num_arg(&vm.heap, "abs", v)?.abs())),
     }
 }
@@ -95,7 +97,7 @@ fn pow(vm: &mut Vm, args: &[Value]) -> Res<Value> {
                     _ => None,
                 },
             };
-            r.map(Value::Int).ok_or(()).or_else(|_| err("integer overflow"))
+            r.map(Value::Int).ok_or(()).or_else(|_| err(ErrorKind::Overflow, "integer overflow"))
         }
         (b, e) => {
             let b = num_arg(&vm.heap, "pow", b)?;
@@ -123,7 +125,7 @@ fn extreme(vm: &mut Vm, name: &str, args: &[Value], want: Ordering) -> Res<Value
         _ => args,
     };
     let Some((&first, rest)) = items.split_first() else {
-        return err(format!("{name}() of an empty list"));
+        return err(ErrorKind::Value, format!("{name}() of an empty list"));
     };
     let mut best = first;
     for &v in rest {
@@ -143,7 +145,7 @@ fn random(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         [n] => {
             let n = int_arg(&vm.heap, "random", *n)?;
             if n <= 0 {
-                return err(format!("random(n) needs n > 0, got {n}"));
+                return err(ErrorKind::Value, format!("random(n) needs n > 0, got {n}"));
             }
             (0i64, n as u128)
         }
@@ -151,7 +153,7 @@ fn random(vm: &mut Vm, args: &[Value]) -> Res<Value> {
             let a = int_arg(&vm.heap, "random", *a)?;
             let b = int_arg(&vm.heap, "random", *b)?;
             if a > b {
-                return err(format!("random(a, b) needs a <= b, got {a} > {b}"));
+                return err(ErrorKind::Value, format!("random(a, b) needs a <= b, got {a} > {b}"));
             }
             (a, (b as i128 - a as i128 + 1) as u128)
         }

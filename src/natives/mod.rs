@@ -12,6 +12,7 @@ pub mod math;
 pub mod string;
 
 use crate::vm::object::Obj;
+use crate::vm::ErrorKind;
 use crate::vm::Heap;
 use crate::vm::{err, Res, Ret, Value, Vm};
 use std::rc::Rc;
@@ -50,7 +51,7 @@ pub fn call_method(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<
 }
 
 pub(crate) fn no_method<T>(kind: &str, name: &str) -> Res<T> {
-    err(format!("{kind} has no method '{name}'"))
+    err(ErrorKind::Type, format!("{kind} has no method '{name}'"))
 }
 
 /// Checks that a builtin got between `min` and `max` arguments.
@@ -67,14 +68,14 @@ pub(crate) fn arity(name: &str, args: &[Value], min: usize, max: usize) -> Res<(
     } else {
         format!("{min} to {max} arguments")
     };
-    err(format!("{name}() takes {want} ({n} given)"))
+    err(ErrorKind::Type, format!("{name}() takes {want} ({n} given)"))
 }
 
 /// An int argument, or an error naming the function.
 pub(crate) fn int_arg(heap: &Heap, name: &str, v: Value) -> Res<i64> {
     match v {
         Value::Int(i) => Ok(i),
-        _ => err(format!("{name}() expects an int, got {}", heap.type_name(v))),
+        _ => err(ErrorKind::Type, format!("{name}() expects an int, got {}", heap.type_name(v))),
     }
 }
 
@@ -83,7 +84,7 @@ pub(crate) fn num_arg(heap: &Heap, name: &str, v: Value) -> Res<f64> {
     match v {
         Value::Int(i) => Ok(i as f64),
         Value::Float(f) => Ok(f),
-        _ => err(format!("{name}() expects a number, got {}", heap.type_name(v))),
+        _ => err(ErrorKind::Type, format!("{name}() expects a number, got {}", heap.type_name(v))),
     }
 }
 
@@ -91,7 +92,7 @@ pub(crate) fn num_arg(heap: &Heap, name: &str, v: Value) -> Res<f64> {
 pub(crate) fn str_arg(heap: &Heap, name: &str, v: Value) -> Res<Rc<str>> {
     match heap.as_str(v) {
         Some(s) => Ok(s.s.clone()),
-        None => err(format!("{name}() expects a string, got {}", heap.type_name(v))),
+        None => err(ErrorKind::Type, format!("{name}() expects a string, got {}", heap.type_name(v))),
     }
 }
 
@@ -176,8 +177,17 @@ pub(crate) mod testutil {
 
     pub fn err_msg(r: Res<Value>) -> String {
         match r {
-            Err(crate::vm::Fault::Error(m)) => m,
+            Err(crate::vm::Fault::Error(_, m)) => m,
             Err(crate::vm::Fault::Throw(_)) => panic!("threw a value"),
+            Ok(_) => panic!("expected an error"),
+        }
+    }
+
+    /// The kind of the runtime error `r` failed with.
+    pub fn err_kind(r: Res<Value>) -> crate::vm::ErrorKind {
+        match r {
+            Err(crate::vm::Fault::Error(k, _)) => k,
+            Err(_) => panic!("not a runtime error"),
             Ok(_) => panic!("expected an error"),
         }
     }
@@ -209,5 +219,42 @@ mod tests {
             err_msg(arity("f", &[], 1, usize::MAX).map(|_| Value::Nil)),
             "f() takes at least 1 argument (0 given)"
         );
+    }
+
+    #[test]
+    fn error_kinds() {
+        use crate::vm::ErrorKind;
+        let mut vm = Vm::new();
+        assert_eq!(err_kind(arity("f", &[], 1, 1).map(|_| Value::Nil)), ErrorKind::Type);
+        assert_eq!(err_kind(method(&mut vm, Value::Int(1), "foo", &[])), ErrorKind::Type);
+        let l = vm.heap.list(vec![]);
+        assert_eq!(err_kind(method(&mut vm, l, "pop", &[])), ErrorKind::Index);
+        assert_eq!(err_kind(method(&mut vm, l, "insert", &[Value::Int(1), Value::Nil])), ErrorKind::Index);
+        let s = vm.heap.str("x");
+        assert_eq!(err_kind(method(&mut vm, s, "repeat", &[Value::Int(-1)])), ErrorKind::Value);
+        assert_eq!(err_kind(method(&mut vm, s, "repeat", &[Value::Int(1 << 40)])), ErrorKind::Limit);
+        assert_eq!(err_kind(call(&mut vm, "int", &[s])), ErrorKind::Value);
+        assert_eq!(err_kind(call(&mut vm, "int", &[l])), ErrorKind::Type);
+        assert_eq!(err_kind(call(&mut vm, "int", &[Value::Float(f64::NAN)])), ErrorKind::Value);
+        assert_eq!(err_kind(call(&mut vm, "abs", &[Value::Int(i64::MIN)])), ErrorKind::Overflow);
+        assert_eq!(err_kind(call(&mut vm, "max", &[l])), ErrorKind::Value);
+        assert_eq!(err_kind(call(&mut vm, "assert", &[Value::Nil])), ErrorKind::Assert);
+        assert_eq!(err_kind(call(&mut vm, "close", &[Value::Nil])), ErrorKind::Closed);
+        assert_eq!(err_kind(call(&mut vm, "chan", &[Value::Int(-1)])), ErrorKind::Value);
+        assert_eq!(err_kind(call(&mut vm, "chan", &[s])), ErrorKind::Type);
+        let m = Value::Obj(vm.heap.alloc(Obj::Map(Default::default())));
+        assert_eq!(err_kind(method(&mut vm, m, "get", &[Value::Float(1.0)])), ErrorKind::Key);
+        let bad = vm.heap.str("[1,");
+        assert_eq!(err_kind(call(&mut vm, "json_decode", &[bad])), ErrorKind::Value);
+        let deep = vm.heap.string("[".repeat(crate::limits::MAX_DEPTH + 1));
+        assert_eq!(err_kind(call(&mut vm, "json_decode", &[deep])), ErrorKind::Limit);
+        assert_eq!(err_kind(call(&mut vm, "json_encode", &[Value::Float(f64::INFINITY)])), ErrorKind::Value);
+        // `error(msg)` and `__timeout_error(msg)` make values; their kinds are in the object.
+        for (f, want) in [("error", ErrorKind::User), ("__timeout_error", ErrorKind::Timeout)] {
+            let e = call(&mut vm, f, &[s]).unwrap();
+            let Value::Obj(h) = e else { panic!("not an object") };
+            let Obj::Error(e) = vm.heap.get(h) else { panic!("not an error") };
+            assert_eq!(e.kind, want);
+        }
     }
 }

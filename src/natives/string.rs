@@ -3,7 +3,7 @@
 
 use super::{arity, int_arg, no_method, slice_bounds, str_arg};
 use crate::limits::MAX_STRING;
-use crate::vm::{err, Heap, Res, Value, Vm};
+use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};
 use std::rc::Rc;
 
 pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> {
@@ -43,7 +43,7 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
             let hits = if from.is_empty() { chars + 1 } else { s.matches(&*from).count() };
             let len = s.len() as i128 + hits as i128 * (to.len() as i128 - from.len() as i128);
             if len > MAX_STRING as i128 {
-                return err(format!("string too long ({len} bytes)"));
+                return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
             }
             Ok(heap.string(s.replace(&*from, &to)))
         }
@@ -83,11 +83,11 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
             arity(name, args, 1, 1)?;
             let n = int_arg(heap, name, args[0])?;
             if n < 0 {
-                return err(format!("repeat() count must not be negative, got {n}"));
+                return err(ErrorKind::Value, format!("repeat() count must not be negative, got {n}"));
             }
             let len = s.len() as i128 * n as i128;
             if len > MAX_STRING as i128 {
-                return err(format!("string too long ({len} bytes)"));
+                return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
             }
             Ok(heap.string(s.repeat(n as usize)))
         }
@@ -118,11 +118,11 @@ fn byte_offset(s: &str, chars: usize, i: usize) -> usize {
 /// (negative counts from the end).
 pub fn str_index(heap: &mut Heap, s: Value, i: i64) -> Res<Value> {
     let Some(so) = heap.as_str(s) else {
-        return err("not a string");
+        return err(ErrorKind::Type, "not a string");
     };
     let len = so.chars;
     let Some(j) = super::resolve_index(i, len) else {
-        return err(format!("string index {i} out of range for length {len}"));
+        return err(ErrorKind::Index, format!("string index {i} out of range for length {len}"));
     };
     let mut buf = [0u8; 4];
     let c = if so.is_ascii() {

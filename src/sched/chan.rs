@@ -2,6 +2,7 @@
 //! parked receiver and FIFO service of parked senders and receivers.
 
 use super::{Sched, Waiter};
+use crate::vm::ErrorKind;
 use crate::vm::{err, Handle, Obj, Res, Value, Vm};
 use std::collections::VecDeque;
 
@@ -61,7 +62,7 @@ pub(super) fn as_chan(vm: &Vm, v: Value, op: &str) -> Res<Option<Handle>> {
     match v {
         Value::Nil => Ok(None),
         Value::Obj(h) if matches!(vm.heap.get(h), Obj::Chan(_)) => Ok(Some(h)),
-        _ => err(format!("{op} needs a channel, not {}", vm.heap.type_name(v))),
+        _ => err(ErrorKind::Type, format!("{op} needs a channel, not {}", vm.heap.type_name(v))),
     }
 }
 
@@ -90,7 +91,7 @@ pub(super) fn try_send(vm: &mut Vm, h: Handle, v: Value) -> Res<bool> {
     let (sched, heap) = (&mut vm.sched, &mut vm.heap);
     let Obj::Chan(c) = heap.get_mut(h) else { unreachable!() };
     if c.closed {
-        return err("send on closed channel");
+        return err(ErrorKind::Closed, "send on closed channel");
     }
     if let Some(r) = pop_live(&mut c.recvq, sched, |w| *w) {
         super::select::wake(vm, r, r.received(v, true));
@@ -133,7 +134,7 @@ fn wake_sender(vm: &mut Vm, w: Waiter) {
 pub(super) fn close(vm: &mut Vm, h: Handle) -> Res<()> {
     let c = chan_mut(vm, h);
     if c.closed {
-        return err("close of closed channel");
+        return err(ErrorKind::Closed, "close of closed channel");
     }
     c.closed = true;
     let recvs: Vec<Waiter> = c.recvq.drain(..).collect();
@@ -148,7 +149,7 @@ pub(super) fn close(vm: &mut Vm, h: Handle) -> Res<()> {
         if !vm.sched.is_parked(s.w) {
             continue;
         }
-        let error = crate::vm::error::bare_error(vm, "send on closed channel", false);
+        let error = crate::vm::error::bare_error(vm, ErrorKind::Closed, "send on closed channel");
         super::select::wake(vm, s.w, crate::vm::Resume::Throw(error));
     }
     Ok(())

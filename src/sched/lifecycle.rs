@@ -5,15 +5,15 @@ use super::report::{add_spawn_chain, uncaught_at_top};
 use super::task;
 use super::task::TaskState;
 use super::{chan, select, Wait, Waiter};
-use crate::vm::error::{bare_error, is_cancelled};
-use crate::vm::{Fault, Handle, Obj, Res, Resume, Uncaught, Value, Vm};
+use crate::vm::error::{bare_error, is_kind};
+use crate::vm::{ErrorKind, Fault, Handle, Obj, Res, Resume, Uncaught, Value, Vm};
 
 fn task_mut(vm: &mut Vm, h: Handle) -> &mut task::Task {
     task::get_mut(vm, h)
 }
 
 fn cancelled_error(vm: &mut Vm) -> Value {
-    bare_error(vm, "cancelled", true)
+    bare_error(vm, ErrorKind::Cancelled, "cancelled")
 }
 
 /// A fiber ended: record its outcome in its task, wake waiters, close `done()`,
@@ -48,7 +48,7 @@ pub(super) fn finish(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>)
         // `wait` on a cancelled task throws `Cancelled`, even if it caught it.
         Ok(_) if cancelled => TaskState::Cancelled(cancelled_error(vm)),
         Ok(v) => TaskState::Done(*v),
-        Err(u) if cancelled && is_cancelled(vm, u.value) => TaskState::Cancelled(u.value),
+        Err(u) if cancelled && is_kind(vm, u.value, ErrorKind::Cancelled) => TaskState::Cancelled(u.value),
         Err(u) => TaskState::Failed(u.value),
     };
     if is_main && result.is_err() && !matches!(state, TaskState::Cancelled(_)) {

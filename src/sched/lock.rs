@@ -1,6 +1,7 @@
 //! Mutexes (FIFO hand-off to waiters) and waitgroups.
 
 use super::Waiter;
+use crate::vm::ErrorKind;
 use crate::vm::{err, Handle, Obj, Res, Resume, Value, Vm};
 use std::collections::VecDeque;
 
@@ -28,7 +29,7 @@ fn mutex_mut(vm: &mut Vm, h: Handle) -> &mut Mutex {
 pub(super) fn as_mutex(vm: &Vm, v: Value) -> Res<Handle> {
     match v {
         Value::Obj(h) if matches!(vm.heap.get(h), Obj::Mutex(_)) => Ok(h),
-        _ => err(format!("lock needs a mutex, not {}", vm.heap.type_name(v))),
+        _ => err(ErrorKind::Type, format!("lock needs a mutex, not {}", vm.heap.type_name(v))),
     }
 }
 
@@ -42,7 +43,7 @@ pub(super) fn try_lock(vm: &mut Vm, h: Handle) -> Res<bool> {
             vm.sched.cur().extra_mut().locks.push(h);
             Ok(true)
         }
-        Some(o) if o == id => err("mutex is already locked by this fiber"),
+        Some(o) if o == id => err(ErrorKind::Lock, "mutex is already locked by this fiber"),
         Some(_) => Ok(false),
     }
 }
@@ -87,7 +88,7 @@ pub(super) fn group_add(vm: &mut Vm, h: Handle, n: i64) -> Res<()> {
     let g = group_mut(vm, h);
     let count = g.count.checked_add(n).unwrap_or(-1);
     if count < 0 {
-        return err("negative waitgroup counter");
+        return err(ErrorKind::Value, "negative waitgroup counter");
     }
     g.count = count;
     if count == 0 {

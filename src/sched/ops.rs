@@ -5,6 +5,7 @@
 
 use super::{chan, lock, select, start, task, timer, Wait};
 use crate::bytecode::Site;
+use crate::vm::ErrorKind;
 use crate::vm::{err, Blocking, Fault, Handle, Obj, Res, Value, Vm};
 use std::time::Duration;
 
@@ -88,7 +89,7 @@ pub enum Waited {
 /// `wait v`: the result now, or parked (the instruction reruns when woken).
 /// `at` is where the `wait` is, for the report of a fiber waiting on itself.
 pub fn wait_on(vm: &mut Vm, v: Value, at: Site) -> Res<Waited> {
-    let Value::Obj(h) = v else { return err(format!("cannot wait on {}", vm.heap.type_name(v))) };
+    let Value::Obj(h) = v else { return err(ErrorKind::Type, format!("cannot wait on {}", vm.heap.type_name(v))) };
     match vm.heap.get(h) {
         Obj::Task(_) => {
             if let Some(r) = task::outcome(vm, h)? {
@@ -114,7 +115,12 @@ pub fn wait_on(vm: &mut Vm, v: Value, at: Site) -> Res<Waited> {
                             });
                         }
                     }
-                    _ => return err(format!("wait on a list needs tasks, not {}", vm.heap.type_name(t))),
+                    _ => {
+                        return err(
+                            ErrorKind::Type,
+                            format!("wait on a list needs tasks, not {}", vm.heap.type_name(t)),
+                        )
+                    }
                 }
             }
             let mut out = Vec::with_capacity(items.len());
@@ -132,7 +138,7 @@ pub fn wait_on(vm: &mut Vm, v: Value, at: Site) -> Res<Waited> {
             lock::group_mut(vm, h).waiters.push(w);
             Ok(Waited::Parked)
         }
-        o => err(format!("cannot wait on {}", o.type_name())),
+        o => err(ErrorKind::Type, format!("cannot wait on {}", o.type_name())),
     }
 }
 
@@ -195,7 +201,7 @@ pub fn new_chan(vm: &mut Vm, cap: usize) -> Value {
 pub fn close(vm: &mut Vm, ch: Value) -> Res<()> {
     match chan::as_chan(vm, ch, "close")? {
         Some(h) => chan::close(vm, h),
-        None => err("close of nil channel"),
+        None => err(ErrorKind::Closed, "close of nil channel"),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::chan::{self, SendWaiter};
 use super::{Wait, Waiter};
+use crate::vm::ErrorKind;
 use crate::vm::{err, Handle, Obj, Res, Resume, Value, Vm};
 
 /// One evaluated case: its channel (None for a nil channel) and, for a send, the value.
@@ -38,7 +39,7 @@ pub(super) fn try_select(vm: &mut Vm, cases: &[Case], has_default: bool) -> Res<
         return match c.send {
             Some(v) => {
                 if !chan::try_send(vm, h, v)? {
-                    return err("internal: a ready send could not complete");
+                    return err(ErrorKind::Internal, "internal: a ready send could not complete");
                 }
                 Ok(Some((i as i64, Value::Nil, true)))
             }

@@ -2,12 +2,12 @@
 
 use super::object::Obj;
 use super::value::{Key, Value};
-use super::{err, Fault, Heap, Res, Vm};
+use super::{err, ErrorKind, Fault, Heap, Res, Vm};
 use crate::bytecode::{Cmp, Op};
 use std::cmp::Ordering;
 
 fn overflow<T>() -> Res<T> {
-    err("integer overflow")
+    err(ErrorKind::Overflow, "integer overflow")
 }
 
 #[inline]
@@ -21,7 +21,7 @@ pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
             (Obj::Str(x), Obj::Str(y)) => {
                 let len = x.s.len() + y.s.len();
                 if len > crate::limits::MAX_STRING {
-                    return err(format!("string too long ({len} bytes)"));
+                    return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
                 }
                 let (x, y) = (x.s.clone(), y.s.clone());
                 Ok(heap.concat(&[&x, &y]))
@@ -29,7 +29,7 @@ pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
             (Obj::List(x), Obj::List(y)) => {
                 let len = x.len() + y.len();
                 if len > crate::limits::MAX_LIST {
-                    return err(format!("list too long ({len} items)"));
+                    return err(ErrorKind::Limit, format!("list too long ({len} items)"));
                 }
                 let mut v = Vec::with_capacity(len);
                 v.extend_from_slice(x);
@@ -43,7 +43,7 @@ pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
 }
 
 pub fn bad_operands<T>(heap: &Heap, op: &str, a: Value, b: Value) -> Res<T> {
-    err(format!("cannot apply '{op}' to {} and {}", heap.type_name(a), heap.type_name(b)))
+    err(ErrorKind::Type, format!("cannot apply '{op}' to {} and {}", heap.type_name(a), heap.type_name(b)))
 }
 
 macro_rules! num_op {
@@ -67,7 +67,7 @@ num_op!(mul, *, checked_mul, "*");
 #[inline]
 pub fn div(heap: &Heap, a: Value, b: Value) -> Res<Value> {
     match (a, b) {
-        (Value::Int(_), Value::Int(0)) => err("integer division by zero"),
+        (Value::Int(_), Value::Int(0)) => err(ErrorKind::ZeroDivision, "integer division by zero"),
         (Value::Int(x), Value::Int(y)) => x.checked_div(y).map(Value::Int).map_or_else(overflow, Ok),
         (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x / y)),
         (Value::Int(x), Value::Float(y)) => Ok(Value::Float(x as f64 / y)),
@@ -79,7 +79,7 @@ pub fn div(heap: &Heap, a: Value, b: Value) -> Res<Value> {
 #[inline]
 pub fn rem(heap: &Heap, a: Value, b: Value) -> Res<Value> {
     match (a, b) {
-        (Value::Int(_), Value::Int(0)) => err("integer division by zero"),
+        (Value::Int(_), Value::Int(0)) => err(ErrorKind::ZeroDivision, "integer division by zero"),
         (Value::Int(x), Value::Int(y)) => x.checked_rem(y).map(Value::Int).map_or_else(overflow, Ok),
         (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x % y)),
         (Value::Int(x), Value::Float(y)) => Ok(Value::Float(x as f64 % y)),
@@ -92,7 +92,7 @@ pub fn neg(heap: &Heap, a: Value) -> Res<Value> {
     match a {
         Value::Int(x) => x.checked_neg().map(Value::Int).map_or_else(overflow, Ok),
         Value::Float(x) => Ok(Value::Float(-x)),
-        _ => err(format!("cannot negate {}", heap.type_name(a))),
+        _ => err(ErrorKind::Type, format!("cannot negate {}", heap.type_name(a))),
     }
 }
 
@@ -165,7 +165,7 @@ fn compare_at(heap: &Heap, a: Value, b: Value, depth: usize) -> Res<Ordering> {
             (Obj::Str(x), Obj::Str(y)) => Ok(x.s.cmp(&y.s)),
             (Obj::List(x), Obj::List(y)) => {
                 if depth > crate::limits::MAX_DEPTH {
-                    return err("cannot compare lists nested this deeply (or cyclic)");
+                    return err(ErrorKind::Limit, "cannot compare lists nested this deeply (or cyclic)");
                 }
                 for (p, q) in x.iter().zip(y.iter()) {
                     match crate::limits::with_stack(|| compare_at(heap, *p, *q, depth + 1))? {
@@ -187,7 +187,7 @@ fn float_cmp(x: f64, y: f64) -> Res<Ordering> {
 }
 
 fn bad_compare<T>(heap: &Heap, a: Value, b: Value) -> Res<T> {
-    err(format!("cannot compare {} with {}", heap.type_name(a), heap.type_name(b)))
+    err(ErrorKind::Type, format!("cannot compare {} with {}", heap.type_name(a), heap.type_name(b)))
 }
 
 /// `a < b` with NaN making every comparison false.
@@ -221,10 +221,10 @@ pub fn to_key(heap: &Heap, v: Value) -> Res<Key> {
         Value::Nil => Ok(Key::Nil),
         Value::Bool(b) => Ok(Key::Bool(b)),
         Value::Int(i) => Ok(Key::Int(i)),
-        Value::Float(_) => err("float map keys are not allowed"),
+        Value::Float(_) => err(ErrorKind::Key, "float map keys are not allowed"),
         Value::Obj(h) => match heap.get(h) {
             Obj::Str(s) => Ok(Key::Str(s.s.clone())),
-            o => err(format!("a {} cannot be a map key", o.type_name())),
+            o => err(ErrorKind::Key, format!("a {} cannot be a map key", o.type_name())),
         },
     }
 }

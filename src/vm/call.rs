@@ -7,6 +7,7 @@ use super::object::Obj;
 use super::value::Value;
 use super::{err, Res, Vm};
 use crate::limits::MAX_FRAMES;
+use crate::vm::ErrorKind;
 
 /// What a call did.
 pub enum Called {
@@ -22,7 +23,7 @@ pub enum Called {
 /// `stack[ret]` (now for natives, when the frame returns for closures).
 pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, argc: usize, ret: usize) -> Res<Called> {
     let Value::Obj(h) = callee else {
-        return err(format!("cannot call {}", vm.heap.type_name(callee)));
+        return err(ErrorKind::Type, format!("cannot call {}", vm.heap.type_name(callee)));
     };
     match vm.heap.get(h) {
         Obj::Closure(c) => {
@@ -30,7 +31,7 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
             let np = proto.nparams as usize;
             check_arity(&proto, argc)?;
             if fiber.frames.len() >= MAX_FRAMES {
-                return err(format!("stack overflow ({MAX_FRAMES} nested calls)"));
+                return err(ErrorKind::StackOverflow, format!("stack overflow ({MAX_FRAMES} nested calls)"));
             }
             let need = args + proto.nregs as usize;
             if fiber.stack.len() < need {
@@ -58,7 +59,7 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
             let r = f.call(vm, fiber, &fiber.stack[args..args + argc])?;
             builtin_ret(vm, fiber, r, ret)
         }
-        o => err(format!("cannot call {}", o.type_name())),
+        o => err(ErrorKind::Type, format!("cannot call {}", o.type_name())),
     }
 }
 
@@ -88,7 +89,7 @@ pub fn builtin_ret(vm: &mut Vm, fiber: &mut Fiber, r: Ret, ret: usize) -> Res<Ca
 /// Errors unless `proto` accepts `argc` arguments.
 pub fn check_arity(proto: &crate::bytecode::Proto, argc: usize) -> Res<()> {
     if argc < proto.nrequired as usize || (argc > proto.nparams as usize && !proto.has_rest) {
-        return err(arity_message(proto, argc));
+        return err(ErrorKind::Type, arity_message(proto, argc));
     }
     Ok(())
 }

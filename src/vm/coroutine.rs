@@ -8,6 +8,7 @@ use super::call::{call_value, Called};
 use super::fiber::{Fiber, Frame, Handler};
 use super::object::Obj;
 use super::{err, Fault, Handle, Res, Value, Vm};
+use crate::vm::ErrorKind;
 use std::rc::Rc;
 
 /// Message of the error `close()` raises at the suspended `yield`.
@@ -97,13 +98,13 @@ pub fn enter(
 ) -> Res<Called> {
     let co = co_mut(vm, h);
     match (co.state, &entry) {
-        (CoState::Running, _) => return err("cannot resume a running coroutine"),
+        (CoState::Running, _) => return err(ErrorKind::Coroutine, "cannot resume a running coroutine"),
         (CoState::Done, Entry::Close) | (CoState::Fresh, Entry::Close) => {
             co.state = CoState::Done;
             fiber.stack[ret] = Value::Nil;
             return Ok(Called::Value);
         }
-        (CoState::Done, _) => return err("cannot resume a finished coroutine"),
+        (CoState::Done, _) => return err(ErrorKind::Coroutine, "cannot resume a finished coroutine"),
         (CoState::Fresh, Entry::Throw(e)) => {
             co.state = CoState::Done;
             return Err(Fault::Throw(*e));
@@ -158,7 +159,7 @@ pub fn enter(
         Entry::Throw(e) => Err(Fault::Throw(e)),
         Entry::Close => {
             co_mut(vm, h).closing = true;
-            Err(Fault::Throw(super::error::bare_error(vm, CLOSED, true)))
+            Err(Fault::Throw(super::error::bare_error(vm, ErrorKind::CoroutineClosed, CLOSED)))
         }
     }
 }
@@ -205,7 +206,7 @@ pub fn die(vm: &mut Vm, fiber: &mut Fiber, e: Value) -> Option<Value> {
     co.ctx = Context::default();
     let (ret, closing) = (co.ret as usize, co.closing);
     // The error `close()` raised ends here; any other (from a finally) goes on.
-    let close_error = matches!(e, Value::Obj(eh) if matches!(vm.heap.get(eh), Obj::Error(er) if er.cancelled && &*er.message == CLOSED));
+    let close_error = super::error::is_kind(vm, e, ErrorKind::CoroutineClosed);
     if closing && close_error {
         fiber.stack[ret] = Value::Nil;
         return None;

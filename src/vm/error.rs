@@ -5,7 +5,7 @@ use super::exec::Halt;
 use super::fiber::{Fiber, Handler, Uncaught};
 use super::object::{ErrorObj, Obj};
 use super::value::Value;
-use super::{Fault, Vm};
+use super::{ErrorKind, Fault, Vm};
 use crate::bytecode::Site;
 use std::rc::Rc;
 
@@ -14,7 +14,7 @@ use std::rc::Rc;
 pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
     let mut value = match fault {
         Fault::Throw(v) => v,
-        Fault::Error(msg) => new_error(vm, fiber, Rc::from(msg)),
+        Fault::Error(kind, msg) => new_error(vm, fiber, kind, Rc::from(msg)),
     };
     // Out of a coroutine's body the error continues in its resumer.
     while fiber.handlers.is_empty() && fiber.in_coroutine() {
@@ -45,25 +45,25 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
 const TRACE_KEEP: usize = 40;
 
 /// The one constructor of error objects.
-fn error_object(vm: &mut Vm, message: Rc<str>, cancelled: bool, trace: Vec<Rc<str>>, origin: Option<Site>) -> Value {
-    let e = ErrorObj { message, trace, others: Vec::new(), cancelled, origin };
+fn error_object(vm: &mut Vm, kind: ErrorKind, message: Rc<str>, trace: Vec<Rc<str>>, origin: Option<Site>) -> Value {
+    let e = ErrorObj { message, trace, others: Vec::new(), kind, origin };
     Value::Obj(vm.heap.alloc(Obj::Error(Box::new(e))))
 }
 
 /// An error value raised where the fiber is, carrying its stack trace.
-pub fn new_error(vm: &mut Vm, fiber: &Fiber, message: Rc<str>) -> Value {
-    error_object(vm, message, false, capped_trace(fiber), fiber.current_site())
+pub fn new_error(vm: &mut Vm, fiber: &Fiber, kind: ErrorKind, message: Rc<str>) -> Value {
+    error_object(vm, kind, message, capped_trace(fiber), fiber.current_site())
 }
 
 /// An error value raised outside any fiber's code (by the scheduler: a closed
 /// channel, cancellation, failed I/O); it is positioned where it is thrown.
-pub fn bare_error(vm: &mut Vm, message: &str, cancelled: bool) -> Value {
-    error_object(vm, Rc::from(message), cancelled, Vec::new(), None)
+pub fn bare_error(vm: &mut Vm, kind: ErrorKind, message: &str) -> Value {
+    error_object(vm, kind, Rc::from(message), Vec::new(), None)
 }
 
-/// Is this the `Cancelled` error?
-pub fn is_cancelled(vm: &Vm, v: Value) -> bool {
-    matches!(v, Value::Obj(h) if matches!(vm.heap.get(h), Obj::Error(e) if e.cancelled))
+/// Is `v` an error of this kind?
+pub fn is_kind(vm: &Vm, v: Value, kind: ErrorKind) -> bool {
+    matches!(v, Value::Obj(h) if matches!(vm.heap.get(h), Obj::Error(e) if e.kind == kind))
 }
 
 /// The fiber's trace with the middle of a very deep stack elided.

@@ -13,6 +13,7 @@ use super::value::{copy_value, load_value, Key, Value};
 use super::{arith, coroutine, err, Fault, Res, Uncaught, Vm};
 use crate::bytecode::{Op, ProtoRef};
 use crate::sched::ops;
+use crate::vm::ErrorKind;
 
 /// Why `run` returned.
 pub enum Halt {
@@ -496,7 +497,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                     (l, h) => t!(arith::bad_operands(&vm.heap, "..", l, h)),
                 };
                 let h = if inclusive {
-                    t!(h.checked_add(1).ok_or_else(|| Fault::Error("integer overflow".into())))
+                    t!(h.checked_add(1).ok_or_else(|| Fault::Error(ErrorKind::Overflow, "integer overflow".into())))
                 } else {
                     h
                 };
@@ -505,11 +506,10 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             Op::ForPrep { base: b, inclusive, target } => {
                 let (lo, hi) = match (reg!(b), reg!(b + 1)) {
                     (Value::Int(l), Value::Int(h)) => (l, h),
-                    (l, h) => t!(err(format!(
-                        "range bounds must be ints, not {} and {}",
-                        vm.heap.type_name(l),
-                        vm.heap.type_name(h)
-                    ))),
+                    (l, h) => t!(err(
+                        ErrorKind::Type,
+                        format!("range bounds must be ints, not {} and {}", vm.heap.type_name(l), vm.heap.type_name(h))
+                    )),
                 };
                 let hi = if inclusive { hi.saturating_add(1) } else { hi };
                 reg!(b + 1) = Value::Int(hi);
@@ -608,8 +608,13 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let v = reg!(src);
                 let pair = match vm.heap.as_list(v) {
                     Some(l) if l.len() == 2 => (l[0], l[1]),
-                    Some(l) => t!(err(format!("cannot destructure a list of {} items into 2 names", l.len()))),
-                    None => t!(err(format!("cannot destructure {} into 2 names", vm.heap.type_name(v)))),
+                    Some(l) => t!(err(
+                        ErrorKind::Value,
+                        format!("cannot destructure a list of {} items into 2 names", l.len())
+                    )),
+                    None => {
+                        t!(err(ErrorKind::Type, format!("cannot destructure {} into 2 names", vm.heap.type_name(v))))
+                    }
                 };
                 reg!(dst) = pair.0;
                 reg!(dst + 1) = pair.1;

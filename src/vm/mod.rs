@@ -10,6 +10,7 @@ mod exec_conc;
 pub mod fiber;
 pub mod gc;
 pub mod heap;
+pub mod kind;
 pub mod object;
 mod ops;
 pub mod output;
@@ -18,6 +19,7 @@ pub mod value;
 pub use builtin::{Blocking, IoDone, IoWork, NativeFn, Ret};
 pub use fiber::{Fiber, Frame, Resume, Uncaught};
 pub use heap::Heap;
+pub use kind::ErrorKind;
 pub use object::Obj;
 pub use output::Output;
 pub use value::{Handle, Key, Value};
@@ -26,19 +28,19 @@ use crate::bytecode::{Proto, ProtoRef};
 use indexmap::IndexMap;
 use std::rc::Rc;
 
-/// Why an operation failed: a runtime error message (becomes an error value with a
-/// trace) or a value thrown as is.
+/// Why an operation failed: a runtime error of some kind with its message (becomes
+/// an error value with a trace) or a value thrown as is.
 #[derive(Debug)]
 pub enum Fault {
-    Error(String),
+    Error(ErrorKind, String),
     Throw(Value),
 }
 
 pub type Res<T> = Result<T, Fault>;
 
-/// Shorthand for a runtime error result.
-pub fn err<T>(msg: impl Into<String>) -> Res<T> {
-    Err(Fault::Error(msg.into()))
+/// Shorthand for a runtime error result of kind `kind`.
+pub fn err<T>(kind: ErrorKind, msg: impl Into<String>) -> Res<T> {
+    Err(Fault::Error(kind, msg.into()))
 }
 
 /// The runtime shared by the fibers of one program: heap, globals, compiled

@@ -62,8 +62,8 @@ pub struct ErrorObj {
     pub trace: Vec<Rc<str>>,
     /// Further errors from the same structured block (`e.others`).
     pub others: Vec<Value>,
-    /// This is the `Cancelled` error of a cancelled fiber.
-    pub cancelled: bool,
+    /// What failed (`e.kind`); `Cancelled` marks the error of a cancelled fiber.
+    pub kind: crate::vm::ErrorKind,
     /// Where it was raised, for reports of errors that travel between fibers.
     pub origin: Option<Site>,
 }

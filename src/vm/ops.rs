@@ -8,6 +8,7 @@ use super::value::Handle;
 use super::value::{map_slot, Key, Value};
 use super::{arith, err, Res, Vm};
 use crate::bytecode::{ProtoRef, UpvalDesc};
+use crate::vm::ErrorKind;
 
 /// `recv.name(args)`: a map field holding a function is called without the
 /// receiver; builtin methods get it (csp-written ones as their first argument).
@@ -39,12 +40,12 @@ pub(super) fn index(vm: &mut Vm, obj: Value, key: Value) -> Res<Value> {
                 return Ok(m.get(&k).copied().unwrap_or(Value::Nil));
             }
             (Obj::List(_) | Obj::Str(_), _) => {
-                return err(format!("index must be an int, not {}", vm.heap.type_name(key)));
+                return err(ErrorKind::Type, format!("index must be an int, not {}", vm.heap.type_name(key)));
             }
             _ => {}
         }
     }
-    err(format!("cannot index {}", vm.heap.type_name(obj)))
+    err(ErrorKind::Type, format!("cannot index {}", vm.heap.type_name(obj)))
 }
 
 pub(super) fn set_index(vm: &mut Vm, obj: Value, key: Value, v: Value) -> Res<()> {
@@ -52,7 +53,7 @@ pub(super) fn set_index(vm: &mut Vm, obj: Value, key: Value, v: Value) -> Res<()
         match vm.heap.get(h) {
             Obj::List(_) => {
                 let Value::Int(i) = key else {
-                    return err(format!("index must be an int, not {}", vm.heap.type_name(key)));
+                    return err(ErrorKind::Type, format!("index must be an int, not {}", vm.heap.type_name(key)));
                 };
                 return crate::natives::list::list_set(&mut vm.heap, obj, i, v);
             }
@@ -68,7 +69,7 @@ pub(super) fn set_index(vm: &mut Vm, obj: Value, key: Value, v: Value) -> Res<()
             _ => {}
         }
     }
-    err(format!("cannot assign into {}", vm.heap.type_name(obj)))
+    err(ErrorKind::Type, format!("cannot assign into {}", vm.heap.type_name(obj)))
 }
 
 fn key_name(key: &Key) -> &str {
@@ -92,10 +93,10 @@ pub(super) fn set_field(vm: &mut Vm, obj: Value, key: &Key, v: Value) -> Res<()>
             return Ok(());
         }
     }
-    err(format!("cannot set field '{}' on {}", key_name(key), vm.heap.type_name(obj)))
+    err(ErrorKind::Type, format!("cannot set field '{}' on {}", key_name(key), vm.heap.type_name(obj)))
 }
 
-/// `obj.name`: a map key, or a property of an error.
+/// `obj.name`: a map key, or a property of an error (`message trace others kind`).
 pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
     let name = key_name(key);
     if let Value::Obj(h) = obj {
@@ -116,12 +117,16 @@ pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
                     let o = e.others.clone();
                     return Ok(vm.heap.list(o));
                 }
+                "kind" => {
+                    let k = e.kind.name();
+                    return Ok(vm.heap.str(k));
+                }
                 _ => {}
             },
             _ => {}
         }
     }
-    err(format!("{} has no field '{}'", vm.heap.type_name(obj), name))
+    err(ErrorKind::Type, format!("{} has no field '{}'", vm.heap.type_name(obj), name))
 }
 
 pub(super) fn iter_start(vm: &Vm, it: Value) -> Res<Value> {
@@ -132,7 +137,7 @@ pub(super) fn iter_start(vm: &Vm, it: Value) -> Res<Value> {
             _ => {}
         }
     }
-    err(format!("cannot iterate over {}", vm.heap.type_name(it)))
+    err(ErrorKind::Type, format!("cannot iterate over {}", vm.heap.type_name(it)))
 }
 
 /// The next item and state of an iteration, or None when it is exhausted.
@@ -173,10 +178,13 @@ fn coroutine_method(
         "resume" => (Entry::Resume(arg), 1),
         "throw" => (Entry::Throw(arg), 1),
         "close" => (Entry::Close, 0),
-        _ => return err(format!("coroutine has no method '{name}'")),
+        _ => return err(ErrorKind::Type, format!("coroutine has no method '{name}'")),
     };
     if argc > max {
-        return err(format!("{name}() takes at most {max} argument{}", if max == 1 { "" } else { "s" }));
+        return err(
+            ErrorKind::Type,
+            format!("{name}() takes at most {max} argument{}", if max == 1 { "" } else { "s" }),
+        );
     }
     enter(vm, fiber, h, entry, slot, None)
 }
@@ -217,7 +225,7 @@ pub(super) fn concat(vm: &mut Vm, parts: &[Value]) -> Res<Value> {
         }
     }
     if s.len() > crate::limits::MAX_STRING {
-        return err("string too long");
+        return err(ErrorKind::Limit, "string too long");
     }
     Ok(vm.heap.string(s))
 }

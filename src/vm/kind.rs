@@ -1,0 +1,139 @@
+//! What kind of failure an error value is (`e.kind`): every runtime error names one.
+
+/// The kind of a runtime error. `name()` is what `e.kind` gives in csp.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ErrorKind {
+    /// Wrong operand or argument types, calling a non-function, no such method or
+    /// field, wrong number of arguments.
+    Type,
+    /// A list or string index out of range.
+    Index,
+    /// A value that cannot be a map key (a float, a list, ...).
+    Key,
+    /// The right type but a bad value: argument ranges, a negative waitgroup
+    /// counter, destructuring length, text that is not JSON.
+    Value,
+    /// Integer overflow.
+    Overflow,
+    /// Integer division or remainder by zero.
+    ZeroDivision,
+    /// Send on, or close of, a closed channel; close of nil.
+    Closed,
+    /// The error a cancelled fiber gets at its suspension points.
+    Cancelled,
+    /// The error `co.close()` raises at the coroutine's suspended `yield`.
+    CoroutineClosed,
+    /// Resuming a running or finished coroutine.
+    Coroutine,
+    /// Locking a mutex this fiber already holds.
+    Lock,
+    /// A time limit ran out (`async.timeout`).
+    Timeout,
+    /// File or stdin I/O failed.
+    Io,
+    /// Too many nested calls.
+    StackOverflow,
+    /// A resource limit: string, list or JSON too long, nesting too deep.
+    Limit,
+    /// No fiber can make progress. A deadlock ends the program with its own
+    /// report (exit 3) rather than throwing, so no error value has this kind yet.
+    Deadlock,
+    /// A failed `assert()`.
+    Assert,
+    /// Made by `error(msg)`.
+    User,
+    /// A bug in the interpreter, not in the program.
+    Internal,
+}
+
+impl ErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ErrorKind; 19] = [
+        ErrorKind::Type,
+        ErrorKind::Index,
+        ErrorKind::Key,
+        ErrorKind::Value,
+        ErrorKind::Overflow,
+        ErrorKind::ZeroDivision,
+        ErrorKind::Closed,
+        ErrorKind::Cancelled,
+        ErrorKind::CoroutineClosed,
+        ErrorKind::Coroutine,
+        ErrorKind::Lock,
+        ErrorKind::Timeout,
+        ErrorKind::Io,
+        ErrorKind::StackOverflow,
+        ErrorKind::Limit,
+        ErrorKind::Deadlock,
+        ErrorKind::Assert,
+        ErrorKind::User,
+        ErrorKind::Internal,
+    ];
+
+    /// The kind's name, as `e.kind` reads it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ErrorKind::Type => "type",
+            ErrorKind::Index => "index",
+            ErrorKind::Key => "key",
+            ErrorKind::Value => "value",
+            ErrorKind::Overflow => "overflow",
+            ErrorKind::ZeroDivision => "zero_division",
+            ErrorKind::Closed => "closed",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::CoroutineClosed => "coroutine_closed",
+            ErrorKind::Coroutine => "coroutine",
+            ErrorKind::Lock => "lock",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Io => "io",
+            ErrorKind::StackOverflow => "stack_overflow",
+            ErrorKind::Limit => "limit",
+            ErrorKind::Deadlock => "deadlock",
+            ErrorKind::Assert => "assert",
+            ErrorKind::User => "user",
+            ErrorKind::Internal => "internal",
+        }
+    }
+
+    /// The diagnostic code of an uncaught error of this kind: `csp::runtime::NAME`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ErrorKind::Type => "csp::runtime::type",
+            ErrorKind::Index => "csp::runtime::index",
+            ErrorKind::Key => "csp::runtime::key",
+            ErrorKind::Value => "csp::runtime::value",
+            ErrorKind::Overflow => "csp::runtime::overflow",
+            ErrorKind::ZeroDivision => "csp::runtime::zero_division",
+            ErrorKind::Closed => "csp::runtime::closed",
+            ErrorKind::Cancelled => "csp::runtime::cancelled",
+            ErrorKind::CoroutineClosed => "csp::runtime::coroutine_closed",
+            ErrorKind::Coroutine => "csp::runtime::coroutine",
+            ErrorKind::Lock => "csp::runtime::lock",
+            ErrorKind::Timeout => "csp::runtime::timeout",
+            ErrorKind::Io => "csp::runtime::io",
+            ErrorKind::StackOverflow => "csp::runtime::stack_overflow",
+            ErrorKind::Limit => "csp::runtime::limit",
+            ErrorKind::Deadlock => "csp::runtime::deadlock",
+            ErrorKind::Assert => "csp::runtime::assert",
+            ErrorKind::User => "csp::runtime::user",
+            ErrorKind::Internal => "csp::runtime::internal",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorKind;
+
+    #[test]
+    fn names_are_distinct_and_codes_match() {
+        let mut names: Vec<&str> = ErrorKind::ALL.iter().map(|k| k.name()).collect();
+        for k in ErrorKind::ALL {
+            assert_eq!(k.code(), format!("csp::runtime::{}", k.name()));
+            assert!(k.name().bytes().all(|b| b.is_ascii_lowercase() || b == b'_'), "{k:?}");
+        }
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), ErrorKind::ALL.len());
+    }
+}
