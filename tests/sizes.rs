@@ -21,3 +21,9 @@ fn fiber_and_task_stay_small() {
     assert!(fiber <= 152, "Fiber is {fiber} bytes");
     assert!(task <= 80, "Task is {task} bytes");
 }
+
+/// Every heap slot is an `Obj`: kinds with bigger bodies are boxed.
+#[test]
+fn obj_is_32_bytes() {
+    assert_eq!(size_of::<csp::vm::Obj>(), 32);
+}

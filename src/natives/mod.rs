@@ -177,7 +177,7 @@ pub(crate) mod testutil {
 
     pub fn err_msg(r: Res<Value>) -> String {
         match r {
-            Err(crate::vm::Fault::Error(_, m)) => m,
+            Err(crate::vm::Fault::Error(e)) => e.1,
             Err(crate::vm::Fault::Throw(_)) => panic!("threw a value"),
             Ok(_) => panic!("expected an error"),
         }
@@ -186,7 +186,7 @@ pub(crate) mod testutil {
     /// The kind of the runtime error `r` failed with.
     pub fn err_kind(r: Res<Value>) -> crate::vm::ErrorKind {
         match r {
-            Err(crate::vm::Fault::Error(k, _)) => k,
+            Err(crate::vm::Fault::Error(e)) => e.0,
             Err(_) => panic!("not a runtime error"),
             Ok(_) => panic!("expected an error"),
         }

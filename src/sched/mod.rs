@@ -242,6 +242,7 @@ impl Sched {
     }
 
     /// Parks the running fiber on `wait`; returns its waiter.
+    #[inline]
     fn park(&mut self, wait: Wait) -> Waiter {
         self.next_gen = self.next_gen.wrapping_add(1);
         let gen = self.next_gen;
@@ -252,6 +253,7 @@ impl Sched {
     }
 
     /// Makes a parked fiber ready with `resume`, if the waiter is current.
+    #[inline(always)]
     fn wake(&mut self, w: Waiter, resume: Resume) -> bool {
         if !self.is_parked(w) {
             return false;
@@ -262,6 +264,7 @@ impl Sched {
 
     /// Makes a parked fiber ready with `resume`, whatever it waits on (the caller
     /// has taken it off its wait queues).
+    #[inline(always)]
     fn wake_forced(&mut self, fid: u32, resume: Resume) {
         let s = self.state_mut(fid);
         s.parked = None;

@@ -23,8 +23,13 @@ fn check_interrupt(vm: &mut Vm) -> Res<()> {
 }
 
 /// Parks the running fiber on `wait` unless an interruption is due (thrown then).
+#[inline(always)]
 fn park(vm: &mut Vm, wait: Wait) -> Res<super::Waiter> {
-    check_interrupt(vm)?;
+    let s = vm.sched.cur();
+    // Only a fiber with extra state or cancelled can have one due.
+    if s.extra.is_some() || s.cancelled {
+        check_interrupt(vm)?;
+    }
     Ok(vm.sched.park(wait))
 }
 

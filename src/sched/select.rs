@@ -79,7 +79,9 @@ pub(super) fn remove_from(vm: &mut Vm, h: Handle, w: Waiter) {
 }
 
 /// Wakes a waiter taken off a channel's queue; a `select`'s waiter is first
-/// taken off its other channels.
+/// taken off its other channels. Inlined, so the resume value is built where
+/// it is stored (passing it through memory stalls store-to-load forwarding).
+#[inline(always)]
 pub(super) fn wake(vm: &mut Vm, w: Waiter, resume: Resume) {
     if w.case.is_some() {
         if let Some(Wait::Select(chans)) = &vm.sched.state(w.fiber).parked {

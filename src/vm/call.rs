@@ -1,7 +1,7 @@
 //! Calling a value: closures get a new heap frame; builtins run at once and
 //! their `Ret` is acted on here, the one path for builtin functions and methods.
 
-use super::builtin::Ret;
+use super::builtin::{NativeFn, Ret};
 use super::fiber::{Fiber, Frame};
 use super::object::Obj;
 use super::value::Value;
@@ -54,11 +54,18 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
             });
             Ok(Called::Frame)
         }
-        Obj::Native(n) => {
-            let f = n.func;
-            let r = f.call(vm, fiber, &fiber.stack[args..args + argc])?;
-            builtin_ret(vm, fiber, r, ret)
-        }
+        Obj::Native(n) => match n.func {
+            // Most builtins only compute a value: the short way, without a `Ret`.
+            NativeFn::Value(f) => {
+                let v = f(vm, &fiber.stack[args..args + argc])?;
+                fiber.put(ret, &v);
+                Ok(Called::Value)
+            }
+            NativeFn::Full(f) => {
+                let r = f(vm, fiber, &fiber.stack[args..args + argc])?;
+                builtin_ret(vm, fiber, r, ret)
+            }
+        },
         o => err(ErrorKind::Type, format!("cannot call {}", o.type_name())),
     }
 }
@@ -67,7 +74,7 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
 pub fn builtin_ret(vm: &mut Vm, fiber: &mut Fiber, r: Ret, ret: usize) -> Res<Called> {
     match r {
         Ret::Value(v) => {
-            fiber.stack[ret] = v;
+            fiber.put(ret, &v);
             Ok(Called::Value)
         }
         Ret::Call(f, args) => {

@@ -14,7 +14,7 @@ use std::rc::Rc;
 pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
     let mut value = match fault {
         Fault::Throw(v) => v,
-        Fault::Error(kind, msg) => new_error(vm, fiber, kind, Rc::from(msg)),
+        Fault::Error(e) => new_error(vm, fiber, e.0, Rc::from(e.1)),
     };
     // Out of a coroutine's body the error continues in its resumer.
     while fiber.handlers.is_empty() && fiber.in_coroutine() {

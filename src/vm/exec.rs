@@ -34,57 +34,59 @@ pub enum Halt {
 /// Hands a woken fiber what it was woken with: the result of the instruction or
 /// builtin call it blocked in (read from the instruction), or an error thrown
 /// there. Returns a halt if that already ends the fiber's run.
+#[inline(always)] // into the scheduler's loop, so `r` is not passed through memory
 pub fn resume(vm: &mut Vm, fiber: &mut Fiber, r: Resume) -> Option<Halt> {
-    let r = match r {
-        Resume::Throw(e) => return throw(vm, fiber, Fault::Throw(e)),
-        Resume::Retry => return None,
-        r => r,
-    };
-    let Some(frame) = fiber.frames.last_mut() else {
-        // A fiber whose first call, a builtin, blocked: its result is the fiber's.
-        let v = match r {
-            Resume::Value(v) | Resume::Recv(v, _) | Resume::Select(_, v, _) => v,
-            Resume::Throw(_) | Resume::Retry => Value::Nil,
-        };
-        return Some(Halt::Done(v));
-    };
+    let Some(frame) = fiber.frames.last_mut() else { return resume_unstarted(vm, fiber, r) };
     let base = frame.base as usize;
-    let at = |r: u8| base + r as usize;
-    match (frame.proto.code[frame.pc as usize - 1], r) {
-        (Op::Recv { dst, .. }, Resume::Recv(v, _)) => fiber.stack[at(dst)] = v,
-        (Op::Recv2 { dst, .. }, Resume::Recv(v, ok)) => {
-            fiber.stack[at(dst)] = v;
-            fiber.stack[at(dst) + 1] = Value::Bool(ok);
-        }
-        // A `for v in ch` loop: a closed channel ends the loop.
-        (Op::IterNext { dst, target, .. }, Resume::Recv(v, ok)) => match ok {
-            true => fiber.stack[at(dst)] = v,
-            false => frame.pc = target,
+    // SAFETY: a fiber parks only after running an instruction, so pc >= 1.
+    let op = unsafe { *frame.proto.code.get_unchecked(frame.pc as usize - 1) };
+    match r {
+        Resume::Recv(v, ok) => match op {
+            Op::Recv { dst, .. } => fiber.put(base + dst as usize, &v),
+            Op::Recv2 { dst, .. } => {
+                fiber.put(base + dst as usize, &v);
+                fiber.stack[base + dst as usize + 1] = Value::Bool(ok);
+            }
+            // A `for v in ch` loop: a closed channel ends the loop.
+            Op::IterNext { dst, target, .. } => match ok {
+                true => fiber.put(base + dst as usize, &v),
+                false => frame.pc = target,
+            },
+            _ => unreachable!("a receive resumes a receive"),
         },
-        (Op::Select { base: b, .. }, Resume::Select(i, v, ok)) => {
-            fiber.stack[at(b)..at(b) + 3].copy_from_slice(&[Value::Int(i as i64), v, Value::Bool(ok)])
+        // The result of a blocked builtin; a send or a lock has none.
+        Resume::Value(v) => {
+            if let Op::Call { base: b, .. } | Op::Invoke { base: b, .. } = op {
+                fiber.put(base + b as usize, &v);
+            }
         }
-        (Op::Call { base: b, .. } | Op::Invoke { base: b, .. }, Resume::Value(v)) => fiber.stack[at(b)] = v,
-        // A send or a lock: nothing to deliver.
-        _ => {}
+        Resume::Select(i, v, ok) => {
+            let Op::Select { base: b, .. } = op else { unreachable!("a select resumes a select") };
+            let at = base + b as usize;
+            fiber.stack[at..at + 3].copy_from_slice(&[Value::Int(i as i64), v, Value::Bool(ok)]);
+        }
+        Resume::Throw(e) => return throw(vm, fiber, Fault::Throw(e)),
+        Resume::Retry => {}
     }
     None
+}
+
+/// A fiber whose first call, a builtin, blocked: its result is the fiber's.
+#[cold]
+fn resume_unstarted(vm: &mut Vm, fiber: &mut Fiber, r: Resume) -> Option<Halt> {
+    match r {
+        Resume::Value(v) | Resume::Recv(v, _) | Resume::Select(_, v, _) => Some(Halt::Done(v)),
+        Resume::Throw(e) => throw(vm, fiber, Fault::Throw(e)),
+        Resume::Retry => Some(Halt::Done(Value::Nil)),
+    }
 }
 
 /// Runs `fiber` for about `budget` back-edges and calls (a fiber started by
 /// `go` first makes its call).
 pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
     if !fiber.started {
-        fiber.started = true;
-        match first_call(vm, fiber) {
-            Ok(Called::Frame) => {}
-            Ok(Called::Value) => return Halt::Done(fiber.stack[0]),
-            Ok(Called::Blocked) => return Halt::Blocked,
-            Err(fault) => {
-                if let Some(halt) = throw(vm, fiber, fault) {
-                    return halt;
-                }
-            }
+        if let Some(halt) = start(vm, fiber) {
+            return halt;
         }
     }
     let start = budget.max(1);
@@ -101,6 +103,19 @@ pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
     };
     ops::tick(vm, (start - budget.min(start)) as u64);
     halt
+}
+
+/// Makes a new fiber's first call; a halt if that already stopped it.
+#[cold]
+#[inline(never)]
+fn start(vm: &mut Vm, fiber: &mut Fiber) -> Option<Halt> {
+    fiber.started = true;
+    match first_call(vm, fiber) {
+        Ok(Called::Frame) => None,
+        Ok(Called::Value) => Some(Halt::Done(fiber.stack[0])),
+        Ok(Called::Blocked) => Some(Halt::Blocked),
+        Err(fault) => throw(vm, fiber, fault),
+    }
 }
 
 /// The call a fiber started by `go` begins with, made as the `go` expression
@@ -497,7 +512,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                     (l, h) => t!(arith::bad_operands(&vm.heap, "..", l, h)),
                 };
                 let h = if inclusive {
-                    t!(h.checked_add(1).ok_or_else(|| Fault::Error(ErrorKind::Overflow, "integer overflow".into())))
+                    t!(h.checked_add(1).map_or_else(|| err(ErrorKind::Overflow, "integer overflow"), Ok))
                 } else {
                     h
                 };
@@ -553,7 +568,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                     if let Obj::Chan(_) = vm.heap.get(h) {
                         save_pc!();
                         match t!(ops::recv(vm, it)) {
-                            Some((v, true)) => reg!(dst) = v,
+                            Some((v, true)) => fiber.put(base + dst as usize, &v),
                             Some((_, false)) => pc = target as usize,
                             None => return Ok(Halt::Blocked),
                         }

@@ -22,8 +22,33 @@ pub(super) enum Step {
 
 /// Runs `op` for the frame whose registers start at `base`. The frame's saved pc
 /// already points past `op`; an instruction that reruns when woken steps it back.
-#[inline(always)] // as when these arms were written in the loop itself
+/// Channel sends and receives are inlined in the loop; the rest are called.
+#[inline(always)]
 pub(super) fn concurrency_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
+    let reg = |fiber: &Fiber, r: u8| fiber.stack[base + r as usize];
+    let blocked = Step::Halt(Halt::Blocked);
+    match op {
+        Op::Recv { dst, ch } | Op::Recv2 { dst, ch } => match ops::recv(vm, reg(fiber, ch))? {
+            Some((v, ok)) => {
+                fiber.put(base + dst as usize, &v);
+                if let Op::Recv2 { .. } = op {
+                    fiber.stack[base + dst as usize + 1] = Value::Bool(ok);
+                }
+            }
+            None => return Ok(blocked),
+        },
+        Op::Send { ch, src } => {
+            if !ops::send(vm, reg(fiber, ch), reg(fiber, src))? {
+                return Ok(blocked);
+            }
+        }
+        _ => return other_op(vm, fiber, op, base),
+    }
+    Ok(Step::Next)
+}
+
+#[inline(never)]
+fn other_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
     let reg = |fiber: &Fiber, r: u8| fiber.stack[base + r as usize];
     let rerun = |fiber: &mut Fiber| fiber.frames.last_mut().unwrap().pc -= 1;
     let site = |fiber: &Fiber| fiber.frames.last().unwrap().current_site();
@@ -42,20 +67,6 @@ pub(super) fn concurrency_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize
             };
             let call = &fiber.stack[slot..=slot + argc as usize + method as usize];
             fiber.stack[slot] = ops::go(vm, call, method, site(fiber), dropped);
-        }
-        Op::Recv { dst, ch } | Op::Recv2 { dst, ch } => match ops::recv(vm, reg(fiber, ch))? {
-            Some((v, ok)) => {
-                fiber.stack[base + dst as usize] = v;
-                if let Op::Recv2 { .. } = op {
-                    fiber.stack[base + dst as usize + 1] = Value::Bool(ok);
-                }
-            }
-            None => return Ok(blocked),
-        },
-        Op::Send { ch, src } => {
-            if !ops::send(vm, reg(fiber, ch), reg(fiber, src))? {
-                return Ok(blocked);
-            }
         }
         Op::Select { base: b, desc } => {
             let proto = fiber.frames.last().unwrap().proto;

@@ -113,6 +113,15 @@ impl Fiber {
         f
     }
 
+    /// Writes `v` into stack slot `i` word by word: `v` was usually just
+    /// returned by a call, written as separate words (see `copy_value`).
+    #[inline(always)]
+    pub fn put(&mut self, i: usize, v: &Value) {
+        let slot: *mut Value = &mut self.stack[i];
+        // SAFETY: both point at live values.
+        unsafe { super::value::copy_value(slot, v) }
+    }
+
     pub fn in_coroutine(&self) -> bool {
         !self.co_stack.is_empty()
     }

@@ -32,7 +32,9 @@ use std::rc::Rc;
 /// an error value with a trace) or a value thrown as is.
 #[derive(Debug)]
 pub enum Fault {
-    Error(ErrorKind, String),
+    /// Boxed, so results of builtins and operations stay small (they are returned
+    /// on every call; a wide `Err` makes every `Ok` pay for it).
+    Error(Box<(ErrorKind, String)>),
     Throw(Value),
 }
 
@@ -40,7 +42,7 @@ pub type Res<T> = Result<T, Fault>;
 
 /// Shorthand for a runtime error result of kind `kind`.
 pub fn err<T>(kind: ErrorKind, msg: impl Into<String>) -> Res<T> {
-    Err(Fault::Error(kind, msg.into()))
+    Err(Fault::Error(Box::new((kind, msg.into()))))
 }
 
 /// The runtime shared by the fibers of one program: heap, globals, compiled
@@ -99,7 +101,7 @@ impl Vm {
 
     /// Registers a builtin of the whole protocol (it may block or call back).
     pub fn define_builtin(&mut self, name: &'static str, func: NativeFn) {
-        let h = self.heap.alloc(Obj::Native(object::Native { name, func }));
+        let h = self.heap.alloc(Obj::Native(Box::new(object::Native { name, func })));
         let slot = self.global_slot(name);
         self.globals[slot as usize] = Value::Obj(h);
     }

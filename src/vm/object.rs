@@ -15,7 +15,10 @@ pub enum Obj {
     Closure(Closure),
     /// A boxed variable captured by a closure (capture by reference).
     Cell(Value),
-    Native(Native),
+    /// Boxed: its body would not fit the 24 bytes every other kind keeps to, and
+    /// a bigger body would move the kind's tag into a niche that every match on
+    /// an object then pays to decode.
+    Native(Box<Native>),
     Error(Box<ErrorObj>),
     Chan(Box<Chan>),
     Coroutine(Box<crate::vm::coroutine::Coroutine>),
