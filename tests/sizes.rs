@@ -18,7 +18,7 @@ fn op_fits_8_bytes() {
 #[test]
 fn fiber_and_task_stay_small() {
     let (fiber, task) = (size_of::<csp::vm::Fiber>(), size_of::<csp::sched::Task>());
-    assert!(fiber <= 152, "Fiber is {fiber} bytes");
+    assert!(fiber <= 96, "Fiber is {fiber} bytes");
     assert!(task <= 80, "Task is {task} bytes");
 }
 

@@ -42,13 +42,13 @@ pub(super) enum Ran {
 
 /// Runs ready fibers (and delivers timers and I/O as they come due) until none
 /// is ready, `stop` holds, or `allowance` has passed.
-pub(super) fn run_ready(vm: &mut Vm, stop: &dyn Fn(&Vm) -> bool, allowance: Option<Duration>) -> Ran {
+pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowance: Option<Duration>) -> Ran {
     let began = Instant::now();
     let mut last_flush = Instant::now();
     let mut clock_at = vm.sched.ticks;
     deliver_events(vm);
     loop {
-        if stop(vm) {
+        if stop.is_some_and(|stop| stop(vm)) {
             return Ran::Stopped;
         }
         // Reading the clock can cost more than a fiber switch: do it only when
@@ -90,7 +90,7 @@ pub fn run_main(vm: &mut Vm, proto: ProtoRef) -> Outcome {
 
 fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
     loop {
-        match run_ready(vm, &|_| false, None) {
+        match run_ready(vm, None, None) {
             Ran::Idle => {}
             Ran::Stopped => unreachable!("the program's driver has no stop condition"),
             Ran::Error(u) => return Outcome::Error(u),

@@ -226,8 +226,9 @@ fn unpark(vm: &mut Vm, fid: u32) {
     let w = Waiter { fiber: fid, gen: s.gen, case: None };
     match wait {
         Some(Wait::Recv(h)) | Some(Wait::Send(h)) => select::remove_from(vm, h, w),
-        Some(Wait::Select(hs)) => {
-            for h in hs {
+        Some(Wait::Select) => {
+            let chans = vm.sched.state_mut(fid).extra.as_mut().map(|x| std::mem::take(&mut x.select));
+            for h in chans.into_iter().flatten() {
                 select::remove_from(vm, h, w);
             }
         }

@@ -63,7 +63,9 @@ impl Waiter {
 pub(crate) enum Wait {
     Recv(Handle),
     Send(Handle),
-    Select(Vec<Handle>),
+    /// A `select` (its channels are in `FiberExtra::select`), or an operation
+    /// on a nil channel (none).
+    Select,
     Lock,
     Task,
     Group,
@@ -77,7 +79,7 @@ impl Wait {
         match self {
             Wait::Recv(_) => "receive from channel",
             Wait::Send(_) => "send to channel",
-            Wait::Select(_) => "select",
+            Wait::Select => "select",
             Wait::Lock => "lock",
             Wait::Task => "wait on task",
             Wait::Group => "wait on waitgroup",
@@ -141,6 +143,8 @@ pub(crate) struct FiberExtra {
     /// Mutexes held, innermost last.
     pub locks: Vec<Handle>,
     pub scopes: Vec<Scope>,
+    /// The channels of the `select` it is parked in.
+    pub select: Vec<Handle>,
 }
 
 /// A fiber id's slot: the fiber (taken out while it runs) and its state.
@@ -305,7 +309,7 @@ impl Sched {
                 r.roots(&mut push);
             }
             if let Some(x) = &s.extra {
-                x.locks.iter().for_each(|&h| push(Value::Obj(h)));
+                x.locks.iter().chain(&x.select).for_each(|&h| push(Value::Obj(h)));
                 for sc in &x.scopes {
                     sc.children.iter().for_each(|&h| push(Value::Obj(h)));
                     sc.errors.iter().for_each(|&v| push(v));
@@ -318,5 +322,16 @@ impl Sched {
         self.ready.pending_tasks().for_each(|h| push(Value::Obj(h)));
         self.unstarted.roots().for_each(&mut push);
         self.orphan_error.map(&mut push);
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// A program may park a million fibers (benches/conc/skynet.csp): each pays
+    /// for a slot here besides its `Fiber`.
+    #[test]
+    fn a_fiber_slot_is_one_cache_line() {
+        let slot = std::mem::size_of::<super::Slot>();
+        assert!(slot <= 64, "Slot is {slot} bytes");
     }
 }

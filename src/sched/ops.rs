@@ -12,6 +12,7 @@ use std::time::Duration;
 pub use super::chan::Chan;
 pub use super::lock::{Mutex, WaitGroup};
 pub use super::task::Task;
+pub use super::Sched;
 
 /// The running fiber's pending interruption (a child's failure, or `Cancelled`),
 /// thrown instead of parking.
@@ -43,7 +44,8 @@ pub fn go(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool) 
 /// `<-ch`: Some((value, ok)) now, or None after parking (woken with `Resume::Recv`).
 pub fn recv(vm: &mut Vm, ch: Value) -> Res<Option<(Value, bool)>> {
     let Some(h) = chan::as_chan(vm, ch, "receive")? else {
-        park(vm, Wait::Select(Vec::new()))?;
+        check_interrupt(vm)?;
+        select::park_on_all(vm, &[]);
         return Ok(None);
     };
     if let Some(r) = chan::try_recv(vm, h) {
@@ -57,7 +59,8 @@ pub fn recv(vm: &mut Vm, ch: Value) -> Res<Option<(Value, bool)>> {
 /// `ch <- v`: true when done, false after parking.
 pub fn send(vm: &mut Vm, ch: Value, v: Value) -> Res<bool> {
     let Some(h) = chan::as_chan(vm, ch, "send")? else {
-        park(vm, Wait::Select(Vec::new()))?;
+        check_interrupt(vm)?;
+        select::park_on_all(vm, &[]);
         return Ok(false);
     };
     if chan::try_send(vm, h, v)? {

@@ -88,7 +88,7 @@ fn blocked_line(vm: &Vm, f: &Fiber, s: &FiberState, w: &Wait) -> String {
     let what = match w {
         Wait::Recv(h) | Wait::Send(h) => {
             let mut holders: Vec<String> = fibers(vm)
-                .filter(|(o, os)| !std::ptr::eq(*o, f) && holds(vm, o, *h) && os.task.is_some())
+                .filter(|(o, os)| !std::ptr::eq(*o, f) && o.holds(&vm.heap, *h) && os.task.is_some())
                 .map(|(_, os)| fiber_name(vm, os))
                 .collect();
             holders.extend(
@@ -131,22 +131,6 @@ fn fiber_name(vm: &Vm, s: &FiberState) -> String {
         0 => "main fiber".to_string(),
         n => format!("fiber {n}"),
     }
-}
-
-/// Does the fiber hold channel `h` in a live register, or in a variable its
-/// running closures captured? (Deeper references are not followed.)
-fn holds(vm: &Vm, f: &Fiber, h: Handle) -> bool {
-    let is = |v: &Value| matches!(v, Value::Obj(x) if *x == h);
-    if f.stack[..f.live_top()]
-        .iter()
-        .any(|v| is(v) || matches!(v, Value::Obj(c) if matches!(vm.heap.get(*c), Obj::Cell(inner) if is(inner))))
-    {
-        return true;
-    }
-    f.frames.iter().filter_map(|fr| fr.closure).any(|c| match vm.heap.get(c) {
-        Obj::Closure(cl) => cl.upvals.iter().any(|u| matches!(vm.heap.get(*u), Obj::Cell(v) if is(v))),
-        _ => false,
-    })
 }
 
 /// Records one slice as a Chrome trace "complete" event (one track per fiber).

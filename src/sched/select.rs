@@ -58,7 +58,10 @@ pub(super) fn try_select(vm: &mut Vm, cases: &[Case], has_default: bool) -> Res<
 /// Parks the running fiber with a waiter for each case on its channel.
 pub(super) fn park_on_all(vm: &mut Vm, cases: &[Case]) {
     let chans: Vec<Handle> = cases.iter().filter_map(|c| c.chan).collect();
-    let base = vm.sched.park(Wait::Select(chans));
+    if !chans.is_empty() || vm.sched.cur().extra.is_some() {
+        vm.sched.cur().extra_mut().select = chans;
+    }
+    let base = vm.sched.park(Wait::Select);
     for (i, c) in cases.iter().enumerate() {
         let Some(h) = c.chan else { continue };
         let w = Waiter { case: Some(i as u16), ..base };
@@ -84,10 +87,9 @@ pub(super) fn remove_from(vm: &mut Vm, h: Handle, w: Waiter) {
 #[inline(always)]
 pub(super) fn wake(vm: &mut Vm, w: Waiter, resume: Resume) {
     if w.case.is_some() {
-        if let Some(Wait::Select(chans)) = &vm.sched.state(w.fiber).parked {
-            for h in chans.clone() {
-                remove_from(vm, h, w);
-            }
+        let chans = vm.sched.state_mut(w.fiber).extra.as_mut().map(|x| std::mem::take(&mut x.select));
+        for h in chans.into_iter().flatten() {
+            remove_from(vm, h, w);
         }
     }
     vm.sched.wake(w, resume);

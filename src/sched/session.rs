@@ -34,7 +34,7 @@ pub fn start_entry(vm: &mut Vm, proto: ProtoRef) -> Handle {
 /// `errors`.
 pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mut Vec<Box<Uncaught>>) -> Pumped {
     let stop = |vm: &Vm| vm.sched.orphan_error.is_some() || entry.is_some_and(|t| task::get(vm, t).finished());
-    match run_ready(vm, &stop, Some(allowance)) {
+    match run_ready(vm, Some(&stop), Some(allowance)) {
         Ran::Error(u) => {
             // The entry's error ends only the entry: record it so `finished` holds.
             if let Some(t) = entry.filter(|&t| !task::get(vm, t).finished()) {

@@ -118,7 +118,7 @@ pub fn enter(
     swap(fiber, &mut co.ctx);
     let func = co.func;
     let yield_slot = co.yield_slot as usize;
-    fiber.co_stack.push(h);
+    fiber.co_stack.get_or_insert_with(Default::default).push(h);
     match entry {
         Entry::Resume(v) if fresh => {
             // The argument fills the first parameter; further required ones get nil.
@@ -166,7 +166,7 @@ pub fn enter(
 
 /// Swaps the resumer's context back in; returns the coroutine left.
 fn leave(vm: &mut Vm, fiber: &mut Fiber) -> Handle {
-    let h = fiber.co_stack.pop().expect("inside a coroutine");
+    let h = fiber.co_stack.as_mut().and_then(|c| c.pop()).expect("inside a coroutine");
     let co = co_mut(vm, h);
     swap(fiber, &mut co.ctx);
     h

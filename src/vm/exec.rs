@@ -84,7 +84,7 @@ fn resume_unstarted(vm: &mut Vm, fiber: &mut Fiber, r: Resume) -> Option<Halt> {
 /// Runs `fiber` for about `budget` back-edges and calls (a fiber started by
 /// `go` first makes its call).
 pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
-    if !fiber.started {
+    if fiber.unstarted() {
         if let Some(halt) = start(vm, fiber) {
             return halt;
         }
@@ -109,7 +109,9 @@ pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
 #[cold]
 #[inline(never)]
 fn start(vm: &mut Vm, fiber: &mut Fiber) -> Option<Halt> {
-    fiber.started = true;
+    if let Some(s) = fiber.start.as_mut() {
+        s.done = true;
+    }
     match first_call(vm, fiber) {
         Ok(Called::Frame) => None,
         Ok(Called::Value) => Some(Halt::Done(fiber.stack[0])),

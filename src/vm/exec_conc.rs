@@ -22,7 +22,7 @@ pub(super) enum Step {
 
 /// Runs `op` for the frame whose registers start at `base`. The frame's saved pc
 /// already points past `op`; an instruction that reruns when woken steps it back.
-/// Channel sends and receives are inlined in the loop; the rest are called.
+/// Channel operations, locks and yields are inlined in the loop; the rest are called.
 #[inline(always)]
 pub(super) fn concurrency_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
     let reg = |fiber: &Fiber, r: u8| fiber.stack[base + r as usize];
@@ -41,6 +41,21 @@ pub(super) fn concurrency_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize
             if !ops::send(vm, reg(fiber, ch), reg(fiber, src))? {
                 return Ok(blocked);
             }
+        }
+        Op::Lock { m } => {
+            if !ops::lock(vm, reg(fiber, m))? {
+                return Ok(blocked);
+            }
+        }
+        Op::Unlock { m } => ops::unlock(vm, reg(fiber, m))?,
+        Op::Yield { dst } => {
+            if fiber.in_coroutine() {
+                coroutine::yield_out(vm, fiber, reg(fiber, dst), base + dst as usize);
+                return Ok(Step::Reload);
+            }
+            fiber.stack[base + dst as usize] = Value::Nil;
+            ops::yield_now(vm)?;
+            return Ok(Step::Halt(Halt::Yielded));
         }
         _ => return other_op(vm, fiber, op, base),
     }
@@ -103,21 +118,6 @@ fn other_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
                 rerun(fiber);
                 return Ok(blocked);
             }
-        }
-        Op::Lock { m } => {
-            if !ops::lock(vm, reg(fiber, m))? {
-                return Ok(blocked);
-            }
-        }
-        Op::Unlock { m } => ops::unlock(vm, reg(fiber, m))?,
-        Op::Yield { dst } => {
-            if fiber.in_coroutine() {
-                coroutine::yield_out(vm, fiber, reg(fiber, dst), base + dst as usize);
-                return Ok(Step::Reload);
-            }
-            fiber.stack[base + dst as usize] = Value::Nil;
-            ops::yield_now(vm)?;
-            return Ok(Step::Halt(Halt::Yielded));
         }
         _ => unreachable!("not a concurrency instruction"),
     }

@@ -69,14 +69,25 @@ impl Resume {
 }
 
 /// How a fiber started by `go` begins: the call its `go` expression makes,
-/// through the same path as that call (see `Fiber::for_call`).
+/// through the same path as that call (see `Fiber::for_call`). 16 bytes: a
+/// program may park a million fibers.
 #[derive(Clone, Copy)]
 pub struct Start {
+    /// Where the `go` is (with `pc`): the position of errors raised before any
+    /// frame exists.
+    proto: ProtoRef,
+    pc: u32,
     pub argc: u8,
     /// A method call: the stack holds the method's name, the receiver, the arguments.
     pub method: bool,
-    /// Where the `go` is: the position of errors raised before any frame exists.
-    pub site: Site,
+    /// The first call has been made.
+    pub done: bool,
+}
+
+impl Start {
+    pub fn site(&self) -> Site {
+        Site { proto: self.proto, pc: self.pc }
+    }
 }
 
 #[derive(Default)]
@@ -84,18 +95,17 @@ pub struct Fiber {
     pub stack: Vec<Value>,
     pub frames: Vec<Frame>,
     pub handlers: Vec<Handler>,
-    /// Coroutines running in this fiber, innermost last (each holds its resumer's context).
-    pub co_stack: Vec<Handle>,
+    /// Coroutines running in this fiber, innermost last (each holds its
+    /// resumer's context); boxed apart, as few fibers run coroutines.
+    pub co_stack: Option<Box<Vec<Handle>>>,
     /// For a fiber started by `go`: its first call (made when it first runs).
     pub start: Option<Start>,
-    /// The first call has been made.
-    pub started: bool,
 }
 
 impl Fiber {
     /// A fiber about to run `proto` (a file's top level) with no closure.
     pub fn for_main(proto: ProtoRef) -> Fiber {
-        let mut f = Fiber { started: true, ..Fiber::default() };
+        let mut f = Fiber::default();
         f.stack.resize(proto.nregs as usize + 1, Value::Nil);
         f.frames.push(Frame { proto, closure: None, pc: 0, base: 1, ret: 0, argc: 0 });
         f
@@ -109,7 +119,7 @@ impl Fiber {
         let argc = call.len() - 1 - method as usize;
         f.stack.reserve_exact(call.len().max(1 + regs));
         f.stack.extend_from_slice(call);
-        f.start = Some(Start { argc: argc as u8, method, site });
+        f.start = Some(Start { proto: site.proto, pc: site.pc, argc: argc as u8, method, done: false });
         f
     }
 
@@ -123,7 +133,13 @@ impl Fiber {
     }
 
     pub fn in_coroutine(&self) -> bool {
-        !self.co_stack.is_empty()
+        self.co_stack.as_ref().is_some_and(|c| !c.is_empty())
+    }
+
+    /// Has its first call still to be made?
+    #[inline]
+    pub fn unstarted(&self) -> bool {
+        self.start.is_some_and(|s| !s.done)
     }
 
     /// Highest stack slot in use, for the collector.
@@ -138,14 +154,30 @@ impl Fiber {
     pub fn roots(&self, mut push: impl FnMut(Value)) {
         self.stack[..self.live_top()].iter().for_each(|&v| push(v));
         self.frames.iter().filter_map(|f| f.closure).for_each(|h| push(Value::Obj(h)));
-        self.co_stack.iter().for_each(|&h| push(Value::Obj(h)));
+        self.co_stack.iter().flat_map(|c| c.iter()).for_each(|&h| push(Value::Obj(h)));
+    }
+
+    /// Does it hold object `h` in a live register, or in a variable its running
+    /// closures captured? (Deeper references are not followed: for reports.)
+    pub fn holds(&self, heap: &super::Heap, h: Handle) -> bool {
+        use super::Obj;
+        let is = |v: &Value| matches!(v, Value::Obj(x) if *x == h);
+        let in_cell = |c: Handle| matches!(heap.get(c), Obj::Cell(v) if is(v));
+        let live = &self.stack[..self.live_top()];
+        if live.iter().any(|v| is(v) || matches!(v, Value::Obj(c) if in_cell(*c))) {
+            return true;
+        }
+        self.frames.iter().filter_map(|fr| fr.closure).any(|c| match heap.get(c) {
+            Obj::Closure(cl) => cl.upvals.iter().any(|u| in_cell(*u)),
+            _ => false,
+        })
     }
 
     /// The instruction executing or blocked in (else where its `go` is).
     pub fn current_site(&self) -> Option<Site> {
         match self.frames.last() {
             Some(f) => Some(f.current_site()),
-            None => self.start.map(|s| s.site),
+            None => self.start.map(|s| s.site()),
         }
     }
 
@@ -153,7 +185,7 @@ impl Fiber {
     pub fn next_site(&self) -> Option<Site> {
         match self.frames.last() {
             Some(f) => Some(Site { proto: f.proto, pc: f.pc }),
-            None => self.start.map(|s| s.site),
+            None => self.start.map(|s| s.site()),
         }
     }
 

@@ -61,7 +61,7 @@ pub struct Vm {
     pub rng: Rng,
     /// One shared copy of each string that appears in source (see `Key`).
     pub interned: std::collections::HashSet<Rc<str>>,
-    pub sched: crate::sched::Sched,
+    pub sched: crate::sched::ops::Sched,
     pub loader: crate::compile::Loader,
 }
 
