@@ -299,6 +299,24 @@ fn closed_stdout_pipe_exits_quietly() {
     assert_eq!(stderr(&o), "");
 }
 
+/// A program that never stops printing stops when its reader goes away (the
+/// runtime ends it; the library never exits the process itself).
+#[test]
+fn closed_stdout_pipe_stops_an_endless_printer() {
+    let s = Script::new("go { while true { sleep(1) } }\nwhile true { print(\"y\") }\n");
+    let mut child =
+        Command::new(CSP).args(["run", s.path()]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    {
+        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        reader.read_line(&mut first).unwrap();
+        assert_eq!(first, "y\n");
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_exit(&o, 0);
+    assert_eq!(stderr(&o), "");
+}
+
 /// The same for `disasm` of a big file, which writes its listing in one go.
 #[test]
 fn closed_stdout_pipe_disasm() {
