@@ -28,7 +28,7 @@ fn list(p: &Proto, heap: &crate::vm::Heap, out: &mut String) {
         let _ = writeln!(out, "  name {i}: {k:?}");
     }
     for (pc, op) in p.code.iter().enumerate() {
-        let (line, _) = p.file.line_col(p.spans[pc].start);
+        let (line, _) = p.file.line_col(p.span_at(pc as u32).start);
         let _ = writeln!(out, "  {pc:04}  line {line:<4} {op:?}");
     }
     out.push('\n');

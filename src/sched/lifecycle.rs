@@ -242,16 +242,12 @@ fn unpark(vm: &mut Vm, fid: u32) {
 pub(super) fn cancel_task(vm: &mut Vm, th: Handle) {
     let mut work = vec![th];
     while let Some(t) = work.pop() {
-        let tk = task::get(vm, t);
-        work.extend(tk.children().iter().copied());
-        if tk.unstarted() > 0 {
-            vm.sched.unstarted.cancel_owned_by(t);
-        }
-        let tk = task::get(vm, t);
-        if matches!(tk.state, TaskState::Pending(..)) {
-            task_mut(vm, t).cancelled = true;
-        } else if let Some(fid) = tk.fiber {
-            cancel_fiber(vm, fid);
+        work.extend(task::get(vm, t).children().iter().copied());
+        // Fibers not started yet start cancelled.
+        if !super::start::cancel_not_started(vm, t) {
+            if let Some(fid) = task::get(vm, t).fiber {
+                cancel_fiber(vm, fid);
+            }
         }
     }
 }

@@ -112,15 +112,8 @@ pub(super) fn fiber_lines(vm: &Vm) -> Vec<String> {
             Some(w) => blocked_line(vm, f, s, w),
             None => format!("{} ready at {}", fiber_name(vm, s), location(f.next_site())),
         })
-        .chain(vm.sched.ready.pending_tasks().map(|th| {
-            let t = task(vm, th);
-            let at = t.site.map_or(String::new(), |s| s.location());
-            format!("fiber {} not started yet (go at {at})", t.number)
-        }))
         .chain(
-            vm.sched
-                .unstarted
-                .describe()
+            super::start::not_started(vm)
                 .map(|(n, site)| format!("fiber {n} not started yet (go at {})", site.location())),
         )
         .collect()

@@ -108,6 +108,28 @@ fn begin(vm: &mut Vm, call: &[Value], method: bool, site: Site, id: u32, th: Han
     Box::new(Fiber::for_call(call, method, site, regs))
 }
 
+/// Marks what task `t` has not started yet as cancelled: its own fiber if it is
+/// pending (true then), and the records of dropped `go`s it owns.
+pub(super) fn cancel_not_started(vm: &mut Vm, t: Handle) -> bool {
+    if task::get(vm, t).unstarted() > 0 {
+        vm.sched.unstarted.cancel_owned_by(t);
+    }
+    let tk = task::get_mut(vm, t);
+    let pending = matches!(tk.state, TaskState::Pending(..));
+    tk.cancelled |= pending;
+    pending
+}
+
+/// `(task number, go site)` of every fiber not started yet, in start order
+/// within each form (for `:fibers`).
+pub(super) fn not_started(vm: &Vm) -> impl Iterator<Item = (u32, Site)> + '_ {
+    let pending = vm.sched.ready.pending_tasks().map(|th| {
+        let t = task::get(vm, th);
+        (t.number, t.site.expect("a go site"))
+    });
+    pending.chain(vm.sched.unstarted.describe().map(|(n, site)| (n, *site)))
+}
+
 /// A new task object, numbered in start order.
 pub(super) fn new_task(
     vm: &mut Vm,
