@@ -301,19 +301,14 @@ pub enum Op {
         dst: u8,
         src: u8,
     },
-    /// base = task of a new fiber running base(base+1 .. base+argc); `dropped`
-    /// when the task is discarded (a `go` statement), so failures propagate at once
+    /// base = task of a new fiber running base(base+1 .. base+argc), or with
+    /// `method`, the method call (base+1).<base: its name>(base+2 .. base+2+argc)
+    /// made as by Invoke; `dropped` when the task is discarded (a `go`
+    /// statement), so failures propagate at once
     Go {
         base: u8,
         argc: u8,
-        dropped: bool,
-    },
-    /// base = task of a new fiber running (base+1).name(base+2 .. base+2+argc),
-    /// the method call made as by Invoke
-    GoInvoke {
-        base: u8,
-        argc: u8,
-        name: u16,
+        method: bool,
         dropped: bool,
     },
     /// dst = <-ch (blocks)

@@ -29,8 +29,10 @@ impl Compiler<'_> {
             }
         };
         let base = self.alloc();
-        if name.is_some() {
-            // The method's name takes this register when the go runs.
+        if let Some(name) = name {
+            // A method call: its name (a string constant), then the receiver.
+            let k = self.str_const(&name.name);
+            self.emit(Op::LoadK { dst: base, k });
             let r = self.alloc();
             self.expr_to(recv, r);
         } else {
@@ -41,16 +43,8 @@ impl Compiler<'_> {
             self.expr_to(a, r);
         }
         self.span = call.span;
-        let argc = args.len().min(255) as u8;
-        match name {
-            Some(name) => {
-                let name = self.name_const(&name.name);
-                self.emit(Op::GoInvoke { base, argc, name, dropped });
-            }
-            None => {
-                self.emit(Op::Go { base, argc, dropped });
-            }
-        }
+        let (argc, method) = (args.len().min(255) as u8, name.is_some());
+        self.emit(Op::Go { base, argc, method, dropped });
         if base != dst {
             self.emit(Op::Move { dst, src: base });
         }
@@ -63,7 +57,7 @@ impl Compiler<'_> {
         let idx = self.function(&decl);
         self.span = span;
         self.emit(Op::Closure { dst: base, proto: idx });
-        self.emit(Op::Go { base, argc: 0, dropped });
+        self.emit(Op::Go { base, argc: 0, method: false, dropped });
         if base != dst {
             self.emit(Op::Move { dst, src: base });
         }

@@ -602,7 +602,6 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 reg!(dst) = v;
             }
             Op::Go { .. }
-            | Op::GoInvoke { .. }
             | Op::Recv { .. }
             | Op::Recv2 { .. }
             | Op::Send { .. }

@@ -69,17 +69,8 @@ fn other_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
     let site = |fiber: &Fiber| fiber.frames.last().unwrap().current_site();
     let blocked = Step::Halt(Halt::Blocked);
     match op {
-        Op::Go { base: b, argc, dropped } | Op::GoInvoke { base: b, argc, dropped, .. } => {
+        Op::Go { base: b, argc, method, dropped } => {
             let slot = base + b as usize;
-            let method = match op {
-                Op::GoInvoke { name, .. } => {
-                    // The method's name takes the callee's place: `recv.name(args)`.
-                    let key = &fiber.frames.last().unwrap().proto.names[name as usize];
-                    fiber.stack[slot] = super::arith::key_value(&mut vm.heap, key);
-                    true
-                }
-                _ => false,
-            };
             let call = &fiber.stack[slot..=slot + argc as usize + method as usize];
             fiber.stack[slot] = ops::go(vm, call, method, site(fiber), dropped);
         }
