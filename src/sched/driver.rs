@@ -188,7 +188,7 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
 /// throwing pending interruptions at preemption points outside `lock` blocks.
 fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
     if let Some(r) = vm.sched.cur().resume.take() {
-        if let Some(h) = exec::resume(vm, f, r) {
+        if let Some(h) = crate::vm::resume(vm, f, r) {
             return h;
         }
     }

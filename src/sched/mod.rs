@@ -3,7 +3,7 @@
 //!
 //! The seam with the VM: the VM reaches the scheduler only through `ops.rs`; the
 //! scheduler reaches a fiber only by running it (`exec::run`), handing it what it
-//! was woken with (`exec::resume`), or starting it on a call (`Fiber::for_call`).
+//! was woken with (`vm::resume`), or starting it on a call (`Fiber::for_call`).
 //! It never writes a fiber's registers or program counter.
 
 mod chan;

@@ -18,12 +18,6 @@ pub enum Ret {
     Block(Blocking),
 }
 
-impl From<Value> for Ret {
-    fn from(v: Value) -> Ret {
-        Ret::Value(v)
-    }
-}
-
 /// A blocking operation, for the scheduler to perform and to cancel.
 pub enum Blocking {
     /// Wake after this many milliseconds.

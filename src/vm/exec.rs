@@ -6,10 +6,10 @@ use super::arith::{arith_slow, compare_slow};
 use super::call::{call_value, Called};
 pub use super::error::{capped_trace, new_error, throw};
 use super::exec_conc::{concurrency_op, Step};
-use super::fiber::{Fiber, Frame, Handler, Resume};
+use super::fiber::{Fiber, Frame, Handler};
 use super::object::Obj;
 use super::ops::{concat, field, index, invoke, iter_next, iter_start, new_closure, set_field, set_index, upval};
-use super::value::{copy_value, load_value, Key, Value};
+use super::value::{copy_value, load_value, Value};
 use super::{arith, coroutine, err, Fault, Res, Uncaught, Vm};
 use crate::bytecode::{Op, ProtoRef};
 use crate::sched::ops;
@@ -31,61 +31,11 @@ pub enum Halt {
     Error(Box<Uncaught>),
 }
 
-/// Hands a woken fiber what it was woken with: the result of the instruction or
-/// builtin call it blocked in (read from the instruction), or an error thrown
-/// there. Returns a halt if that already ends the fiber's run.
-#[inline(always)] // into the scheduler's loop, so `r` is not passed through memory
-pub fn resume(vm: &mut Vm, fiber: &mut Fiber, r: Resume) -> Option<Halt> {
-    let Some(frame) = fiber.frames.last_mut() else { return resume_unstarted(vm, fiber, r) };
-    let base = frame.base as usize;
-    // SAFETY: a fiber parks only after running an instruction, so pc >= 1.
-    let op = unsafe { *frame.proto.code.get_unchecked(frame.pc as usize - 1) };
-    match r {
-        Resume::Recv(v, ok) => match op {
-            Op::Recv { dst, .. } => fiber.put(base + dst as usize, &v),
-            Op::Recv2 { dst, .. } => {
-                fiber.put(base + dst as usize, &v);
-                fiber.stack[base + dst as usize + 1] = Value::Bool(ok);
-            }
-            // A `for v in ch` loop: a closed channel ends the loop.
-            Op::IterNext { dst, target, .. } => match ok {
-                true => fiber.put(base + dst as usize, &v),
-                false => frame.pc = target,
-            },
-            _ => unreachable!("a receive resumes a receive"),
-        },
-        // The result of a blocked builtin; a send or a lock has none.
-        Resume::Value(v) => {
-            if let Op::Call { base: b, .. } | Op::Invoke { base: b, .. } = op {
-                fiber.put(base + b as usize, &v);
-            }
-        }
-        Resume::Select(i, v, ok) => {
-            let Op::Select { base: b, .. } = op else { unreachable!("a select resumes a select") };
-            let at = base + b as usize;
-            fiber.stack[at..at + 3].copy_from_slice(&[Value::Int(i as i64), v, Value::Bool(ok)]);
-        }
-        Resume::Throw(e) => return throw(vm, fiber, Fault::Throw(e)),
-        Resume::Retry => {}
-    }
-    None
-}
-
-/// A fiber whose first call, a builtin, blocked: its result is the fiber's.
-#[cold]
-fn resume_unstarted(vm: &mut Vm, fiber: &mut Fiber, r: Resume) -> Option<Halt> {
-    match r {
-        Resume::Value(v) | Resume::Recv(v, _) | Resume::Select(_, v, _) => Some(Halt::Done(v)),
-        Resume::Throw(e) => throw(vm, fiber, Fault::Throw(e)),
-        Resume::Retry => Some(Halt::Done(Value::Nil)),
-    }
-}
-
 /// Runs `fiber` for about `budget` back-edges and calls (a fiber started by
 /// `go` first makes its call).
 pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
     if fiber.unstarted() {
-        if let Some(halt) = start(vm, fiber) {
+        if let Some(halt) = super::entry::start(vm, fiber) {
             return halt;
         }
     }
@@ -103,36 +53,6 @@ pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
     };
     ops::tick(vm, (start - budget.min(start)) as u64);
     halt
-}
-
-/// Makes a new fiber's first call; a halt if that already stopped it.
-#[cold]
-#[inline(never)]
-fn start(vm: &mut Vm, fiber: &mut Fiber) -> Option<Halt> {
-    if let Some(s) = fiber.start.as_mut() {
-        s.done = true;
-    }
-    match first_call(vm, fiber) {
-        Ok(Called::Frame) => None,
-        Ok(Called::Value) => Some(Halt::Done(fiber.stack[0])),
-        Ok(Called::Blocked) => Some(Halt::Blocked),
-        Err(fault) => throw(vm, fiber, fault),
-    }
-}
-
-/// The call a fiber started by `go` begins with, made as the `go` expression
-/// would make it (see `Fiber::for_call`); its result goes to stack slot 0.
-fn first_call(vm: &mut Vm, fiber: &mut Fiber) -> Res<Called> {
-    let start = fiber.start.expect("a fiber to start");
-    let argc = start.argc as usize;
-    if start.method {
-        let name = match vm.heap.as_str(fiber.stack[0]) {
-            Some(s) => Key::Str(s.s.clone()),
-            None => unreachable!("a method name"),
-        };
-        return invoke(vm, fiber, fiber.stack[1], &name, 0, argc);
-    }
-    call_value(vm, fiber, fiber.stack[0], 1, argc, 0)
 }
 
 /// The register file of the running frame: `stack[base..]` through a raw pointer.

@@ -2,7 +2,7 @@
 //! `select`, `wait`, `lock`, `yield`): each asks the scheduler (through its one
 //! seam, `sched::ops`) and completes at once, parks the fiber, or switches
 //! coroutine context. What a parked fiber is woken with is delivered by
-//! `exec::resume`, which reads the instruction it blocked in.
+//! `vm::resume`, which reads the instruction it blocked in.
 
 use super::exec::Halt;
 use super::fiber::Fiber;

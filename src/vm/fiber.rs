@@ -42,7 +42,7 @@ pub struct Uncaught {
     pub trace: Vec<Rc<str>>,
 }
 
-/// What a parked fiber is woken with; `exec::resume` delivers it to the
+/// What a parked fiber is woken with; `vm::resume` delivers it to the
 /// instruction (or builtin call) the fiber blocked in.
 #[derive(Debug)]
 pub enum Resume {

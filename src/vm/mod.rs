@@ -4,6 +4,7 @@ pub mod arith;
 pub mod builtin;
 pub mod call;
 pub mod coroutine;
+mod entry;
 pub mod error;
 pub mod exec;
 mod exec_conc;
@@ -17,6 +18,7 @@ pub mod output;
 pub mod value;
 
 pub use builtin::{Blocking, IoDone, IoWork, NativeFn, Ret};
+pub use entry::resume;
 pub use fiber::{Fiber, Frame, Resume, Uncaught};
 pub use heap::Heap;
 pub use kind::ErrorKind;
