@@ -277,7 +277,6 @@ fn shortest_digits(f: f64) -> (String, i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vm::object::ErrorObj;
     use crate::vm::Vm;
 
     /// Expected strings from `node -e 'console.log(String(x))'`, with `.0` added to
@@ -389,13 +388,7 @@ mod tests {
         assert_eq!(display(&vm.heap, print), "<fn print>");
         let r = Value::Obj(vm.heap.alloc(Obj::Range(0, 3)));
         assert_eq!(display(&vm.heap, r), "0..3");
-        let e = Value::Obj(vm.heap.alloc(Obj::Error(Box::new(ErrorObj {
-            message: "boom".into(),
-            trace: vec![],
-            others: vec![],
-            kind: crate::vm::ErrorKind::User,
-            origin: None,
-        }))));
+        let e = crate::vm::error::bare_error(&mut vm, crate::vm::ErrorKind::User, "boom");
         assert_eq!(display(&vm.heap, e), "<error: boom>");
         let l = vm.heap.list(vec![e, r]);
         assert_eq!(display(&vm.heap, l), "[<error: boom>, 0..3]");
