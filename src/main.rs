@@ -8,6 +8,7 @@ csp — a scripting language with Go-style concurrency
 Usage:
   csp                      start the interactive REPL (also `csp repl`)
   csp run FILE [ARGS...]   run a script (args() returns ARGS)
+  csp FILE [ARGS...]       the same (so `#!/usr/bin/env csp` scripts run)
   csp check FILE           compile only and report diagnostics
   csp disasm FILE          print the bytecode
   csp test [PATH]          run the test_* functions of every *_test.csp under PATH
@@ -157,8 +158,15 @@ fn cli() -> ExitCode {
             }
             file_command(cmd, path, &rest[1..], &opts)
         }
+        // `csp FILE [ARGS...]` runs the file, so `#!/usr/bin/env csp` scripts work.
+        file if looks_like_script(file) => file_command("run", file, &args[i..], &opts),
         other => usage_error(&format!("unknown command '{other}'")),
     }
+}
+
+/// Is this first argument a script to run rather than a mistyped command?
+fn looks_like_script(arg: &str) -> bool {
+    arg.ends_with(".csp") || arg.contains('/') || std::path::Path::new(arg).is_file()
 }
 
 /// Applies the scheduling options to a fresh VM.
@@ -177,7 +185,11 @@ fn configure(vm: &mut csp::vm::Vm, opts: &Options) {
 fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -> ExitCode {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
-        Err(e) => return usage_error(&format!("cannot read {path}: {e}")),
+        Err(e) => {
+            // A missing file is not a usage mistake: no help text.
+            eprintln!("csp: cannot read {path}: {}", csp::runner::io_reason(&e));
+            return ExitCode::from(64);
+        }
     };
     let src = match String::from_utf8(bytes) {
         Ok(s) => s,

@@ -91,3 +91,12 @@ pub fn run_source(vm: &mut Vm, name: &str, src: &str, color: bool) -> Outcome {
         }
     }
 }
+
+/// An I/O error's reason without Rust's `(os error N)` suffix.
+pub fn io_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}

@@ -173,8 +173,33 @@ fn missing_file() {
     for cmd in ["run", "check", "disasm"] {
         let o = csp(&[cmd, path.to_str().unwrap()]);
         assert_exit(&o, 64);
-        assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+        let want = format!("csp: cannot read {}: No such file or directory\n", path.display());
+        // Just the reason: a missing file is not a usage mistake, so no help text.
+        assert_eq!(stderr(&o), want);
     }
+    let o = csp(&[path.to_str().unwrap()]);
+    assert_exit(&o, 64);
+    assert!(!stderr(&o).contains("Usage"), "{}", stderr(&o));
+}
+
+/// `csp FILE ARGS...` runs the file like `csp run`, so an executable script
+/// starting `#!/usr/bin/env csp` runs from the shell.
+#[test]
+fn file_as_the_command_and_shebang_scripts() {
+    let s = Script::new("#!/usr/bin/env csp\nprint(\"args:\", args())\n");
+    let o = csp(&[s.path(), "a", "b"]);
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "args: [\"a\", \"b\"]\n");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(s.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin_dir = std::path::Path::new(CSP).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let o = Command::new(s.path()).arg("x").env("PATH", path).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "args: [\"x\"]\n", "{}", String::from_utf8_lossy(&o.stderr));
+    // A mistyped command is still a usage error.
+    let o = csp(&["rnu"]);
+    assert_exit(&o, 64);
+    assert!(stderr(&o).contains("unknown command 'rnu'"), "{}", stderr(&o));
 }
 
 #[test]
