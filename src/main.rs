@@ -21,6 +21,7 @@ Options (before or after the command, before FILE):
   --slice-us N             a fiber's time slice before preemption (default 1000)
   --trace FILE             write Chrome trace events of fiber scheduling (open in Perfetto)
   --timeout MS             `csp test`: fail a test still running after MS ms (default 10000)
+  --run PATTERN            `csp test`: run only tests whose file::name contains PATTERN
 
 Exit codes: 0 success, 1 uncaught runtime error, 2 compile error, 3 deadlock,
 64 bad command line.";
@@ -32,6 +33,7 @@ fn usage_error(msg: &str) -> ExitCode {
 
 struct Options {
     timeout_ms: Option<u64>,
+    run: Option<String>,
     seed: Option<u64>,
     slice_us: Option<u64>,
     trace: Option<String>,
@@ -84,6 +86,14 @@ fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
             }
             None => Flag::Exit(usage_error("--timeout needs a positive integer (milliseconds)")),
         },
+        "--run" => match args.get(*i + 1) {
+            Some(pattern) => {
+                opts.run = Some(pattern.clone());
+                *i += 1;
+                Flag::Continue
+            }
+            None => Flag::Exit(usage_error("--run needs a PATTERN")),
+        },
         "--slice-us" => match args.get(*i + 1).and_then(|s| s.parse::<u64>().ok()).filter(|&n| n > 0) {
             Some(n) => {
                 opts.slice_us = Some(n);
@@ -112,7 +122,7 @@ fn write_stdout(s: &str) -> ExitCode {
 
 fn cli() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut opts = Options { timeout_ms: None, seed: None, slice_us: None, trace: None };
+    let mut opts = Options { timeout_ms: None, run: None, seed: None, slice_us: None, trace: None };
     // Options go before the command or between the command and FILE:
     // `csp --seed 5 run x.csp` and `csp run --seed 5 x.csp` are the same.
     let mut i = 0;
@@ -146,8 +156,12 @@ fn cli() -> ExitCode {
                     return usage_error("`csp test` takes at most one PATH");
                 }
                 let root = rest.first().map_or(".", String::as_str);
-                let timeout = opts.timeout_ms.unwrap_or(10_000);
-                let code = csp::testing::run_tests(root, timeout, csp::diag::use_color(), &|vm| configure(vm, &opts));
+                let test_opts = csp::testing::TestOptions {
+                    timeout_ms: opts.timeout_ms.unwrap_or(10_000),
+                    filter: opts.run.as_deref(),
+                    color: csp::diag::use_color(),
+                };
+                let code = csp::testing::run_tests(root, &test_opts, &|vm| configure(vm, &opts));
                 return ExitCode::from(code as u8);
             }
             let Some(path) = rest.first() else {

@@ -57,9 +57,18 @@ fn __run(label, f, ms) {
 }
 "#;
 
-/// Runs the tests under `root`; returns the exit code (0 all passed, 1 otherwise,
-/// 64 when `root` does not exist).
-pub fn run_tests(root: &str, timeout_ms: u64, color: bool, setup: &dyn Fn(&mut Vm)) -> i32 {
+/// What `csp test` runs and how.
+pub struct TestOptions<'a> {
+    /// Fail a test still running after this many milliseconds.
+    pub timeout_ms: u64,
+    /// Run only tests whose `file::test_name` contains this.
+    pub filter: Option<&'a str>,
+    pub color: bool,
+}
+
+/// Runs the tests under `root`; returns the exit code (0 all passed or there
+/// were none, 1 otherwise, 64 when `root` does not exist).
+pub fn run_tests(root: &str, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> i32 {
     let mut files = Vec::new();
     let root_path = Path::new(root);
     if !root_path.exists() {
@@ -72,22 +81,23 @@ pub fn run_tests(root: &str, timeout_ms: u64, color: bool, setup: &dyn Fn(&mut V
         find_tests(root_path, &mut files);
     }
     files.sort();
-    if files.is_empty() {
-        eprintln!("csp test: no *_test.csp files under {root}");
-        return 1;
-    }
     let (mut passed, mut failed) = (0, 0);
     for f in &files {
-        let (p, n) = run_file(f, timeout_ms, color, setup);
+        let (p, n) = run_file(f, opts, setup);
         passed += p;
         failed += n;
+    }
+    if passed + failed == 0 {
+        // Like `go test` on a package without tests: nothing failed.
+        say(&format!("no tests under {root}"));
+        return 0;
     }
     say(&format!("{passed} passed, {failed} failed"));
     i32::from(failed > 0)
 }
 
 /// Runs one test file; returns (passed, failed).
-fn run_file(path: &Path, timeout_ms: u64, color: bool, setup: &dyn Fn(&mut Vm)) -> (i64, i64) {
+fn run_file(path: &Path, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> (i64, i64) {
     let shown = path.strip_prefix("./").unwrap_or(path).to_string_lossy().into_owned();
     let src = match std::fs::read_to_string(path) {
         Ok(s) => s,
@@ -96,7 +106,14 @@ fn run_file(path: &Path, timeout_ms: u64, color: bool, setup: &dyn Fn(&mut Vm)) 
             return (0, 1);
         }
     };
-    // A file that does not parse still goes through the driver, whose import reports it.
+    // A file that does not compile is reported as itself, not through the
+    // generated driver's import of it.
+    let file = std::rc::Rc::new(crate::source::SourceFile::new(shown.clone(), src.clone()));
+    if let Err(diags) = crate::runner::compile(&mut crate::runner::new_vm(), &file) {
+        eprint!("{}", crate::diag::render_all(&diags, &file, opts.color));
+        say(&format!("FAIL {shown}: the file does not compile"));
+        return (0, 1);
+    }
     let names: Vec<String> = crate::syntax::parse(&src)
         .map(|p| {
             p.stmts
@@ -106,20 +123,24 @@ fn run_file(path: &Path, timeout_ms: u64, color: bool, setup: &dyn Fn(&mut Vm)) 
                     _ => None,
                 })
                 .filter(|n| n.starts_with("test_"))
+                .filter(|n| opts.filter.is_none_or(|f| format!("{shown}::{n}").contains(f)))
                 .collect()
         })
         .unwrap_or_default();
+    if names.is_empty() {
+        return (0, 0);
+    }
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let dir = path.parent().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
     let mut driver = format!("import {:?} as __t\n{DRIVER}", format!("./{file_name}"));
     for n in &names {
         let label = format!("{shown}::{n}");
-        driver.push_str(&format!("__run({label:?}, __t.{n}, {timeout_ms})\n"));
+        driver.push_str(&format!("__run({label:?}, __t.{n}, {})\n", opts.timeout_ms));
     }
     let driver_name = if dir.is_empty() { "<csp test>".to_string() } else { format!("{dir}/<csp test>") };
     let mut vm = crate::runner::new_vm();
     setup(&mut vm);
-    let out = crate::runner::run_source(&mut vm, &driver_name, &driver, color);
+    let out = crate::runner::run_source(&mut vm, &driver_name, &driver, opts.color);
     let count = |vm: &Vm, name: &str| match vm.global_names.get(name).map(|&i| vm.globals[i as usize]) {
         Some(Value::Int(n)) => n,
         _ => 0,

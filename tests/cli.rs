@@ -120,6 +120,31 @@ fn test_command_reports_each_test() {
     assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
 }
 
+/// `--run` selects tests by name; nothing to run is not a failure; a file that
+/// does not compile is reported as itself, never through the generated driver.
+#[test]
+fn test_command_selects_and_reports_files() {
+    let dir = std::env::temp_dir().join(format!("csp_test_sel_{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("empty")).unwrap();
+    std::fs::write(dir.join("a_test.csp"), "fn test_one() { }\nfn test_two() { throw error(\"two\") }\n").unwrap();
+    let o = csp(&["test", "--run", "one", dir.to_str().unwrap()]);
+    assert_exit(&o, 0);
+    assert!(stdout(&o).contains("a_test.csp::test_one\n") && !stdout(&o).contains("test_two"), "{}", stdout(&o));
+    assert!(stdout(&o).ends_with("1 passed, 0 failed\n"), "{}", stdout(&o));
+    for args in [vec!["--run", "nothing_matches", dir.to_str().unwrap()], vec![dir.join("empty").to_str().unwrap()]] {
+        let o = csp(&[&["test"], &args[..]].concat());
+        assert_exit(&o, 0);
+        assert!(stdout(&o).starts_with("no tests under "), "{}", stdout(&o));
+    }
+    std::fs::write(dir.join("bad_test.csp"), "fn test_a() {\n  let x =\n}\n").unwrap();
+    let o = csp(&["test", dir.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_exit(&o, 1);
+    assert!(stdout(&o).contains("bad_test.csp: the file does not compile\n"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("bad_test.csp:3:1"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("<csp test>") && !stderr(&o).contains("__t"), "{}", stderr(&o));
+}
+
 #[test]
 fn test_command_with_a_missing_path() {
     let o = csp(&["test", "no/such/folder"]);

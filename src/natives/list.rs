@@ -128,6 +128,12 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             done(heap.list(v))
         }
         "map" | "filter" | "reduce" | "each" | "sort" => {
+            // Checked here, so a wrong count names the method, not the prelude's function.
+            match name {
+                "reduce" => arity(name, args, 1, 2)?,
+                "sort" => arity(name, args, 0, 1)?,
+                _ => arity(name, args, 1, 1)?,
+            }
             let f = match name {
                 "map" => "__list_map",
                 "filter" => "__list_filter",

@@ -189,11 +189,13 @@ impl Fiber {
         }
     }
 
-    /// `"name (file:line:col)"` for each frame, innermost first.
+    /// `"name (file:line:col)"` for each frame, innermost first. The prelude's
+    /// frames (the csp half of builtin methods such as `map`) are not shown.
     pub fn trace(&self) -> Vec<Rc<str>> {
         self.frames
             .iter()
             .rev()
+            .filter(|f| f.proto.file.name != crate::runner::PRELUDE_NAME)
             .map(|f| {
                 let site = f.current_site();
                 Rc::from(format!("{} ({})", f.proto.display_name(), site.location()))
