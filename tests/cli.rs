@@ -145,6 +145,20 @@ fn test_command_selects_and_reports_files() {
     assert!(!stderr(&o).contains("<csp test>") && !stderr(&o).contains("__t"), "{}", stderr(&o));
 }
 
+/// Piped into the REPL (`csp < script`), entries run in turn and the exit code
+/// says whether one failed.
+#[test]
+fn piped_repl_input_exits_non_zero_after_a_failed_entry() {
+    let o = csp_with_stdin(&[], b"print(1)\nprint(2)\n");
+    assert_exit(&o, 0);
+    assert_eq!(stdout(&o), "1\n2\n");
+    for bad in [&b"print(1)\nundefined_name\nprint(2)\n"[..], b"print(1 / 0)\nprint(2)\n", b":nonsense\nprint(2)\n"] {
+        let o = csp_with_stdin(&[], bad);
+        assert_exit(&o, 1);
+        assert!(stdout(&o).ends_with("2\n"), "later entries still run: {}", stdout(&o));
+    }
+}
+
 #[test]
 fn test_command_with_a_missing_path() {
     let o = csp(&["test", "no/such/folder"]);

@@ -399,6 +399,12 @@ impl Compiler<'_> {
         if np + d.rest.is_some() as usize > 200 {
             self.error(d.span, "too many parameters");
         }
+        let mut seen = std::collections::HashSet::new();
+        for n in d.params.iter().map(|p| &p.name).chain(&d.rest) {
+            if !seen.insert(n.name.as_str()) {
+                self.error(n.span, format!("duplicate parameter '{}'", n.name));
+            }
+        }
         let mut cells = Vec::new();
         for (i, p) in d.params.iter().enumerate() {
             self.fs().scopes.last_mut().unwrap().push(super::Local {

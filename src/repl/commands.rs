@@ -17,7 +17,7 @@ pub fn run(s: &mut Session, line: &str) {
         ":help" | ":h" => s.console.out(HELP),
         ":load" if !arg.is_empty() => match std::fs::read_to_string(arg) {
             Ok(src) => s.eval(arg, &src),
-            Err(e) => s.console.err(&format!("cannot read {arg}: {e}\n")),
+            Err(e) => s.fail(&format!("cannot read {arg}: {e}\n")),
         },
         ":fibers" => {
             let lines = crate::sched::session::describe_fibers(&s.vm);
@@ -29,7 +29,7 @@ pub fn run(s: &mut Session, line: &str) {
             }
         }
         ":disasm" if !arg.is_empty() => disasm(s, arg),
-        _ => s.console.err(&format!("unknown command {line:?}; :help lists them\n")),
+        _ => s.fail(&format!("unknown command {line:?}; :help lists them\n")),
     }
 }
 

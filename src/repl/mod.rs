@@ -94,10 +94,11 @@ pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
     let (ready, ready_rx) = mpsc::channel();
     let (c, g) = (console.clone(), globals.clone());
     std::thread::spawn(move || reader::run(c, g, entry_tx, ready_rx));
-    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+    let interactive = std::io::IsTerminal::is_terminal(&std::io::stdin());
+    if interactive {
         console.out(&format!("csp {} — :help for commands, Ctrl-D to quit\n", env!("CARGO_PKG_VERSION")));
     }
-    let mut session = Session { vm, console, color: crate::diag::use_color() };
+    let mut session = Session { vm, console, color: crate::diag::use_color(), failed: false };
     loop {
         publish_globals(&session.vm, &globals);
         if ready.send(()).is_err() {
@@ -115,7 +116,8 @@ pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
         }
     }
     session.vm.out.flush();
-    0
+    // Piped input (`csp < script`) is a batch: its exit code says whether an entry failed.
+    i32::from(!interactive && session.failed)
 }
 
 /// Names for tab completion: every global of the main namespace.
@@ -131,6 +133,8 @@ pub struct Session {
     vm: Vm,
     console: Console,
     color: bool,
+    /// An entry failed (an error, a deadlock, a bad command).
+    failed: bool,
 }
 
 /// How long the scheduler runs before looking at input and Ctrl-C again.
@@ -170,17 +174,23 @@ impl Session {
         }
     }
 
+    /// Reports a failure of an entry.
+    pub fn fail(&mut self, text: &str) {
+        self.failed = true;
+        self.console.err(text);
+    }
+
     /// One turn of the scheduler, reporting errors that reached the top.
     fn pump(&mut self, entry: Option<Handle>) -> Pumped {
         let mut errors = Vec::new();
         let p = session::pump(&mut self.vm, entry, TURN, &mut errors);
         self.vm.out.flush();
         if let Pumped::Deadlock(report) = &p {
-            self.console.err(report);
+            self.fail(report);
         }
         for u in errors {
             let d = crate::runner::runtime_diag(&self.vm, &u);
-            self.console.err(&crate::diag::render(&d, &u.file, self.color));
+            self.fail(&crate::diag::render(&d, &u.file, self.color));
         }
         p
     }
@@ -199,7 +209,7 @@ impl Session {
             Ok(p) => p,
             Err(errs) => {
                 let diags: Vec<_> = errs.into_iter().map(crate::runner::syntax_diag).collect();
-                self.console.err(&crate::diag::render_all(&diags, &file, self.color));
+                self.fail(&crate::diag::render_all(&diags, &file, self.color));
                 return None;
             }
         };
@@ -217,7 +227,7 @@ impl Session {
             Ok(p) => Some(p),
             Err(errs) => {
                 let diags: Vec<_> = errs.into_iter().map(crate::runner::compile_diag).collect();
-                self.console.err(&crate::diag::render_all(&diags, &file, self.color));
+                self.fail(&crate::diag::render_all(&diags, &file, self.color));
                 None
             }
         }
@@ -237,7 +247,7 @@ impl Session {
                 Pumped::Busy | Pumped::Deadlock(_) => {}
                 Pumped::Idle(next) => {
                     if session::stuck(&self.vm, entry) {
-                        self.console.err(&session::deadlock_report(&self.vm));
+                        self.fail(&session::deadlock_report(&self.vm));
                         cancelled = true;
                         session::cancel_entry(&mut self.vm, entry);
                     } else {
@@ -255,7 +265,7 @@ impl Session {
                 self.console.out(&format!("{text}\n"));
             }
             Some(_) => {}
-            None if cancelled => self.console.err("cancelled\n"),
+            None if cancelled => self.fail("cancelled\n"),
             None => {}
         }
     }
