@@ -26,6 +26,13 @@ fn mutex_mut(vm: &mut Vm, h: Handle) -> &mut Mutex {
 }
 
 /// The mutex in `v`, or an error.
+impl Mutex {
+    /// The fiber holding it.
+    pub(super) fn holder(&self) -> Option<u32> {
+        self.owner
+    }
+}
+
 pub(super) fn as_mutex(vm: &Vm, v: Value) -> Res<Handle> {
     match v {
         Value::Obj(h) if matches!(vm.heap.get(h), Obj::Mutex(_)) => Ok(h),

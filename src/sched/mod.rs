@@ -66,7 +66,7 @@ pub(crate) enum Wait {
     /// A `select` (its channels are in `FiberExtra::select`), or an operation
     /// on a nil channel (none).
     Select,
-    Lock,
+    Lock(Handle),
     Task,
     Group,
     Scope,
@@ -80,7 +80,7 @@ impl Wait {
             Wait::Recv(_) => "receive from channel",
             Wait::Send(_) => "send to channel",
             Wait::Select => "select",
-            Wait::Lock => "lock",
+            Wait::Lock(_) => "lock",
             Wait::Task => "wait on task",
             Wait::Group => "wait on waitgroup",
             Wait::Scope => "end of wait block",

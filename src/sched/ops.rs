@@ -167,7 +167,7 @@ pub fn lock(vm: &mut Vm, m: Value) -> Res<bool> {
     if lock::try_lock(vm, h)? {
         return Ok(true);
     }
-    let w = park(vm, Wait::Lock)?;
+    let w = park(vm, Wait::Lock(h))?;
     lock::enqueue(vm, h, w);
     Ok(false)
 }

@@ -75,6 +75,12 @@ fn fibers(vm: &Vm) -> impl Iterator<Item = (&Fiber, &FiberState)> + '_ {
     vm.sched.slots.iter().filter_map(|s| Some((s.fiber.as_deref()?, &s.state)))
 }
 
+/// Names of the globals holding object `h`.
+fn globals_holding(vm: &Vm, h: Handle) -> impl Iterator<Item = &str> + '_ {
+    let holds = move |g: u32| matches!(vm.globals[g as usize], Value::Obj(x) if x == h);
+    vm.global_names.iter().filter(move |(_, &g)| holds(g)).map(|(name, _)| &**name)
+}
+
 /// `file:line:col` of a site, or nothing.
 fn location(site: Option<Site>) -> String {
     site.map_or(String::new(), |s| s.location())
@@ -91,14 +97,32 @@ fn blocked_line(vm: &Vm, f: &Fiber, s: &FiberState, w: &Wait) -> String {
                 .filter(|(o, os)| !std::ptr::eq(*o, f) && o.holds(&vm.heap, *h) && os.task.is_some())
                 .map(|(_, os)| fiber_name(vm, os))
                 .collect();
-            holders.extend(
-                vm.global_names
-                    .iter()
-                    .filter(|(_, &g)| matches!(vm.globals[g as usize], Value::Obj(x) if x == *h))
-                    .map(|(name, _)| format!("global `{name}`")),
-            );
+            holders.extend(globals_holding(vm, *h).map(|name| format!("global `{name}`")));
             let held = if holders.is_empty() { String::new() } else { format!(" (held by {})", holders.join(", ")) };
             format!("{} {}{held}", w.describe(), crate::format::repr(&vm.heap, Value::Obj(*h)))
+        }
+        Wait::Lock(m) => {
+            let holder = match vm.heap.get(*m) {
+                Obj::Mutex(mx) => mx.holder(),
+                _ => None,
+            };
+            let held = holder.map(|id| format!(" held by {}", fiber_name(vm, vm.sched.state(id)))).unwrap_or_default();
+            format!("lock{held}")
+        }
+        Wait::Select => {
+            let chans = s.extra.as_ref().map_or(&[][..], |x| &x.select[..]);
+            let shown: Vec<String> = chans
+                .iter()
+                .map(|&h| {
+                    let names: Vec<String> = globals_holding(vm, h).map(|n| format!("`{n}`")).collect();
+                    let named = if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) };
+                    format!("{}{named}", crate::format::repr(&vm.heap, Value::Obj(h)))
+                })
+                .collect();
+            match shown.is_empty() {
+                true => "select on nil channels".to_string(),
+                false => format!("select on {}", shown.join(", ")),
+            }
         }
         _ => w.describe().to_string(),
     };

@@ -776,7 +776,7 @@ fn unlock_hands_the_mutex_to_waiters_fifo() {
     for id in [b, c] {
         run_as(vm, id);
         assert!(matches!(ops::lock(vm, m), Ok(false)), "fiber {id} waits for the holder");
-        assert!(matches!(parked(vm, id), Some(Wait::Lock)));
+        assert!(matches!(parked(vm, id), Some(Wait::Lock(_))));
         assert!(locks(vm, id).is_empty());
     }
 
