@@ -10,6 +10,7 @@ pub mod repl;
 pub mod runner;
 pub mod sched;
 pub mod source;
+pub mod suggest;
 pub mod syntax;
 pub mod testing;
 pub mod vm;

@@ -437,8 +437,25 @@ impl Compiler<'_> {
                 return Some(Var::Global(self.global(name)));
             }
         }
-        self.error_help(span, format!("undefined name '{name}'"), "declare it with `let` or `fn` first");
+        let help = match self.closest_name(name) {
+            Some(near) => format!("did you mean `{near}`?"),
+            None => "declare it with `let` or `fn` first".to_string(),
+        };
+        self.error_help(span, format!("undefined name '{name}'"), help);
         None
+    }
+
+    /// The visible name closest to a misspelt one: locals of every enclosing
+    /// function, the file's top-level names and imports, and builtins.
+    fn closest_name(&self, name: &str) -> Option<String> {
+        let locals = self.funcs.iter().flat_map(|f| f.scopes.iter().flatten().map(|l| l.name.as_str()));
+        let file = self.top.iter().chain(self.imports.keys()).map(String::as_str);
+        let builtins = self.vm.global_names.iter().filter(|(n, &g)| {
+            let user_visible = !n.starts_with("__") && !n.contains("::");
+            user_visible && (self.unit.prefix.is_empty() || g < self.vm.loader.builtin_globals)
+        });
+        let candidates = locals.chain(file).chain(builtins.map(|(n, _)| &**n));
+        crate::suggest::closest(name, candidates).map(str::to_string)
     }
 
     /// The upvalue index of `name` in function `depth`, threading it through every

@@ -1,6 +1,12 @@
 //! List methods and indexing. `map filter reduce each` and `sort(cmp)` call
 //! csp code in the prelude so their callbacks run as ordinary frames.
 
+/// Every list method (for suggestions and completion).
+pub const METHODS: &[&str] = &[
+    "contains", "copy", "each", "filter", "index_of", "insert", "join", "len", "map", "pop", "push", "reduce",
+    "remove", "reverse", "slice", "sort",
+];
+
 use super::{arity, no_method, resolve_index, slice_bounds, str_arg};
 use crate::limits::MAX_LIST;
 use crate::vm::arith::{compare, equal};

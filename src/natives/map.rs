@@ -1,5 +1,8 @@
 //! Builtin map methods. Maps keep insertion order; removal keeps the order of the rest.
 
+/// Every map method (for suggestions and completion).
+pub const METHODS: &[&str] = &["contains", "copy", "get", "has", "items", "keys", "len", "remove", "values"];
+
 use super::{arity, no_method};
 use crate::vm::arith::{key_value, to_key};
 use crate::vm::object::Obj;

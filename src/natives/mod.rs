@@ -51,7 +51,60 @@ pub fn call_method(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<
 }
 
 pub(crate) fn no_method<T>(kind: &str, name: &str) -> Res<T> {
-    err(ErrorKind::Type, format!("{kind} has no method '{name}'"))
+    let hint = match method_hint(kind, name) {
+        Some(h) => format!("; {h}"),
+        None => String::new(),
+    };
+    err(ErrorKind::Type, format!("{kind} has no method '{name}'{hint}"))
+}
+
+/// The methods of each kind of value that has some.
+pub fn methods_of(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "string" => string::METHODS,
+        "list" => list::METHODS,
+        "map" => map::METHODS,
+        "chan" => &["cap", "len"],
+        "task" => &["cancel", "done"],
+        "waitgroup" => &["add", "done"],
+        "coroutine" => &["close", "resume", "throw"],
+        "range" => &["len"],
+        _ => &[],
+    }
+}
+
+/// Names users of other languages reach for, and what csp calls them.
+const SYNONYMS: &[(&str, &str)] = &[
+    ("append", "push"),
+    ("add", "push"),
+    ("length", "len"),
+    ("size", "len"),
+    ("count", "len"),
+    ("includes", "contains"),
+    ("has", "contains"),
+    ("indexOf", "index_of"),
+    ("find", "index_of"),
+    ("substring", "slice"),
+    ("substr", "slice"),
+    ("startsWith", "starts_with"),
+    ("endsWith", "ends_with"),
+    ("toUpperCase", "upper"),
+    ("toLowerCase", "lower"),
+    ("strip", "trim"),
+    ("forEach", "each"),
+    ("shift", "remove"),
+    ("delete", "remove"),
+    ("clone", "copy"),
+];
+
+/// A hint for a method that does not exist: the one meant, or how to do it.
+fn method_hint(kind: &str, name: &str) -> Option<String> {
+    if kind == "mutex" && matches!(name, "lock" | "unlock" | "acquire" | "release") {
+        return Some("hold a mutex with `lock m { ... }`".to_string());
+    }
+    let methods = methods_of(kind);
+    let synonym = SYNONYMS.iter().find(|(from, to)| *from == name && methods.contains(to)).map(|(_, to)| *to);
+    synonym.or_else(|| crate::suggest::closest(name, methods.iter().copied())).map(|m| format!("did you mean '{m}'?"))
 }
 
 /// Checks that a builtin got between `min` and `max` arguments.
@@ -219,6 +272,26 @@ mod tests {
             err_msg(arity("f", &[], 1, usize::MAX).map(|_| Value::Nil)),
             "f() takes at least 1 argument (0 given)"
         );
+    }
+
+    /// The method lists (suggestions, completion) name only methods that exist.
+    #[test]
+    fn method_lists_are_methods() {
+        let mut vm = Vm::new();
+        let s = vm.heap.str("ab");
+        let l = vm.heap.list(vec![Value::Int(1)]);
+        let m = Value::Obj(vm.heap.alloc(Obj::Map(Default::default())));
+        for (v, kind) in [(s, "string"), (l, "list"), (m, "map")] {
+            for name in methods_of(kind) {
+                if let Err(crate::vm::Fault::Error(e)) = call_method(&mut vm, v, name, &[]) {
+                    assert!(!e.1.contains("has no method"), "{kind}.{name}: {}", e.1);
+                }
+            }
+        }
+        assert_eq!(err_msg(method(&mut vm, l, "append", &[])), "list has no method 'append'; did you mean 'push'?");
+        assert_eq!(err_msg(method(&mut vm, s, "uper", &[])), "string has no method 'uper'; did you mean 'upper'?");
+        let mx = Value::Obj(vm.heap.alloc(Obj::Mutex(Box::default())));
+        assert!(err_msg(method(&mut vm, mx, "lock", &[])).ends_with("hold a mutex with `lock m { ... }`"));
     }
 
     #[test]

@@ -1,6 +1,23 @@
 //! String methods and indexing. Positions are character (Unicode scalar) indices,
 //! with an O(1) path for ASCII strings.
 
+/// Every string method (for suggestions and completion).
+pub const METHODS: &[&str] = &[
+    "chars",
+    "contains",
+    "ends_with",
+    "index_of",
+    "len",
+    "lower",
+    "repeat",
+    "replace",
+    "slice",
+    "split",
+    "starts_with",
+    "trim",
+    "upper",
+];
+
 use super::{arity, int_arg, no_method, slice_bounds, str_arg};
 use crate::limits::MAX_STRING;
 use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};

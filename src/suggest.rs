@@ -1,0 +1,47 @@
+//! "Did you mean …?": the closest known name to a misspelt one.
+
+/// The candidate closest to `name` by edit distance, if close enough to be a
+/// likely typo (at most one edit per three characters, and at least one).
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .filter(|c| *c != name)
+        .map(|c| (distance(name, c), c))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, c)| (d, c))
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance in characters, with an adjacent swap counting as one edit.
+fn distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut prev2 = vec![0; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                cur[j] = cur[j].min(prev2[j - 2] + 1);
+            }
+        }
+        prev2 = std::mem::replace(&mut prev, cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn close_names_are_suggested() {
+        assert_eq!(closest("totl_count", ["total_count", "count"]), Some("total_count"));
+        assert_eq!(closest("pirnt", ["print", "int"]), Some("print"));
+        assert_eq!(closest("x", ["y", "xs"]), Some("xs"));
+        assert_eq!(closest("banana", ["apple", "cherry"]), None);
+        assert_eq!(closest("same", ["same"]), None);
+    }
+}
