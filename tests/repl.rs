@@ -167,6 +167,18 @@ fn tab_completes_globals_and_methods() {
     r.line(" + 1", "42");
     r.p.send("\"abc\".upp\t").unwrap();
     r.line("()", "\"ABC\"");
+    // Members by the receiver's type: a string literal, a list literal, a map
+    // global's keys, a module's exports (`:commands` are unit-tested in reader.rs).
+    r.p.send("\"ab\".rep\t").unwrap();
+    r.line("(2)", "\"abab\"");
+    r.p.send("[3, 1].sli\t").unwrap();
+    r.line("(1)", "[1]");
+    r.entry("let settings = {alpha_value: 7}");
+    r.p.send("settings.alp\t").unwrap();
+    r.line("", "7");
+    r.entry("import \"std/async\"");
+    r.p.send("async.pm\t").unwrap();
+    r.line("([1, 2], 2, fn(x) => x * 10)", "[10, 20]");
     r.quit();
 }
 

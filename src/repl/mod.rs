@@ -89,7 +89,7 @@ pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
     unsafe {
         libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
     }
-    let globals = Arc::new(Mutex::new(Vec::new()));
+    let globals = Arc::new(Mutex::new(reader::Names::default()));
     let (entry_tx, entries) = mpsc::channel();
     let (ready, ready_rx) = mpsc::channel();
     let (c, g) = (console.clone(), globals.clone());
@@ -120,12 +120,30 @@ pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
     i32::from(!interactive && session.failed)
 }
 
-/// Names for tab completion: every global of the main namespace.
-fn publish_globals(vm: &Vm, to: &Arc<Mutex<Vec<String>>>) {
+/// Names for tab completion: every global of the main namespace with its type,
+/// the exports of modules imported at the prompt, and the keys of maps.
+fn publish_globals(vm: &Vm, to: &Arc<Mutex<reader::Names>>) {
     let user_name = |n: &str| n.starts_with(|c: char| c.is_alphabetic()) && !n.contains("::");
-    let names = vm.global_names.keys().filter(|n| user_name(n)).map(|n| n.to_string());
+    let mut names = reader::Names::default();
+    for (n, &g) in vm.global_names.iter().filter(|(n, _)| user_name(n)) {
+        let v = vm.globals[g as usize];
+        names.globals.push((n.to_string(), vm.heap.type_name(v)));
+        if let Value::Obj(h) = v {
+            if let crate::vm::Obj::Map(m) = vm.heap.get(h) {
+                let keys = m.keys().filter_map(|k| match k {
+                    crate::vm::Key::Str(s) => Some(s.to_string()),
+                    _ => None,
+                });
+                names.members.insert(n.to_string(), keys.collect());
+            }
+        }
+    }
+    for (alias, m) in &vm.loader.repl_imports {
+        names.globals.push((alias.clone(), "module"));
+        names.members.insert(alias.clone(), m.exports.clone());
+    }
     if let Ok(mut g) = to.lock() {
-        *g = names.collect();
+        *g = names;
     }
 }
 

@@ -18,65 +18,74 @@ const KEYWORDS: &[&str] = &[
     "chan", "select", "case", "default", "lock", "wait", "yield", "try", "catch", "finally", "throw", "import", "as",
 ];
 
-/// Methods offered after a `.`.
-const METHODS: &[&str] = &[
-    "push",
-    "pop",
-    "insert",
-    "remove",
-    "contains",
-    "index_of",
-    "slice",
-    "sort",
-    "reverse",
-    "join",
-    "split",
-    "trim",
-    "replace",
-    "upper",
-    "lower",
-    "starts_with",
-    "ends_with",
-    "keys",
-    "values",
-    "items",
-    "map",
-    "filter",
-    "reduce",
-    "each",
-    "len",
-    "cancel",
-    "done",
-    "add",
-    "resume",
-    "close",
-    "message",
-    "trace",
-    "others",
-];
+/// What completion knows of the session, published before each prompt.
+#[derive(Default, Clone)]
+pub struct Names {
+    /// Globals of the main namespace, with the type of their value.
+    pub globals: Vec<(String, &'static str)>,
+    /// Names after a `.` for some globals: a module's exports, a map's string keys.
+    pub members: std::collections::HashMap<String, Vec<String>>,
+}
 
-/// Completes keywords and globals, or methods after a dot.
+/// Names offered after a `.` whose receiver is unknown: every method and field.
+fn any_member() -> Vec<&'static str> {
+    let kinds = ["string", "list", "map", "chan", "task", "waitgroup", "coroutine", "error"];
+    kinds.iter().flat_map(|k| members_of(k).iter().copied()).collect()
+}
+
+/// Methods, and for errors and coroutines the fields, of a kind of value.
+fn members_of(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "error" => &["kind", "message", "others", "trace"],
+        "coroutine" => &["close", "done", "resume", "throw"],
+        k => crate::natives::methods_of(k),
+    }
+}
+
+/// What is offered after `receiver.`: by the receiver's type where the text
+/// shows it (a string or list literal, a global of known type, a module).
+fn members(names: &Names, receiver: &str) -> Vec<String> {
+    let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let r = receiver.trim_end();
+    if r.ends_with('"') {
+        return owned(members_of("string"));
+    }
+    if r.ends_with(']') {
+        return owned(members_of("list"));
+    }
+    let start = r.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+    let ident = &r[start..];
+    let before = &r[..start];
+    if !ident.is_empty() && !before.ends_with('.') {
+        if let Some(m) = names.members.get(ident) {
+            let mut found = m.clone();
+            if let Some((_, kind)) = names.globals.iter().find(|(n, _)| n == ident) {
+                found.extend(owned(members_of(kind)));
+            }
+            return found;
+        }
+        if let Some((_, kind)) = names.globals.iter().find(|(n, _)| n == ident) {
+            return owned(members_of(kind));
+        }
+    }
+    owned(&any_member())
+}
+
+/// The REPL's `:commands`, completed at the start of a line.
+const COMMANDS: &[&str] = &[":disasm", ":fibers", ":help", ":load", ":quit"];
+
+/// Completes keywords and globals, members after a dot, `:commands`.
 #[derive(Helper, Highlighter, Hinter, Validator)]
 struct Completion {
-    globals: Arc<Mutex<Vec<String>>>,
+    names: Arc<Mutex<Names>>,
 }
 
 impl Completer for Completion {
     type Candidate = String;
 
     fn complete(&self, line: &str, pos: usize, _: &Context<'_>) -> rustyline::Result<(usize, Vec<String>)> {
-        let start = line[..pos].rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
-        let word = &line[start..pos];
-        let after_dot = line[..start].ends_with('.');
-        let mut found: Vec<String> = if after_dot {
-            METHODS.iter().filter(|m| m.starts_with(word)).map(|m| m.to_string()).collect()
-        } else {
-            let globals = self.globals.lock().map(|g| g.clone()).unwrap_or_default();
-            KEYWORDS.iter().map(|k| k.to_string()).chain(globals).filter(|n| n.starts_with(word)).collect()
-        };
-        found.sort();
-        found.dedup();
-        Ok((start, found))
+        let names = self.names.lock().map(|n| n.clone()).unwrap_or_default();
+        Ok(candidates(&names, line, pos))
     }
 }
 
@@ -90,7 +99,7 @@ fn history_file() -> Option<std::path::PathBuf> {
 }
 
 /// The reader thread's body.
-pub fn run(console: Console, globals: Arc<Mutex<Vec<String>>>, entries: Sender<Input>, ready: Receiver<()>) {
+pub fn run(console: Console, names: Arc<Mutex<Names>>, entries: Sender<Input>, ready: Receiver<()>) {
     let mut rl: Editor<Completion, DefaultHistory> = match Editor::new() {
         Ok(rl) => rl,
         Err(e) => {
@@ -99,7 +108,7 @@ pub fn run(console: Console, globals: Arc<Mutex<Vec<String>>>, entries: Sender<I
             return;
         }
     };
-    rl.set_helper(Some(Completion { globals }));
+    rl.set_helper(Some(Completion { names }));
     let history = history_file();
     if let Some(h) = &history {
         let _ = rl.load_history(h);
@@ -147,5 +156,49 @@ fn read_entry(rl: &mut Editor<Completion, DefaultHistory>, console: &Console) ->
             Err(ReadlineError::Eof) if !buf.is_empty() => buf.clear(),
             Err(_) => return None,
         }
+    }
+}
+
+/// Where the word being completed starts, and what it may become.
+fn candidates(names: &Names, line: &str, pos: usize) -> (usize, Vec<String>) {
+    let start = line[..pos].rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+    if line[..start].trim_start() == ":" {
+        let typed = line[..pos].trim_start();
+        let found = COMMANDS.iter().filter(|c| c.starts_with(typed)).map(|c| c.to_string()).collect();
+        return (line.len() - line.trim_start().len(), found);
+    }
+    let word = &line[start..pos];
+    let mut found: Vec<String> = match line[..start].strip_suffix('.') {
+        Some(receiver) => members(names, receiver),
+        None => {
+            let globals = names.globals.iter().map(|(n, _)| n.clone());
+            KEYWORDS.iter().map(|k| k.to_string()).chain(globals).collect()
+        }
+    };
+    found.retain(|n| n.starts_with(word));
+    found.sort();
+    found.dedup();
+    (start, found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completes_by_the_receivers_type() {
+        let mut names = Names::default();
+        names.globals.push(("xs".into(), "list"));
+        names.globals.push(("async".into(), "module"));
+        names.members.insert("async".into(), vec!["pmap".into(), "all".into()]);
+        let at_end = |line: &str| candidates(&names, line, line.len());
+        assert_eq!(at_end("\"abc\".re"), (6, vec!["repeat".to_string(), "replace".to_string()]));
+        assert_eq!(at_end("xs.co").1, ["contains", "copy"]);
+        assert_eq!(at_end("m = {}; [1].ea").1, ["each"]);
+        assert_eq!(at_end("async.p").1, ["pmap"]);
+        assert_eq!(at_end(":fi"), (0, vec![":fibers".to_string()]));
+        assert_eq!(at_end("  :"), (2, COMMANDS.iter().map(|c| c.to_string()).collect()));
+        assert!(at_end("unknown.ge").1.contains(&"get".to_string()), "any member when the type is unknown");
+        assert_eq!(at_end("as").1, ["as", "async"]);
     }
 }
