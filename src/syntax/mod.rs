@@ -72,12 +72,47 @@ pub fn parse(src: &str) -> Result<ast::Program, Vec<SyntaxError>> {
     match program {
         Some(p) if errors.is_empty() => Ok(p),
         _ => {
+            point_at_unclosed_opener(src, &mut errors);
             errors.sort_by_key(|e| (e.span.start, e.span.end));
             // One error per location: recovery can report the same spot twice.
             errors.dedup_by(|b, a| a.span.start == b.span.start);
             Err(errors)
         }
     }
+}
+
+/// An input that ends inside an unclosed `{`, `(` or `[` is reported at that
+/// opener (where the mistake usually is), not at the end of the file.
+fn point_at_unclosed_opener(src: &str, errors: &mut [SyntaxError]) {
+    let Some(e) = errors.iter_mut().find(|e| e.at_eof && e.message.starts_with("unexpected end of input")) else {
+        return;
+    };
+    let mut open: Vec<(usize, usize, char)> = Vec::new();
+    for (l, tok, r) in lexer::lex(src).tokens {
+        match tok {
+            Tok::P(token::Raw::LBrace) | Tok::InterpOpen => open.push((l, r, '}')),
+            Tok::P(token::Raw::LParen) => open.push((l, r, ')')),
+            Tok::P(token::Raw::LBracket) => open.push((l, r, ']')),
+            Tok::P(token::Raw::RBrace | token::Raw::RParen | token::Raw::RBracket) | Tok::InterpClose => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    if let Some((l, r, close)) = open.pop() {
+        let opener = &src[l..r];
+        e.help =
+            Some(format!("the input ends (at {}) before this `{opener}` is closed by `{close}`", eof_position(src)));
+        e.message = format!("`{opener}` is never closed");
+        e.span = Span::new(l, r);
+    }
+}
+
+/// `line N, column C` of the end of `src`.
+fn eof_position(src: &str) -> String {
+    let line = src.matches('\n').count() + 1;
+    let col = src.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    format!("line {line}, column {col}")
 }
 
 fn convert(src: &str, e: ParseError<usize, Tok, LexError>) -> SyntaxError {
@@ -212,6 +247,12 @@ fn help_for(tok: &Tok, text: &str, expected: &[String]) -> Option<String> {
             "a `{` at the start of a statement opens a block; wrap a map literal in parentheses: ({...})".to_string(),
         ),
         Tok::P(token::Raw::RBrace) if !expects("}") => Some("this `}` has no matching `{`".to_string()),
+        Tok::P(token::Raw::Assign) if expects("{") || expects("&&") => {
+            Some("`=` assigns; to compare, use `==`".to_string())
+        }
+        Tok::P(_) if expects("identifier") && text.chars().all(|c| c.is_ascii_alphabetic()) => {
+            Some(format!("`{text}` is a keyword and cannot be used as a name"))
+        }
         _ => None,
     }
 }

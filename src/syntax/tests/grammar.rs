@@ -279,8 +279,23 @@ fn at_eof() {
         let e = errs(src);
         assert!(e.iter().all(|e| !e.at_eof), "{src:?}: {e:#?}");
     }
-    let e = err1("fn f() {");
+    let e = err1("x = 1 +");
     assert!(e.message.starts_with("unexpected end of input"), "{}", e.message);
+    // Ending inside an unclosed bracket points at the bracket.
+    let e = err1("fn f() {\n  if x > 0 {\n    print(x)\n");
+    assert_eq!(e.message, "`{` is never closed");
+    assert_eq!((e.span.start, e.span.end), (20, 21));
+    assert!(e.at_eof && e.help.as_deref().unwrap().contains("line 4, column 1"), "{e:?}");
+    let e = err1("let xs = [1, (2");
+    assert_eq!((e.message.as_str(), e.span.start), ("`(` is never closed", 13));
+}
+
+#[test]
+fn hints_for_common_mistakes() {
+    let e = errs("let x = 3\nif x = 3 { print(1) }");
+    assert_eq!(e[0].help.as_deref(), Some("`=` assigns; to compare, use `==`"));
+    let e = errs("let chan = 1");
+    assert_eq!(e[0].help.as_deref(), Some("`chan` is a keyword and cannot be used as a name"));
 }
 
 // ---------------------------------------------------------------- limits
