@@ -131,6 +131,32 @@ fn statement_level_brace_is_a_block() {
 }
 
 #[test]
+fn closing_brace_of_a_block_statement_ends_it() {
+    assert_eq!(
+        p("fn fib(n) { if n < 2 { return n } return fib(n - 1) }"),
+        "(fn fib (n) {if (< n 2) {return n}; return (call fib (- n 1))})"
+    );
+    assert_eq!(
+        p("go fn() { for v in xs { ch <- v } close(ch) }()"),
+        "(go (call (fn () {for v in xs {ch <- v}; (call close ch)})))"
+    );
+    assert_eq!(p("if a { b } else { c } d"), "if a {b} else {c}; d");
+    assert_eq!(p("while a { b } c"), "while a {b}; c");
+    assert_eq!(p("try { a } catch e { b } finally { c } d"), "try {a} catch e {b} finally {c}; d");
+    assert_eq!(p("lock m { a } wait { b } c"), "lock m {a}; wait {b}; c");
+    assert_eq!(p("select { default { a } } b"), "select {default {a}}; b");
+    assert_eq!(p("go { a } b"), "(go {a}); b");
+    assert_eq!(p("fn f() { a } (b)"), "(fn f () {a}); b");
+    assert_eq!(p("{ a } b"), "{a}; b");
+    assert_eq!(p("if a { b } ; c"), "if a {b}; c");
+    // The `}` of an expression does not end the statement.
+    assert_eq!(p("let f = fn() { return 1 }(x)"), "let f = (call (fn () {return 1}) x)");
+    assert_eq!(p("let t = go { a } + 1"), "let t = (+ (go {a}) 1)");
+    errs("let m = {a: 1} b");
+    errs("x = 1 y = 2");
+}
+
+#[test]
 fn try_catch() {
     assert_eq!(p("try { a } catch e { b } finally { c }"), "try {a} catch e {b} finally {c}");
     assert_eq!(p("try { a } catch { b }"), "try {a} catch {b}");
