@@ -296,10 +296,19 @@ pub enum Op {
         start: u8,
         count: u8,
     },
-    /// dst, dst+1 = src[0], src[1]; src must be a list of exactly two items
-    Unpack2 {
+    /// dst .. dst+count = src[0] .. src[count-1]; src must be a list of exactly
+    /// `count` items
+    Unpack {
         dst: u8,
         src: u8,
+        count: u8,
+    },
+    /// After `IterNext { base, dst: dst+1 }` of a two-variable `for`: over a map,
+    /// dst = the key (moved from dst+1) and dst+1 = its value; over anything else,
+    /// dst = the counter in base+2, which is then incremented
+    IterPair {
+        base: u8,
+        dst: u8,
     },
     /// base = task of a new fiber running base(base+1 .. base+argc), or with
     /// `method`, the method call (base+1).<base: its name>(base+2 .. base+2+argc)

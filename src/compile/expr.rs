@@ -282,7 +282,7 @@ impl Compiler<'_> {
     fn list_comp(&mut self, expr: &Expr, var: &Ident, iter: &Expr, cond: Option<&Expr>, dst: u8) {
         let list = self.alloc();
         self.emit(Op::NewList { dst: list, start: list, count: 0 });
-        self.for_loop(var, iter, &mut |c: &mut Compiler| {
+        self.for_loop(None, var, iter, &mut |c: &mut Compiler| {
             let skip = cond.map(|cnd| c.jump_if_false(cnd));
             let r = c.expr_any(expr);
             c.emit(Op::ListPush { list, src: r });

@@ -20,8 +20,8 @@ pub struct Stmt {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
-    /// `let x = e` (one name) or `let a, b = e` (two names: destructures a
-    /// two-element list, or a receive `<-ch` giving value and ok flag).
+    /// `let x = e` (one name) or `let a, b, ... = e` (destructures a list of
+    /// exactly that many items; two names and a receive `<-ch` give value and ok flag).
     Let {
         names: Vec<Ident>,
         value: Expr,
@@ -44,7 +44,10 @@ pub enum StmtKind {
         cond: Expr,
         body: Block,
     },
+    /// `for var in iter` or `for key, var in iter` (key and value of a map, else
+    /// a counting index and the item).
     For {
+        key: Option<Ident>,
         var: Ident,
         iter: Expr,
         body: Block,

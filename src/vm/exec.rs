@@ -540,20 +540,46 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                     Step::Halt(h) => return Ok(h),
                 }
             }
-            Op::Unpack2 { dst, src } => {
+            Op::Unpack { dst, src, count } => {
                 let v = reg!(src);
-                let pair = match vm.heap.as_list(v) {
-                    Some(l) if l.len() == 2 => (l[0], l[1]),
+                let n = count as usize;
+                match vm.heap.as_list(v) {
+                    Some(l) if l.len() == n => {
+                        let s = base + dst as usize;
+                        // Copied first: `src` may be one of the destinations.
+                        let items = l.to_vec();
+                        fiber.stack[s..s + n].copy_from_slice(&items);
+                    }
                     Some(l) => t!(err(
                         ErrorKind::Value,
-                        format!("cannot destructure a list of {} items into 2 names", l.len())
+                        format!("cannot destructure a list of {} items into {n} names", l.len())
                     )),
                     None => {
-                        t!(err(ErrorKind::Type, format!("cannot destructure {} into 2 names", vm.heap.type_name(v))))
+                        t!(err(ErrorKind::Type, format!("cannot destructure {} into {n} names", vm.heap.type_name(v))))
                     }
+                }
+            }
+            Op::IterPair { base: b, dst } => {
+                let (it, state) = (reg!(b), reg!(b + 1));
+                let entry = match (it, state) {
+                    (Value::Obj(h), Value::Int(i)) => match vm.heap.get(h) {
+                        Obj::Map(m) => (i as usize).checked_sub(1).and_then(|j| m.get_index(j)).map(|(_, v)| *v),
+                        _ => None,
+                    },
+                    _ => None,
                 };
-                reg!(dst) = pair.0;
-                reg!(dst + 1) = pair.1;
+                match entry {
+                    Some(value) => {
+                        reg!(dst) = reg!(dst + 1);
+                        reg!(dst + 1) = value;
+                    }
+                    None => {
+                        reg!(dst) = reg!(b + 2);
+                        if let Value::Int(i) = reg!(b + 2) {
+                            reg!(b + 2) = Value::Int(i + 1);
+                        }
+                    }
+                }
             }
         }
     }

@@ -102,6 +102,9 @@ fn control_flow() {
     assert_eq!(p("if c {} else {}"), "if c {} else {}");
     assert_eq!(p("while c { x += 1 }"), "while c {x += 1}");
     assert_eq!(p("for x in it { print(x) }"), "for x in it {(call print x)}");
+    assert_eq!(p("for i, x in it { x }"), "for i,x in it {x}");
+    assert_eq!(p("let a, b, c = xs"), "let a,b,c = xs");
+    errs("for i, x, y in it { x }");
     assert_eq!(p("for i in 1..=3 { go worker(i, jobs) }"), "for i in (..= 1 3) {(go (call worker i jobs))}");
     assert_eq!(p("return"), "return");
     assert_eq!(p("return 1, 2"[..8].trim()), "return 1");

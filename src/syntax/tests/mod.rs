@@ -114,7 +114,10 @@ fn stmt_sx(s: &Stmt) -> String {
         If { cond, then, els: None } => format!("if {} {}", sx(cond), block_sx(then)),
         If { cond, then, els: Some(e) } => format!("if {} {} else {}", sx(cond), block_sx(then), block_sx(e)),
         While { cond, body } => format!("while {} {}", sx(cond), block_sx(body)),
-        For { var, iter, body } => format!("for {} in {} {}", var.name, sx(iter), block_sx(body)),
+        For { key: None, var, iter, body } => format!("for {} in {} {}", var.name, sx(iter), block_sx(body)),
+        For { key: Some(k), var, iter, body } => {
+            format!("for {},{} in {} {}", k.name, var.name, sx(iter), block_sx(body))
+        }
         Break => "break".into(),
         Continue => "continue".into(),
         Return(None) => "return".into(),
