@@ -142,6 +142,19 @@ pub enum Op {
         a: u8,
         b: u8,
     },
+    /// dst = a in b: b is a list holding an item == a, a map with key a, a string
+    /// containing the string a, or a range containing the int a
+    In {
+        dst: u8,
+        a: u8,
+        b: u8,
+    },
+    /// dst = a is b: the same object; on nil, bools and numbers a == b
+    Is {
+        dst: u8,
+        a: u8,
+        b: u8,
+    },
     /// dst = -src
     Neg {
         dst: u8,

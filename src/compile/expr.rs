@@ -318,6 +318,7 @@ impl Compiler<'_> {
         }
         let ra = self.left_operand(a, dst);
         let rb = self.expr_any(b);
+        let negate = matches!(op, BinOp::NotIn | BinOp::IsNot);
         let op = match op {
             BinOp::Add => Op::Add { dst, a: ra, b: rb },
             BinOp::Sub => Op::Sub { dst, a: ra, b: rb },
@@ -330,8 +331,13 @@ impl Compiler<'_> {
             BinOp::Le => Op::Compare { cmp: Cmp::Le, dst, a: ra, b: rb },
             BinOp::Gt => Op::Compare { cmp: Cmp::Lt, dst, a: rb, b: ra },
             BinOp::Ge => Op::Compare { cmp: Cmp::Le, dst, a: rb, b: ra },
+            BinOp::In | BinOp::NotIn => Op::In { dst, a: ra, b: rb },
+            BinOp::Is | BinOp::IsNot => Op::Is { dst, a: ra, b: rb },
         };
         self.emit(op);
+        if negate {
+            self.emit(Op::Not { dst, src: dst });
+        }
     }
 
     /// Emits jumps taken when `cond` is false; returns them for patching.

@@ -181,6 +181,12 @@ pub enum BinOp {
     Le,
     Gt,
     Ge,
+    /// `x in xs`: membership in a list, map (keys), string (substrings) or range
+    In,
+    NotIn,
+    /// `a is b`: the same object (on nil, bools and numbers as `==`)
+    Is,
+    IsNot,
 }
 
 #[derive(Clone, Debug, PartialEq)]

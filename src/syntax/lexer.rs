@@ -216,6 +216,9 @@ impl<'a> Lexer<'a> {
                 | Raw::Ge
                 | Raw::AndAnd
                 | Raw::OrOr
+                | Raw::In
+                | Raw::Is
+                | Raw::Not
                 | Raw::DotDot
                 | Raw::DotDotEq
                 | Raw::Dot

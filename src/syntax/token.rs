@@ -47,6 +47,10 @@ pub enum Raw {
     For,
     #[token("in")]
     In,
+    #[token("is")]
+    Is,
+    #[token("not")]
+    Not,
     #[token("break")]
     Break,
     #[token("continue")]

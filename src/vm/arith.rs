@@ -148,6 +148,39 @@ fn eq_inner(heap: &Heap, a: Value, b: Value, assumed: &mut std::collections::Has
     }
 }
 
+/// `item in coll`: an item of a list (by `==`), a key of a map, a substring of a
+/// string, an int of a range; any other `coll` is a type error.
+pub fn contains(heap: &Heap, item: Value, coll: Value) -> Res<bool> {
+    if let Value::Obj(h) = coll {
+        match heap.get(h) {
+            Obj::List(l) => return Ok(l.iter().any(|x| equal(heap, item, *x))),
+            // A value that cannot be a key is in no map.
+            Obj::Map(m) => return Ok(to_key(heap, item).is_ok_and(|k| m.contains_key(&k))),
+            Obj::Str(s) => {
+                return match heap.as_str(item) {
+                    Some(sub) => Ok(s.s.contains(&*sub.s)),
+                    None => err(
+                        ErrorKind::Type,
+                        format!("'in <string>' needs a string on the left, not {}", heap.type_name(item)),
+                    ),
+                }
+            }
+            Obj::Range(lo, hi) => return Ok(matches!(item, Value::Int(i) if *lo <= i && i < *hi)),
+            _ => {}
+        }
+    }
+    err(ErrorKind::Type, format!("cannot test membership ('in') in {}", heap.type_name(coll)))
+}
+
+/// `a is b`: the same heap object; nil, bools and numbers compare as by `==`.
+pub fn identical(heap: &Heap, a: Value, b: Value) -> bool {
+    match (a, b) {
+        (Value::Obj(x), Value::Obj(y)) => x == y,
+        (Value::Obj(_), _) | (_, Value::Obj(_)) => false,
+        _ => equal(heap, a, b),
+    }
+}
+
 /// Ordering for `< <= > >=` and `sort`: numbers numerically, strings by content,
 /// lists lexicographically; anything else is an error.
 pub fn compare(heap: &Heap, a: Value, b: Value) -> Res<Ordering> {

@@ -257,6 +257,14 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let r = compare!(cmp, a, b);
                 reg!(dst) = Value::Bool(r);
             }
+            Op::In { dst, a, b } => {
+                let r = t!(arith::contains(&vm.heap, reg!(a), reg!(b)));
+                reg!(dst) = Value::Bool(r);
+            }
+            Op::Is { dst, a, b } => {
+                let r = arith::identical(&vm.heap, reg!(a), reg!(b));
+                reg!(dst) = Value::Bool(r);
+            }
             Op::Neg { dst, src } => {
                 let v = t!(arith::neg(&vm.heap, reg!(src)));
                 reg!(dst) = v;

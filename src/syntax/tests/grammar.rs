@@ -24,6 +24,11 @@ fn precedence() {
     assert_eq!(p("x = f(yield)"), "x = (call f (yield))");
     assert_eq!(p("yield"), "(yield)");
     assert_eq!(p("a <= b; a >= b; a != b; a > b"), "(<= a b); (>= a b); (!= a b); (> a b)");
+    assert_eq!(p("a + 1 in xs && b not in ys"), "(&& (in (+ a 1) xs) (not in b ys))");
+    assert_eq!(p("a is b || a is not c"), "(|| (is a b) (is not a c))");
+    assert_eq!(p("a in b == c"), "(== (in a b) c)");
+    assert_eq!(p("for x in a in b { x }"), "for x in (in a b) {x}");
+    errs("let x = not a");
 }
 
 #[test]

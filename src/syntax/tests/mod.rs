@@ -72,6 +72,10 @@ fn binop(op: BinOp) -> &'static str {
         BinOp::Le => "<=",
         BinOp::Gt => ">",
         BinOp::Ge => ">=",
+        BinOp::In => "in",
+        BinOp::NotIn => "not in",
+        BinOp::Is => "is",
+        BinOp::IsNot => "is not",
     }
 }
 
