@@ -30,6 +30,18 @@ impl Cmp {
     }
 }
 
+/// The operation of a `Bitwise` instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BitOp {
+    And,
+    Or,
+    Xor,
+    /// Bits shifted out are dropped; a shift by a negative amount or 64 or more is an error.
+    Shl,
+    /// Arithmetic (sign-extending) shift.
+    Shr,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Op {
     /// dst = src
@@ -154,6 +166,18 @@ pub enum Op {
         dst: u8,
         a: u8,
         b: u8,
+    },
+    /// dst = a <op> b on two ints (`& | ^ << >>`)
+    Bitwise {
+        op: BitOp,
+        dst: u8,
+        a: u8,
+        b: u8,
+    },
+    /// dst = ~src (an int)
+    BitNot {
+        dst: u8,
+        src: u8,
     },
     /// dst = -src
     Neg {

@@ -1,7 +1,7 @@
 //! Expressions: each compiles into a destination register.
 
 use super::{captures, Compiler, Var};
-use crate::bytecode::{Cmp, Op};
+use crate::bytecode::{BitOp, Cmp, Op};
 use crate::syntax::ast::*;
 use crate::vm::Value;
 
@@ -103,6 +103,18 @@ impl Compiler<'_> {
             ExprKind::Unary(UnOp::Not, a) => {
                 let r = self.expr_any(a);
                 self.emit(Op::Not { dst, src: r });
+            }
+            ExprKind::Unary(UnOp::BitNot, a) => {
+                let r = self.expr_any(a);
+                self.emit(Op::BitNot { dst, src: r });
+            }
+            ExprKind::Cond(c, a, b) => {
+                let jf = self.jump_if_false(c);
+                self.expr_to(a, dst);
+                let jend = self.emit(Op::Jmp { target: 0 });
+                jf.into_iter().for_each(|j| self.patch(j));
+                self.expr_to(b, dst);
+                self.patch(jend);
             }
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, dst),
             ExprKind::And(a, b) | ExprKind::Or(a, b) => {
@@ -333,6 +345,11 @@ impl Compiler<'_> {
             BinOp::Ge => Op::Compare { cmp: Cmp::Le, dst, a: rb, b: ra },
             BinOp::In | BinOp::NotIn => Op::In { dst, a: ra, b: rb },
             BinOp::Is | BinOp::IsNot => Op::Is { dst, a: ra, b: rb },
+            BinOp::BitAnd => Op::Bitwise { op: BitOp::And, dst, a: ra, b: rb },
+            BinOp::BitOr => Op::Bitwise { op: BitOp::Or, dst, a: ra, b: rb },
+            BinOp::BitXor => Op::Bitwise { op: BitOp::Xor, dst, a: ra, b: rb },
+            BinOp::Shl => Op::Bitwise { op: BitOp::Shl, dst, a: ra, b: rb },
+            BinOp::Shr => Op::Bitwise { op: BitOp::Shr, dst, a: ra, b: rb },
         };
         self.emit(op);
         if negate {

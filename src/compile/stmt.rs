@@ -197,7 +197,7 @@ impl Compiler<'_> {
                 match var {
                     Var::Local(r) => {
                         // Short-circuit forms write their destination early: go via a temporary.
-                        if matches!(rhs.kind, ExprKind::And(..) | ExprKind::Or(..)) {
+                        if matches!(rhs.kind, ExprKind::And(..) | ExprKind::Or(..) | ExprKind::Cond(..)) {
                             let t = self.alloc();
                             self.expr_to(&rhs, t);
                             self.emit(Op::Move { dst: r, src: t });

@@ -131,6 +131,8 @@ pub enum ExprKind {
     Map(Vec<(Expr, Expr)>),
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `cond ? a : b`
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
     Range {
@@ -166,6 +168,8 @@ pub enum InterpPart {
 pub enum UnOp {
     Neg,
     Not,
+    /// `~x`: bitwise complement of an int
+    BitNot,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,6 +191,11 @@ pub enum BinOp {
     /// `a is b`: the same object (on nil, bools and numbers as `==`)
     Is,
     IsNot,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
 }
 
 #[derive(Clone, Debug, PartialEq)]

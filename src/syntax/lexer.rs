@@ -216,6 +216,13 @@ impl<'a> Lexer<'a> {
                 | Raw::Ge
                 | Raw::AndAnd
                 | Raw::OrOr
+                | Raw::Amp
+                | Raw::Pipe
+                | Raw::Caret
+                | Raw::Tilde
+                | Raw::Shl
+                | Raw::Shr
+                | Raw::Question
                 | Raw::In
                 | Raw::Is
                 | Raw::Not

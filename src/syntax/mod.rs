@@ -134,6 +134,7 @@ const EXPR_START: &[&str] = &[
     "chan",
     "-",
     "!",
+    "~",
     "<-",
     "go",
     "wait",
@@ -147,7 +148,7 @@ const STMT_START: &[&str] =
 /// expected they are summarised as "an operator".
 const OPERATORS: &[&str] = &[
     "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "..", "..=", ".", "(", "[", "in", "not",
-    "is",
+    "is", "&", "|", "^", "<<", ">>", "?",
 ];
 
 const MAX_LISTED: usize = 6;

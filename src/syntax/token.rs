@@ -155,6 +155,20 @@ pub enum Raw {
     Bang,
     #[token("&&")]
     AndAnd,
+    #[token("&")]
+    Amp,
+    #[token("|")]
+    Pipe,
+    #[token("^")]
+    Caret,
+    #[token("~")]
+    Tilde,
+    #[token("<<")]
+    Shl,
+    #[token(">>")]
+    Shr,
+    #[token("?")]
+    Question,
     #[token("||")]
     OrOr,
     #[token("<-")]

@@ -3,7 +3,7 @@
 use super::object::Obj;
 use super::value::{Key, Value};
 use super::{err, ErrorKind, Fault, Heap, Res, Vm};
-use crate::bytecode::{Cmp, Op};
+use crate::bytecode::{BitOp, Cmp, Op};
 use std::cmp::Ordering;
 
 fn overflow<T>() -> Res<T> {
@@ -146,6 +146,36 @@ fn eq_inner(heap: &Heap, a: Value, b: Value, assumed: &mut std::collections::Has
         }
         _ => false,
     }
+}
+
+/// `& | ^ << >>` on two ints.
+pub fn bitwise(heap: &Heap, op: BitOp, a: Value, b: Value) -> Res<Value> {
+    let sym = match op {
+        BitOp::And => "&",
+        BitOp::Or => "|",
+        BitOp::Xor => "^",
+        BitOp::Shl => "<<",
+        BitOp::Shr => ">>",
+    };
+    let (Value::Int(x), Value::Int(y)) = (a, b) else {
+        return bad_operands(heap, sym, a, b);
+    };
+    let r = match op {
+        BitOp::And => x & y,
+        BitOp::Or => x | y,
+        BitOp::Xor => x ^ y,
+        BitOp::Shl | BitOp::Shr => {
+            if !(0..64).contains(&y) {
+                return err(ErrorKind::Value, format!("shift amount {y} out of range (0 to 63)"));
+            }
+            if op == BitOp::Shl {
+                x << y
+            } else {
+                x >> y
+            }
+        }
+    };
+    Ok(Value::Int(r))
 }
 
 /// `item in coll`: an item of a list (by `==`), a key of a map, a substring of a

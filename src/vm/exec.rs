@@ -265,6 +265,17 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let r = arith::identical(&vm.heap, reg!(a), reg!(b));
                 reg!(dst) = Value::Bool(r);
             }
+            Op::Bitwise { op, dst, a, b } => {
+                let v = t!(arith::bitwise(&vm.heap, op, reg!(a), reg!(b)));
+                reg!(dst) = v;
+            }
+            Op::BitNot { dst, src } => {
+                let v = match reg!(src) {
+                    Value::Int(i) => Value::Int(!i),
+                    x => t!(err(ErrorKind::Type, format!("cannot apply '~' to {}", vm.heap.type_name(x)))),
+                };
+                reg!(dst) = v;
+            }
             Op::Neg { dst, src } => {
                 let v = t!(arith::neg(&vm.heap, reg!(src)));
                 reg!(dst) = v;

@@ -27,6 +27,15 @@ fn precedence() {
     assert_eq!(p("a + 1 in xs && b not in ys"), "(&& (in (+ a 1) xs) (not in b ys))");
     assert_eq!(p("a is b || a is not c"), "(|| (is a b) (is not a c))");
     assert_eq!(p("a in b == c"), "(== (in a b) c)");
+    assert_eq!(p("a | b ^ c & d << e + f"), "(| a (^ b (& c (<< d (+ e f)))))");
+    assert_eq!(p("a & b == c | d"), "(== (& a b) (| c d))");
+    assert_eq!(p("a >> 1 >> 2"), "(>> (>> a 1) 2)");
+    assert_eq!(p("~a + -b"), "(+ (~ a) (neg b))");
+    assert_eq!(p("x = a || b ? c : d ? e : f"), "x = (? (|| a b) c (? d e f))");
+    assert_eq!(p("x = a ? b ? c : d : e"), "x = (? a (? b c d) e)");
+    assert_eq!(p("x = {k: a ? b : c}"), r#"x = {"k": (? a b c)}"#);
+    assert_eq!(p("f(a ? b : c, d)"), "(call f (? a b c) d)");
+    errs("x = a ? b");
     assert_eq!(p("for x in a in b { x }"), "for x in (in a b) {x}");
     errs("let x = not a");
 }

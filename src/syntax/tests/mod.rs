@@ -39,6 +39,8 @@ fn sx(e: &Expr) -> String {
         }
         Unary(UnOp::Neg, x) => format!("(neg {})", sx(x)),
         Unary(UnOp::Not, x) => format!("(! {})", sx(x)),
+        Unary(UnOp::BitNot, x) => format!("(~ {})", sx(x)),
+        Cond(c, a, b) => format!("(? {} {} {})", sx(c), sx(a), sx(b)),
         Binary(op, a, b) => format!("({} {} {})", binop(*op), sx(a), sx(b)),
         And(a, b) => format!("(&& {} {})", sx(a), sx(b)),
         Or(a, b) => format!("(|| {} {})", sx(a), sx(b)),
@@ -76,6 +78,11 @@ fn binop(op: BinOp) -> &'static str {
         BinOp::NotIn => "not in",
         BinOp::Is => "is",
         BinOp::IsNot => "is not",
+        BinOp::BitAnd => "&",
+        BinOp::BitOr => "|",
+        BinOp::BitXor => "^",
+        BinOp::Shl => "<<",
+        BinOp::Shr => ">>",
     }
 }
 
