@@ -200,6 +200,44 @@ pub enum Tok {
     P(Raw),
 }
 
+impl Raw {
+    /// True for the keywords (`true`, `false` and `nil` included).
+    pub fn is_keyword(self) -> bool {
+        matches!(
+            self,
+            Raw::Let
+                | Raw::Fn
+                | Raw::Return
+                | Raw::If
+                | Raw::Else
+                | Raw::While
+                | Raw::For
+                | Raw::In
+                | Raw::Is
+                | Raw::Not
+                | Raw::Break
+                | Raw::Continue
+                | Raw::True
+                | Raw::False
+                | Raw::Nil
+                | Raw::Go
+                | Raw::Chan
+                | Raw::Select
+                | Raw::Case
+                | Raw::Default
+                | Raw::Lock
+                | Raw::Wait
+                | Raw::Yield
+                | Raw::Try
+                | Raw::Catch
+                | Raw::Finally
+                | Raw::Throw
+                | Raw::Import
+                | Raw::As
+        )
+    }
+}
+
 impl Tok {
     /// True when a newline right after this token ends the statement (Go's rule).
     pub fn ends_statement(&self) -> bool {

@@ -67,6 +67,12 @@ fn collections() {
     assert_eq!(p("x = [e for x in it]"), "x = [e for x in it]");
     assert_eq!(p("x = [x * 2 for x in 0..10 if x % 2 == 0]"), "x = [(* x 2) for x in (.. 0 10) if (== (% x 2) 0)]");
     assert_eq!(p("f({a: 1})"), r#"(call f {"a": 1})"#);
+    assert_eq!(p("x = {chan: 1, select: 2, go: 3, true: 4}"), r#"x = {"chan": 1, "select": 2, "go": 3, true: 4}"#);
+    assert_eq!(p("m.select"), "(. m select)");
+    assert_eq!(p("m.go = 1"), "(. m go) = 1");
+    assert_eq!(p("co.throw(e).if"), "(. (method co throw e) if)");
+    assert_eq!(p("x = m.go\ny = 1"), "x = (. m go); y = 1");
+    errs("let go = 1");
     assert_eq!(p("x = [{a: 1}]"), r#"x = [{"a": 1}]"#);
 }
 
