@@ -4,5 +4,5 @@ pub mod disasm;
 pub mod op;
 pub mod proto;
 
-pub use op::{Cmp, Op};
+pub use op::{BitOp, Cmp, Op};
 pub use proto::{Proto, ProtoRef, Site, UpvalDesc};

@@ -30,6 +30,18 @@ impl Cmp {
     }
 }
 
+/// The operation of a `Bitwise` instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BitOp {
+    And,
+    Or,
+    Xor,
+    /// Bits shifted out are dropped; a shift by a negative amount or 64 or more is an error.
+    Shl,
+    /// Arithmetic (sign-extending) shift.
+    Shr,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Op {
     /// dst = src
@@ -141,6 +153,31 @@ pub enum Op {
         dst: u8,
         a: u8,
         b: u8,
+    },
+    /// dst = a in b: b is a list holding an item == a, a map with key a, a string
+    /// containing the string a, or a range containing the int a
+    In {
+        dst: u8,
+        a: u8,
+        b: u8,
+    },
+    /// dst = a is b: the same object; on nil, bools and numbers a == b
+    Is {
+        dst: u8,
+        a: u8,
+        b: u8,
+    },
+    /// dst = a <op> b on two ints (`& | ^ << >>`)
+    Bitwise {
+        op: BitOp,
+        dst: u8,
+        a: u8,
+        b: u8,
+    },
+    /// dst = ~src (an int)
+    BitNot {
+        dst: u8,
+        src: u8,
     },
     /// dst = -src
     Neg {
@@ -296,10 +333,19 @@ pub enum Op {
         start: u8,
         count: u8,
     },
-    /// dst, dst+1 = src[0], src[1]; src must be a list of exactly two items
-    Unpack2 {
+    /// dst .. dst+count = src[0] .. src[count-1]; src must be a list of exactly
+    /// `count` items
+    Unpack {
         dst: u8,
         src: u8,
+        count: u8,
+    },
+    /// After `IterNext { base, dst: dst+1 }` of a two-variable `for`: over a map,
+    /// dst = the key (moved from dst+1) and dst+1 = its value; over anything else,
+    /// dst = the counter in base+2, which is then incremented
+    IterPair {
+        base: u8,
+        dst: u8,
     },
     /// base = task of a new fiber running base(base+1 .. base+argc), or with
     /// `method`, the method call (base+1).<base: its name>(base+2 .. base+2+argc)

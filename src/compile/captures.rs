@@ -170,6 +170,11 @@ impl Walker<'_> {
                 self.expr(a);
                 self.expr(b);
             }
+            ExprKind::Cond(c, a, b) => {
+                self.expr(c);
+                self.expr(a);
+                self.expr(b);
+            }
             ExprKind::Range { lo, hi, .. } => {
                 self.expr(lo);
                 self.expr(hi);

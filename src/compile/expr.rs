@@ -1,7 +1,7 @@
 //! Expressions: each compiles into a destination register.
 
 use super::{captures, Compiler, Var};
-use crate::bytecode::{Cmp, Op};
+use crate::bytecode::{BitOp, Cmp, Op};
 use crate::syntax::ast::*;
 use crate::vm::Value;
 
@@ -103,6 +103,18 @@ impl Compiler<'_> {
             ExprKind::Unary(UnOp::Not, a) => {
                 let r = self.expr_any(a);
                 self.emit(Op::Not { dst, src: r });
+            }
+            ExprKind::Unary(UnOp::BitNot, a) => {
+                let r = self.expr_any(a);
+                self.emit(Op::BitNot { dst, src: r });
+            }
+            ExprKind::Cond(c, a, b) => {
+                let jf = self.jump_if_false(c);
+                self.expr_to(a, dst);
+                let jend = self.emit(Op::Jmp { target: 0 });
+                jf.into_iter().for_each(|j| self.patch(j));
+                self.expr_to(b, dst);
+                self.patch(jend);
             }
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, dst),
             ExprKind::And(a, b) | ExprKind::Or(a, b) => {
@@ -282,7 +294,7 @@ impl Compiler<'_> {
     fn list_comp(&mut self, expr: &Expr, var: &Ident, iter: &Expr, cond: Option<&Expr>, dst: u8) {
         let list = self.alloc();
         self.emit(Op::NewList { dst: list, start: list, count: 0 });
-        self.for_loop(var, iter, &mut |c: &mut Compiler| {
+        self.for_loop(None, var, iter, &mut |c: &mut Compiler| {
             let skip = cond.map(|cnd| c.jump_if_false(cnd));
             let r = c.expr_any(expr);
             c.emit(Op::ListPush { list, src: r });
@@ -318,6 +330,7 @@ impl Compiler<'_> {
         }
         let ra = self.left_operand(a, dst);
         let rb = self.expr_any(b);
+        let negate = matches!(op, BinOp::NotIn | BinOp::IsNot);
         let op = match op {
             BinOp::Add => Op::Add { dst, a: ra, b: rb },
             BinOp::Sub => Op::Sub { dst, a: ra, b: rb },
@@ -330,8 +343,18 @@ impl Compiler<'_> {
             BinOp::Le => Op::Compare { cmp: Cmp::Le, dst, a: ra, b: rb },
             BinOp::Gt => Op::Compare { cmp: Cmp::Lt, dst, a: rb, b: ra },
             BinOp::Ge => Op::Compare { cmp: Cmp::Le, dst, a: rb, b: ra },
+            BinOp::In | BinOp::NotIn => Op::In { dst, a: ra, b: rb },
+            BinOp::Is | BinOp::IsNot => Op::Is { dst, a: ra, b: rb },
+            BinOp::BitAnd => Op::Bitwise { op: BitOp::And, dst, a: ra, b: rb },
+            BinOp::BitOr => Op::Bitwise { op: BitOp::Or, dst, a: ra, b: rb },
+            BinOp::BitXor => Op::Bitwise { op: BitOp::Xor, dst, a: ra, b: rb },
+            BinOp::Shl => Op::Bitwise { op: BitOp::Shl, dst, a: ra, b: rb },
+            BinOp::Shr => Op::Bitwise { op: BitOp::Shr, dst, a: ra, b: rb },
         };
         self.emit(op);
+        if negate {
+            self.emit(Op::Not { dst, src: dst });
+        }
     }
 
     /// Emits jumps taken when `cond` is false; returns them for patching.

@@ -77,8 +77,8 @@ impl Compiler<'_> {
                 jf.into_iter().for_each(|j| self.patch(j));
                 self.patch_breaks();
             }
-            StmtKind::For { var, iter, body } => {
-                self.for_loop(var, iter, &mut |c: &mut Compiler| {
+            StmtKind::For { key, var, iter, body } => {
+                self.for_loop(key.as_ref(), var, iter, &mut |c: &mut Compiler| {
                     for s in body {
                         c.stmt(s);
                     }
@@ -143,31 +143,37 @@ impl Compiler<'_> {
             }
             return;
         }
-        if names.len() != 2 {
-            self.error(value.span, "`let` destructures at most two names");
+        if names.len() > 200 {
+            self.error(value.span, "`let` destructures at most 200 names");
             return;
         }
         let mark = self.mark();
-        let ra = self.alloc();
-        let rb = self.alloc();
-        if let ExprKind::Recv(ch) = &value.kind {
-            let c = self.expr_any(ch);
-            self.span = value.span;
-            self.emit(Op::Recv2 { dst: ra, ch: c });
-        } else {
-            let src = self.expr_any(value);
-            self.emit(Op::Unpack2 { dst: ra, src });
+        let regs: Vec<u8> = names.iter().map(|_| self.alloc()).collect();
+        let first = regs[0];
+        let last = regs[regs.len() - 1];
+        match &value.kind {
+            ExprKind::Recv(ch) if names.len() == 2 => {
+                let c = self.expr_any(ch);
+                self.span = value.span;
+                self.emit(Op::Recv2 { dst: first, ch: c });
+            }
+            _ => {
+                let src = self.expr_any(value);
+                self.span = value.span;
+                self.emit(Op::Unpack { dst: first, src, count: names.len() as u8 });
+            }
         }
         if top {
-            for (n, r) in names.iter().zip([ra, rb]) {
+            for (n, &r) in names.iter().zip(&regs) {
                 let g = self.top_global(&n.name);
                 self.emit(Op::SetGlobal { src: r, idx: g });
             }
             self.free_to(mark);
         } else {
-            self.free_to(rb + 1);
-            self.declare(&names[0].name, ra);
-            self.declare(&names[1].name, rb);
+            self.free_to(last + 1);
+            for (n, &r) in names.iter().zip(&regs) {
+                self.declare(&n.name, r);
+            }
         }
     }
 
@@ -191,7 +197,7 @@ impl Compiler<'_> {
                 match var {
                     Var::Local(r) => {
                         // Short-circuit forms write their destination early: go via a temporary.
-                        if matches!(rhs.kind, ExprKind::And(..) | ExprKind::Or(..)) {
+                        if matches!(rhs.kind, ExprKind::And(..) | ExprKind::Or(..) | ExprKind::Cond(..)) {
                             let t = self.alloc();
                             self.expr_to(&rhs, t);
                             self.emit(Op::Move { dst: r, src: t });
@@ -263,14 +269,35 @@ impl Compiler<'_> {
     }
 
     /// `for var in iter { body }`; a syntactic range becomes a counting loop.
-    pub(crate) fn for_loop(&mut self, var: &Ident, iter: &Expr, body: &mut dyn FnMut(&mut Compiler)) {
+    /// `for key, var in iter` keeps a counter in a third state register.
+    pub(crate) fn for_loop(
+        &mut self,
+        key: Option<&Ident>,
+        var: &Ident,
+        iter: &Expr,
+        body: &mut dyn FnMut(&mut Compiler),
+    ) {
         let span = self.span;
         self.begin_scope();
         let state = self.alloc();
         let _end = self.alloc();
         let head;
         let exit;
-        if let ExprKind::Range { lo, hi, inclusive } = &iter.kind {
+        let counting = matches!(iter.kind, ExprKind::Range { .. }) && key.is_none();
+        if let Some(key) = key {
+            let counter = self.alloc();
+            self.expr_to(iter, state);
+            self.span = iter.span;
+            self.emit(Op::IterInit { base: state });
+            self.emit(Op::LoadInt { dst: counter, val: 0 });
+            head = self.here();
+            let k = self.alloc();
+            let v = self.alloc();
+            exit = self.emit(Op::IterNext { base: state, dst: v, target: 0 });
+            self.emit(Op::IterPair { base: state, dst: k });
+            self.declare(&key.name, k);
+            self.declare(&var.name, v);
+        } else if let ExprKind::Range { lo, hi, inclusive } = &iter.kind {
             self.expr_to(lo, state);
             self.expr_to(hi, state + 1);
             self.span = iter.span;
@@ -293,7 +320,7 @@ impl Compiler<'_> {
         self.end_scope();
         let cont = self.here() as u32;
         self.span = span;
-        if let ExprKind::Range { .. } = &iter.kind {
+        if counting {
             self.emit(Op::ForLoop { base: state, target: head as u32 });
         } else {
             self.emit(Op::Jmp { target: head as u32 });

@@ -14,8 +14,9 @@ pub const PROMPT: &str = "csp> ";
 pub const MORE: &str = "...> ";
 
 const KEYWORDS: &[&str] = &[
-    "let", "fn", "if", "else", "while", "for", "in", "return", "break", "continue", "true", "false", "nil", "go",
-    "chan", "select", "case", "default", "lock", "wait", "yield", "try", "catch", "finally", "throw", "import", "as",
+    "let", "fn", "if", "else", "while", "for", "in", "is", "not", "return", "break", "continue", "true", "false",
+    "nil", "go", "chan", "select", "case", "default", "lock", "wait", "yield", "try", "catch", "finally", "throw",
+    "import", "as",
 ];
 
 /// What completion knows of the session, published before each prompt.

@@ -20,8 +20,8 @@ pub struct Stmt {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
-    /// `let x = e` (one name) or `let a, b = e` (two names: destructures a
-    /// two-element list, or a receive `<-ch` giving value and ok flag).
+    /// `let x = e` (one name) or `let a, b, ... = e` (destructures a list of
+    /// exactly that many items; two names and a receive `<-ch` give value and ok flag).
     Let {
         names: Vec<Ident>,
         value: Expr,
@@ -44,7 +44,10 @@ pub enum StmtKind {
         cond: Expr,
         body: Block,
     },
+    /// `for var in iter` or `for key, var in iter` (key and value of a map, else
+    /// a counting index and the item).
     For {
+        key: Option<Ident>,
         var: Ident,
         iter: Expr,
         body: Block,
@@ -128,6 +131,8 @@ pub enum ExprKind {
     Map(Vec<(Expr, Expr)>),
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `cond ? a : b`
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
     Range {
@@ -163,6 +168,8 @@ pub enum InterpPart {
 pub enum UnOp {
     Neg,
     Not,
+    /// `~x`: bitwise complement of an int
+    BitNot,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,6 +185,17 @@ pub enum BinOp {
     Le,
     Gt,
     Ge,
+    /// `x in xs`: membership in a list, map (keys), string (substrings) or range
+    In,
+    NotIn,
+    /// `a is b`: the same object (on nil, bools and numbers as `==`)
+    Is,
+    IsNot,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -140,6 +140,11 @@ impl<'a> Lexer<'a> {
             if !matches!(raw, Raw::Newline | Raw::BlockComment) {
                 self.flush_semi(raw == Raw::Dot);
             }
+            // After `.` a keyword is a field or method name (`m.select`, `co.throw(e)`).
+            if raw.is_keyword() && matches!(self.tokens.last(), Some((_, Tok::P(Raw::Dot), _))) {
+                self.push(start, Tok::Ident(src[start..end].to_string()), end);
+                continue;
+            }
             match raw {
                 Raw::Newline => self.newline(start, end),
                 Raw::BlockComment => match src[end..].find("*/") {
@@ -216,6 +221,16 @@ impl<'a> Lexer<'a> {
                 | Raw::Ge
                 | Raw::AndAnd
                 | Raw::OrOr
+                | Raw::Amp
+                | Raw::Pipe
+                | Raw::Caret
+                | Raw::Tilde
+                | Raw::Shl
+                | Raw::Shr
+                | Raw::Question
+                | Raw::In
+                | Raw::Is
+                | Raw::Not
                 | Raw::DotDot
                 | Raw::DotDotEq
                 | Raw::Dot

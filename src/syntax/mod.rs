@@ -169,6 +169,7 @@ const EXPR_START: &[&str] = &[
     "chan",
     "-",
     "!",
+    "~",
     "<-",
     "go",
     "wait",
@@ -180,8 +181,10 @@ const STMT_START: &[&str] =
 
 /// Operators that can continue an expression; when a binary operator is
 /// expected they are summarised as "an operator".
-const OPERATORS: &[&str] =
-    &["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "..", "..=", ".", "(", "["];
+const OPERATORS: &[&str] = &[
+    "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "..", "..=", ".", "(", "[", "in", "not",
+    "is", "&", "|", "^", "<<", ">>", "?",
+];
 
 const MAX_LISTED: usize = 6;
 

@@ -47,6 +47,10 @@ pub enum Raw {
     For,
     #[token("in")]
     In,
+    #[token("is")]
+    Is,
+    #[token("not")]
+    Not,
     #[token("break")]
     Break,
     #[token("continue")]
@@ -151,6 +155,20 @@ pub enum Raw {
     Bang,
     #[token("&&")]
     AndAnd,
+    #[token("&")]
+    Amp,
+    #[token("|")]
+    Pipe,
+    #[token("^")]
+    Caret,
+    #[token("~")]
+    Tilde,
+    #[token("<<")]
+    Shl,
+    #[token(">>")]
+    Shr,
+    #[token("?")]
+    Question,
     #[token("||")]
     OrOr,
     #[token("<-")]
@@ -180,6 +198,44 @@ pub enum Tok {
     /// A keyword or punctuation; `P(Raw::Semi)` is also what a statement-ending
     /// newline becomes.
     P(Raw),
+}
+
+impl Raw {
+    /// True for the keywords (`true`, `false` and `nil` included).
+    pub fn is_keyword(self) -> bool {
+        matches!(
+            self,
+            Raw::Let
+                | Raw::Fn
+                | Raw::Return
+                | Raw::If
+                | Raw::Else
+                | Raw::While
+                | Raw::For
+                | Raw::In
+                | Raw::Is
+                | Raw::Not
+                | Raw::Break
+                | Raw::Continue
+                | Raw::True
+                | Raw::False
+                | Raw::Nil
+                | Raw::Go
+                | Raw::Chan
+                | Raw::Select
+                | Raw::Case
+                | Raw::Default
+                | Raw::Lock
+                | Raw::Wait
+                | Raw::Yield
+                | Raw::Try
+                | Raw::Catch
+                | Raw::Finally
+                | Raw::Throw
+                | Raw::Import
+                | Raw::As
+        )
+    }
 }
 
 impl Tok {

@@ -3,7 +3,7 @@
 use super::object::Obj;
 use super::value::{Key, Value};
 use super::{err, ErrorKind, Fault, Heap, Res, Vm};
-use crate::bytecode::{Cmp, Op};
+use crate::bytecode::{BitOp, Cmp, Op};
 use std::cmp::Ordering;
 
 fn overflow<T>() -> Res<T> {
@@ -145,6 +145,69 @@ fn eq_inner(heap: &Heap, a: Value, b: Value, assumed: &mut std::collections::Has
             }
         }
         _ => false,
+    }
+}
+
+/// `& | ^ << >>` on two ints.
+pub fn bitwise(heap: &Heap, op: BitOp, a: Value, b: Value) -> Res<Value> {
+    let sym = match op {
+        BitOp::And => "&",
+        BitOp::Or => "|",
+        BitOp::Xor => "^",
+        BitOp::Shl => "<<",
+        BitOp::Shr => ">>",
+    };
+    let (Value::Int(x), Value::Int(y)) = (a, b) else {
+        return bad_operands(heap, sym, a, b);
+    };
+    let r = match op {
+        BitOp::And => x & y,
+        BitOp::Or => x | y,
+        BitOp::Xor => x ^ y,
+        BitOp::Shl | BitOp::Shr => {
+            if !(0..64).contains(&y) {
+                return err(ErrorKind::Value, format!("shift amount {y} out of range (0 to 63)"));
+            }
+            if op == BitOp::Shl {
+                x << y
+            } else {
+                x >> y
+            }
+        }
+    };
+    Ok(Value::Int(r))
+}
+
+/// `item in coll`: an item of a list (by `==`), a key of a map, a substring of a
+/// string, an int of a range; any other `coll` is a type error.
+pub fn contains(heap: &Heap, item: Value, coll: Value) -> Res<bool> {
+    if let Value::Obj(h) = coll {
+        match heap.get(h) {
+            Obj::List(l) => return Ok(l.iter().any(|x| equal(heap, item, *x))),
+            // A value that cannot be a key is in no map.
+            Obj::Map(m) => return Ok(to_key(heap, item).is_ok_and(|k| m.contains_key(&k))),
+            Obj::Str(s) => {
+                return match heap.as_str(item) {
+                    Some(sub) => Ok(s.s.contains(&*sub.s)),
+                    None => err(
+                        ErrorKind::Type,
+                        format!("'in <string>' needs a string on the left, not {}", heap.type_name(item)),
+                    ),
+                }
+            }
+            Obj::Range(lo, hi) => return Ok(matches!(item, Value::Int(i) if *lo <= i && i < *hi)),
+            _ => {}
+        }
+    }
+    err(ErrorKind::Type, format!("cannot test membership ('in') in {}", heap.type_name(coll)))
+}
+
+/// `a is b`: the same heap object; nil, bools and numbers compare as by `==`.
+pub fn identical(heap: &Heap, a: Value, b: Value) -> bool {
+    match (a, b) {
+        (Value::Obj(x), Value::Obj(y)) => x == y,
+        (Value::Obj(_), _) | (_, Value::Obj(_)) => false,
+        _ => equal(heap, a, b),
     }
 }
 

@@ -257,6 +257,25 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let r = compare!(cmp, a, b);
                 reg!(dst) = Value::Bool(r);
             }
+            Op::In { dst, a, b } => {
+                let r = t!(arith::contains(&vm.heap, reg!(a), reg!(b)));
+                reg!(dst) = Value::Bool(r);
+            }
+            Op::Is { dst, a, b } => {
+                let r = arith::identical(&vm.heap, reg!(a), reg!(b));
+                reg!(dst) = Value::Bool(r);
+            }
+            Op::Bitwise { op, dst, a, b } => {
+                let v = t!(arith::bitwise(&vm.heap, op, reg!(a), reg!(b)));
+                reg!(dst) = v;
+            }
+            Op::BitNot { dst, src } => {
+                let v = match reg!(src) {
+                    Value::Int(i) => Value::Int(!i),
+                    x => t!(err(ErrorKind::Type, format!("cannot apply '~' to {}", vm.heap.type_name(x)))),
+                };
+                reg!(dst) = v;
+            }
             Op::Neg { dst, src } => {
                 let v = t!(arith::neg(&vm.heap, reg!(src)));
                 reg!(dst) = v;
@@ -540,20 +559,46 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                     Step::Halt(h) => return Ok(h),
                 }
             }
-            Op::Unpack2 { dst, src } => {
+            Op::Unpack { dst, src, count } => {
                 let v = reg!(src);
-                let pair = match vm.heap.as_list(v) {
-                    Some(l) if l.len() == 2 => (l[0], l[1]),
+                let n = count as usize;
+                match vm.heap.as_list(v) {
+                    Some(l) if l.len() == n => {
+                        let s = base + dst as usize;
+                        // Copied first: `src` may be one of the destinations.
+                        let items = l.to_vec();
+                        fiber.stack[s..s + n].copy_from_slice(&items);
+                    }
                     Some(l) => t!(err(
                         ErrorKind::Value,
-                        format!("cannot destructure a list of {} items into 2 names", l.len())
+                        format!("cannot destructure a list of {} items into {n} names", l.len())
                     )),
                     None => {
-                        t!(err(ErrorKind::Type, format!("cannot destructure {} into 2 names", vm.heap.type_name(v))))
+                        t!(err(ErrorKind::Type, format!("cannot destructure {} into {n} names", vm.heap.type_name(v))))
                     }
+                }
+            }
+            Op::IterPair { base: b, dst } => {
+                let (it, state) = (reg!(b), reg!(b + 1));
+                let entry = match (it, state) {
+                    (Value::Obj(h), Value::Int(i)) => match vm.heap.get(h) {
+                        Obj::Map(m) => (i as usize).checked_sub(1).and_then(|j| m.get_index(j)).map(|(_, v)| *v),
+                        _ => None,
+                    },
+                    _ => None,
                 };
-                reg!(dst) = pair.0;
-                reg!(dst + 1) = pair.1;
+                match entry {
+                    Some(value) => {
+                        reg!(dst) = reg!(dst + 1);
+                        reg!(dst + 1) = value;
+                    }
+                    None => {
+                        reg!(dst) = reg!(b + 2);
+                        if let Value::Int(i) = reg!(b + 2) {
+                            reg!(b + 2) = Value::Int(i + 1);
+                        }
+                    }
+                }
             }
         }
     }

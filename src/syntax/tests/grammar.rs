@@ -24,6 +24,20 @@ fn precedence() {
     assert_eq!(p("x = f(yield)"), "x = (call f (yield))");
     assert_eq!(p("yield"), "(yield)");
     assert_eq!(p("a <= b; a >= b; a != b; a > b"), "(<= a b); (>= a b); (!= a b); (> a b)");
+    assert_eq!(p("a + 1 in xs && b not in ys"), "(&& (in (+ a 1) xs) (not in b ys))");
+    assert_eq!(p("a is b || a is not c"), "(|| (is a b) (is not a c))");
+    assert_eq!(p("a in b == c"), "(== (in a b) c)");
+    assert_eq!(p("a | b ^ c & d << e + f"), "(| a (^ b (& c (<< d (+ e f)))))");
+    assert_eq!(p("a & b == c | d"), "(== (& a b) (| c d))");
+    assert_eq!(p("a >> 1 >> 2"), "(>> (>> a 1) 2)");
+    assert_eq!(p("~a + -b"), "(+ (~ a) (neg b))");
+    assert_eq!(p("x = a || b ? c : d ? e : f"), "x = (? (|| a b) c (? d e f))");
+    assert_eq!(p("x = a ? b ? c : d : e"), "x = (? a (? b c d) e)");
+    assert_eq!(p("x = {k: a ? b : c}"), r#"x = {"k": (? a b c)}"#);
+    assert_eq!(p("f(a ? b : c, d)"), "(call f (? a b c) d)");
+    errs("x = a ? b");
+    assert_eq!(p("for x in a in b { x }"), "for x in (in a b) {x}");
+    errs("let x = not a");
 }
 
 #[test]
@@ -53,6 +67,12 @@ fn collections() {
     assert_eq!(p("x = [e for x in it]"), "x = [e for x in it]");
     assert_eq!(p("x = [x * 2 for x in 0..10 if x % 2 == 0]"), "x = [(* x 2) for x in (.. 0 10) if (== (% x 2) 0)]");
     assert_eq!(p("f({a: 1})"), r#"(call f {"a": 1})"#);
+    assert_eq!(p("x = {chan: 1, select: 2, go: 3, true: 4}"), r#"x = {"chan": 1, "select": 2, "go": 3, true: 4}"#);
+    assert_eq!(p("m.select"), "(. m select)");
+    assert_eq!(p("m.go = 1"), "(. m go) = 1");
+    assert_eq!(p("co.throw(e).if"), "(. (method co throw e) if)");
+    assert_eq!(p("x = m.go\ny = 1"), "x = (. m go); y = 1");
+    errs("let go = 1");
     assert_eq!(p("x = [{a: 1}]"), r#"x = [{"a": 1}]"#);
 }
 
@@ -102,6 +122,9 @@ fn control_flow() {
     assert_eq!(p("if c {} else {}"), "if c {} else {}");
     assert_eq!(p("while c { x += 1 }"), "while c {x += 1}");
     assert_eq!(p("for x in it { print(x) }"), "for x in it {(call print x)}");
+    assert_eq!(p("for i, x in it { x }"), "for i,x in it {x}");
+    assert_eq!(p("let a, b, c = xs"), "let a,b,c = xs");
+    errs("for i, x, y in it { x }");
     assert_eq!(p("for i in 1..=3 { go worker(i, jobs) }"), "for i in (..= 1 3) {(go (call worker i jobs))}");
     assert_eq!(p("return"), "return");
     assert_eq!(p("return 1, 2"[..8].trim()), "return 1");
@@ -128,6 +151,32 @@ fn statement_level_brace_is_a_block() {
     errs("{ a: 1 }");
     // A map literal as an expression statement must be parenthesised.
     assert_eq!(p("({a: 1})"), r#"{"a": 1}"#);
+}
+
+#[test]
+fn closing_brace_of_a_block_statement_ends_it() {
+    assert_eq!(
+        p("fn fib(n) { if n < 2 { return n } return fib(n - 1) }"),
+        "(fn fib (n) {if (< n 2) {return n}; return (call fib (- n 1))})"
+    );
+    assert_eq!(
+        p("go fn() { for v in xs { ch <- v } close(ch) }()"),
+        "(go (call (fn () {for v in xs {ch <- v}; (call close ch)})))"
+    );
+    assert_eq!(p("if a { b } else { c } d"), "if a {b} else {c}; d");
+    assert_eq!(p("while a { b } c"), "while a {b}; c");
+    assert_eq!(p("try { a } catch e { b } finally { c } d"), "try {a} catch e {b} finally {c}; d");
+    assert_eq!(p("lock m { a } wait { b } c"), "lock m {a}; wait {b}; c");
+    assert_eq!(p("select { default { a } } b"), "select {default {a}}; b");
+    assert_eq!(p("go { a } b"), "(go {a}); b");
+    assert_eq!(p("fn f() { a } (b)"), "(fn f () {a}); b");
+    assert_eq!(p("{ a } b"), "{a}; b");
+    assert_eq!(p("if a { b } ; c"), "if a {b}; c");
+    // The `}` of an expression does not end the statement.
+    assert_eq!(p("let f = fn() { return 1 }(x)"), "let f = (call (fn () {return 1}) x)");
+    assert_eq!(p("let t = go { a } + 1"), "let t = (+ (go {a}) 1)");
+    errs("let m = {a: 1} b");
+    errs("x = 1 y = 2");
 }
 
 #[test]

@@ -39,6 +39,8 @@ fn sx(e: &Expr) -> String {
         }
         Unary(UnOp::Neg, x) => format!("(neg {})", sx(x)),
         Unary(UnOp::Not, x) => format!("(! {})", sx(x)),
+        Unary(UnOp::BitNot, x) => format!("(~ {})", sx(x)),
+        Cond(c, a, b) => format!("(? {} {} {})", sx(c), sx(a), sx(b)),
         Binary(op, a, b) => format!("({} {} {})", binop(*op), sx(a), sx(b)),
         And(a, b) => format!("(&& {} {})", sx(a), sx(b)),
         Or(a, b) => format!("(|| {} {})", sx(a), sx(b)),
@@ -72,6 +74,15 @@ fn binop(op: BinOp) -> &'static str {
         BinOp::Le => "<=",
         BinOp::Gt => ">",
         BinOp::Ge => ">=",
+        BinOp::In => "in",
+        BinOp::NotIn => "not in",
+        BinOp::Is => "is",
+        BinOp::IsNot => "is not",
+        BinOp::BitAnd => "&",
+        BinOp::BitOr => "|",
+        BinOp::BitXor => "^",
+        BinOp::Shl => "<<",
+        BinOp::Shr => ">>",
     }
 }
 
@@ -114,7 +125,10 @@ fn stmt_sx(s: &Stmt) -> String {
         If { cond, then, els: None } => format!("if {} {}", sx(cond), block_sx(then)),
         If { cond, then, els: Some(e) } => format!("if {} {} else {}", sx(cond), block_sx(then), block_sx(e)),
         While { cond, body } => format!("while {} {}", sx(cond), block_sx(body)),
-        For { var, iter, body } => format!("for {} in {} {}", var.name, sx(iter), block_sx(body)),
+        For { key: None, var, iter, body } => format!("for {} in {} {}", var.name, sx(iter), block_sx(body)),
+        For { key: Some(k), var, iter, body } => {
+            format!("for {},{} in {} {}", k.name, var.name, sx(iter), block_sx(body))
+        }
         Break => "break".into(),
         Continue => "continue".into(),
         Return(None) => "return".into(),
