@@ -257,24 +257,14 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let r = compare!(cmp, a, b);
                 reg!(dst) = Value::Bool(r);
             }
-            Op::In { dst, a, b } => {
-                let r = t!(arith::contains(&vm.heap, reg!(a), reg!(b)));
-                reg!(dst) = Value::Bool(r);
-            }
-            Op::Is { dst, a, b } => {
-                let r = arith::identical(&vm.heap, reg!(a), reg!(b));
-                reg!(dst) = Value::Bool(r);
-            }
-            Op::Bitwise { op, dst, a, b } => {
-                let v = t!(arith::bitwise(&vm.heap, op, reg!(a), reg!(b)));
-                reg!(dst) = v;
-            }
-            Op::BitNot { dst, src } => {
-                let v = match reg!(src) {
-                    Value::Int(i) => Value::Int(!i),
-                    x => t!(err(ErrorKind::Type, format!("cannot apply '~' to {}", vm.heap.type_name(x)))),
-                };
-                reg!(dst) = v;
+            Op::In { .. }
+            | Op::Is { .. }
+            | Op::Bitwise { .. }
+            | Op::BitNot { .. }
+            | Op::Unpack { .. }
+            | Op::IterPair { .. } => {
+                save_pc!();
+                t!(super::exec_rare::rare_op(vm, fiber, op, base));
             }
             Op::Neg { dst, src } => {
                 let v = t!(arith::neg(&vm.heap, reg!(src)));
@@ -557,47 +547,6 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                     Step::Next => {}
                     Step::Reload => reload!(),
                     Step::Halt(h) => return Ok(h),
-                }
-            }
-            Op::Unpack { dst, src, count } => {
-                let v = reg!(src);
-                let n = count as usize;
-                match vm.heap.as_list(v) {
-                    Some(l) if l.len() == n => {
-                        let s = base + dst as usize;
-                        // Copied first: `src` may be one of the destinations.
-                        let items = l.to_vec();
-                        fiber.stack[s..s + n].copy_from_slice(&items);
-                    }
-                    Some(l) => t!(err(
-                        ErrorKind::Value,
-                        format!("cannot destructure a list of {} items into {n} names", l.len())
-                    )),
-                    None => {
-                        t!(err(ErrorKind::Type, format!("cannot destructure {} into {n} names", vm.heap.type_name(v))))
-                    }
-                }
-            }
-            Op::IterPair { base: b, dst } => {
-                let (it, state) = (reg!(b), reg!(b + 1));
-                let entry = match (it, state) {
-                    (Value::Obj(h), Value::Int(i)) => match vm.heap.get(h) {
-                        Obj::Map(m) => (i as usize).checked_sub(1).and_then(|j| m.get_index(j)).map(|(_, v)| *v),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                match entry {
-                    Some(value) => {
-                        reg!(dst) = reg!(dst + 1);
-                        reg!(dst + 1) = value;
-                    }
-                    None => {
-                        reg!(dst) = reg!(b + 2);
-                        if let Value::Int(i) = reg!(b + 2) {
-                            reg!(b + 2) = Value::Int(i + 1);
-                        }
-                    }
                 }
             }
         }

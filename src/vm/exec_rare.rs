@@ -1,0 +1,83 @@
+//! The dispatch loop's less frequent instructions (`in`, `is`, bitwise
+//! operators, destructuring, two-variable loops), out of line so the loop's own
+//! code stays small: every arm the loop inlines costs the hot ones registers.
+
+use super::fiber::Fiber;
+use super::object::Obj;
+use super::value::Value;
+use super::{arith, err, ErrorKind, Res, Vm};
+use crate::bytecode::Op;
+
+/// Runs `op` for the frame whose registers start at `base`.
+#[inline(never)]
+pub(super) fn rare_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<()> {
+    macro_rules! reg {
+        ($r:expr) => {
+            fiber.stack[base + $r as usize]
+        };
+    }
+    match op {
+        Op::In { dst, a, b } => {
+            let r = arith::contains(&vm.heap, reg!(a), reg!(b))?;
+            reg!(dst) = Value::Bool(r);
+        }
+        Op::Is { dst, a, b } => {
+            let r = arith::identical(&vm.heap, reg!(a), reg!(b));
+            reg!(dst) = Value::Bool(r);
+        }
+        Op::Bitwise { op, dst, a, b } => {
+            let v = arith::bitwise(&vm.heap, op, reg!(a), reg!(b))?;
+            reg!(dst) = v;
+        }
+        Op::BitNot { dst, src } => {
+            let v = match reg!(src) {
+                Value::Int(i) => Value::Int(!i),
+                x => return err(ErrorKind::Type, format!("cannot apply '~' to {}", vm.heap.type_name(x))),
+            };
+            reg!(dst) = v;
+        }
+        Op::Unpack { dst, src, count } => {
+            let v = reg!(src);
+            let n = count as usize;
+            match vm.heap.as_list(v) {
+                Some(l) if l.len() == n => {
+                    let s = base + dst as usize;
+                    // Copied first: `src` may be one of the destinations.
+                    let items = l.to_vec();
+                    fiber.stack[s..s + n].copy_from_slice(&items);
+                }
+                Some(l) => {
+                    let msg = format!("cannot destructure a list of {} items into {n} names", l.len());
+                    return err(ErrorKind::Value, msg);
+                }
+                None => {
+                    return err(ErrorKind::Type, format!("cannot destructure {} into {n} names", vm.heap.type_name(v)));
+                }
+            }
+        }
+        Op::IterPair { base: b, dst } => {
+            let (it, state) = (reg!(b), reg!(b + 1));
+            let entry = match (it, state) {
+                (Value::Obj(h), Value::Int(i)) => match vm.heap.get(h) {
+                    Obj::Map(m) => (i as usize).checked_sub(1).and_then(|j| m.get_index(j)).map(|(_, v)| *v),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match entry {
+                Some(value) => {
+                    reg!(dst) = reg!(dst + 1);
+                    reg!(dst + 1) = value;
+                }
+                None => {
+                    reg!(dst) = reg!(b + 2);
+                    if let Value::Int(i) = reg!(b + 2) {
+                        reg!(b + 2) = Value::Int(i + 1);
+                    }
+                }
+            }
+        }
+        _ => unreachable!("not a rare instruction"),
+    }
+    Ok(())
+}
