@@ -28,12 +28,31 @@ fn __report(label, e) {
 fn __run(label, f, ms) {
     let t = go f()
     let timed_out = false
-    select {
-        case <-t.done() {}
-        case <-after(ms) {
-            timed_out = true
-            t.cancel()
+    let deadlock = nil
+    let began = now()
+    // Look every few milliseconds whether the test can still make progress.
+    while true {
+        select {
+            case <-t.done() { break }
+            case <-after(5) {}
         }
+        deadlock = __deadlocked()
+        if deadlock != nil || now() - began >= ms {
+            timed_out = deadlock == nil
+            t.cancel()
+            break
+        }
+    }
+    if deadlock != nil {
+        select {
+            case <-t.done() {}
+            case <-after(1000) {}
+        }
+        __failed += 1
+        // Lines about this driver's own code are no business of the test's.
+        let lines = [l for l in deadlock.trim().split("\n") if !l.contains("<csp test>")]
+        print("FAIL ${label}: ${lines.join("\n")}")
+        return
     }
     if timed_out {
         // Give its `finally` blocks a moment, then move on.

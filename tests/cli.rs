@@ -100,7 +100,8 @@ fn test_command_reports_each_test() {
         "import \"std/test\"\n\
          fn test_passes() { test.eq(1 + 1, 2) }\n\
          fn test_fails() { test.eq(1 + 1, 3) }\n\
-         fn test_hangs() { let c = chan()\n <-c }\n\
+         fn test_hangs() { while true { sleep(10) } }\n\
+         fn test_deadlocks() { let c = chan()\n <-c }\n\
          fn test_leaves_a_fiber() { go { chan() <- 1 } }\n\
          fn helper() { throw error(\"not a test\") }\n",
     )
@@ -115,8 +116,12 @@ fn test_command_reports_each_test() {
     assert!(out.contains("PASS ") && out.contains("sample_test.csp::test_passes\n"), "{out}");
     assert!(out.contains("sample_test.csp::test_fails: expected 3, got 2"), "{out}");
     assert!(out.contains("sample_test.csp::test_hangs: timed out after 300 ms"), "{out}");
+    // A test that can never finish is reported at once, where it is blocked.
+    assert!(out.contains("sample_test.csp::test_deadlocks: deadlock: no fiber can make progress\n"), "{out}");
+    assert!(out.contains("blocked on receive from channel <chan 0/0> at "), "{out}");
+    assert!(!out.contains("<csp test>"), "{out}");
     assert!(out.contains("sample_test.csp::test_leaves_a_fiber\n"), "{out}");
-    assert!(out.ends_with("2 passed, 2 failed\n"), "{out}");
+    assert!(out.ends_with("2 passed, 3 failed\n"), "{out}");
     assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
 }
 

@@ -76,6 +76,11 @@ fn pop_live<T>(q: &mut VecDeque<T>, sched: &Sched, w: impl Fn(&T) -> Waiter) -> 
     None
 }
 
+/// Is a fiber parked receiving from channel `h`?
+pub(super) fn has_receiver(vm: &Vm, h: Handle) -> bool {
+    matches!(vm.heap.get(h), Obj::Chan(c) if c.recvq.iter().any(|w| vm.sched.is_parked(*w)))
+}
+
 /// Can a receive complete now?
 pub(super) fn can_recv(c: &Chan, sched: &Sched) -> bool {
     !c.buf.is_empty() || c.closed || c.sendq.iter().any(|s| sched.is_parked(s.w))

@@ -270,6 +270,18 @@ pub fn now(vm: &Vm) -> f64 {
     vm.sched.now_ms()
 }
 
+/// The deadlock report if every other fiber is blocked where nothing can wake
+/// it (no fiber ready, no timer, no I/O in flight) and at least one is blocked;
+/// else None. For `csp test`, whose driver checks this while it waits for a
+/// test, so a test that deadlocks is reported at once, not at its timeout.
+pub fn others_deadlocked(vm: &mut Vm) -> Option<String> {
+    let cur = vm.sched.current;
+    let others_parked = vm.sched.states().filter(|&(id, _)| id != cur).all(|(_, s)| s.parked.is_some());
+    let some_parked = vm.sched.states().any(|(id, s)| id != cur && s.parked.is_some());
+    let idle = vm.sched.ready.is_empty() && !super::io::pending(vm) && !timer::can_wake_a_fiber(vm);
+    (idle && others_parked && some_parked).then(|| super::report::deadlock_report(vm))
+}
+
 /// Adds `n` back-edges and calls to the scheduler's instruction clock.
 #[inline]
 pub fn tick(vm: &mut Vm, n: u64) {

@@ -116,6 +116,15 @@ pub(super) fn pending(vm: &Vm) -> bool {
         || (!timers.is_empty() && vm.sched.states().any(|(_, s)| s.parked.is_some()))
 }
 
+/// Can some timer still wake a fiber: a live sleep, or an `after`/`ticker`
+/// whose channel a fiber is parked receiving from?
+pub(super) fn can_wake_a_fiber(vm: &Vm) -> bool {
+    vm.sched.timers.heap.iter().any(|t| match t.kind {
+        TimerKind::Wake(w) => vm.sched.is_parked(w),
+        TimerKind::Send(ch) | TimerKind::Tick(ch, _) => chan::has_receiver(vm, ch),
+    })
+}
+
 /// When the next timer that can still wake someone is due (dead ones dropped).
 pub(super) fn next_deadline(vm: &mut Vm) -> Option<Instant> {
     while vm.sched.timers.heap.peek().is_some_and(|t| !live(vm, t)) {
