@@ -16,6 +16,7 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
         Fault::Throw(v) => v,
         Fault::Error(e) => new_error(vm, fiber, e.0, Rc::from(e.1)),
     };
+    place_bare_error(vm, fiber, value);
     // Out of a coroutine's body the error continues in its resumer.
     while fiber.handlers.is_empty() && fiber.in_coroutine() {
         value = super::coroutine::die(vm, fiber, value)?;
@@ -39,6 +40,21 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
     };
     let site = origin.or_else(|| fiber.current_site()).expect("a frame or a go site");
     Some(Halt::Error(Box::new(Uncaught { value, span: site.span(), file: site.file().clone(), trace })))
+}
+
+/// An error the scheduler raised (`bare_error`: cancellation, a closed channel,
+/// failed I/O) takes the position of the fiber it is first thrown into: where
+/// that fiber was blocked.
+fn place_bare_error(vm: &mut Vm, fiber: &Fiber, v: Value) {
+    let Value::Obj(h) = v else { return };
+    let bare = matches!(vm.heap.get(h), Obj::Error(e) if e.trace.is_empty() && e.origin.is_none());
+    if bare {
+        let (trace, origin) = (capped_trace(fiber), fiber.current_site());
+        if let Obj::Error(e) = vm.heap.get_mut(h) {
+            e.trace = trace;
+            e.origin = origin;
+        }
+    }
 }
 
 /// Most frames listed in a trace; deep recursion shows its ends.
