@@ -200,7 +200,11 @@ pub(crate) mod testutil {
         let Value::Obj(h) = vm.globals[slot as usize] else { panic!("{name} is not an object") };
         let Obj::Native(n) = vm.heap.get(h) else { panic!("{name} is not native") };
         let f = n.func;
-        match f.call(vm, &crate::vm::Fiber::default(), args)? {
+        let r = match f {
+            crate::vm::NativeFn::Value(f) => f(vm, args).map(Ret::Value),
+            crate::vm::NativeFn::Full(f) => f(vm, &crate::vm::Fiber::default(), args),
+        };
+        match r? {
             Ret::Value(v) => Ok(v),
             _ => panic!("{name} did not return a value"),
         }

@@ -117,10 +117,8 @@ pub fn wait_on(vm: &mut Vm, v: Value, at: Site) -> Res<Waited> {
                 match t {
                     Value::Obj(th) if matches!(vm.heap.get(th), Obj::Task(_)) => {
                         if !task::get(vm, th).finished() {
-                            return wait_on(vm, t, at).map(|w| match w {
-                                Waited::Ready(_) => Waited::Parked,
-                                w => w,
-                            });
+                            // Parks on the first unfinished task; the `wait` reruns when it ends.
+                            return wait_on(vm, t, at);
                         }
                     }
                     _ => {

@@ -55,13 +55,3 @@ pub enum NativeFn {
     Value(ValueFn),
     Full(BuiltinFn),
 }
-
-impl NativeFn {
-    #[inline]
-    pub fn call(self, vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
-        match self {
-            NativeFn::Value(f) => f(vm, args).map(Ret::Value),
-            NativeFn::Full(f) => f(vm, fiber, args),
-        }
-    }
-}
