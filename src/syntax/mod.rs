@@ -51,67 +51,179 @@ impl From<LexError> for SyntaxError {
 
 /// Parses a whole file (or REPL input). On failure returns every error found,
 /// in source order.
+///
+/// After an error the parser does not try to repair the statement (a guess
+/// that swallows a `{` turns every later `}` into an error). It parses again
+/// from the next line that starts a statement, up to the end of that line's
+/// block (the first line indented less), so each statement after an error is
+/// checked on its own and no error is reported that the first one caused.
 pub fn parse(src: &str) -> Result<ast::Program, Vec<SyntaxError>> {
     let lexed = lexer::lex(src);
     let mut errors: Vec<SyntaxError> = lexed.errors.into_iter().map(SyntaxError::from).collect();
     if lexed.fatal {
         return Err(errors);
     }
-    let mut recovered = Vec::new();
-    let result = grammar::ProgramParser::new().parse(&mut recovered, lexed.tokens.into_iter().map(Ok::<_, LexError>));
-    for r in recovered {
-        errors.push(convert(src, r.error));
-    }
-    let program = match result {
-        Ok(p) => Some(p),
-        Err(e) => {
-            errors.push(convert(src, e));
-            None
+    let tokens = lexed.tokens;
+    let lines = Lines { src, tokens: &tokens };
+    let (mut from, mut to) = (0, tokens.len());
+    let mut program = None;
+    loop {
+        let chunk = &tokens[from..to];
+        let resume_at = match grammar::ProgramParser::new().parse(chunk.iter().cloned().map(Ok::<_, LexError>)) {
+            Ok(p) => {
+                program = ((from, to) == (0, tokens.len())).then_some(p);
+                tokens.get(to).map_or(src.len(), |t| t.0)
+            }
+            Err(e) => {
+                let closers = expected_closers(&e);
+                let mut e = convert(src, e);
+                let at = e.span.start as usize;
+                // A chunk cut short by indentation may end inside an opener:
+                // that is no evidence of an error.
+                if !e.at_eof || to == tokens.len() {
+                    explain_unclosed(src, chunk, &closers, &mut e);
+                    errors.push(e);
+                }
+                at
+            }
+        };
+        match lines.next_statement(from, resume_at) {
+            Some(next) => (from, to) = (next, lines.block_end(next)),
+            None => break,
         }
-    };
+    }
     match program {
         Some(p) if errors.is_empty() => Ok(p),
         _ => {
-            point_at_unclosed_opener(src, &mut errors);
             errors.sort_by_key(|e| (e.span.start, e.span.end));
-            // One error per location: recovery can report the same spot twice.
+            // One error per location: a lexer error can also stop the parser there.
             errors.dedup_by(|b, a| a.span.start == b.span.start);
             Err(errors)
         }
     }
 }
 
-/// An input that ends inside an unclosed `{`, `(` or `[` is reported at that
-/// opener (where the mistake usually is), not at the end of the file.
-fn point_at_unclosed_opener(src: &str, errors: &mut [SyntaxError]) {
-    let Some(e) = errors.iter_mut().find(|e| e.at_eof && e.message.starts_with("unexpected end of input")) else {
-        return;
-    };
+/// Where parsing can start afresh after an error: tokens that begin a line.
+struct Lines<'a> {
+    src: &'a str,
+    tokens: &'a [(usize, Tok, usize)],
+}
+
+impl Lines<'_> {
+    /// The indentation of token `i` if it is the first on its line.
+    fn indent(&self, i: usize) -> Option<usize> {
+        let l = self.tokens[i].0;
+        let line_start = self.src[..l].rfind('\n').map_or(0, |n| n + 1);
+        self.src[line_start..l].bytes().all(|b| b == b' ' || b == b'\t').then_some(l - line_start)
+    }
+
+    /// The first token after token `after`, at or after byte `at`, that can
+    /// start a statement on a line of its own: in column 0, or indented after
+    /// a finished statement or a brace (not a continuation line of a call, a
+    /// literal or an operator).
+    fn next_statement(&self, after: usize, at: usize) -> Option<usize> {
+        use token::Raw;
+        (after + 1..self.tokens.len()).find(|&i| {
+            let (l, tok, _) = &self.tokens[i];
+            let starts = match tok {
+                Tok::Ident(_) => true,
+                Tok::P(raw) => matches!(
+                    raw,
+                    Raw::Let
+                        | Raw::Fn
+                        | Raw::Import
+                        | Raw::If
+                        | Raw::While
+                        | Raw::For
+                        | Raw::Go
+                        | Raw::Select
+                        | Raw::Lock
+                        | Raw::Wait
+                        | Raw::Try
+                        | Raw::Throw
+                        | Raw::Return
+                ),
+                _ => false,
+            };
+            let after_statement = || matches!(self.tokens[i - 1].1, Tok::P(Raw::Semi | Raw::LBrace | Raw::RBrace));
+            *l >= at
+                && starts
+                && match self.indent(i) {
+                    Some(0) => true,
+                    Some(_) => after_statement(),
+                    None => false,
+                }
+        })
+    }
+
+    /// The end of the block that token `i` starts a line in: the first later
+    /// line indented less (the end of input for column 0).
+    fn block_end(&self, i: usize) -> usize {
+        let Some(indent) = self.indent(i).filter(|&n| n > 0) else { return self.tokens.len() };
+        (i + 1..self.tokens.len()).find(|&k| self.indent(k).is_some_and(|n| n < indent)).unwrap_or(self.tokens.len())
+    }
+}
+
+/// When an opener is still unclosed where the error is, says so: an input
+/// that ends inside it is reported at the opener (where the mistake usually
+/// is); an error on a later line says which opener is still open.
+fn explain_unclosed(src: &str, tokens: &[(usize, Tok, usize)], closers: &str, e: &mut SyntaxError) {
     let mut open: Vec<(usize, usize, char)> = Vec::new();
-    for (l, tok, r) in lexer::lex(src).tokens {
+    for (l, tok, r) in tokens {
+        if *l >= e.span.start as usize && !e.at_eof {
+            break;
+        }
         match tok {
-            Tok::P(token::Raw::LBrace) | Tok::InterpOpen => open.push((l, r, '}')),
-            Tok::P(token::Raw::LParen) => open.push((l, r, ')')),
-            Tok::P(token::Raw::LBracket) => open.push((l, r, ']')),
+            Tok::P(token::Raw::LBrace) | Tok::InterpOpen => open.push((*l, *r, '}')),
+            Tok::P(token::Raw::LParen) => open.push((*l, *r, ')')),
+            Tok::P(token::Raw::LBracket) => open.push((*l, *r, ']')),
             Tok::P(token::Raw::RBrace | token::Raw::RParen | token::Raw::RBracket) | Tok::InterpClose => {
                 open.pop();
             }
             _ => {}
         }
     }
-    if let Some((l, r, close)) = open.pop() {
-        let opener = &src[l..r];
+    let Some((l, r, close)) = open.pop() else { return };
+    let opener = &src[l..r];
+    if e.at_eof && e.message.starts_with("unexpected end of input") {
         e.help =
             Some(format!("the input ends (at {}) before this `{opener}` is closed by `{close}`", eof_position(src)));
         e.message = format!("`{opener}` is never closed");
         e.span = Span::new(l, r);
+    } else if !e.at_eof
+        && closers.contains(close)
+        && src.get(r..e.span.start as usize).is_some_and(|gap| gap.contains('\n'))
+    {
+        // Replaces a guess such as "this `}` has no matching `{`": the
+        // unclosed opener is the likelier cause.
+        let (line, _) = line_col(src, l);
+        e.help = Some(format!("the `{opener}` on line {line} is not closed by `{close}`"));
     }
+}
+
+/// Which of `}`, `)` and `]` the parser would have accepted where it failed.
+fn expected_closers(e: &ParseError<usize, Tok, LexError>) -> String {
+    let expected = match e {
+        ParseError::UnrecognizedToken { expected, .. } | ParseError::UnrecognizedEof { expected, .. } => expected,
+        _ => return String::new(),
+    };
+    expected
+        .iter()
+        .filter_map(|x| ["\"}\"", "\")\"", "\"]\""].contains(&x.as_str()).then(|| x.as_bytes()[1] as char))
+        .collect()
+}
+
+/// 1-based line and column of byte `at`.
+fn line_col(src: &str, at: usize) -> (usize, usize) {
+    let before = &src[..at];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
 }
 
 /// `line N, column C` of the end of `src`.
 fn eof_position(src: &str) -> String {
-    let line = src.matches('\n').count() + 1;
-    let col = src.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let (line, col) = line_col(src, src.len());
     format!("line {line}, column {col}")
 }
 
@@ -263,27 +375,11 @@ fn help_for(tok: &Tok, text: &str, expected: &[String]) -> Option<String> {
 /// Small constructors used by the grammar's actions.
 pub(crate) mod build {
     use super::ast::*;
-    use super::lexer::LexError;
-    use super::token::Tok;
     use crate::source::Span;
-    use lalrpop_util::ErrorRecovery;
     use std::rc::Rc;
 
     pub fn stmts(v: Vec<Option<Stmt>>, last: Option<Stmt>) -> Vec<Stmt> {
         v.into_iter().flatten().chain(last).collect()
-    }
-
-    /// Placeholder for a statement that failed to parse; the error is kept
-    /// and the parse as a whole fails, so the node is never compiled.
-    pub fn error_stmt(
-        errors: &mut Vec<ErrorRecovery<usize, Tok, LexError>>,
-        e: ErrorRecovery<usize, Tok, LexError>,
-        l: usize,
-        r: usize,
-    ) -> Stmt {
-        errors.push(e);
-        let span = Span::new(l, r.max(l));
-        Stmt { kind: StmtKind::Expr(Expr { kind: ExprKind::Nil, span }), span }
     }
 
     /// `fn(params) => body`: a function whose body is `return body`.

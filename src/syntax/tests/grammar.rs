@@ -423,3 +423,21 @@ fn show_messages() {
         }
     }
 }
+
+#[test]
+fn no_cascade_after_an_error() {
+    // An unclosed bracket before a function: one error, at the function, naming the opener.
+    let e =
+        errs("let xs = [1, 2, 3\nfn double(xs) {\n    let out = []\n    return out\n}\nfn t(xs) {\n    return xs\n}\n");
+    assert_eq!(e.len(), 1, "{e:#?}");
+    assert!(e[0].message.starts_with("unexpected 'fn'"), "{e:#?}");
+    assert_eq!(e[0].help.as_deref(), Some("the `[` on line 1 is not closed by `]`"));
+    // Errors in a nested block, a multi-line literal and a later function are
+    // each reported once, and nothing else.
+    let src = "fn p(items) {\n    for x in items {\n        if x > 2 {\n            out.push(x +)\n        }\n        let m = {\n            name: \"a\",\n            size: 2,\n        }\n    }\n    return out\n}\nlet cfg = {\n    a: 1,\n    b: [1, 2\n}\nfn ok() { let xs = [1]; return xs }\nfn bad() {\n    let = 3\n    return 1\n}\nlet q = 5 +* 3\n";
+    let e = errs(src);
+    let lines: Vec<usize> = e.iter().map(|e| src[..e.span.start as usize].matches('\n').count() + 1).collect();
+    assert_eq!(lines, [4, 16, 19, 22], "{e:#?}");
+    assert!(e[1].help.as_deref().unwrap().contains("`[` on line 15"), "{e:#?}");
+    assert!(e[2].help.is_none(), "being inside a block is no error: {e:#?}");
+}
