@@ -1,6 +1,7 @@
 //! csp: a scripting language with Go-style concurrency built in.
 
 pub mod bytecode;
+pub mod check;
 pub mod compile;
 pub mod diag;
 pub mod format;

@@ -230,13 +230,13 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
         }
         _ => {
             let file = std::rc::Rc::new(csp::source::SourceFile::new(path, src));
-            match csp::runner::compile(&mut vm, &file) {
-                Ok(proto) => {
-                    if cmd == "disasm" {
-                        return write_stdout(&csp::bytecode::disasm::disasm(&proto, &vm.heap));
-                    }
-                    ExitCode::SUCCESS
-                }
+            let done = match cmd {
+                "disasm" => csp::runner::compile(&mut vm, &file)
+                    .map(|proto| csp::bytecode::disasm::disasm(&proto, &vm.heap)),
+                _ => csp::runner::check(&mut vm, &file).map(|()| String::new()),
+            };
+            match done {
+                Ok(listing) => write_stdout(&listing),
                 Err(diags) => {
                     eprint!("{}", csp::diag::render_all(&diags, &file, color));
                     ExitCode::from(2)

@@ -30,9 +30,25 @@ pub fn new_vm() -> Vm {
 
 /// Parses and compiles a file; all syntax errors, or all compile errors, on failure.
 pub fn compile(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<ProtoRef, Vec<Diag>> {
+    compile_program(vm, file).map(|(proto, _)| proto)
+}
+
+/// `csp check`: compiles, then reports calls that must fail when they run.
+pub fn check(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<(), Vec<Diag>> {
+    let (_, program) = compile_program(vm, file)?;
+    let found = crate::check::arity(&program);
+    if found.is_empty() {
+        return Ok(());
+    }
+    Err(found.into_iter().map(compile_diag).collect())
+}
+
+fn compile_program(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<(ProtoRef, crate::syntax::ast::Program), Vec<Diag>> {
     let program =
         crate::syntax::parse(&file.src).map_err(|errs| errs.into_iter().map(syntax_diag).collect::<Vec<_>>())?;
-    crate::compile::compile(vm, file.clone(), &program).map_err(|errs| errs.into_iter().map(compile_diag).collect())
+    let proto = crate::compile::compile(vm, file.clone(), &program)
+        .map_err(|errs| errs.into_iter().map(compile_diag).collect::<Vec<_>>())?;
+    Ok((proto, program))
 }
 
 /// The report for a syntax error.

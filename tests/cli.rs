@@ -283,6 +283,28 @@ fn check_undefined_name() {
     assert_eq!(stdout(&o), "");
 }
 
+/// `check` reports calls of known top-level functions with the wrong number
+/// of arguments; `run` keeps them catchable runtime errors.
+#[test]
+fn check_arity_of_known_functions() {
+    let src = "fn add(a, b) { return a + b }\nfn greet(n, g = \"hi\") { return g }\nfn sum(x, ...xs) { return x }\n\
+               fn one(x) { return x }\nfn shadow(one) { return one(1, 2, 3) }\nlet later = 0\nfn r() { return later }\nlater = 1\n\
+               print(add(1, 2), greet(\"a\"), sum(1, 2, 3), r())\n\
+               try { add(1) } catch e { print(e.message) }\ngo greet(1, 2, 3)\nprint(sum())\n";
+    let s = Script::new(src);
+    let o = csp(&["check", s.path()]);
+    assert_exit(&o, 2);
+    let err = stderr(&o);
+    assert_eq!(err.matches("csp::check").count(), 3, "{err}");
+    assert!(err.contains("add expects 2 arguments, got 1") && err.contains(":10:7]"), "{err}");
+    assert!(err.contains("help: `add` is declared as add(a, b)"), "{err}");
+    assert!(err.contains("greet expects 1 to 2 arguments, got 3"), "{err}");
+    assert!(err.contains("sum expects at least 1 argument, got 0"), "{err}");
+    let o = csp(&["run", s.path()]);
+    assert_exit(&o, 1);
+    assert_eq!(stdout(&o), "3 hi 1 1\nadd expects 2 arguments, got 1\n");
+}
+
 #[test]
 fn disasm() {
     let s = Script::new("fn f(x) { return x + 1 }\nprint(f(1))\n");

@@ -8,6 +8,7 @@
 pub mod ast;
 pub mod lexer;
 pub mod token;
+pub mod visit;
 
 lalrpop_util::lalrpop_mod!(
     #[allow(clippy::all, clippy::pedantic, unused_parens, unused_imports, dead_code)]

@@ -102,16 +102,19 @@ pub fn check_arity(proto: &crate::bytecode::Proto, argc: usize) -> Res<()> {
 }
 
 fn arity_message(proto: &crate::bytecode::Proto, argc: usize) -> String {
-    let name = proto.display_name();
-    let np = proto.nparams as usize;
-    let nr = proto.nrequired as usize;
-    let expected = if proto.has_rest {
-        format!("at least {nr}")
-    } else if nr == np {
-        format!("{np}")
+    let (nr, np) = (proto.nrequired as usize, proto.nparams as usize);
+    arity_text(&proto.display_name(), nr, np, proto.has_rest, argc)
+}
+
+/// "f expects 2 arguments, got 3" (also what `csp check` says before running).
+pub fn arity_text(name: &str, nrequired: usize, nparams: usize, has_rest: bool, argc: usize) -> String {
+    let expected = if has_rest {
+        format!("at least {nrequired}")
+    } else if nrequired == nparams {
+        format!("{nparams}")
     } else {
-        format!("{nr} to {np}")
+        format!("{nrequired} to {nparams}")
     };
-    let s = if expected == "1" { "" } else { "s" };
+    let s = if expected == "1" || expected == "at least 1" { "" } else { "s" };
     format!("{name} expects {expected} argument{s}, got {argc}")
 }
