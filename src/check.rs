@@ -76,8 +76,11 @@ fn mismatch(name: &str, d: &FuncDecl, argc: usize) -> Option<String> {
 
 /// `f(a, b = ..., ...rest)`
 fn signature(name: &str, d: &FuncDecl) -> String {
-    let mut params: Vec<String> =
-        d.params.iter().map(|p| if p.default.is_some() { format!("{} = ...", p.name.name) } else { p.name.name.clone() }).collect();
+    let mut params: Vec<String> = d
+        .params
+        .iter()
+        .map(|p| if p.default.is_some() { format!("{} = ...", p.name.name) } else { p.name.name.clone() })
+        .collect();
     if let Some(r) = &d.rest {
         params.push(format!("...{}", r.name));
     }

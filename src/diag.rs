@@ -78,7 +78,7 @@ pub fn render_all(diags: &[Diag], file: &SourceFile, color: bool) -> String {
 /// Renders a diagnostic against its file (colourless unless `color`).
 pub fn render(diag: &Diag, file: &SourceFile, color: bool) -> String {
     let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(100).with_wrap_lines(false);
     let file = diag.file.as_deref().unwrap_or(file);
     let ws = WithSource { diag, src: NamedSource::new(file.name.clone(), file.src.clone()) };
     let mut out = String::new();

@@ -231,8 +231,9 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
         _ => {
             let file = std::rc::Rc::new(csp::source::SourceFile::new(path, src));
             let done = match cmd {
-                "disasm" => csp::runner::compile(&mut vm, &file)
-                    .map(|proto| csp::bytecode::disasm::disasm(&proto, &vm.heap)),
+                "disasm" => {
+                    csp::runner::compile(&mut vm, &file).map(|proto| csp::bytecode::disasm::disasm(&proto, &vm.heap))
+                }
                 _ => csp::runner::check(&mut vm, &file).map(|()| String::new()),
             };
             match done {

@@ -74,7 +74,8 @@ pub fn runtime_diag(vm: &Vm, u: &Uncaught) -> Diag {
     };
     let mut help = String::from("stack trace:");
     for t in &u.trace {
-        help.push_str("\n  at ");
+        // Frames and fiber starts read "at ...", the cause of a cancellation as is.
+        help.push_str(if t.starts_with("cancelled") { "\n  " } else { "\n  at " });
         help.push_str(t);
     }
     Diag { code, message, span: u.span, label: label.into(), help: Some(help), file: None }

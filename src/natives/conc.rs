@@ -134,10 +134,10 @@ fn cap(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 }
 
 /// Methods of tasks, waitgroups and channels; None when `h` is none of those.
-pub fn call_method(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Option<Res<Value>> {
+pub fn call_method(vm: &mut Vm, fiber: &Fiber, h: Handle, name: &str, args: &[Value]) -> Option<Res<Value>> {
     let r = match (vm.heap.get(h), name) {
         (Obj::Task(_), "cancel") => arity(name, args, 0, 0).map(|_| {
-            ops::cancel(vm, h);
+            ops::cancel(vm, h, fiber.current_site());
             Value::Nil
         }),
         (Obj::Task(_), "done") => arity(name, args, 0, 0).map(|_| ops::task_done(vm, h)),

@@ -323,9 +323,11 @@ mod tests {
         assert!(err_msg(method(&mut vm, l, "map", &[I(0)])).contains("prelude"));
         let marker = vm.heap.str("map-impl");
         vm.loader.set_prelude([("__list_map".into(), marker), ("__list_sort_by".into(), I(7))].into());
-        let Ok(Ret::Call(f, args)) = call_method(&mut vm, l, "map", &[I(0)]) else { panic!("map did not call") };
+        let Ok(Ret::Call(f, args)) = call_method(&mut vm, &Default::default(), l, "map", &[I(0)]) else {
+            panic!("map did not call")
+        };
         assert_eq!((show(&vm, f), args.len()), ("\"map-impl\"".to_string(), 2));
-        assert!(matches!(call_method(&mut vm, l, "sort", &[I(0)]), Ok(Ret::Call(I(7), _))));
+        assert!(matches!(call_method(&mut vm, &Default::default(), l, "sort", &[I(0)]), Ok(Ret::Call(I(7), _))));
     }
 
     #[test]

@@ -28,9 +28,9 @@ pub fn register(vm: &mut Vm) {
 
 /// Calls builtin method `name` on `recv`. Fields of maps that hold functions are
 /// resolved by the VM before this is reached.
-pub fn call_method(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Ret> {
+pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &str, args: &[Value]) -> Res<Ret> {
     if let Value::Obj(h) = recv {
-        if let Some(r) = conc::call_method(vm, h, name, args) {
+        if let Some(r) = conc::call_method(vm, fiber, h, name, args) {
             return r.map(Ret::Value);
         }
     }
@@ -212,7 +212,7 @@ pub(crate) mod testutil {
 
     /// Calls method `name` on `recv`, expecting it to finish in Rust.
     pub fn method(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> {
-        match call_method(vm, recv, name, args)? {
+        match call_method(vm, &Default::default(), recv, name, args)? {
             Ret::Value(v) => Ok(v),
             _ => panic!("{name} did not return a value"),
         }
@@ -287,7 +287,7 @@ mod tests {
         let m = Value::Obj(vm.heap.alloc(Obj::Map(Default::default())));
         for (v, kind) in [(s, "string"), (l, "list"), (m, "map")] {
             for name in methods_of(kind) {
-                if let Err(crate::vm::Fault::Error(e)) = call_method(&mut vm, v, name, &[]) {
+                if let Err(crate::vm::Fault::Error(e)) = call_method(&mut vm, &Default::default(), v, name, &[]) {
                     assert!(!e.1.contains("has no method"), "{kind}.{name}: {}", e.1);
                 }
             }

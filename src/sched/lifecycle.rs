@@ -5,15 +5,63 @@ use super::report::{add_spawn_chain, uncaught_at_top};
 use super::task;
 use super::task::TaskState;
 use super::{chan, select, Wait, Waiter};
+use crate::bytecode::Site;
 use crate::vm::error::{bare_error, is_kind};
 use crate::vm::{ErrorKind, Fault, Handle, Obj, Res, Resume, Uncaught, Value, Vm};
+use std::rc::Rc;
 
 fn task_mut(vm: &mut Vm, h: Handle) -> &mut task::Task {
     task::get_mut(vm, h)
 }
 
-fn cancelled_error(vm: &mut Vm) -> Value {
-    bare_error(vm, ErrorKind::Cancelled, "cancelled")
+/// The `Cancelled` error thrown into fiber `fid`; its trace ends with why the
+/// fiber was cancelled, when a cancellation of its task or an owner's says so.
+fn cancelled_error(vm: &mut Vm, fid: u32) -> Value {
+    let e = bare_error(vm, ErrorKind::Cancelled, "cancelled");
+    let mut t = vm.sched.state(fid).task;
+    let mut via = None;
+    while let Some(h) = t {
+        let tk = task::get(vm, h);
+        if let Some(why) = tk.extra.as_ref().and_then(|x| x.cancelled_by.clone()) {
+            let line: Rc<str> = match via {
+                None => why,
+                Some(n) => Rc::from(format!("cancelled with fiber {n}, {why}")),
+            };
+            if let Value::Obj(eh) = e {
+                if let Obj::Error(er) = vm.heap.get_mut(eh) {
+                    er.trace.push(line);
+                }
+            }
+            break;
+        }
+        via = Some(tk.number);
+        t = tk.owner;
+    }
+    e
+}
+
+/// Who cancels a task, in words, for its `Cancelled` error's report.
+pub(super) enum Cause {
+    /// `t.cancel()` in fiber `by` (None: the main fiber), where it was called.
+    Call(Option<u32>, Option<Site>),
+    /// A sibling in the same `wait { }` block failed.
+    Sibling(u32),
+    /// Its `wait { }` block was left by an error.
+    BlockLeft,
+}
+
+impl Cause {
+    fn text(&self) -> String {
+        match self {
+            Cause::Call(by, site) => {
+                let who = by.map_or("the main fiber".to_string(), |n| format!("fiber {n}"));
+                let at = site.map(|s| format!(" at {}", s.location())).unwrap_or_default();
+                format!("cancelled by {who}{at}")
+            }
+            Cause::Sibling(n) => format!("cancelled because fiber {n} in the same `wait {{ }}` block failed"),
+            Cause::BlockLeft => "cancelled because its `wait { }` block was left by an error".to_string(),
+        }
+    }
 }
 
 /// A fiber ended: record its outcome in its task, wake waiters, close `done()`,
@@ -46,7 +94,7 @@ pub(super) fn finish(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>)
     }
     let state = match &result {
         // `wait` on a cancelled task throws `Cancelled`, even if it caught it.
-        Ok(_) if cancelled => TaskState::Cancelled(cancelled_error(vm)),
+        Ok(_) if cancelled => TaskState::Cancelled(cancelled_error(vm, id)),
         Ok(v) => TaskState::Done(*v),
         Err(u) if cancelled && is_kind(vm, u.value, ErrorKind::Cancelled) => TaskState::Cancelled(u.value),
         Err(u) => TaskState::Failed(u.value),
@@ -172,11 +220,12 @@ fn scope_failure(vm: &mut Vm, owner: Handle, scope: usize, child: Handle, err: V
     // the block, else at its next suspension point.
     let interrupt = innermost && parked_inside;
     s.interrupt = innermost && !parked;
+    let failed = task::get(vm, child).number;
     for s in siblings.into_iter().filter(|&s| s != child) {
-        cancel_task(vm, s);
+        cancel_task(vm, s, Cause::Sibling(failed));
     }
     if interrupt {
-        let e = cancelled_error(vm);
+        let e = cancelled_error(vm, fid);
         unpark(vm, fid);
         vm.sched.wake_forced(fid, Resume::Throw(e));
     }
@@ -239,7 +288,11 @@ fn unpark(vm: &mut Vm, fid: u32) {
 }
 
 /// `t.cancel()`: cancels the task's fiber and, recursively, its children.
-pub(super) fn cancel_task(vm: &mut Vm, th: Handle) {
+pub(super) fn cancel_task(vm: &mut Vm, th: Handle, cause: Cause) {
+    let extra = task::get_mut(vm, th).extra_mut();
+    if extra.cancelled_by.is_none() {
+        extra.cancelled_by = Some(Rc::from(cause.text()));
+    }
     let mut work = vec![th];
     while let Some(t) = work.pop() {
         work.extend(task::get(vm, t).children().iter().copied());
@@ -260,7 +313,7 @@ pub(super) fn cancel_fiber(vm: &mut Vm, fid: u32) {
     // cancelled) children; the block then throws `Cancelled` itself.
     if parked_outside_scope_end(vm, fid) {
         unpark(vm, fid);
-        let e = cancelled_error(vm);
+        let e = cancelled_error(vm, fid);
         vm.sched.wake_forced(fid, Resume::Throw(e));
     }
 }
@@ -276,7 +329,8 @@ pub(super) fn interrupt(vm: &mut Vm) -> Option<Value> {
     let scope_interrupt =
         s.extra.as_mut().and_then(|x| x.scopes.last_mut()).is_some_and(|sc| std::mem::take(&mut sc.interrupt));
     if scope_interrupt || s.cancelled {
-        return Some(cancelled_error(vm));
+        let fid = vm.sched.current;
+        return Some(cancelled_error(vm, fid));
     }
     None
 }
@@ -288,7 +342,7 @@ pub(super) fn scope_end(vm: &mut Vm, abort: Option<Value>) -> Res<bool> {
     let children = scope.children.clone();
     if abort.is_some() {
         for &c in &children {
-            cancel_task(vm, c);
+            cancel_task(vm, c, Cause::BlockLeft);
         }
     }
     if !children.iter().all(|&c| tree_done(vm, c)) {
@@ -308,7 +362,8 @@ pub(super) fn scope_end(vm: &mut Vm, abort: Option<Value>) -> Res<bool> {
         return Err(Fault::Throw(e));
     }
     if vm.sched.cur().cancelled {
-        return Err(Fault::Throw(cancelled_error(vm)));
+        let fid = vm.sched.current;
+        return Err(Fault::Throw(cancelled_error(vm, fid)));
     }
     Ok(true)
 }

@@ -88,11 +88,6 @@ impl Wait {
             Wait::Io => "I/O",
         }
     }
-
-    /// Operations that run again when woken leave the fiber's pc on themselves.
-    fn reruns(&self) -> bool {
-        matches!(self, Wait::Task | Wait::Group | Wait::Scope)
-    }
 }
 
 /// A `wait { }` block in progress.

@@ -224,9 +224,11 @@ pub fn group_add(vm: &mut Vm, wg: Handle, n: i64) -> Res<()> {
     lock::group_add(vm, wg, n)
 }
 
-/// `t.cancel()`: cancels the task's fiber and, recursively, its children.
-pub fn cancel(vm: &mut Vm, t: Handle) {
-    super::lifecycle::cancel_task(vm, t)
+/// `t.cancel()` called at `site`: cancels the task's fiber and, recursively,
+/// its children.
+pub fn cancel(vm: &mut Vm, t: Handle, site: Option<Site>) {
+    let by = vm.sched.cur().task.filter(|&h| Some(h) != vm.sched.main_task).map(|h| task::get(vm, h).number);
+    super::lifecycle::cancel_task(vm, t, super::lifecycle::Cause::Call(by, site))
 }
 
 /// `t.done()`: one channel per task, closed when it finishes.

@@ -89,8 +89,7 @@ fn location(site: Option<Site>) -> String {
 /// `"fiber N blocked on OPERATION at file:line:col"`.
 fn blocked_line(vm: &Vm, f: &Fiber, s: &FiberState, w: &Wait) -> String {
     let who = fiber_name(vm, s);
-    // Operations that rerun on waking left pc on themselves.
-    let at = location(if w.reruns() { f.next_site() } else { f.current_site() });
+    let at = location(f.current_site());
     let what = match w {
         Wait::Recv(h) | Wait::Send(h) => {
             let mut holders: Vec<String> = fibers(vm)

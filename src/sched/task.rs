@@ -2,6 +2,7 @@
 
 use crate::bytecode::Site;
 use crate::vm::{Fault, Handle, Obj, Res, Value, Vm};
+use std::rc::Rc;
 
 pub enum TaskState {
     /// Started by `go` but not run yet: the call its fiber starts with (see
@@ -48,6 +49,10 @@ pub struct TaskExtra {
     /// Children started by dropped `go`s that have not run yet (spawn.rs
     /// keeps them as records, not tasks).
     pub unstarted: u32,
+    /// Why it was cancelled ("cancelled by fiber 2 at x.csp:3:5"), for the
+    /// report of an uncaught cancellation; set on the task a cancellation
+    /// started from, its descendants find it through their owners.
+    pub cancelled_by: Option<Rc<str>>,
 }
 
 impl Task {

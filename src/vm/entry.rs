@@ -45,7 +45,9 @@ pub fn resume(vm: &mut Vm, fiber: &mut Fiber, r: Resume) -> Option<Halt> {
             fiber.stack[at..at + 3].copy_from_slice(&[Value::Int(i as i64), v, Value::Bool(ok)]);
         }
         Resume::Throw(e) => return throw(vm, fiber, Fault::Throw(e)),
-        Resume::Retry => {}
+        // `wait` and the end of a `wait { }` block run again; until then the
+        // fiber's position stays on them (for reports and errors thrown in).
+        Resume::Retry => frame.pc -= 1,
     }
     None
 }

@@ -47,10 +47,12 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
 /// that fiber was blocked.
 fn place_bare_error(vm: &mut Vm, fiber: &Fiber, v: Value) {
     let Value::Obj(h) = v else { return };
-    let bare = matches!(vm.heap.get(h), Obj::Error(e) if e.trace.is_empty() && e.origin.is_none());
+    let bare = matches!(vm.heap.get(h), Obj::Error(e) if e.origin.is_none());
     if bare {
-        let (trace, origin) = (capped_trace(fiber), fiber.current_site());
+        let (mut trace, origin) = (capped_trace(fiber), fiber.current_site());
         if let Obj::Error(e) = vm.heap.get_mut(h) {
+            // The stack goes before what the scheduler noted (why it was cancelled).
+            trace.append(&mut e.trace);
             e.trace = trace;
             e.origin = origin;
         }

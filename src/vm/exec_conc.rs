@@ -21,7 +21,8 @@ pub(super) enum Step {
 }
 
 /// Runs `op` for the frame whose registers start at `base`. The frame's saved pc
-/// already points past `op`; an instruction that reruns when woken steps it back.
+/// already points past `op` (one that runs again when woken, `wait`, is stepped
+/// back by `resume`).
 /// Channel operations, locks and yields are inlined in the loop; the rest are called.
 #[inline(always)]
 pub(super) fn concurrency_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
@@ -65,7 +66,6 @@ pub(super) fn concurrency_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize
 #[inline(never)]
 fn other_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
     let reg = |fiber: &Fiber, r: u8| fiber.stack[base + r as usize];
-    let rerun = |fiber: &mut Fiber| fiber.frames.last_mut().unwrap().pc -= 1;
     let site = |fiber: &Fiber| fiber.frames.last().unwrap().current_site();
     let blocked = Step::Halt(Halt::Blocked);
     match op {
@@ -90,14 +90,8 @@ fn other_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
         }
         Op::WaitOn { dst, src } => match ops::wait_on(vm, reg(fiber, src), site(fiber))? {
             Waited::Ready(r) => fiber.stack[base + dst as usize] = r,
-            Waited::Parked => {
-                rerun(fiber);
-                return Ok(blocked);
-            }
-            Waited::OnItself(report) => {
-                rerun(fiber);
-                return Ok(Step::Halt(Halt::Deadlock(report)));
-            }
+            Waited::Parked => return Ok(blocked),
+            Waited::OnItself(report) => return Ok(Step::Halt(Halt::Deadlock(report))),
         },
         Op::ScopeBegin => ops::scope_begin(vm),
         Op::ScopeEnd | Op::ScopeAbort { .. } => {
@@ -106,7 +100,6 @@ fn other_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
                 _ => None,
             };
             if !ops::scope_end(vm, abort)? {
-                rerun(fiber);
                 return Ok(blocked);
             }
         }

@@ -26,7 +26,7 @@ pub(super) fn invoke(vm: &mut Vm, fiber: &mut Fiber, recv: Value, key: &Key, slo
         }
     }
     let args = &fiber.stack[slot + 2..slot + 2 + argc];
-    let r = crate::natives::call_method(vm, recv, key_name(key), args)?;
+    let r = crate::natives::call_method(vm, fiber, recv, key_name(key), args)?;
     builtin_ret(vm, fiber, r, slot)
 }
 
