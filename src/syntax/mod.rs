@@ -210,7 +210,8 @@ fn expected_closers(e: &ParseError<usize, Tok, LexError>) -> String {
     };
     expected
         .iter()
-        .filter_map(|x| ["\"}\"", "\")\"", "\"]\""].contains(&x.as_str()).then(|| x.as_bytes()[1] as char))
+        .filter(|x| ["\"}\"", "\")\"", "\"]\""].contains(&x.as_str()))
+        .map(|x| x.as_bytes()[1] as char)
         .collect()
 }
 

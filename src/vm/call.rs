@@ -103,7 +103,7 @@ pub fn check_arity(proto: &crate::bytecode::Proto, argc: usize) -> Res<()> {
 
 fn arity_message(proto: &crate::bytecode::Proto, argc: usize) -> String {
     let (nr, np) = (proto.nrequired as usize, proto.nparams as usize);
-    arity_text(&proto.display_name(), nr, np, proto.has_rest, argc)
+    arity_text(proto.display_name(), nr, np, proto.has_rest, argc)
 }
 
 /// "f expects 2 arguments, got 3" (also what `csp check` says before running).
