@@ -6,7 +6,7 @@
 use super::lifecycle::{cancel_fiber, finish, interrupt};
 use super::queue::Runnable;
 use super::report::{deadlock_report, trace_slice, uncaught_at_top};
-use super::{io, start, task, timer};
+use super::{io, outside_pending, start, task, timer};
 use crate::bytecode::ProtoRef;
 use crate::vm::exec::{self, Halt};
 use crate::vm::{gc, Fault, Fiber, Handle, Uncaught, Vm};
@@ -98,7 +98,7 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
             Ran::BrokenPipe => return Outcome::BrokenPipe,
         }
         let next_timer = timer::next_deadline(vm);
-        if next_timer.is_some() || io::pending(vm) {
+        if next_timer.is_some() || outside_pending(vm) {
             // Idle until the next timer or I/O completion: no polling loop.
             vm.out.flush();
             idle_wait(vm, next_timer);
@@ -134,8 +134,8 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
 /// delivers what came due.
 pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
     let wait = next_timer.map(|t| t.saturating_duration_since(Instant::now()));
-    if io::pending(vm) {
-        io::poll(vm, Some(wait.unwrap_or(Duration::from_secs(3600))));
+    if outside_pending(vm) {
+        poll_outside(vm, wait);
     } else if let Some(d) = wait {
         std::thread::sleep(d);
     }
@@ -147,8 +147,22 @@ pub(super) fn deliver_events(vm: &mut Vm) {
     vm.sched.ready.share_slice(vm.sched.slice);
     timer::fire_due(vm);
     if io::pending(vm) {
-        io::poll(vm, None);
+        io::deliver(vm);
     }
+    if vm.sched.reactor.as_ref().is_some_and(|r| r.waiting()) {
+        poll_outside(vm, Some(Duration::ZERO));
+    }
+}
+
+/// Waits up to `timeout` (None: until something happens) in the reactor, then
+/// wakes the fibers whose descriptors are ready and delivers finished pool work.
+fn poll_outside(vm: &mut Vm, timeout: Option<Duration>) {
+    if let Some(r) = vm.sched.reactor.as_mut() {
+        for (w, resume) in r.poll(timeout) {
+            vm.sched.wake(w, resume);
+        }
+    }
+    io::deliver(vm);
 }
 
 /// Runs a runnable for one slice and acts on how it stopped.

@@ -1,37 +1,43 @@
 //! Blocking work (files, stdin) on a small thread pool: the calling fiber parks,
 //! a worker thread does the work, and the completion is posted back to the
-//! scheduler, so only that fiber waits. What the work is belongs to the builtin
-//! that asked for it (`vm::builtin::IoWork`); the pool only runs it.
+//! scheduler (waking its `epoll` through the reactor's waker), so only that fiber
+//! waits. What the work is belongs to the builtin that asked for it
+//! (`vm::builtin::IoWork`); the pool only runs it.
 
 use super::Waiter;
 use crate::vm::{IoDone, IoWork, Resume, Vm};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 const WORKERS: usize = 2;
 
+/// A job: who waits, the work, and whether the builtin runs again when it is
+/// done (it buffered what the work produced) instead of taking its result.
+type Job = (Waiter, IoWork, bool);
+
 pub(super) struct IoPool {
-    jobs: Sender<(Waiter, IoWork)>,
-    done: Receiver<(Waiter, IoDone)>,
+    jobs: Sender<Job>,
+    done: Receiver<(Waiter, IoDone, bool)>,
     /// Jobs submitted and not yet completed.
     pending: usize,
 }
 
 impl IoPool {
-    fn start() -> IoPool {
-        let (jobs, job_rx) = channel::<(Waiter, IoWork)>();
+    fn start(waker: Arc<mio::Waker>) -> IoPool {
+        let (jobs, job_rx) = channel::<Job>();
         let (done_tx, done) = channel();
         let job_rx = Arc::new(Mutex::new(job_rx));
         for _ in 0..WORKERS {
             let rx = job_rx.clone();
             let tx = done_tx.clone();
+            let waker = waker.clone();
             std::thread::spawn(move || loop {
                 let next = rx.lock().map(|r| r.recv());
-                let Ok(Ok((w, work))) = next else { return };
-                if tx.send((w, work())).is_err() {
+                let Ok(Ok((w, work, retry))) = next else { return };
+                if tx.send((w, work(), retry)).is_err() {
                     return;
                 }
+                let _ = waker.wake();
             });
         }
         IoPool { jobs, done, pending: 0 }
@@ -39,31 +45,29 @@ impl IoPool {
 }
 
 /// Hands work to the pool (started on first use).
-pub(super) fn submit(vm: &mut Vm, w: Waiter, work: IoWork) {
-    let pool = vm.sched.io.get_or_insert_with(IoPool::start);
+pub(super) fn submit(vm: &mut Vm, w: Waiter, work: IoWork, retry: bool) -> std::io::Result<()> {
+    if vm.sched.io.is_none() {
+        let waker = super::reactor_of(vm)?.waker.clone();
+        vm.sched.io = Some(IoPool::start(waker));
+    }
+    let pool = vm.sched.io.as_mut().expect("started");
     pool.pending += 1;
-    let _ = pool.jobs.send((w, work));
+    let _ = pool.jobs.send((w, work, retry));
+    Ok(())
 }
 
 pub(super) fn pending(vm: &Vm) -> bool {
     vm.sched.io.as_ref().is_some_and(|p| p.pending > 0)
 }
 
-/// Delivers finished work; with `wait`, blocks up to that long for the first one.
-pub(super) fn poll(vm: &mut Vm, wait: Option<Duration>) {
+/// Delivers finished work, without waiting.
+pub(super) fn deliver(vm: &mut Vm) {
     let Some(pool) = vm.sched.io.as_mut() else { return };
-    let mut done = Vec::new();
-    if let Some(d) = wait {
-        if let Ok(x) = pool.done.recv_timeout(d) {
-            done.push(x);
-        }
-    }
-    while let Ok(x) = pool.done.try_recv() {
-        done.push(x);
-    }
+    let done: Vec<_> = pool.done.try_iter().collect();
     pool.pending -= done.len();
-    for (w, finish) in done {
+    for (w, finish, retry) in done {
         let resume = match finish(&mut vm.heap) {
+            Ok(_) if retry => Resume::Retry,
             Ok(v) => Resume::Value(v),
             Err(msg) => Resume::Throw(crate::vm::error::bare_error(vm, crate::vm::ErrorKind::Io, &msg)),
         };

@@ -281,6 +281,11 @@ fn unpark(vm: &mut Vm, fid: u32) {
                 select::remove_from(vm, h, w);
             }
         }
+        Some(Wait::Fd(fd)) => {
+            if let Some(r) = vm.sched.reactor.as_mut() {
+                r.forget(fd, fid);
+            }
+        }
         _ => {}
     }
     let s = vm.sched.state_mut(fid);

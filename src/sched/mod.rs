@@ -13,6 +13,7 @@ mod lifecycle;
 mod lock;
 pub mod ops;
 mod queue;
+mod reactor;
 mod report;
 mod select;
 pub mod session;
@@ -72,6 +73,8 @@ pub(crate) enum Wait {
     Scope,
     Sleep,
     Io,
+    /// A descriptor (a pipe, a child's pidfd) to become ready.
+    Fd(std::os::fd::RawFd),
 }
 
 impl Wait {
@@ -85,7 +88,7 @@ impl Wait {
             Wait::Group => "wait on waitgroup",
             Wait::Scope => "end of wait block",
             Wait::Sleep => "sleep",
-            Wait::Io => "I/O",
+            Wait::Io | Wait::Fd(_) => "I/O",
         }
     }
 }
@@ -173,6 +176,9 @@ pub struct Sched {
     ticks: u64,
     /// The blocking-I/O pool, once used.
     io: Option<io::IoPool>,
+    /// The `epoll` the scheduler sleeps in when descriptors, the pool or
+    /// signals can wake a fiber; made on first use.
+    reactor: Option<reactor::Reactor>,
     /// `--trace FILE`: Chrome trace events of every slice, written at exit.
     trace: Option<Vec<String>>,
 }
@@ -195,6 +201,7 @@ impl Default for Sched {
             orphan_error: None,
             ticks: 0,
             io: None,
+            reactor: None,
             trace: None,
         }
     }
@@ -329,4 +336,19 @@ mod size_tests {
         let slot = std::mem::size_of::<super::Slot>();
         assert!(slot <= 64, "Slot is {slot} bytes");
     }
+}
+
+/// The reactor, made on first use. Making it fails only when the process is
+/// out of descriptors.
+fn reactor_of(vm: &mut crate::vm::Vm) -> std::io::Result<&mut reactor::Reactor> {
+    if vm.sched.reactor.is_none() {
+        vm.sched.reactor = Some(reactor::Reactor::new()?);
+    }
+    Ok(vm.sched.reactor.as_mut().expect("made"))
+}
+
+/// Can something outside the fibers (finished pool work, a ready descriptor)
+/// still wake one?
+fn outside_pending(vm: &crate::vm::Vm) -> bool {
+    io::pending(vm) || vm.sched.reactor.as_ref().is_some_and(|r| r.waiting())
 }

@@ -6,7 +6,8 @@
 use super::{chan, lock, select, start, task, timer, Wait};
 use crate::bytecode::Site;
 use crate::vm::ErrorKind;
-use crate::vm::{err, Blocking, Fault, Handle, Obj, Res, Value, Vm};
+use crate::vm::builtin::Ready;
+use crate::vm::{err, Blocking, Fault, Handle, Obj, Res, Resume, Value, Vm};
 use std::time::Duration;
 
 pub use super::chan::Chan;
@@ -183,18 +184,40 @@ pub fn yield_now(vm: &mut Vm) -> Res<()> {
 
 /// Parks the running fiber on a builtin's blocking operation.
 pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
+    let retry = matches!(b, Blocking::IoThenRetry(_));
     match b {
         Blocking::Sleep(ms) => {
             let w = park(vm, Wait::Sleep)?;
             timer::add(vm, timer::deadline(ms), timer::TimerKind::Wake(w));
         }
-        Blocking::Io(work) => {
+        Blocking::Io(work) | Blocking::IoThenRetry(work) => {
             let w = park(vm, Wait::Io)?;
             // Whatever was printed (a prompt) shows before the fiber waits.
             vm.out.flush();
-            super::io::submit(vm, w, work);
+            if let Err(e) = super::io::submit(vm, w, work, retry) {
+                return unblock(vm, w, format!("cannot start I/O: {e}"));
+            }
+        }
+        Blocking::Ready(fd, ready) => {
+            let interest = match ready {
+                Ready::Read => mio::Interest::READABLE,
+                Ready::Write => mio::Interest::WRITABLE,
+            };
+            let w = park(vm, Wait::Fd(fd))?;
+            vm.out.flush();
+            if let Err(e) = super::reactor_of(vm).and_then(|r| r.wait(fd, interest, w)) {
+                return unblock(vm, w, format!("cannot wait for I/O: {e}"));
+            }
         }
     }
+    Ok(())
+}
+
+/// A blocking operation that could not even start: the parked fiber gets an
+/// `io` error thrown where it waits.
+fn unblock(vm: &mut Vm, w: super::Waiter, msg: String) -> Res<()> {
+    let e = crate::vm::error::bare_error(vm, ErrorKind::Io, &msg);
+    vm.sched.wake(w, Resume::Throw(e));
     Ok(())
 }
 
@@ -278,7 +301,7 @@ pub fn others_deadlocked(vm: &mut Vm) -> Option<String> {
     let cur = vm.sched.current;
     let others_parked = vm.sched.states().filter(|&(id, _)| id != cur).all(|(_, s)| s.parked.is_some());
     let some_parked = vm.sched.states().any(|(id, s)| id != cur && s.parked.is_some());
-    let idle = vm.sched.ready.is_empty() && !super::io::pending(vm) && !timer::can_wake_a_fiber(vm);
+    let idle = vm.sched.ready.is_empty() && !super::outside_pending(vm) && !timer::can_wake_a_fiber(vm);
     (idle && others_parked && some_parked).then(|| super::report::deadlock_report(vm))
 }
 

@@ -5,7 +5,7 @@
 use super::driver::{run_ready, Ran};
 use super::report::uncaught_at_top;
 use super::task::{self, TaskState};
-use super::{io, timer};
+use super::timer;
 use crate::bytecode::ProtoRef;
 use crate::vm::{Handle, Uncaught, Value, Vm};
 use std::time::{Duration, Instant};
@@ -64,7 +64,7 @@ pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mu
                 return Pumped::Busy;
             }
             let next = timer::next_deadline(vm);
-            if entry.is_none() && next.is_none() && !io::pending(vm) {
+            if entry.is_none() && next.is_none() && !super::outside_pending(vm) {
                 return Pumped::Done;
             }
             Pumped::Idle(next)
@@ -74,7 +74,7 @@ pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mu
 
 /// True when the entry is blocked and nothing pending can ever wake it.
 pub fn stuck(vm: &Vm, entry: Handle) -> bool {
-    !task::get(vm, entry).finished() && vm.sched.ready.is_empty() && !io::pending(vm) && !timer::pending(vm)
+    !task::get(vm, entry).finished() && vm.sched.ready.is_empty() && !super::outside_pending(vm) && !timer::pending(vm)
 }
 
 /// The entry's result, once it finished well.
@@ -105,5 +105,5 @@ pub fn describe_fibers(vm: &Vm) -> Vec<String> {
 
 /// Is blocking work in flight (its completion wakes a fiber)?
 pub fn io_pending(vm: &Vm) -> bool {
-    io::pending(vm)
+    super::outside_pending(vm)
 }

@@ -24,6 +24,18 @@ pub enum Blocking {
     Sleep(f64),
     /// Run `IoWork` on the I/O thread pool (cancelling only stops the wait).
     Io(IoWork),
+    /// Run `IoWork` on the pool, then call the builtin again: the work left
+    /// what it produced where the builtin finds it (a stream's buffer).
+    IoThenRetry(IoWork),
+    /// Wait until the descriptor is ready, then call the builtin again.
+    Ready(std::os::fd::RawFd, Ready),
+}
+
+/// What a descriptor must be ready for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ready {
+    Read,
+    Write,
 }
 
 /// Turns a finished job's output into a value, on the VM's thread; an `Err` is

@@ -58,7 +58,8 @@ fn resume_unstarted(vm: &mut Vm, fiber: &mut Fiber, r: Resume) -> Option<Halt> {
     match r {
         Resume::Value(v) | Resume::Recv(v, _) | Resume::Select(_, v, _) => Some(Halt::Done(v)),
         Resume::Throw(e) => throw(vm, fiber, Fault::Throw(e)),
-        Resume::Retry => Some(Halt::Done(Value::Nil)),
+        // A builtin that waited for a descriptor runs again.
+        Resume::Retry => start(vm, fiber),
     }
 }
 
