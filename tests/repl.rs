@@ -241,7 +241,8 @@ fn type_ahead_during_a_running_entry() {
 fn paste_without_bracketed_paste() {
     let mut r = Repl::start("paste");
     let mut text: String = (1..=50).map(|i| format!("let x{i} = {i}\n")).collect();
-    text += "fn add3(a, b, c) {\n    let ab = a + b\n    return ab +\n        c\n}\n";
+    // Tabs included: without bracketed paste they arrive as Tab keys.
+    text += "fn add3(a, b, c) {\n\tlet ab = a + b\n\treturn ab +\t\n\t\tc\n}\n";
     let sum: Vec<String> = (1..=50).map(|i| format!("x{i}")).collect();
     text += &format!("print(add3({}, 0, 0))\n", sum.join(" + "));
     r.send_now(&text);

@@ -213,6 +213,9 @@ fn candidates(names: &Names, line: &str, pos: usize) -> (usize, Vec<String>) {
     let word = &line[start..pos];
     let mut found: Vec<String> = match line[..start].strip_suffix('.') {
         Some(receiver) => members(names, receiver),
+        // No word begun: the Tab is kept as typed (an indent, or a tab in a
+        // paste that did not come as a bracketed paste).
+        None if word.is_empty() => return (pos, vec!["\t".to_string()]),
         None => {
             let globals = names.globals.iter().map(|(n, _)| n.clone());
             KEYWORDS.iter().map(|k| k.to_string()).chain(globals).collect()
@@ -243,5 +246,7 @@ mod tests {
         assert_eq!(at_end("  :"), (2, COMMANDS.iter().map(|c| c.to_string()).collect()));
         assert!(at_end("unknown.ge").1.contains(&"get".to_string()), "any member when the type is unknown");
         assert_eq!(at_end("as").1, ["as", "async"]);
+        assert_eq!(at_end("\t"), (1, vec!["\t".to_string()]), "a Tab where no word is begun stays a Tab");
+        assert_eq!(at_end("let x = "), (8, vec!["\t".to_string()]));
     }
 }
