@@ -24,9 +24,9 @@ impl Repl {
     }
 
     /// Types a line and waits for `want` in the output that follows it, then for
-    /// the next prompt. (The
-    /// editor redraws the line as it is typed, so output starts at the first
-    /// newline; and it drops keys typed ahead, so callers wait for each prompt.)
+    /// the next prompt. (The editor redraws the line as it is typed, so output
+    /// starts at the first newline. Waiting for each prompt keeps the output in
+    /// step; the tests below type ahead without waiting.)
     fn line(&mut self, text: &str, want: &str) {
         self.p.send_line(text).unwrap();
         self.p.exp_string("\r\n").unwrap();
