@@ -226,7 +226,8 @@ fn type_ahead_during_a_running_entry() {
     r.send_now("let a = 1\nlet b = 2\nlet c = 3\nlet d = 4\n");
     r.send_now("print(a + b + c + d)\n");
     r.output("10");
-    // Again once the entry is surely running (its line was accepted).
+    // Again once the entry is surely running (the editor took its line).
+    r.p.exp_string("csp> ").unwrap();
     r.send_now("sleep(1000)\n");
     r.accepted("sleep(1000)");
     r.send_now("let e = 5\n");
@@ -261,6 +262,7 @@ fn keys_between_enter_and_the_next_prompt() {
         r.output(&format!("got{i}"));
     }
     for i in 0..5 {
+        r.p.exp_string("csp> ").unwrap();
         r.send_now("sleep(100)\n");
         r.accepted("sleep(100)");
         r.send_now(&format!("print({i} * 1000 + 7)\n"));
@@ -296,6 +298,9 @@ fn keys_after_ctrl_c_and_ctrl_d_at_the_prompt() {
     r.p.exp_string("...> ").unwrap();
     r.send_now("oops\x03let z = 3\nz * 14\n");
     r.output("42");
+    // At the prompt: while an entry runs the terminal takes Ctrl-D as its own
+    // end of file, which a `read_line()` in the entry may be waiting for.
+    r.p.exp_string("csp> ").unwrap();
     r.send_now("let more = [\n\x04let q = 6\nq * 7 + z\n");
     r.output("45");
     r.quit();
