@@ -194,7 +194,7 @@ fn read_entry(rl: &mut Rl, console: &Console, stop: &Mutex<Stop>) -> Option<Stri
                     return Some(buf);
                 }
             }
-            // A SIGINT during the read still ends it this way.
+            // The terminal's interrupt key, if not Ctrl-C, still fails the read.
             (Err(ReadlineError::Interrupted), _) => buf.clear(),
             (Err(ReadlineError::Eof), _) if !buf.is_empty() => buf.clear(),
             (Err(_), _) => return None,
