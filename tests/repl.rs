@@ -24,9 +24,9 @@ impl Repl {
     }
 
     /// Types a line and waits for `want` in the output that follows it, then for
-    /// the next prompt. (The
-    /// editor redraws the line as it is typed, so output starts at the first
-    /// newline; and it drops keys typed ahead, so callers wait for each prompt.)
+    /// the next prompt. (The editor redraws the line as it is typed, so output
+    /// starts at the first newline. Waiting for each prompt keeps the output in
+    /// step; the tests below type ahead without waiting.)
     fn line(&mut self, text: &str, want: &str) {
         self.p.send_line(text).unwrap();
         self.p.exp_string("\r\n").unwrap();
@@ -39,6 +39,30 @@ impl Repl {
     /// Types a line and waits for the next prompt.
     fn entry(&mut self, text: &str) {
         self.line(text, "csp> ");
+    }
+
+    /// Sends `text` at once (one write unless the pty is full), not waiting for
+    /// any prompt: as fast as a paste or a quick typist.
+    fn send_now(&mut self, text: &str) {
+        let mut rest = text;
+        while !rest.is_empty() {
+            let n = self.p.send(rest).unwrap();
+            rest = &rest[n..];
+        }
+        self.p.flush().unwrap();
+    }
+
+    /// Waits until the editor has taken `line` (its Enter moves to a new line).
+    fn accepted(&mut self, line: &str) {
+        self.p.exp_string(line).unwrap();
+        self.p.exp_string("\r\n").unwrap();
+    }
+
+    /// Waits for a line of output reading `want`; a name left undefined (a line
+    /// lost) fails at once rather than at the timeout.
+    fn output(&mut self, want: &str) {
+        let (_, got) = self.p.exp_regex(&format!(r"\n{want}\r\n|undefined name '\w+'")).unwrap();
+        assert_eq!(got.trim(), want, "input was lost");
     }
 
     /// Ctrl-D: the session ends with exit code 0.
@@ -191,5 +215,93 @@ fn background_failure_after_garbage_collection() {
     r.p.exp_string("late failure").unwrap();
     r.p.exp_string("csp> ").unwrap();
     r.line("1 + 1", "2");
+    r.quit();
+}
+
+/// Lines typed while an entry runs all run afterwards, in order.
+#[test]
+fn type_ahead_during_a_running_entry() {
+    let mut r = Repl::start("typeahead");
+    r.send_now("sleep(1500)\n");
+    r.send_now("let a = 1\nlet b = 2\nlet c = 3\nlet d = 4\n");
+    r.send_now("print(a + b + c + d)\n");
+    r.output("10");
+    // Again once the entry is surely running (the editor took its line).
+    r.p.exp_string("csp> ").unwrap();
+    r.send_now("sleep(1000)\n");
+    r.accepted("sleep(1000)");
+    r.send_now("let e = 5\n");
+    r.send_now("let f = 6\nprint(a + f + e)\n");
+    r.output("12");
+    r.quit();
+}
+
+/// A paste without bracketed paste mode is just fast typing: every line runs,
+/// including a definition spread over several lines.
+#[test]
+fn paste_without_bracketed_paste() {
+    let mut r = Repl::start("paste");
+    let mut text: String = (1..=50).map(|i| format!("let x{i} = {i}\n")).collect();
+    // Tabs included: without bracketed paste they arrive as Tab keys.
+    text += "fn add3(a, b, c) {\n\tlet ab = a + b\n\treturn ab +\t\n\t\tc\n}\n";
+    let sum: Vec<String> = (1..=50).map(|i| format!("x{i}")).collect();
+    text += &format!("print(add3({}, 0, 0))\n", sum.join(" + "));
+    r.send_now(&text);
+    r.output("1275");
+    r.quit();
+}
+
+/// Keys that arrive after an Enter, before the next prompt is drawn.
+#[test]
+fn keys_between_enter_and_the_next_prompt() {
+    let mut r = Repl::start("afterenter");
+    for i in 0..20 {
+        r.send_now(&format!("print(\"got\" + str({i}))\n"));
+    }
+    for i in 0..20 {
+        r.output(&format!("got{i}"));
+    }
+    for i in 0..5 {
+        r.p.exp_string("csp> ").unwrap();
+        r.send_now("sleep(100)\n");
+        r.accepted("sleep(100)");
+        r.send_now(&format!("print({i} * 1000 + 7)\n"));
+        r.output(&format!("{}", i * 1000 + 7));
+    }
+    r.quit();
+}
+
+/// Ctrl-C cancels the running entry without discarding what was typed after
+/// it, even when pressed right after the entry's Enter.
+#[test]
+fn ctrl_c_keeps_type_ahead() {
+    let mut r = Repl::start("ctrlcahead");
+    let began = std::time::Instant::now();
+    r.send_now("try { sleep(30000) } finally { print(\"cleaned up\") }\nlet k = 40\n");
+    r.accepted("print(\"cleaned up\") }");
+    r.send_now("let m = 2\n");
+    r.p.send_control('c').unwrap();
+    r.p.exp_string("cleaned up").unwrap();
+    r.p.exp_string("cancelled").unwrap();
+    r.send_now("k + m\n");
+    r.output("42");
+    assert!(began.elapsed() < std::time::Duration::from_secs(10));
+    r.quit();
+}
+
+/// Ctrl-C at the prompt, or Ctrl-D on an empty continuation line, drops the
+/// half-typed entry but not the keys that follow in the same burst.
+#[test]
+fn keys_after_ctrl_c_and_ctrl_d_at_the_prompt() {
+    let mut r = Repl::start("ctrlcprompt");
+    r.send_now("let junk = (\n");
+    r.p.exp_string("...> ").unwrap();
+    r.send_now("oops\x03let z = 3\nz * 14\n");
+    r.output("42");
+    // At the prompt: while an entry runs the terminal takes Ctrl-D as its own
+    // end of file, which a `read_line()` in the entry may be waiting for.
+    r.p.exp_string("csp> ").unwrap();
+    r.send_now("let more = [\n\x04let q = 6\nq * 7 + z\n");
+    r.output("45");
     r.quit();
 }

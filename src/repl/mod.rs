@@ -2,7 +2,8 @@
 //! thread owns the VM and keeps the scheduler going while the prompt waits, so
 //! fibers started at the prompt keep running and timers fire. Each entry runs as a
 //! fiber of its own; Ctrl-C (SIGINT, since the terminal is not in raw mode while
-//! an entry runs) cancels it.
+//! an entry runs) cancels it. Keys typed meanwhile wait in the terminal (see
+//! reader.rs for the rest of the way no key is lost).
 
 mod commands;
 mod reader;
@@ -29,6 +30,35 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_sigint(_: libc::c_int) {
     INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Sets NOFLSH on the terminal while the REPL runs, so that a Ctrl-C cancelling
+/// an entry does not make the kernel discard what was typed ahead.
+struct KeepTypeAhead(Option<libc::termios>);
+
+impl KeepTypeAhead {
+    fn new() -> KeepTypeAhead {
+        // SAFETY: termios is plain data that tcgetattr fills in.
+        unsafe {
+            let mut saved: libc::termios = std::mem::zeroed();
+            if libc::tcgetattr(libc::STDIN_FILENO, &mut saved) != 0 {
+                return KeepTypeAhead(None);
+            }
+            let mut t = saved;
+            t.c_lflag |= libc::NOFLSH;
+            libc::tcsetattr(libc::STDIN_FILENO, libc::TCSADRAIN, &t);
+            KeepTypeAhead(Some(saved))
+        }
+    }
+}
+
+impl Drop for KeepTypeAhead {
+    fn drop(&mut self) {
+        if let Some(t) = &self.0 {
+            // SAFETY: restores the settings read in `new`.
+            unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSADRAIN, t) };
+        }
+    }
 }
 
 /// Writes to the terminal: above the prompt while one is shown (rustyline's
@@ -89,18 +119,23 @@ pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
     unsafe {
         libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
     }
+    let interactive = std::io::IsTerminal::is_terminal(&std::io::stdin());
+    // Before the reader starts: each `readline` restores the mode it found.
+    let _keep = interactive.then(KeepTypeAhead::new);
     let globals = Arc::new(Mutex::new(reader::Names::default()));
     let (entry_tx, entries) = mpsc::channel();
     let (ready, ready_rx) = mpsc::channel();
     let (c, g) = (console.clone(), globals.clone());
     std::thread::spawn(move || reader::run(c, g, entry_tx, ready_rx));
-    let interactive = std::io::IsTerminal::is_terminal(&std::io::stdin());
     if interactive {
         console.out(&format!("csp {} — :help for commands, Ctrl-D to quit\n", env!("CARGO_PKG_VERSION")));
     }
     let mut session = Session { vm, console, color: crate::diag::use_color(), failed: false };
     loop {
         publish_globals(&session.vm, &globals);
+        // A Ctrl-C from here on is for the next entry, even one pressed right
+        // after its Enter, before it starts.
+        INTERRUPTED.store(false, Ordering::SeqCst);
         if ready.send(()).is_err() {
             break;
         }
@@ -252,7 +287,6 @@ impl Session {
     }
 
     fn run_entry(&mut self, proto: crate::bytecode::ProtoRef) {
-        INTERRUPTED.store(false, Ordering::SeqCst);
         let entry = session::start_entry(&mut self.vm, proto);
         let mut cancelled = false;
         loop {

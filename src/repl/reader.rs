@@ -1,12 +1,19 @@
 //! The REPL's line-editing thread: rustyline with history and completion. It
 //! reads a whole entry (asking the parser whether more lines are needed), hands it
 //! to the session thread, and waits until the session is ready for the next one.
+//!
+//! No key is lost: rustyline reads the terminal in chunks, and keys read past
+//! the end of a line (type-ahead, a paste) wait in its buffer for the next
+//! `readline` (the `buffer-redux` feature); keys typed while an entry runs wait
+//! in the terminal. A failed `readline` would drop that buffer, so Ctrl-C and
+//! Ctrl-D end the line like Enter instead, noting which key it was.
 
 use super::{Console, Input};
 use rustyline::completion::Completer;
 use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
-use rustyline::{Context, Editor, Helper, Highlighter, Hinter, Validator};
+use rustyline::{Cmd, ConditionalEventHandler, Context, Editor, Event, EventContext, EventHandler, KeyEvent};
+use rustyline::{Helper, Highlighter, Hinter, RepeatCount, Validator};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
@@ -99,9 +106,34 @@ fn history_file() -> Option<std::path::PathBuf> {
     std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".csp_history"))
 }
 
+/// A key that ends the line without it being entered.
+#[derive(Clone, Copy, PartialEq)]
+enum Stop {
+    None,
+    /// Ctrl-C: drop the half-typed entry.
+    Interrupt,
+    /// Ctrl-D on an empty line: leave, or drop the half-typed entry.
+    Eof,
+}
+
+/// Binds `key` to end the line and set `stop` (see the module comment).
+struct StopKey(Stop, Arc<Mutex<Stop>>);
+
+impl ConditionalEventHandler for StopKey {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, ctx: &EventContext) -> Option<Cmd> {
+        if self.0 == Stop::Eof && !ctx.line().is_empty() {
+            return None; // Ctrl-D inside a line deletes a character
+        }
+        *self.1.lock().ok()? = self.0;
+        Some(Cmd::AcceptLine)
+    }
+}
+
+type Rl = Editor<Completion, DefaultHistory>;
+
 /// The reader thread's body.
 pub fn run(console: Console, names: Arc<Mutex<Names>>, entries: Sender<Input>, ready: Receiver<()>) {
-    let mut rl: Editor<Completion, DefaultHistory> = match Editor::new() {
+    let mut rl: Rl = match Editor::new() {
         Ok(rl) => rl,
         Err(e) => {
             console.err(&format!("csp: cannot start the line editor: {e}\n"));
@@ -110,6 +142,10 @@ pub fn run(console: Console, names: Arc<Mutex<Names>>, entries: Sender<Input>, r
         }
     };
     rl.set_helper(Some(Completion { names }));
+    let stop = Arc::new(Mutex::new(Stop::None));
+    for (key, k) in [(KeyEvent::ctrl('C'), Stop::Interrupt), (KeyEvent::ctrl('D'), Stop::Eof)] {
+        rl.bind_sequence(key, EventHandler::Conditional(Box::new(StopKey(k, stop.clone()))));
+    }
     let history = history_file();
     if let Some(h) = &history {
         let _ = rl.load_history(h);
@@ -118,7 +154,7 @@ pub fn run(console: Console, names: Arc<Mutex<Names>>, entries: Sender<Input>, r
         console.set_printer(Box::new(p));
     }
     while ready.recv().is_ok() {
-        let Some(entry) = read_entry(&mut rl, &console) else {
+        let Some(entry) = read_entry(&mut rl, &console, &stop) else {
             let _ = entries.send(Input::Quit);
             break;
         };
@@ -133,14 +169,20 @@ pub fn run(console: Console, names: Arc<Mutex<Names>>, entries: Sender<Input>, r
 }
 
 /// Reads lines until they form a whole entry; None on Ctrl-D or `:quit`.
-fn read_entry(rl: &mut Editor<Completion, DefaultHistory>, console: &Console) -> Option<String> {
+fn read_entry(rl: &mut Rl, console: &Console, stop: &Mutex<Stop>) -> Option<String> {
     let mut buf = String::new();
     loop {
         console.prompting(true);
         let line = rl.readline(if buf.is_empty() { PROMPT } else { MORE });
         console.prompting(false);
-        match line {
-            Ok(line) => {
+        let key = stop.lock().map(|mut s| std::mem::replace(&mut *s, Stop::None)).unwrap_or(Stop::None);
+        match (line, key) {
+            // Ctrl-C drops the half-typed entry; Ctrl-D on an empty line leaves,
+            // or drops the half-typed entry at a continuation line.
+            (Ok(_), Stop::Interrupt) => buf.clear(),
+            (Ok(_), Stop::Eof) if buf.is_empty() => return None,
+            (Ok(_), Stop::Eof) => buf.clear(),
+            (Ok(line), Stop::None) => {
                 buf.push_str(&line);
                 buf.push('\n');
                 let t = buf.trim();
@@ -152,10 +194,10 @@ fn read_entry(rl: &mut Editor<Completion, DefaultHistory>, console: &Console) ->
                     return Some(buf);
                 }
             }
-            // Ctrl-C at the prompt drops the half-typed entry.
-            Err(ReadlineError::Interrupted) => buf.clear(),
-            Err(ReadlineError::Eof) if !buf.is_empty() => buf.clear(),
-            Err(_) => return None,
+            // The terminal's interrupt key, if not Ctrl-C, still fails the read.
+            (Err(ReadlineError::Interrupted), _) => buf.clear(),
+            (Err(ReadlineError::Eof), _) if !buf.is_empty() => buf.clear(),
+            (Err(_), _) => return None,
         }
     }
 }
@@ -171,6 +213,9 @@ fn candidates(names: &Names, line: &str, pos: usize) -> (usize, Vec<String>) {
     let word = &line[start..pos];
     let mut found: Vec<String> = match line[..start].strip_suffix('.') {
         Some(receiver) => members(names, receiver),
+        // No word begun: the Tab is kept as typed (an indent, or a tab in a
+        // paste that did not come as a bracketed paste).
+        None if word.is_empty() => return (pos, vec!["\t".to_string()]),
         None => {
             let globals = names.globals.iter().map(|(n, _)| n.clone());
             KEYWORDS.iter().map(|k| k.to_string()).chain(globals).collect()
@@ -201,5 +246,7 @@ mod tests {
         assert_eq!(at_end("  :"), (2, COMMANDS.iter().map(|c| c.to_string()).collect()));
         assert!(at_end("unknown.ge").1.contains(&"get".to_string()), "any member when the type is unknown");
         assert_eq!(at_end("as").1, ["as", "async"]);
+        assert_eq!(at_end("\t"), (1, vec!["\t".to_string()]), "a Tab where no word is begun stays a Tab");
+        assert_eq!(at_end("let x = "), (8, vec!["\t".to_string()]));
     }
 }
