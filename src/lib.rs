@@ -7,6 +7,7 @@ pub mod diag;
 pub mod format;
 pub mod limits;
 pub mod natives;
+pub mod os;
 pub mod repl;
 pub mod runner;
 pub mod sched;

@@ -17,6 +17,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_native("range", range);
     vm.define_builtin("error", NativeFn::Full(error));
     vm.define_builtin("__timeout_error", NativeFn::Full(timeout_error));
+    vm.define_builtin("__io_error", NativeFn::Full(io_error));
     vm.define_native("assert", assert);
     vm.define_native("args", args);
 }
@@ -150,6 +151,12 @@ fn error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
 fn timeout_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("__timeout_error", args, 1, 1)?;
     Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Timeout))
+}
+
+/// `__io_error(msg)`: `error(msg)` of kind `io`, for `std/proc`.
+fn io_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("__io_error", args, 1, 1)?;
+    Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Io))
 }
 
 fn error_of_kind(vm: &mut Vm, fiber: &Fiber, message: Value, kind: ErrorKind) -> Ret {

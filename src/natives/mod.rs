@@ -9,6 +9,8 @@ pub mod json;
 pub mod list;
 pub mod map;
 pub mod math;
+pub mod process;
+pub mod stream;
 pub mod string;
 
 use crate::vm::object::Obj;
@@ -24,6 +26,8 @@ pub fn register(vm: &mut Vm) {
     json::register(vm);
     conc::register(vm);
     io::register(vm);
+    process::register(vm);
+    stream::register(vm);
 }
 
 /// Calls builtin method `name` on `recv`. Fields of maps that hold functions are
@@ -39,6 +43,8 @@ pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &st
             Obj::Str(_) => return string::call(vm, recv, name, args).map(Ret::Value),
             Obj::List(_) => return list::call(vm, h, name, args),
             Obj::Map(_) => return map::call(vm, h, name, args).map(Ret::Value),
+            Obj::Stream(_) => return stream::call(vm, h, name, args),
+            Obj::Process(_) => return process::call(vm, h, name, args),
             Obj::Range(lo, hi) if name == "len" => {
                 arity(name, args, 0, 0)?;
                 return Ok(Ret::Value(Value::Int(hi.saturating_sub(*lo).max(0))));
@@ -69,6 +75,8 @@ pub fn methods_of(kind: &str) -> &'static [&'static str] {
         "waitgroup" => &["add", "done"],
         "coroutine" => &["close", "resume", "throw"],
         "range" => &["len"],
+        "stream" => stream::METHODS,
+        "process" => process::METHODS,
         _ => &[],
     }
 }
@@ -334,4 +342,14 @@ mod tests {
             assert_eq!(e.kind, want);
         }
     }
+}
+
+/// The bytes of a string (or, once the bytes type lands, of bytes) argument.
+pub(crate) fn data_arg(vm: &Vm, v: Value) -> Option<Vec<u8>> {
+    vm.heap.as_str(v).map(|s| s.s.as_bytes().to_vec())
+}
+
+/// Binary data as a value (text until the bytes type lands).
+pub(crate) fn bytes_value(vm: &mut Vm, data: Vec<u8>) -> Value {
+    vm.heap.string(String::from_utf8_lossy(&data).into_owned())
 }

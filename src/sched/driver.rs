@@ -5,11 +5,12 @@
 
 use super::lifecycle::{cancel_fiber, finish, interrupt};
 use super::queue::Runnable;
+use super::reactor::Woken;
 use super::report::{deadlock_report, trace_slice, uncaught_at_top};
 use super::{io, outside_pending, start, task, timer};
 use crate::bytecode::ProtoRef;
 use crate::vm::exec::{self, Halt};
-use crate::vm::{gc, Fault, Fiber, Handle, Uncaught, Vm};
+use crate::vm::{gc, Fault, Fiber, Handle, Resume, Uncaught, Vm};
 use std::time::{Duration, Instant};
 
 /// Back-edges and calls between clock checks.
@@ -80,6 +81,8 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
 pub fn run_main(vm: &mut Vm, proto: ProtoRef) -> Outcome {
     let main = start::start_main(vm, proto);
     let outcome = run_program(vm, main);
+    // Children still running when the program ends are killed (and reaped).
+    super::ops::kill_children(vm, None);
     vm.sched.main_task = None;
     vm.out.flush();
     if vm.out.is_broken() {
@@ -158,11 +161,22 @@ pub(super) fn deliver_events(vm: &mut Vm) {
 /// wakes the fibers whose descriptors are ready and delivers finished pool work.
 fn poll_outside(vm: &mut Vm, timeout: Option<Duration>) {
     if let Some(r) = vm.sched.reactor.as_mut() {
-        for (w, resume) in r.poll(timeout) {
-            vm.sched.wake(w, resume);
-        }
+        let woken = r.poll(timeout);
+        wake_all(vm, woken);
     }
     io::deliver(vm);
+}
+
+/// Wakes the fibers the reactor is done with.
+pub(super) fn wake_all(vm: &mut Vm, woken: Vec<(super::Waiter, Woken)>) {
+    for (w, how) in woken {
+        let resume = match how {
+            Woken::Retry => Resume::Retry,
+            Woken::Written => Resume::Value(crate::vm::Value::Nil),
+            Woken::Failed(msg) => Resume::Throw(crate::vm::error::bare_error(vm, crate::vm::ErrorKind::Io, &msg)),
+        };
+        vm.sched.wake(w, resume);
+    }
 }
 
 /// Runs a runnable for one slice and acts on how it stopped.

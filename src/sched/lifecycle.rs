@@ -99,6 +99,10 @@ pub(super) fn finish(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>)
         Err(u) if cancelled && is_kind(vm, u.value, ErrorKind::Cancelled) => TaskState::Cancelled(u.value),
         Err(u) => TaskState::Failed(u.value),
     };
+    // A fiber that failed or was cancelled takes the processes it started with it.
+    if !matches!(state, TaskState::Done(_)) {
+        super::ops::kill_children(vm, Some(th));
+    }
     if is_main && result.is_err() && !matches!(state, TaskState::Cancelled(_)) {
         return result.err();
     }

@@ -181,6 +181,9 @@ pub struct Sched {
     reactor: Option<reactor::Reactor>,
     /// `--trace FILE`: Chrome trace events of every slice, written at exit.
     trace: Option<Vec<String>>,
+    /// Child processes started and not yet known to be reaped: a cancelled
+    /// owner kills its own, the program's end kills the rest.
+    children: Vec<Handle>,
 }
 
 impl Default for Sched {
@@ -203,6 +206,7 @@ impl Default for Sched {
             io: None,
             reactor: None,
             trace: None,
+            children: Vec::new(),
         }
     }
 }
@@ -320,6 +324,7 @@ impl Sched {
             }
         }
         self.timers.roots(&mut push);
+        self.children.iter().for_each(|&h| push(Value::Obj(h)));
         self.main_task.map(Value::Obj).map(&mut push);
         self.ready.pending_tasks().for_each(|h| push(Value::Obj(h)));
         self.unstarted.roots().for_each(&mut push);

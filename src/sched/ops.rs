@@ -5,8 +5,8 @@
 
 use super::{chan, lock, select, start, task, timer, Wait};
 use crate::bytecode::Site;
-use crate::vm::ErrorKind;
 use crate::vm::builtin::Ready;
+use crate::vm::ErrorKind;
 use crate::vm::{err, Blocking, Fault, Handle, Obj, Res, Resume, Value, Vm};
 use std::time::Duration;
 
@@ -205,7 +205,14 @@ pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
             };
             let w = park(vm, Wait::Fd(fd))?;
             vm.out.flush();
-            if let Err(e) = super::reactor_of(vm).and_then(|r| r.wait(fd, interest, w)) {
+            if let Err(e) = super::reactor_of(vm).and_then(|r| r.wait(fd, interest, w, None)) {
+                return unblock(vm, w, format!("cannot wait for I/O: {e}"));
+            }
+        }
+        Blocking::Write(fd, data, name) => {
+            let w = park(vm, Wait::Fd(fd))?;
+            let write = Some((data, name));
+            if let Err(e) = super::reactor_of(vm).and_then(|r| r.wait(fd, mio::Interest::WRITABLE, w, write)) {
                 return unblock(vm, w, format!("cannot wait for I/O: {e}"));
             }
         }
@@ -219,6 +226,38 @@ fn unblock(vm: &mut Vm, w: super::Waiter, msg: String) -> Res<()> {
     let e = crate::vm::error::bare_error(vm, ErrorKind::Io, &msg);
     vm.sched.wake(w, Resume::Throw(e));
     Ok(())
+}
+
+/// A process `spawn` started, owned by the running fiber's task.
+pub fn adopt_process(vm: &mut Vm, h: Handle) {
+    let owner = vm.sched.cur().task;
+    if let Obj::Process(p) = vm.heap.get_mut(h) {
+        p.owner = owner;
+    }
+    // Forget the ones already waited for, so the list stays short.
+    vm.sched.children.retain(|&c| matches!(vm.heap.get(c), Obj::Process(p) if p.status.is_none()));
+    vm.sched.children.push(h);
+}
+
+/// Kills the children that `owner` started (all with None) and that still run.
+pub(super) fn kill_children(vm: &mut Vm, owner: Option<Handle>) {
+    if vm.sched.children.is_empty() {
+        return;
+    }
+    for &c in &vm.sched.children {
+        if let Obj::Process(p) = vm.heap.get_mut(c) {
+            if owner.is_none() || p.owner == owner {
+                p.kill_and_reap();
+            }
+        }
+    }
+}
+
+/// A stream is closing its descriptor: fibers waiting on it wake (a reader
+/// retries and finds it closed, a pending write fails).
+pub fn fd_closing(vm: &mut Vm, fd: std::os::fd::RawFd) {
+    let woken = vm.sched.reactor.as_mut().map(|r| r.closing(fd)).unwrap_or_default();
+    super::driver::wake_all(vm, woken);
 }
 
 /// `chan(cap)`.

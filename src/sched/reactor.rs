@@ -8,7 +8,6 @@
 //! woken (`Resume::Retry`: the builtin runs again) when it becomes ready.
 
 use super::Waiter;
-use crate::vm::Resume;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use std::collections::HashMap;
@@ -22,12 +21,29 @@ const WAKER: Token = Token(0);
 pub(super) const SIGNALS: Token = Token(1);
 const FIRST_FD: usize = 2;
 
+/// A fiber waiting on a descriptor: to retry its operation, or for bytes the
+/// reactor writes for it (what is left, and the stream's name for errors).
+struct Waiting {
+    w: Waiter,
+    write: Option<(Vec<u8>, String)>,
+}
+
+/// What a waiter gets.
+pub(super) enum Woken {
+    /// Run the operation again.
+    Retry,
+    /// The write is done.
+    Written,
+    /// The write failed.
+    Failed(String),
+}
+
 pub(super) struct Reactor {
     poll: Poll,
     events: Events,
     pub waker: Arc<mio::Waker>,
     /// Descriptors some fiber waits on: the interest registered, and the waiters.
-    waits: HashMap<RawFd, (Interest, Vec<Waiter>)>,
+    waits: HashMap<RawFd, (Interest, Vec<Waiting>)>,
     /// The signal self-pipe was ready in the last poll.
     pub signalled: bool,
 }
@@ -44,8 +60,16 @@ impl Reactor {
         !self.waits.is_empty()
     }
 
-    /// Parks waiter `w` until `fd` is ready for `interest`.
-    pub fn wait(&mut self, fd: RawFd, interest: Interest, w: Waiter) -> std::io::Result<()> {
+    /// Parks waiter `w` until `fd` is ready for `interest` (with `write`, until
+    /// the reactor has written those bytes).
+    pub fn wait(
+        &mut self,
+        fd: RawFd,
+        interest: Interest,
+        w: Waiter,
+        write: Option<(Vec<u8>, String)>,
+    ) -> std::io::Result<()> {
+        let waiting = Waiting { w, write };
         let token = Token(fd as usize + FIRST_FD);
         let registry = self.poll.registry();
         match self.waits.get_mut(&fd) {
@@ -54,11 +78,11 @@ impl Reactor {
                     *registered = registered.add(interest);
                     registry.reregister(&mut SourceFd(&fd), token, *registered)?;
                 }
-                waiters.push(w);
+                waiters.push(waiting);
             }
             None => {
                 registry.register(&mut SourceFd(&fd), token, interest)?;
-                self.waits.insert(fd, (interest, vec![w]));
+                self.waits.insert(fd, (interest, vec![waiting]));
             }
         }
         Ok(())
@@ -68,7 +92,7 @@ impl Reactor {
     /// no one waits on it any more (it may be closed and its number reused).
     pub fn forget(&mut self, fd: RawFd, fiber: u32) {
         let Some((_, waiters)) = self.waits.get_mut(&fd) else { return };
-        waiters.retain(|w| w.fiber != fiber);
+        waiters.retain(|x| x.w.fiber != fiber);
         if waiters.is_empty() {
             self.waits.remove(&fd);
             let _ = self.poll.registry().deregister(&mut SourceFd(&fd));
@@ -81,8 +105,8 @@ impl Reactor {
     }
 
     /// Sleeps until a descriptor is ready, the waker is woken or `timeout`
-    /// passes; returns the waiters to wake (`Retry`).
-    pub fn poll(&mut self, timeout: Option<Duration>) -> Vec<(Waiter, Resume)> {
+    /// passes; returns the waiters to wake.
+    pub fn poll(&mut self, timeout: Option<Duration>) -> Vec<(Waiter, Woken)> {
         if let Err(e) = self.poll.poll(&mut self.events, timeout) {
             // EINTR (a signal arrived): the caller looks again.
             if e.kind() != std::io::ErrorKind::Interrupted {
@@ -97,13 +121,69 @@ impl Reactor {
                 SIGNALS => self.signalled = true,
                 Token(t) => {
                     let fd = (t - FIRST_FD) as RawFd;
-                    if let Some((_, waiters)) = self.waits.remove(&fd) {
+                    let Some((_, waiters)) = self.waits.get_mut(&fd) else { continue };
+                    let mut still = Vec::new();
+                    let mut blocked = false;
+                    for mut x in waiters.drain(..) {
+                        match x.write.as_mut() {
+                            None => woken.push((x.w, Woken::Retry)),
+                            Some(_) if blocked => still.push(x),
+                            Some((data, name)) => match write_some(fd, data) {
+                                Ok(true) => woken.push((x.w, Woken::Written)),
+                                Ok(false) => {
+                                    blocked = true;
+                                    still.push(x);
+                                }
+                                Err(e) => {
+                                    let msg = format!("cannot write to {name}: {}", crate::runner::io_reason(&e));
+                                    woken.push((x.w, Woken::Failed(msg)));
+                                }
+                            },
+                        }
+                    }
+                    if still.is_empty() {
+                        self.waits.remove(&fd);
                         let _ = self.poll.registry().deregister(&mut SourceFd(&fd));
-                        woken.extend(waiters.into_iter().map(|w| (w, Resume::Retry)));
+                    } else {
+                        *waiters = still;
                     }
                 }
             }
         }
         woken
     }
+
+    /// Wakes every fiber waiting on `fd` to retry (it is being closed; they
+    /// find it closed).
+    pub fn closing(&mut self, fd: RawFd) -> Vec<(Waiter, Woken)> {
+        let Some((_, waiters)) = self.waits.remove(&fd) else { return Vec::new() };
+        let _ = self.poll.registry().deregister(&mut SourceFd(&fd));
+        waiters
+            .into_iter()
+            .map(|x| match x.write {
+                None => (x.w, Woken::Retry),
+                Some((_, name)) => (x.w, Woken::Failed(format!("cannot write to {name}: it was closed"))),
+            })
+            .collect()
+    }
+}
+
+/// Writes as much of `data` as the descriptor takes now, removing it from
+/// `data`; true when all of it is written.
+fn write_some(fd: RawFd, data: &mut Vec<u8>) -> std::io::Result<bool> {
+    while !data.is_empty() {
+        // SAFETY: writes from a live buffer of that length to a descriptor the
+        // stream keeps open while a fiber waits on it.
+        let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            match e.kind() {
+                std::io::ErrorKind::WouldBlock => return Ok(false),
+                std::io::ErrorKind::Interrupted => continue,
+                _ => return Err(e),
+            }
+        }
+        data.drain(..n as usize);
+    }
+    Ok(true)
 }

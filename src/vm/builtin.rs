@@ -29,6 +29,10 @@ pub enum Blocking {
     IoThenRetry(IoWork),
     /// Wait until the descriptor is ready, then call the builtin again.
     Ready(std::os::fd::RawFd, Ready),
+    /// Write these bytes to the non-blocking descriptor as it becomes
+    /// writable; the builtin's result is nil (the string names the stream,
+    /// for errors).
+    Write(std::os::fd::RawFd, Vec<u8>, String),
 }
 
 /// What a descriptor must be ready for.

@@ -3,6 +3,7 @@
 //! spends its budget, or fails.
 
 use super::arith::{arith_slow, compare_slow};
+use super::builtin::Ret;
 use super::call::{call_value, Called};
 pub use super::error::{capped_trace, new_error, throw};
 use super::exec_conc::{concurrency_op, Step};
@@ -502,6 +503,21 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                             Some((v, true)) => fiber.put(base + dst as usize, &v),
                             Some((_, false)) => pc = target as usize,
                             None => return Ok(Halt::Blocked),
+                        }
+                        continue;
+                    }
+                    if let Obj::Stream(_) = vm.heap.get(h) {
+                        save_pc!();
+                        // A line, nil at the end, or a wait (woken with Retry,
+                        // which runs this instruction again).
+                        match t!(crate::natives::stream::next_line(vm, h)) {
+                            Ret::Value(Value::Nil) => pc = target as usize,
+                            Ret::Value(v) => fiber.put(base + dst as usize, &v),
+                            Ret::Block(b) => {
+                                t!(crate::sched::ops::block(vm, b));
+                                return Ok(Halt::Blocked);
+                            }
+                            Ret::Call(..) => unreachable!("a stream's next line is not a call"),
                         }
                         continue;
                     }

@@ -25,6 +25,10 @@ pub enum Obj {
     Task(Box<Task>),
     Mutex(Box<Mutex>),
     WaitGroup(Box<WaitGroup>),
+    /// An open file or pipe end (`os/stream.rs`).
+    Stream(Box<crate::os::stream::Stream>),
+    /// A child process (`os/process.rs`).
+    Process(Box<crate::os::process::Process>),
     /// A half-open integer range `lo..hi` (inclusive ranges are stored with `hi + 1`).
     Range(i64, i64),
     /// A freed slot, on the heap's free list.
@@ -86,6 +90,8 @@ impl Obj {
             Obj::Task(_) => "task",
             Obj::Mutex(_) => "mutex",
             Obj::WaitGroup(_) => "waitgroup",
+            Obj::Stream(_) => "stream",
+            Obj::Process(_) => "process",
             Obj::Free => "freed",
         }
     }

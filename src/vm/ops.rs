@@ -103,6 +103,11 @@ pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
         match vm.heap.get(h) {
             Obj::Map(m) => return Ok(map_slot(m, key).map_or(Value::Nil, |i| m[i])),
             Obj::Coroutine(_) if name == "done" => return Ok(Value::Bool(super::coroutine::is_done(vm, h))),
+            Obj::Process(p) => {
+                if let Some(v) = crate::natives::process::field(p, name) {
+                    return Ok(v);
+                }
+            }
             Obj::Error(e) => match name {
                 "message" => {
                     let m = e.message.clone();
@@ -132,7 +137,9 @@ pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
 pub(super) fn iter_start(vm: &Vm, it: Value) -> Res<Value> {
     if let Value::Obj(h) = it {
         match vm.heap.get(h) {
-            Obj::List(_) | Obj::Map(_) | Obj::Str(_) | Obj::Chan(_) | Obj::Coroutine(_) => return Ok(Value::Int(0)),
+            Obj::List(_) | Obj::Map(_) | Obj::Str(_) | Obj::Chan(_) | Obj::Coroutine(_) | Obj::Stream(_) => {
+                return Ok(Value::Int(0))
+            }
             Obj::Range(lo, _) => return Ok(Value::Int(*lo)),
             _ => {}
         }

@@ -1,0 +1,182 @@
+//! Child processes: `proc.spawn(cmd, opts)` (std/proc.csp builds `run` and
+//! `output` on it), and a process's `wait`, `kill` and fields.
+
+use super::arity;
+use crate::os::process::{status_map, Process, SIGNALS};
+use crate::os::stream::Step;
+use crate::vm::{err, ErrorKind, Fiber, Handle, Key, NativeFn, Obj, Res, Ret, Value, Vm};
+use std::process::{Command, Stdio};
+
+pub const METHODS: &[&str] = &["kill", "wait"];
+pub const FIELDS: &[&str] = &["pid", "stdin", "stdout", "stderr"];
+
+pub fn register(vm: &mut Vm) {
+    vm.define_builtin("__proc_spawn", NativeFn::Full(spawn));
+}
+
+fn process(vm: &mut Vm, h: Handle) -> &mut Process {
+    match vm.heap.get_mut(h) {
+        Obj::Process(p) => p,
+        _ => unreachable!("a process"),
+    }
+}
+
+/// `p.pid`, `p.stdin`, `p.stdout`, `p.stderr`.
+pub fn field(p: &Process, name: &str) -> Option<Value> {
+    match name {
+        "pid" => Some(Value::Int(p.pid as i64)),
+        "stdin" => Some(p.stdin),
+        "stdout" => Some(p.stdout),
+        "stderr" => Some(p.stderr),
+        _ => None,
+    }
+}
+
+pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    match name {
+        "wait" => {
+            arity(name, args, 0, 0)?;
+            match process(vm, h).wait() {
+                Ok(Step::Done(st)) => Ok(Ret::Value(status_map(&mut vm.heap, st))),
+                Ok(Step::Block(b)) => Ok(Ret::Block(b)),
+                Err(msg) => err(ErrorKind::Io, msg),
+            }
+        }
+        "kill" => {
+            arity(name, args, 0, 1)?;
+            let sig = match args.first() {
+                None => libc::SIGTERM,
+                Some(v) => signal_arg(vm, *v)?,
+            };
+            match process(vm, h).kill(sig) {
+                Ok(()) => Ok(Ret::Value(Value::Nil)),
+                Err(msg) => err(ErrorKind::Io, msg),
+            }
+        }
+        _ => super::no_method("process", name),
+    }
+}
+
+fn signal_arg(vm: &Vm, v: Value) -> Res<i32> {
+    let name = vm.heap.as_str(v).map(|s| s.s.to_string());
+    match name.as_deref().and_then(|n| SIGNALS.iter().find(|s| s.0 == n)) {
+        Some(s) => Ok(s.1),
+        None => {
+            let names: Vec<&str> = SIGNALS.iter().map(|s| s.0).collect();
+            err(
+                ErrorKind::Value,
+                format!("kill() needs a signal name ({}), not {}", names.join(", "), crate::format::repr(&vm.heap, v)),
+            )
+        }
+    }
+}
+
+/// The string value of map `opts` at `key` (None if missing or nil).
+fn opt_str(vm: &Vm, opts: Option<&crate::vm::value::Map>, key: &str) -> Res<Option<String>> {
+    let Some(v) = opts.and_then(|m| m.get(&Key::Str(key.into()))).copied() else { return Ok(None) };
+    if let Value::Nil = v {
+        return Ok(None);
+    }
+    match vm.heap.as_str(v) {
+        Some(s) => Ok(Some(s.s.to_string())),
+        None => err(ErrorKind::Type, format!("spawn() option {key} needs a string, not {}", vm.heap.type_name(v))),
+    }
+}
+
+/// `"pipe"`, `"inherit"` or `"null"`.
+fn stdio(vm: &Vm, opts: Option<&crate::vm::value::Map>, key: &str, default: &str) -> Res<Stdio> {
+    let mode = opt_str(vm, opts, key)?.unwrap_or_else(|| default.to_string());
+    match mode.as_str() {
+        "pipe" => Ok(Stdio::piped()),
+        "inherit" => Ok(Stdio::inherit()),
+        "null" => Ok(Stdio::null()),
+        other => {
+            err(ErrorKind::Value, format!("spawn() option {key} is \"pipe\", \"inherit\" or \"null\", not {other:?}"))
+        }
+    }
+}
+
+/// `spawn(cmd, opts = {})`: `cmd` a list of strings (the program and its
+/// arguments), or with `shell: true` a command line for `/bin/sh -c`.
+fn spawn(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("spawn", args, 1, 2)?;
+    let opts = match args.get(1) {
+        None | Some(Value::Nil) => None,
+        Some(Value::Obj(h)) if matches!(vm.heap.get(*h), Obj::Map(_)) => match vm.heap.get(*h) {
+            Obj::Map(m) => Some((**m).clone()),
+            _ => None,
+        },
+        Some(v) => return err(ErrorKind::Type, format!("spawn() options need a map, not {}", vm.heap.type_name(*v))),
+    };
+    let opts = opts.as_ref();
+    let shell = matches!(opts.and_then(|m| m.get(&Key::Str("shell".into()))), Some(Value::Bool(true)));
+    let argv = command_words(vm, args[0], shell)?;
+    let shown = argv.join(" ");
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..]);
+    if let Some(dir) = opt_str(vm, opts, "cwd")? {
+        cmd.current_dir(dir);
+    }
+    if matches!(opts.and_then(|m| m.get(&Key::Str("clear_env".into()))), Some(Value::Bool(true))) {
+        cmd.env_clear();
+    }
+    if let Some(env) = opts.and_then(|m| m.get(&Key::Str("env".into()))).copied() {
+        for (k, v) in env_pairs(vm, env)? {
+            cmd.env(k, v);
+        }
+    }
+    cmd.stdin(stdio(vm, opts, "stdin", "inherit")?);
+    cmd.stdout(stdio(vm, opts, "stdout", "pipe")?);
+    cmd.stderr(stdio(vm, opts, "stderr", "inherit")?);
+    let child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return err(ErrorKind::Io, format!("command not found: {}", argv[0]));
+        }
+        Err(e) => return err(ErrorKind::Io, format!("cannot run {}: {}", argv[0], crate::runner::io_reason(&e))),
+    };
+    let p = Process::new(child, &shown, &mut vm.heap);
+    let h = vm.heap.alloc(Obj::Process(Box::new(p)));
+    crate::sched::ops::adopt_process(vm, h);
+    Ok(Ret::Value(Value::Obj(h)))
+}
+
+fn command_words(vm: &Vm, cmd: Value, shell: bool) -> Res<Vec<String>> {
+    if shell {
+        return match vm.heap.as_str(cmd) {
+            Some(s) => Ok(vec!["/bin/sh".into(), "-c".into(), s.s.to_string()]),
+            None => err(ErrorKind::Type, "spawn() with shell: true needs the command line as a string"),
+        };
+    }
+    let words: Option<Vec<String>> = match cmd {
+        Value::Obj(h) => match vm.heap.get(h) {
+            Obj::List(items) => items.iter().map(|&w| vm.heap.as_str(w).map(|s| s.s.to_string())).collect(),
+            Obj::Str(_) => {
+                return err(
+                    ErrorKind::Type,
+                    "spawn() needs a list of words, like [\"ls\", \"-l\"] (or shell: true for a command line)",
+                )
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    match words {
+        Some(w) if !w.is_empty() => Ok(w),
+        Some(_) => err(ErrorKind::Value, "spawn() needs a command: the list is empty"),
+        None => {
+            err(ErrorKind::Type, format!("spawn() needs a list of strings, not {}", crate::format::repr(&vm.heap, cmd)))
+        }
+    }
+}
+
+fn env_pairs(vm: &Vm, env: Value) -> Res<Vec<(String, String)>> {
+    let Value::Obj(h) = env else { return err(ErrorKind::Type, "spawn() option env needs a map of strings") };
+    let Obj::Map(m) = vm.heap.get(h) else { return err(ErrorKind::Type, "spawn() option env needs a map of strings") };
+    m.iter()
+        .map(|(k, v)| match (k, vm.heap.as_str(*v)) {
+            (Key::Str(k), Some(v)) => Ok((k.to_string(), v.s.to_string())),
+            _ => err(ErrorKind::Type, "spawn() option env needs a map of strings"),
+        })
+        .collect()
+}

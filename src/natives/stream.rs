@@ -1,0 +1,144 @@
+//! Methods of streams (open files and pipe ends): `read_line`, `read`,
+//! `read_text`, `write`, `flush`, `close`; `for line in s` uses `next_line`.
+
+use super::arity;
+use crate::os::stream::{Kind, Step, Stream};
+use crate::vm::builtin::io;
+use crate::vm::{err, ErrorKind, Fiber, Handle, Heap, NativeFn, Obj, Res, Ret, Value, Vm};
+
+pub fn register(vm: &mut Vm) {
+    vm.define_builtin("__fs_open", NativeFn::Full(open));
+}
+
+/// `fs.open(path, mode = "r")`: "r" read, "w" write (create or truncate), "a"
+/// append (create), "x" write a new file (fail if it exists), "r+" read and write.
+fn open(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("open", args, 1, 2)?;
+    let Some(path) = vm.heap.as_str(args[0]).map(|s| s.s.to_string()) else {
+        return err(ErrorKind::Type, format!("open() needs a string path, not {}", vm.heap.type_name(args[0])));
+    };
+    let mode = match args.get(1) {
+        None => "r".to_string(),
+        Some(v) => match vm.heap.as_str(*v) {
+            Some(s) => s.s.to_string(),
+            None => return err(ErrorKind::Type, format!("open() needs a string mode, not {}", vm.heap.type_name(*v))),
+        },
+    };
+    let mut o = std::fs::OpenOptions::new();
+    let (r, w) = match mode.as_str() {
+        "r" => (true, false),
+        "w" => (false, true),
+        "a" => (false, true),
+        "x" => (false, true),
+        "r+" => (true, true),
+        _ => {
+            return err(ErrorKind::Value, format!("open() mode is \"r\", \"w\", \"a\", \"x\" or \"r+\", not {mode:?}"))
+        }
+    };
+    o.read(r).write(w);
+    match mode.as_str() {
+        "w" => o.create(true).truncate(true),
+        "a" => o.create(true).append(true),
+        "x" => o.create_new(true),
+        _ => &mut o,
+    };
+    let work = move || match o.open(&path) {
+        Ok(f) if f.metadata().is_ok_and(|m| m.is_dir()) => Err(format!("cannot open {path}: it is a directory")),
+        Ok(f) => Ok((f, path, r, w)),
+        Err(e) => Err(format!("cannot open {path}: {}", crate::runner::io_reason(&e))),
+    };
+    let done = |heap: &mut Heap, (f, path, r, w): (std::fs::File, String, bool, bool)| {
+        Value::Obj(heap.alloc(Obj::Stream(Box::new(Stream::new(&path, Kind::File, f, r, w)))))
+    };
+    Ok(io(work, done))
+}
+
+pub const METHODS: &[&str] = &["close", "flush", "read", "read_line", "read_text", "write"];
+
+fn stream(vm: &Vm, h: Handle) -> &Stream {
+    match vm.heap.get(h) {
+        Obj::Stream(s) => s,
+        _ => unreachable!("a stream"),
+    }
+}
+
+/// The stream's operation as a builtin's answer: its value, a wait, or an `io` error.
+fn answer<T>(vm: &mut Vm, r: Result<Step<T>, String>, value: impl FnOnce(&mut Vm, T) -> Res<Value>) -> Res<Ret> {
+    match r {
+        Ok(Step::Done(t)) => value(vm, t).map(Ret::Value),
+        Ok(Step::Block(b)) => Ok(Ret::Block(b)),
+        Err(msg) => err(ErrorKind::Io, msg),
+    }
+}
+
+/// Bytes read as text: UTF-8 or a `value` error saying where it is not.
+pub fn text(vm: &mut Vm, name: &str, bytes: Vec<u8>) -> Res<Value> {
+    match String::from_utf8(bytes) {
+        Ok(s) => Ok(vm.heap.string(s)),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            err(
+                ErrorKind::Value,
+                format!("{name} is not UTF-8 text (a bad byte at offset {at} of the data read); read() gives bytes"),
+            )
+        }
+    }
+}
+
+pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    let sname = stream(vm, h).name.clone();
+    match name {
+        "read_line" => {
+            arity(name, args, 0, 0)?;
+            let r = stream(vm, h).read_line();
+            answer(vm, r, |vm, line| match line {
+                Some(l) => text(vm, &sname, l),
+                None => Ok(Value::Nil),
+            })
+        }
+        "read_text" => {
+            arity(name, args, 0, 0)?;
+            let r = stream(vm, h).read(None);
+            answer(vm, r, |vm, all| text(vm, &sname, all.unwrap_or_default()))
+        }
+        "read" => {
+            arity(name, args, 0, 1)?;
+            let max = match args.first() {
+                None | Some(Value::Nil) => None,
+                Some(Value::Int(n)) if *n > 0 => Some(*n as usize),
+                Some(v) => {
+                    let what = vm.heap.type_name(*v);
+                    return err(ErrorKind::Value, format!("read() needs a positive int count, not {what}"));
+                }
+            };
+            let r = stream(vm, h).read(max);
+            answer(vm, r, |vm, data| Ok(data.map_or(Value::Nil, |d| super::bytes_value(vm, d))))
+        }
+        "write" => {
+            arity(name, args, 1, 1)?;
+            let Some(data) = super::data_arg(vm, args[0]) else {
+                let what = vm.heap.type_name(args[0]);
+                return err(ErrorKind::Type, format!("write() needs a string or bytes, not {what}"));
+            };
+            let r = stream(vm, h).write(&data);
+            answer(vm, r, |_, ()| Ok(Value::Nil))
+        }
+        "flush" | "close" => {
+            arity(name, args, 0, 0)?;
+            let closing = name == "close";
+            if closing {
+                if let Some(fd) = stream(vm, h).fd() {
+                    crate::sched::ops::fd_closing(vm, fd);
+                }
+            }
+            let r = stream(vm, h).flush(closing);
+            answer(vm, r, |_, ()| Ok(Value::Nil))
+        }
+        _ => super::no_method("stream", name),
+    }
+}
+
+/// One step of `for line in s`: Some(line), None at the end, or a wait.
+pub fn next_line(vm: &mut Vm, h: Handle) -> Res<Ret> {
+    call(vm, h, "read_line", &[])
+}

@@ -1,0 +1,5 @@
+//! The operating system's resources as csp values: streams (open files, pipe
+//! ends) and child processes. Their builtins are in `natives/`.
+
+pub mod process;
+pub mod stream;

@@ -1,0 +1,276 @@
+//! Streams: an open file or one end of a pipe, read by line or chunk through a
+//! buffer and written through another. Reads of a file run on the I/O pool
+//! (`IoThenRetry`: the job fills the buffer, the builtin runs again); a pipe is
+//! non-blocking and read on the VM's thread, waiting in the reactor when empty.
+//! Writes to a pipe that would block are finished by the reactor (`Write`).
+
+use crate::vm::builtin::{Blocking, Ready};
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, RawFd};
+use std::rc::Rc;
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+
+/// Bytes read from a file or pipe at a time.
+const CHUNK: usize = 256 * 1024;
+/// Buffered file output is written out past this size.
+const WRITE_BUFFER: usize = 64 * 1024;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    File,
+    Pipe,
+}
+
+pub struct Stream {
+    /// For messages: the path, or "stdout of ls".
+    pub name: Rc<str>,
+    pub kind: Kind,
+    pub readable: bool,
+    pub writable: bool,
+    shared: Arc<Mutex<Shared>>,
+}
+
+/// What a pool job works on while the fiber waits (hence behind a mutex).
+struct Shared {
+    /// None once closed.
+    file: Option<std::fs::File>,
+    rbuf: Vec<u8>,
+    rpos: usize,
+    eof: bool,
+    wbuf: Vec<u8>,
+}
+
+/// The outcome of a stream operation.
+pub enum Step<T> {
+    Done(T),
+    /// Wait for this, then run the operation again.
+    Block(Blocking),
+}
+
+pub type Res<T> = Result<Step<T>, String>;
+
+impl Stream {
+    pub fn new(name: &str, kind: Kind, file: std::fs::File, readable: bool, writable: bool) -> Stream {
+        let shared = Shared { file: Some(file), rbuf: Vec::new(), rpos: 0, eof: false, wbuf: Vec::new() };
+        Stream { name: Rc::from(name), kind, readable, writable, shared: Arc::new(Mutex::new(shared)) }
+    }
+
+    /// The shared state, or a wait until a pool job on it is done.
+    fn lock(&self) -> Result<MutexGuard<'_, Shared>, Blocking> {
+        match self.shared.try_lock() {
+            Ok(g) => Ok(g),
+            Err(TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+            Err(TryLockError::WouldBlock) => {
+                let shared = self.shared.clone();
+                Err(Blocking::IoThenRetry(Box::new(move || {
+                    drop(shared.lock());
+                    Box::new(|_: &mut crate::vm::Heap| Ok(crate::vm::Value::Nil))
+                })))
+            }
+        }
+    }
+
+    fn check(&self, reading: bool) -> Result<(), String> {
+        match reading {
+            true if !self.readable => Err(format!("{} is not open for reading", self.name)),
+            false if !self.writable => Err(format!("{} is not open for writing", self.name)),
+            _ => Ok(()),
+        }
+    }
+
+    /// The next line without its `\n` (or `\r\n`); None at the end.
+    pub fn read_line(&self) -> Res<Option<Vec<u8>>> {
+        self.check(true)?;
+        let mut s = match self.lock() {
+            Ok(s) => s,
+            Err(b) => return Ok(Step::Block(b)),
+        };
+        loop {
+            let start = s.rpos;
+            if let Some(i) = s.rbuf[start..].iter().position(|&b| b == b'\n') {
+                let mut end = start + i;
+                s.rpos = end + 1;
+                if end > start && s.rbuf[end - 1] == b'\r' {
+                    end -= 1;
+                }
+                return Ok(Step::Done(Some(s.rbuf[start..end].to_vec())));
+            }
+            if s.eof {
+                if start == s.rbuf.len() {
+                    return Ok(Step::Done(None));
+                }
+                s.rpos = s.rbuf.len();
+                return Ok(Step::Done(Some(s.rbuf[start..].to_vec())));
+            }
+            if let Some(b) = self.fill(&mut s)? {
+                return Ok(Step::Block(b));
+            }
+        }
+    }
+
+    /// Up to `max` bytes (None: everything to the end); None at the end.
+    pub fn read(&self, max: Option<usize>) -> Res<Option<Vec<u8>>> {
+        self.check(true)?;
+        let mut s = match self.lock() {
+            Ok(s) => s,
+            Err(b) => return Ok(Step::Block(b)),
+        };
+        loop {
+            let have = s.rbuf.len() - s.rpos;
+            let enough = match max {
+                Some(n) => have >= n.max(1) || (have > 0 && self.kind == Kind::Pipe),
+                None => false,
+            };
+            if enough || s.eof {
+                if have == 0 && s.eof {
+                    return Ok(Step::Done(None));
+                }
+                let n = max.map_or(have, |m| m.min(have));
+                let start = s.rpos;
+                s.rpos += n;
+                return Ok(Step::Done(Some(s.rbuf[start..start + n].to_vec())));
+            }
+            if let Some(b) = self.fill(&mut s)? {
+                return Ok(Step::Block(b));
+            }
+        }
+    }
+
+    /// Reads more into the buffer: at once from a pipe (or a wait for it to be
+    /// readable), through a pool job from a file.
+    fn fill(&self, s: &mut Shared) -> Result<Option<Blocking>, String> {
+        if s.rpos > 0 {
+            let rpos = s.rpos;
+            s.rbuf.drain(..rpos);
+            s.rpos = 0;
+        }
+        let Some(file) = s.file.as_ref() else { return Err(format!("{} is closed", self.name)) };
+        match self.kind {
+            Kind::Pipe => match read_some(&mut &*file, &mut s.rbuf) {
+                Ok(0) => {
+                    s.eof = true;
+                    Ok(None)
+                }
+                Ok(_) => Ok(None),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    Ok(Some(Blocking::Ready(file.as_raw_fd(), Ready::Read)))
+                }
+                Err(e) => Err(self.failed("read", &e)),
+            },
+            Kind::File => {
+                let shared = self.shared.clone();
+                let name = self.name.clone().to_string();
+                Ok(Some(Blocking::IoThenRetry(Box::new(move || {
+                    let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
+                    let s = &mut *s;
+                    let out = match s.file.as_ref() {
+                        Some(mut f) => match read_some(&mut f, &mut s.rbuf) {
+                            Ok(n) => {
+                                s.eof = n == 0;
+                                Ok(crate::vm::Value::Nil)
+                            }
+                            Err(e) => Err(format!("cannot read {name}: {}", crate::runner::io_reason(&e))),
+                        },
+                        None => Err(format!("{name} is closed")),
+                    };
+                    Box::new(move |_: &mut crate::vm::Heap| out)
+                }))))
+            }
+        }
+    }
+
+    /// Writes all of `data` (buffered for a file until `WRITE_BUFFER` or close).
+    pub fn write(&self, data: &[u8]) -> Res<()> {
+        self.check(false)?;
+        let mut s = match self.lock() {
+            Ok(s) => s,
+            Err(b) => return Ok(Step::Block(b)),
+        };
+        let Some(file) = s.file.as_ref() else { return Err(format!("{} is closed", self.name)) };
+        match self.kind {
+            Kind::Pipe => {
+                let mut f = file;
+                let mut done = 0;
+                while done < data.len() {
+                    match f.write(&data[done..]) {
+                        Ok(n) => done += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                            let rest = data[done..].to_vec();
+                            return Ok(Step::Block(Blocking::Write(file.as_raw_fd(), rest, self.name.to_string())));
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(self.failed("write to", &e)),
+                    }
+                }
+                Ok(Step::Done(()))
+            }
+            Kind::File => {
+                s.wbuf.extend_from_slice(data);
+                if s.wbuf.len() < WRITE_BUFFER {
+                    return Ok(Step::Done(()));
+                }
+                drop(s);
+                Ok(Step::Block(self.flush_job(false)))
+            }
+        }
+    }
+
+    /// Writes out buffered output (and with `close`, closes the stream).
+    pub fn flush(&self, close: bool) -> Res<()> {
+        let mut s = match self.lock() {
+            Ok(s) => s,
+            Err(b) => return Ok(Step::Block(b)),
+        };
+        if s.wbuf.is_empty() {
+            if close {
+                s.file = None;
+            }
+            return Ok(Step::Done(()));
+        }
+        drop(s);
+        Ok(Step::Block(self.flush_job(close)))
+    }
+
+    /// A pool job writing the buffer out (then closing, with `close`).
+    fn flush_job(&self, close: bool) -> Blocking {
+        let shared = self.shared.clone();
+        let name = self.name.to_string();
+        Blocking::Io(Box::new(move || {
+            let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
+            let data = std::mem::take(&mut s.wbuf);
+            let out = match s.file.as_ref() {
+                Some(mut f) => {
+                    f.write_all(&data).map_err(|e| format!("cannot write {name}: {}", crate::runner::io_reason(&e)))
+                }
+                None => Err(format!("{name} is closed")),
+            };
+            if close {
+                s.file = None;
+            }
+            Box::new(move |_: &mut crate::vm::Heap| out.map(|()| crate::vm::Value::Nil))
+        }))
+    }
+
+    /// The descriptor, while open.
+    pub fn fd(&self) -> Option<RawFd> {
+        self.shared.try_lock().ok().and_then(|s| s.file.as_ref().map(|f| f.as_raw_fd()))
+    }
+
+    fn failed(&self, what: &str, e: &std::io::Error) -> String {
+        format!("cannot {what} {}: {}", self.name, crate::runner::io_reason(e))
+    }
+}
+
+/// Reads up to `CHUNK` bytes onto the end of `buf`.
+fn read_some(f: &mut impl Read, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    let old = buf.len();
+    buf.resize(old + CHUNK, 0);
+    let r = loop {
+        match f.read(&mut buf[old..]) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            r => break r,
+        }
+    };
+    buf.truncate(old + *r.as_ref().unwrap_or(&0));
+    r
+}
