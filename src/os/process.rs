@@ -140,6 +140,7 @@ impl Process {
             return;
         }
         let _ = self.kill(libc::SIGKILL);
+        self.pidfd = None;
         if let Some(mut child) = self.child.take() {
             std::thread::spawn(move || child.wait());
         }

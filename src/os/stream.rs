@@ -32,8 +32,10 @@ pub struct Stream {
 
 /// What a pool job works on while the fiber waits (hence behind a mutex).
 struct Shared {
-    /// None once closed.
+    /// None once closed, or once a read-only stream reached its end (the
+    /// descriptor is of no more use; the buffer still is).
     file: Option<std::fs::File>,
+    closed: bool,
     rbuf: Vec<u8>,
     rpos: usize,
     eof: bool,
@@ -51,7 +53,8 @@ pub type Res<T> = Result<Step<T>, String>;
 
 impl Stream {
     pub fn new(name: &str, kind: Kind, file: std::fs::File, readable: bool, writable: bool) -> Stream {
-        let shared = Shared { file: Some(file), rbuf: Vec::new(), rpos: 0, eof: false, wbuf: Vec::new() };
+        let shared =
+            Shared { file: Some(file), closed: false, rbuf: Vec::new(), rpos: 0, eof: false, wbuf: Vec::new() };
         Stream { name: Rc::from(name), kind, readable, writable, shared: Arc::new(Mutex::new(shared)) }
     }
 
@@ -85,6 +88,9 @@ impl Stream {
             Ok(s) => s,
             Err(b) => return Ok(Step::Block(b)),
         };
+        if s.closed {
+            return Err(format!("{} is closed", self.name));
+        }
         loop {
             let start = s.rpos;
             if let Some(i) = s.rbuf[start..].iter().position(|&b| b == b'\n') {
@@ -115,6 +121,9 @@ impl Stream {
             Ok(s) => s,
             Err(b) => return Ok(Step::Block(b)),
         };
+        if s.closed {
+            return Err(format!("{} is closed", self.name));
+        }
         loop {
             let have = s.rbuf.len() - s.rpos;
             let enough = match max {
@@ -149,6 +158,7 @@ impl Stream {
             Kind::Pipe => match read_some(&mut &*file, &mut s.rbuf) {
                 Ok(0) => {
                     s.eof = true;
+                    s.file = None;
                     Ok(None)
                 }
                 Ok(_) => Ok(None),
@@ -160,6 +170,7 @@ impl Stream {
             Kind::File => {
                 let shared = self.shared.clone();
                 let name = self.name.clone().to_string();
+                let read_only = !self.writable;
                 Ok(Some(Blocking::IoThenRetry(Box::new(move || {
                     let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
                     let s = &mut *s;
@@ -167,6 +178,9 @@ impl Stream {
                         Some(mut f) => match read_some(&mut f, &mut s.rbuf) {
                             Ok(n) => {
                                 s.eof = n == 0;
+                                if s.eof && read_only {
+                                    s.file = None;
+                                }
                                 Ok(crate::vm::Value::Nil)
                             }
                             Err(e) => Err(format!("cannot read {name}: {}", crate::runner::io_reason(&e))),
@@ -186,7 +200,9 @@ impl Stream {
             Ok(s) => s,
             Err(b) => return Ok(Step::Block(b)),
         };
-        let Some(file) = s.file.as_ref() else { return Err(format!("{} is closed", self.name)) };
+        let Some(file) = s.file.as_ref().filter(|_| !s.closed) else {
+            return Err(format!("{} is closed", self.name));
+        };
         match self.kind {
             Kind::Pipe => {
                 let mut f = file;
@@ -221,6 +237,9 @@ impl Stream {
             Ok(s) => s,
             Err(b) => return Ok(Step::Block(b)),
         };
+        if close {
+            s.closed = true;
+        }
         if s.wbuf.is_empty() {
             if close {
                 s.file = None;
@@ -249,6 +268,14 @@ impl Stream {
             }
             Box::new(move |_: &mut crate::vm::Heap| out.map(|()| crate::vm::Value::Nil))
         }))
+    }
+
+    /// Closes it without writing buffered output (its owner is gone).
+    pub fn close_now(&self) {
+        if let Ok(mut s) = self.shared.lock() {
+            s.file = None;
+            s.closed = true;
+        }
     }
 
     /// The descriptor, while open.

@@ -244,11 +244,27 @@ pub(super) fn kill_children(vm: &mut Vm, owner: Option<Handle>) {
     if vm.sched.children.is_empty() {
         return;
     }
+    let mut pipes = Vec::new();
     for &c in &vm.sched.children {
         if let Obj::Process(p) = vm.heap.get_mut(c) {
-            if owner.is_none() || p.owner == owner {
+            if (owner.is_none() || p.owner == owner) && p.running() {
                 p.kill_and_reap();
+                pipes.extend([p.stdin, p.stdout, p.stderr]);
             }
+        }
+    }
+    // Its pipes close now, not when collected: no descriptor outlives it.
+    for v in pipes {
+        let Value::Obj(h) = v else { continue };
+        let fd = match vm.heap.get(h) {
+            Obj::Stream(s) => s.fd(),
+            _ => None,
+        };
+        if let Some(fd) = fd {
+            fd_closing(vm, fd);
+        }
+        if let Obj::Stream(s) = vm.heap.get(h) {
+            s.close_now();
         }
     }
 }

@@ -107,6 +107,9 @@ impl Obj {
             // Boxed apart from the slot: a million tasks or channels must count.
             Obj::Task(t) => t.size(),
             Obj::Chan(c) => c.size(),
+            // A descriptor is scarcer than memory: abandoned streams should
+            // bring the collection (which closes them) closer.
+            Obj::Stream(_) | Obj::Process(_) => 64 * 1024,
             _ => 0,
         };
         std::mem::size_of::<Obj>() + extra
