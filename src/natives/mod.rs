@@ -1,7 +1,8 @@
-//! Builtin functions and the methods of strings, lists and maps. Natives never call
+//! Builtin functions and the methods of strings, bytes, lists and maps. Natives never call
 //! back into the VM: they follow the protocol of `vm::builtin` (a value, a call
 //! of a csp function such as the prelude's `__list_map`, or a blocking operation).
 
+pub mod bytes;
 pub mod conc;
 pub mod core;
 pub mod io;
@@ -20,6 +21,7 @@ use std::rc::Rc;
 /// Registers every builtin as a global.
 pub fn register(vm: &mut Vm) {
     core::register(vm);
+    bytes::register(vm);
     math::register(vm);
     json::register(vm);
     conc::register(vm);
@@ -37,6 +39,7 @@ pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &st
     let kind = match recv {
         Value::Obj(h) => match vm.heap.get(h) {
             Obj::Str(_) => return string::call(vm, recv, name, args).map(Ret::Value),
+            Obj::Bytes(_) => return bytes::call(vm, recv, name, args).map(Ret::Value),
             Obj::List(_) => return list::call(vm, h, name, args),
             Obj::Map(_) => return map::call(vm, h, name, args).map(Ret::Value),
             Obj::Range(lo, hi) if name == "len" => {
@@ -62,6 +65,7 @@ pub(crate) fn no_method<T>(kind: &str, name: &str) -> Res<T> {
 pub fn methods_of(kind: &str) -> &'static [&'static str] {
     match kind {
         "string" => string::METHODS,
+        "bytes" => bytes::METHODS,
         "list" => list::METHODS,
         "map" => map::METHODS,
         "chan" => &["cap", "len"],
@@ -101,6 +105,11 @@ const SYNONYMS: &[(&str, &str)] = &[
 fn method_hint(kind: &str, name: &str) -> Option<String> {
     if kind == "mutex" && matches!(name, "lock" | "unlock" | "acquire" | "release") {
         return Some("hold a mutex with `lock m { ... }`".to_string());
+    }
+    match (kind, name) {
+        ("string", "decode") => return Some("a string is text already; decode() is a method of bytes".to_string()),
+        ("bytes", "encode") => return Some("bytes are encoded already; b.decode() makes a string".to_string()),
+        _ => {}
     }
     let methods = methods_of(kind);
     let synonym = SYNONYMS.iter().find(|(from, to)| *from == name && methods.contains(to)).map(|(_, to)| *to);

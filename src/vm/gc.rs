@@ -45,7 +45,13 @@ fn mark(vm: &mut Vm, mut work: Vec<Handle>) {
             Obj::Chan(c) => c.trace(&mut push_value),
             Obj::Coroutine(c) => c.trace(&mut push_value),
             Obj::Task(t) => t.trace(&mut push_value),
-            Obj::Str(_) | Obj::Native(_) | Obj::Range(..) | Obj::Mutex(_) | Obj::WaitGroup(_) | Obj::Free => {}
+            Obj::Str(_)
+            | Obj::Bytes(_)
+            | Obj::Native(_)
+            | Obj::Range(..)
+            | Obj::Mutex(_)
+            | Obj::WaitGroup(_)
+            | Obj::Free => {}
         }
     }
 }
