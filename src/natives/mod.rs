@@ -294,7 +294,8 @@ mod tests {
         let s = vm.heap.str("ab");
         let l = vm.heap.list(vec![Value::Int(1)]);
         let m = Value::Obj(vm.heap.alloc(Obj::Map(Default::default())));
-        for (v, kind) in [(s, "string"), (l, "list"), (m, "map")] {
+        let b = vm.heap.bytes(&b"ab"[..]);
+        for (v, kind) in [(s, "string"), (l, "list"), (m, "map"), (b, "bytes")] {
             for name in methods_of(kind) {
                 if let Err(crate::vm::Fault::Error(e)) = call_method(&mut vm, &Default::default(), v, name, &[]) {
                     assert!(!e.1.contains("has no method"), "{kind}.{name}: {}", e.1);
