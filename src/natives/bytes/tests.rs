@@ -19,7 +19,10 @@ fn heap_helpers() {
     assert_eq!(vm.heap.as_data(s), Some("hé".as_bytes()));
     assert_eq!(vm.heap.as_data(I(1)), None);
     assert_eq!(data_arg(&vm.heap, "write", s).unwrap(), "hé".as_bytes());
-    assert_eq!(err_msg(data_arg(&vm.heap, "write", I(1)).map(|_| Value::Nil)), "write() needs a string or bytes, not int");
+    assert_eq!(
+        err_msg(data_arg(&vm.heap, "write", I(1)).map(|_| Value::Nil)),
+        "write() needs a string or bytes, not int"
+    );
     // A bytes value's data counts towards the collector's pacing.
     let before = vm.heap.allocated;
     vm.heap.bytes(vec![0u8; 1000]);
@@ -34,6 +37,8 @@ fn utf8_errors_name_the_offset() {
     assert_eq!(e(b"a\xc3("), "invalid UTF-8 at byte offset 1 (0xc3)");
     assert_eq!(e(b"ab\xe2\x82"), "invalid UTF-8 at byte offset 2: the data ends mid-character");
     assert_eq!(err_kind(utf8(b"\xff").map(|_| Value::Nil)), ErrorKind::Value);
+    assert_eq!(utf8_string(b"h\xc3\xa9".to_vec()).unwrap(), "hé");
+    assert_eq!(err_msg(utf8_string(b"ab\xff".to_vec()).map(|_| Value::Nil)), "invalid UTF-8 at byte offset 2 (0xff)");
 }
 
 #[test]
