@@ -123,6 +123,7 @@ fn enter(heap: &Heap, v: Value, out: &mut String, stack: &mut Vec<Open>, open: &
 fn write_object(obj: &Obj, out: &mut String) {
     match obj {
         Obj::Str(s) => quote(&s.s, out),
+        Obj::Bytes(b) => quote_bytes(b, out),
         Obj::Closure(c) => {
             let name: &str = &c.proto.name;
             if name.is_empty() {
@@ -153,6 +154,7 @@ fn write_key(k: &Key, out: &mut String) {
         Key::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Key::Int(i) => write!(out, "{i}").unwrap(),
         Key::Str(s) => quote(s, out),
+        Key::Bytes(b) => quote_bytes(b, out),
     }
 }
 
@@ -170,6 +172,24 @@ pub fn quote(s: &str, out: &mut String) {
             '\0' => out.push_str("\\0"),
             c if c.is_control() => write!(out, "\\u{{{:02x}}}", c as u32).unwrap(),
             c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Appends the printed form of a bytes value, as Python writes it: `b"..."` with
+/// printable ASCII as is, `\" \\ \n \r \t` escaped and every other byte as `\xNN`.
+pub fn quote_bytes(b: &[u8], out: &mut String) {
+    out.push_str("b\"");
+    for &c in b {
+        match c {
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b'\r' => out.push_str("\\r"),
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            b' '..=b'~' => out.push(c as char),
+            c => write!(out, "\\x{c:02x}").unwrap(),
         }
     }
     out.push('"');

@@ -95,12 +95,13 @@ fn type_of(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     Ok(vm.heap.str(name))
 }
 
-/// `len(v)` of a string (in characters), list, map or range. Channels add an arm here.
+/// `len(v)` of a string (in characters), bytes, list, map or range. Channels add an arm here.
 fn len(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("len", args, 1, 1)?;
     let n = match args[0] {
         Value::Obj(h) => match vm.heap.get(h) {
             Obj::Str(s) => s.chars as i64,
+            Obj::Bytes(b) => b.len() as i64,
             Obj::List(l) => l.len() as i64,
             Obj::Map(m) => m.len() as i64,
             Obj::Range(lo, hi) => hi.saturating_sub(*lo).max(0),

@@ -67,6 +67,7 @@ pub fn encode(heap: &Heap, v: Value) -> Res<String> {
                 Key::Int(n) => write!(out, "\"{n}\"").unwrap(),
                 Key::Bool(b) => write!(out, "\"{b}\"").unwrap(),
                 Key::Nil => out.push_str("\"null\""),
+                Key::Bytes(_) => return err(ErrorKind::Type, "cannot encode a bytes map key as JSON"),
             }
             out.push(':');
         }
@@ -103,6 +104,9 @@ fn enter(heap: &Heap, v: Value, out: &mut String, stack: &mut Vec<Open>, open: &
         }
         Obj::List(_) => ('[', Open::List(h, 0)),
         Obj::Map(_) => ('{', Open::Map(h, 0)),
+        Obj::Bytes(_) => {
+            return err(ErrorKind::Type, "cannot encode bytes as JSON (convert with b.decode() or b.hex() first)")
+        }
         o => return err(ErrorKind::Type, format!("cannot encode {} as JSON", o.type_name())),
     };
     if !open.insert(h.0) {

@@ -1,7 +1,8 @@
-//! Builtin functions and the methods of strings, lists and maps. Natives never call
+//! Builtin functions and the methods of strings, bytes, lists and maps. Natives never call
 //! back into the VM: they follow the protocol of `vm::builtin` (a value, a call
 //! of a csp function such as the prelude's `__list_map`, or a blocking operation).
 
+pub mod bytes;
 pub mod conc;
 pub mod core;
 pub mod io;
@@ -22,6 +23,7 @@ use std::rc::Rc;
 /// Registers every builtin as a global.
 pub fn register(vm: &mut Vm) {
     core::register(vm);
+    bytes::register(vm);
     math::register(vm);
     json::register(vm);
     conc::register(vm);
@@ -41,6 +43,7 @@ pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &st
     let kind = match recv {
         Value::Obj(h) => match vm.heap.get(h) {
             Obj::Str(_) => return string::call(vm, recv, name, args).map(Ret::Value),
+            Obj::Bytes(_) => return bytes::call(vm, recv, name, args).map(Ret::Value),
             Obj::List(_) => return list::call(vm, h, name, args),
             Obj::Map(_) => return map::call(vm, h, name, args).map(Ret::Value),
             Obj::Stream(_) => return stream::call(vm, h, name, args),
@@ -68,6 +71,7 @@ pub(crate) fn no_method<T>(kind: &str, name: &str) -> Res<T> {
 pub fn methods_of(kind: &str) -> &'static [&'static str] {
     match kind {
         "string" => string::METHODS,
+        "bytes" => bytes::METHODS,
         "list" => list::METHODS,
         "map" => map::METHODS,
         "chan" => &["cap", "len"],
@@ -109,6 +113,11 @@ const SYNONYMS: &[(&str, &str)] = &[
 fn method_hint(kind: &str, name: &str) -> Option<String> {
     if kind == "mutex" && matches!(name, "lock" | "unlock" | "acquire" | "release") {
         return Some("hold a mutex with `lock m { ... }`".to_string());
+    }
+    match (kind, name) {
+        ("string", "decode") => return Some("a string is text already; decode() is a method of bytes".to_string()),
+        ("bytes", "encode") => return Some("bytes are encoded already; b.decode() makes a string".to_string()),
+        _ => {}
     }
     let methods = methods_of(kind);
     let synonym = SYNONYMS.iter().find(|(from, to)| *from == name && methods.contains(to)).map(|(_, to)| *to);
@@ -293,7 +302,8 @@ mod tests {
         let s = vm.heap.str("ab");
         let l = vm.heap.list(vec![Value::Int(1)]);
         let m = Value::Obj(vm.heap.alloc(Obj::Map(Default::default())));
-        for (v, kind) in [(s, "string"), (l, "list"), (m, "map")] {
+        let b = vm.heap.bytes(&b"ab"[..]);
+        for (v, kind) in [(s, "string"), (l, "list"), (m, "map"), (b, "bytes")] {
             for name in methods_of(kind) {
                 if let Err(crate::vm::Fault::Error(e)) = call_method(&mut vm, &Default::default(), v, name, &[]) {
                     assert!(!e.1.contains("has no method"), "{kind}.{name}: {}", e.1);
@@ -342,14 +352,4 @@ mod tests {
             assert_eq!(e.kind, want);
         }
     }
-}
-
-/// The bytes of a string (or, once the bytes type lands, of bytes) argument.
-pub(crate) fn data_arg(vm: &Vm, v: Value) -> Option<Vec<u8>> {
-    vm.heap.as_str(v).map(|s| s.s.as_bytes().to_vec())
-}
-
-/// Binary data as a value (text until the bytes type lands).
-pub(crate) fn bytes_value(vm: &mut Vm, data: Vec<u8>) -> Value {
-    vm.heap.string(String::from_utf8_lossy(&data).into_owned())
 }

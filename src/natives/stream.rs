@@ -112,15 +112,12 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
                 }
             };
             let r = stream(vm, h).read(max);
-            answer(vm, r, |vm, data| Ok(data.map_or(Value::Nil, |d| super::bytes_value(vm, d))))
+            answer(vm, r, |vm, data| Ok(data.map_or(Value::Nil, |d| vm.heap.bytes(d))))
         }
         "write" => {
             arity(name, args, 1, 1)?;
-            let Some(data) = super::data_arg(vm, args[0]) else {
-                let what = vm.heap.type_name(args[0]);
-                return err(ErrorKind::Type, format!("write() needs a string or bytes, not {what}"));
-            };
-            let r = stream(vm, h).write(&data);
+            let data = super::bytes::data_arg(&vm.heap, "write", args[0])?;
+            let r = stream(vm, h).write(data);
             answer(vm, r, |_, ()| Ok(Value::Nil))
         }
         "flush" | "close" => {

@@ -5,6 +5,7 @@
 pub const METHODS: &[&str] = &[
     "chars",
     "contains",
+    "encode",
     "ends_with",
     "index_of",
     "len",
@@ -95,6 +96,16 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
             let mut buf = [0u8; 4];
             let items = s.chars().map(|c| heap.str(c.encode_utf8(&mut buf))).collect();
             Ok(heap.list(items))
+        }
+        "encode" => {
+            arity(name, args, 0, 1)?;
+            if !args.is_empty() {
+                let e = arg_str(heap, 0)?;
+                if !matches!(&*e, "utf-8" | "utf8") {
+                    return err(ErrorKind::Value, format!("unknown encoding {e:?} (encode() takes \"utf-8\")"));
+                }
+            }
+            Ok(heap.bytes(s.as_bytes()))
         }
         "repeat" => {
             arity(name, args, 1, 1)?;

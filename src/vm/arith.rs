@@ -36,7 +36,7 @@ pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
                 v.extend_from_slice(y);
                 Ok(heap.list(v))
             }
-            _ => bad_operands(heap, "+", a, b),
+            _ => crate::natives::bytes::add(heap, a, b),
         },
         _ => bad_operands(heap, "+", a, b),
     }
@@ -120,6 +120,7 @@ fn eq_inner(heap: &Heap, a: Value, b: Value, assumed: &mut std::collections::Has
             }
             match (heap.get(ha), heap.get(hb)) {
                 (Obj::Str(x), Obj::Str(y)) => x.s == y.s,
+                (Obj::Bytes(x), Obj::Bytes(y)) => x == y,
                 (Obj::Range(a0, a1), Obj::Range(b0, b1)) => a0 == b0 && a1 == b1,
                 (Obj::List(x), Obj::List(y)) => {
                     if x.len() != y.len() {
@@ -179,7 +180,8 @@ pub fn bitwise(heap: &Heap, op: BitOp, a: Value, b: Value) -> Res<Value> {
 }
 
 /// `item in coll`: an item of a list (by `==`), a key of a map, a substring of a
-/// string, an int of a range; any other `coll` is a type error.
+/// string, an int of a range, a byte (int) or run of bytes of a bytes value; any
+/// other `coll` is a type error.
 pub fn contains(heap: &Heap, item: Value, coll: Value) -> Res<bool> {
     if let Value::Obj(h) = coll {
         match heap.get(h) {
@@ -196,6 +198,7 @@ pub fn contains(heap: &Heap, item: Value, coll: Value) -> Res<bool> {
                 }
             }
             Obj::Range(lo, hi) => return Ok(matches!(item, Value::Int(i) if *lo <= i && i < *hi)),
+            Obj::Bytes(b) => return crate::natives::bytes::contains(heap, item, b),
             _ => {}
         }
     }
@@ -211,8 +214,8 @@ pub fn identical(heap: &Heap, a: Value, b: Value) -> bool {
     }
 }
 
-/// Ordering for `< <= > >=` and `sort`: numbers numerically, strings by content,
-/// lists lexicographically; anything else is an error.
+/// Ordering for `< <= > >=` and `sort`: numbers numerically, strings and bytes by
+/// content, lists lexicographically; anything else is an error.
 pub fn compare(heap: &Heap, a: Value, b: Value) -> Res<Ordering> {
     compare_at(heap, a, b, 0)
 }
@@ -226,6 +229,7 @@ fn compare_at(heap: &Heap, a: Value, b: Value, depth: usize) -> Res<Ordering> {
         (Value::Float(x), Value::Int(y)) => float_cmp(x, y as f64),
         (Value::Obj(ha), Value::Obj(hb)) => match (heap.get(ha), heap.get(hb)) {
             (Obj::Str(x), Obj::Str(y)) => Ok(x.s.cmp(&y.s)),
+            (Obj::Bytes(x), Obj::Bytes(y)) => Ok(x.cmp(y)),
             (Obj::List(x), Obj::List(y)) => {
                 if depth > crate::limits::MAX_DEPTH {
                     return err(ErrorKind::Limit, "cannot compare lists nested this deeply (or cyclic)");
@@ -278,7 +282,7 @@ fn is_nan_pair(a: Value, b: Value) -> bool {
     matches!(a, Value::Float(x) if x.is_nan()) || matches!(b, Value::Float(x) if x.is_nan())
 }
 
-/// The map key for `v`; floats and objects other than strings are not keys.
+/// The map key for `v`; floats and objects other than strings and bytes are not keys.
 pub fn to_key(heap: &Heap, v: Value) -> Res<Key> {
     match v {
         Value::Nil => Ok(Key::Nil),
@@ -287,6 +291,7 @@ pub fn to_key(heap: &Heap, v: Value) -> Res<Key> {
         Value::Float(_) => err(ErrorKind::Key, "float map keys are not allowed"),
         Value::Obj(h) => match heap.get(h) {
             Obj::Str(s) => Ok(Key::Str(s.s.clone())),
+            Obj::Bytes(b) => Ok(Key::Bytes(b.clone())),
             o => err(ErrorKind::Key, format!("a {} cannot be a map key", o.type_name())),
         },
     }
@@ -298,6 +303,7 @@ pub fn key_value(heap: &mut Heap, k: &Key) -> Value {
         Key::Bool(b) => Value::Bool(*b),
         Key::Int(i) => Value::Int(*i),
         Key::Str(s) => heap.rc_str(s.clone()),
+        Key::Bytes(b) => heap.bytes(b.clone()),
     }
 }
 

@@ -46,8 +46,14 @@ fn mark(vm: &mut Vm, mut work: Vec<Handle>) {
             Obj::Coroutine(c) => c.trace(&mut push_value),
             Obj::Task(t) => t.trace(&mut push_value),
             Obj::Process(p) => p.trace(&mut push_value),
-            Obj::Stream(_) => {}
-            Obj::Str(_) | Obj::Native(_) | Obj::Range(..) | Obj::Mutex(_) | Obj::WaitGroup(_) | Obj::Free => {}
+            Obj::Str(_)
+            | Obj::Bytes(_)
+            | Obj::Stream(_)
+            | Obj::Native(_)
+            | Obj::Range(..)
+            | Obj::Mutex(_)
+            | Obj::WaitGroup(_)
+            | Obj::Free => {}
         }
     }
 }

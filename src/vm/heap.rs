@@ -125,6 +125,37 @@ impl Heap {
         }
     }
 
+    /// A `bytes` value holding `data` (a `Vec<u8>`, a `&[u8]` or an `Rc<[u8]>`).
+    /// The caller keeps to `limits::MAX_STRING` (see `natives::bytes::check_len`).
+    pub fn bytes(&mut self, data: impl Into<Rc<[u8]>>) -> Value {
+        Value::Obj(self.alloc(Obj::Bytes(data.into())))
+    }
+
+    /// The data inside `v`, if it is a bytes value.
+    #[inline]
+    pub fn as_bytes(&self, v: Value) -> Option<&[u8]> {
+        match v {
+            Value::Obj(h) => match self.get(h) {
+                Obj::Bytes(b) => Some(b),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The bytes a string (its UTF-8) or a bytes value holds: what writing either
+    /// to a file or a process sends.
+    pub fn as_data(&self, v: Value) -> Option<&[u8]> {
+        match v {
+            Value::Obj(h) => match self.get(h) {
+                Obj::Bytes(b) => Some(b),
+                Obj::Str(s) => Some(s.s.as_bytes()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     pub fn type_name(&self, v: Value) -> &'static str {
         match v {
             Value::Nil => "nil",

@@ -6,7 +6,7 @@ pub enum ErrorKind {
     /// Wrong operand or argument types, calling a non-function, no such method or
     /// field, wrong number of arguments.
     Type,
-    /// A list or string index out of range.
+    /// A list, string or bytes index out of range.
     Index,
     /// A value that cannot be a map key (a float, a list, ...).
     Key,

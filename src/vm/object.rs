@@ -9,6 +9,8 @@ use std::rc::Rc;
 
 pub enum Obj {
     Str(StrObj),
+    /// Immutable binary data (`bytes`); shared like strings' text.
+    Bytes(Rc<[u8]>),
     List(Vec<Value>),
     /// Boxed, like `Error`, to keep every heap slot at 32 bytes.
     Map(Box<crate::vm::value::Map>),
@@ -79,6 +81,7 @@ impl Obj {
     pub fn type_name(&self) -> &'static str {
         match self {
             Obj::Str(_) => "string",
+            Obj::Bytes(_) => "bytes",
             Obj::List(_) => "list",
             Obj::Map(_) => "map",
             Obj::Closure(_) | Obj::Native(_) => "function",
@@ -100,6 +103,7 @@ impl Obj {
     pub fn size(&self) -> usize {
         let extra = match self {
             Obj::Str(s) => s.s.len(),
+            Obj::Bytes(b) => b.len(),
             Obj::List(v) => v.capacity() * 16,
             Obj::Map(m) => m.capacity() * 48,
             Obj::Closure(c) => c.upvals.len() * 4,

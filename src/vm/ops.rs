@@ -35,11 +35,12 @@ pub(super) fn index(vm: &mut Vm, obj: Value, key: Value) -> Res<Value> {
         match (vm.heap.get(h), key) {
             (Obj::List(_), Value::Int(i)) => return crate::natives::list::list_index(&vm.heap, obj, i),
             (Obj::Str(_), Value::Int(i)) => return crate::natives::string::str_index(&mut vm.heap, obj, i),
+            (Obj::Bytes(b), Value::Int(i)) => return crate::natives::bytes::index(b, i),
             (Obj::Map(m), _) => {
                 let k = arith::to_key(&vm.heap, key)?;
                 return Ok(m.get(&k).copied().unwrap_or(Value::Nil));
             }
-            (Obj::List(_) | Obj::Str(_), _) => {
+            (Obj::List(_) | Obj::Str(_) | Obj::Bytes(_), _) => {
                 return err(ErrorKind::Type, format!("index must be an int, not {}", vm.heap.type_name(key)));
             }
             _ => {}
@@ -137,9 +138,13 @@ pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
 pub(super) fn iter_start(vm: &Vm, it: Value) -> Res<Value> {
     if let Value::Obj(h) = it {
         match vm.heap.get(h) {
-            Obj::List(_) | Obj::Map(_) | Obj::Str(_) | Obj::Chan(_) | Obj::Coroutine(_) | Obj::Stream(_) => {
-                return Ok(Value::Int(0))
-            }
+            Obj::List(_)
+            | Obj::Map(_)
+            | Obj::Str(_)
+            | Obj::Bytes(_)
+            | Obj::Chan(_)
+            | Obj::Coroutine(_)
+            | Obj::Stream(_) => return Ok(Value::Int(0)),
             Obj::Range(lo, _) => return Ok(Value::Int(*lo)),
             _ => {}
         }
@@ -155,6 +160,7 @@ pub(super) fn iter_next(vm: &mut Vm, it: Value, state: Value) -> Option<(Value, 
     match vm.heap.get(h) {
         Obj::List(l) => l.get(i as usize).map(|v| (*v, Value::Int(i + 1))),
         Obj::Range(_, hi) => (i < *hi).then_some((Value::Int(i), Value::Int(i + 1))),
+        Obj::Bytes(b) => b.get(i as usize).map(|x| (Value::Int(*x as i64), Value::Int(i + 1))),
         Obj::Map(m) => {
             let k = m.get_index(i as usize)?.0.clone();
             Some((arith::key_value(&mut vm.heap, &k), Value::Int(i + 1)))

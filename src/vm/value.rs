@@ -85,7 +85,8 @@ impl std::hash::Hasher for FxHasher {
     }
 }
 
-/// A map key: maps accept nil, bool, int and string keys, compared by value.
+/// A map key: maps accept nil, bool, int, string and bytes keys, compared by value
+/// (a bytes key never equals a string key).
 /// String keys made from source text are interned (`Vm::intern`), so equality
 /// usually succeeds on the pointer before comparing bytes.
 #[derive(Clone, Debug, Eq)]
@@ -94,6 +95,7 @@ pub enum Key {
     Bool(bool),
     Int(i64),
     Str(Rc<str>),
+    Bytes(Rc<[u8]>),
 }
 
 /// Copies a value as two 8-byte loads and stores. A plain copy is one 16-byte load,
@@ -131,6 +133,10 @@ impl std::hash::Hash for Key {
             Key::Bool(b) => h.write_u8(1 + *b as u8),
             Key::Int(i) => h.write_i64(*i),
             Key::Str(s) => s.hash(h),
+            Key::Bytes(b) => {
+                h.write_u8(3);
+                b.hash(h)
+            }
         }
     }
 }
@@ -143,6 +149,7 @@ impl PartialEq for Key {
             (Key::Int(a), Key::Int(b)) => a == b,
             (Key::Bool(a), Key::Bool(b)) => a == b,
             (Key::Nil, Key::Nil) => true,
+            (Key::Bytes(a), Key::Bytes(b)) => a == b,
             _ => false,
         }
     }

@@ -1,0 +1,139 @@
+//! Methods of bytes values. Positions are byte indices; arguments that are runs of
+//! bytes must be bytes (a string is a `type` error pointing to `s.encode()`).
+
+use super::{find, utf8};
+use crate::limits::{MAX_LIST, MAX_STRING};
+use crate::natives::{arity, no_method, slice_bounds, str_arg};
+use crate::vm::object::Obj;
+use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};
+use std::fmt::Write;
+use std::rc::Rc;
+
+/// Every bytes method (for suggestions and completion).
+pub const METHODS: &[&str] =
+    &["contains", "decode", "ends_with", "find", "hex", "index_of", "len", "list", "slice", "split", "starts_with"];
+
+pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> {
+    let b: Rc<[u8]> = match recv {
+        Value::Obj(h) => match vm.heap.get(h) {
+            Obj::Bytes(b) => b.clone(),
+            _ => unreachable!("receiver is bytes"),
+        },
+        _ => unreachable!("receiver is bytes"),
+    };
+    let heap = &mut vm.heap;
+    match name {
+        "len" => {
+            arity(name, args, 0, 0)?;
+            Ok(Value::Int(b.len() as i64))
+        }
+        "hex" => {
+            arity(name, args, 0, 0)?;
+            let len = b.len() * 2;
+            if len > MAX_STRING {
+                return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
+            }
+            let mut s = String::with_capacity(len);
+            b.iter().for_each(|x| write!(s, "{x:02x}").unwrap());
+            Ok(heap.string(s))
+        }
+        "decode" => {
+            arity(name, args, 0, 1)?;
+            let mode = match args.first() {
+                Some(m) => str_arg(heap, name, *m)?,
+                None => "utf-8".into(),
+            };
+            match &*mode {
+                "utf-8" | "utf8" => {
+                    let s = utf8(&b)?;
+                    Ok(heap.str(s))
+                }
+                "lossy" => {
+                    let s = String::from_utf8_lossy(&b).into_owned();
+                    if s.len() > MAX_STRING {
+                        return err(ErrorKind::Limit, format!("string too long ({} bytes)", s.len()));
+                    }
+                    Ok(heap.string(s))
+                }
+                m => err(ErrorKind::Value, format!("unknown encoding {m:?} (decode() takes \"utf-8\" or \"lossy\")")),
+            }
+        }
+        "slice" => {
+            let (start, end) = slice_bounds(heap, name, args, b.len())?;
+            if end - start == b.len() {
+                return Ok(recv);
+            }
+            Ok(heap.bytes(&b[start..end]))
+        }
+        "list" => {
+            arity(name, args, 0, 0)?;
+            if b.len() > MAX_LIST {
+                return err(ErrorKind::Limit, format!("list too long ({} items)", b.len()));
+            }
+            let items = b.iter().map(|x| Value::Int(*x as i64)).collect();
+            Ok(heap.list(items))
+        }
+        "index_of" | "find" => {
+            arity(name, args, 1, 1)?;
+            let at = match args[0] {
+                Value::Int(i) => u8::try_from(i).ok().and_then(|x| b.iter().position(|y| *y == x)),
+                v => find(&b, bytes_arg(heap, name, v)?),
+            };
+            Ok(Value::Int(at.map_or(-1, |i| i as i64)))
+        }
+        "contains" => {
+            arity(name, args, 1, 1)?;
+            Ok(Value::Bool(super::contains(heap, args[0], &b)?))
+        }
+        "starts_with" => {
+            arity(name, args, 1, 1)?;
+            Ok(Value::Bool(b.starts_with(bytes_arg(heap, name, args[0])?)))
+        }
+        "ends_with" => {
+            arity(name, args, 1, 1)?;
+            Ok(Value::Bool(b.ends_with(bytes_arg(heap, name, args[0])?)))
+        }
+        "split" => {
+            arity(name, args, 0, 1)?;
+            let parts: Vec<&[u8]> = match args.first() {
+                None => b.split(|c| c.is_ascii_whitespace()).filter(|p| !p.is_empty()).collect(),
+                Some(sep) => {
+                    let sep = bytes_arg(heap, name, *sep)?;
+                    if sep.is_empty() {
+                        return err(ErrorKind::Value, "split() separator must not be empty");
+                    }
+                    split_on(&b, sep)
+                }
+            };
+            let items = parts.into_iter().map(|p| heap.bytes(p)).collect();
+            Ok(heap.list(items))
+        }
+        _ => no_method("bytes", name),
+    }
+}
+
+/// A bytes argument, or a `type` error (suggesting `encode` for a string).
+fn bytes_arg<'h>(heap: &'h Heap, name: &str, v: Value) -> Res<&'h [u8]> {
+    if let Some(b) = heap.as_bytes(v) {
+        return Ok(b);
+    }
+    let hint = if heap.as_str(v).is_some() { " (make bytes of a string with s.encode())" } else { "" };
+    err(ErrorKind::Type, format!("{name}() expects bytes, got {}{hint}", heap.type_name(v)))
+}
+
+/// The runs of `b` between occurrences of the non-empty `sep`.
+fn split_on<'a>(b: &'a [u8], sep: &[u8]) -> Vec<&'a [u8]> {
+    let mut parts = Vec::new();
+    let (mut start, mut i) = (0, 0);
+    while i + sep.len() <= b.len() {
+        if &b[i..i + sep.len()] == sep {
+            parts.push(&b[start..i]);
+            i += sep.len();
+            start = i;
+        } else {
+            i += 1;
+        }
+    }
+    parts.push(&b[start..]);
+    parts
+}
