@@ -75,13 +75,30 @@ fn answer<T>(vm: &mut Vm, r: Result<Step<T>, String>, value: impl FnOnce(&mut Vm
 pub fn text(vm: &mut Vm, name: &str, bytes: Vec<u8>) -> Res<Value> {
     match String::from_utf8(bytes) {
         Ok(s) => Ok(vm.heap.string(s)),
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            err(
-                ErrorKind::Value,
-                format!("{name} is not UTF-8 text (a bad byte at offset {at} of the data read); read() gives bytes"),
-            )
-        }
+        Err(e) => not_text(name, e.utf8_error()),
+    }
+}
+
+fn not_text<T>(name: &str, e: std::str::Utf8Error) -> Res<T> {
+    let at = e.valid_up_to();
+    err(
+        ErrorKind::Value,
+        format!("{name} is not UTF-8 text (a bad byte at offset {at} of the data read); read() gives bytes"),
+    )
+}
+
+/// `s.read_line()` and `for line in s`: a line as a string, nil at the end, or a wait.
+pub fn read_line(vm: &mut Vm, h: Handle) -> Res<Ret> {
+    // A handle on the stream (its buffer is shared), so that the line goes
+    // straight from the buffer into a new string on the heap.
+    let s = stream(vm, h).clone();
+    let r = s.read_line(|line| std::str::from_utf8(line).map(|text| vm.heap.str(text)));
+    match r {
+        Ok(Step::Done(Some(Ok(v)))) => Ok(Ret::Value(v)),
+        Ok(Step::Done(Some(Err(e)))) => not_text(&s.name, e),
+        Ok(Step::Done(None)) => Ok(Ret::Value(Value::Nil)),
+        Ok(Step::Block(b)) => Ok(Ret::Block(b)),
+        Err(msg) => err(ErrorKind::Io, msg),
     }
 }
 
@@ -90,11 +107,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
     match name {
         "read_line" => {
             arity(name, args, 0, 0)?;
-            let r = stream(vm, h).read_line();
-            answer(vm, r, |vm, line| match line {
-                Some(l) => text(vm, &sname, l),
-                None => Ok(Value::Nil),
-            })
+            read_line(vm, h)
         }
         "read_text" => {
             arity(name, args, 0, 0)?;
@@ -133,9 +146,4 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
         }
         _ => super::no_method("stream", name),
     }
-}
-
-/// One step of `for line in s`: Some(line), None at the end, or a wait.
-pub fn next_line(vm: &mut Vm, h: Handle) -> Res<Ret> {
-    call(vm, h, "read_line", &[])
 }

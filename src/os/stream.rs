@@ -21,6 +21,8 @@ pub enum Kind {
     Pipe,
 }
 
+/// Cloning gives another handle on the same stream.
+#[derive(Clone)]
 pub struct Stream {
     /// For messages: the path, or "stdout of ls".
     pub name: Rc<str>,
@@ -81,8 +83,9 @@ impl Stream {
         }
     }
 
-    /// The next line without its `\n` (or `\r\n`); None at the end.
-    pub fn read_line(&self) -> Res<Option<Vec<u8>>> {
+    /// The next line without its `\n` (or `\r\n`), handed to `take` while it
+    /// is in the buffer (no copy); None at the end.
+    pub fn read_line<T>(&self, take: impl FnOnce(&[u8]) -> T) -> Res<Option<T>> {
         self.check(true)?;
         let mut s = match self.lock() {
             Ok(s) => s,
@@ -93,20 +96,20 @@ impl Stream {
         }
         loop {
             let start = s.rpos;
-            if let Some(i) = s.rbuf[start..].iter().position(|&b| b == b'\n') {
+            if let Some(i) = memchr::memchr(b'\n', &s.rbuf[start..]) {
                 let mut end = start + i;
                 s.rpos = end + 1;
                 if end > start && s.rbuf[end - 1] == b'\r' {
                     end -= 1;
                 }
-                return Ok(Step::Done(Some(s.rbuf[start..end].to_vec())));
+                return Ok(Step::Done(Some(take(&s.rbuf[start..end]))));
             }
             if s.eof {
                 if start == s.rbuf.len() {
                     return Ok(Step::Done(None));
                 }
                 s.rpos = s.rbuf.len();
-                return Ok(Step::Done(Some(s.rbuf[start..].to_vec())));
+                return Ok(Step::Done(Some(take(&s.rbuf[start..]))));
             }
             if let Some(b) = self.fill(&mut s)? {
                 return Ok(Step::Block(b));
