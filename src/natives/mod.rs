@@ -9,6 +9,7 @@ pub mod json;
 pub mod list;
 pub mod map;
 pub mod math;
+pub mod signal;
 pub mod string;
 
 use crate::vm::object::Obj;
@@ -24,6 +25,7 @@ pub fn register(vm: &mut Vm) {
     json::register(vm);
     conc::register(vm);
     io::register(vm);
+    signal::register(vm);
 }
 
 /// Calls builtin method `name` on `recv`. Fields of maps that hold functions are

@@ -17,6 +17,7 @@ mod reactor;
 mod report;
 mod select;
 pub mod session;
+mod signal;
 mod start;
 mod task;
 mod timer;
@@ -28,6 +29,7 @@ mod tests;
 use crate::vm::{Fiber, Handle, Resume, Value};
 pub use driver::{run_main, Outcome};
 pub use report::trace_json;
+pub use signal::install_default as install_signal_handlers;
 use std::time::{Duration, Instant};
 pub use task::Task;
 
@@ -181,6 +183,8 @@ pub struct Sched {
     reactor: Option<reactor::Reactor>,
     /// `--trace FILE`: Chrome trace events of every slice, written at exit.
     trace: Option<Vec<String>>,
+    /// Signal channels and handling, once signals are asked for.
+    signals: Option<Box<signal::Signals>>,
 }
 
 impl Default for Sched {
@@ -203,6 +207,7 @@ impl Default for Sched {
             io: None,
             reactor: None,
             trace: None,
+            signals: None,
         }
     }
 }
@@ -324,6 +329,7 @@ impl Sched {
         self.ready.pending_tasks().for_each(|h| push(Value::Obj(h)));
         self.unstarted.roots().for_each(&mut push);
         self.orphan_error.map(&mut push);
+        self.signals.iter().flat_map(|s| s.roots()).for_each(|h| push(Value::Obj(h)));
     }
 }
 
@@ -347,8 +353,8 @@ fn reactor_of(vm: &mut crate::vm::Vm) -> std::io::Result<&mut reactor::Reactor> 
     Ok(vm.sched.reactor.as_mut().expect("made"))
 }
 
-/// Can something outside the fibers (finished pool work, a ready descriptor)
-/// still wake one?
+/// Can something outside the fibers (finished pool work, a ready descriptor,
+/// a signal asked for on a channel) still wake one?
 fn outside_pending(vm: &crate::vm::Vm) -> bool {
-    io::pending(vm) || vm.sched.reactor.as_ref().is_some_and(|r| r.waiting())
+    io::pending(vm) || vm.sched.reactor.as_ref().is_some_and(|r| r.waiting()) || signal::can_wake(vm)
 }
