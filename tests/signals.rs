@@ -117,7 +117,8 @@ fn has(lines: &[String], want: &str) -> bool {
     lines.iter().any(|l| l == want)
 }
 
-/// The main fiber holds a lock and sleeps; a child sleeps.
+/// The main fiber holds a lock and sleeps (and rethrows the `Cancelled` it
+/// gets, which then goes unreported); a child sleeps.
 const CLEANUP: &str = r#"
 let m = mutex()
 go fn() {
@@ -128,6 +129,9 @@ try {
         print("ready")
         sleep(10000)
     }
+} catch err {
+    print(err.kind, err.trace[len(err.trace) - 1])
+    throw err
 } finally {
     print("main finally")
     lock m { print("lock was released") }
@@ -142,7 +146,7 @@ fn sigint_cancels_the_program_and_exits_130() {
     p.send(libc::SIGINT);
     let e = p.finish();
     assert_eq!(e.code, Some(130), "stdout {:?} stderr {}", e.stdout, e.stderr);
-    for line in ["main finally", "lock was released", "child finally"] {
+    for line in ["cancelled cancelled by SIGINT", "main finally", "lock was released", "child finally"] {
         assert!(has(&e.stdout, line), "no {line:?} in {:?}", e.stdout);
     }
     assert!(!has(&e.stdout, "not reached"));
@@ -156,7 +160,9 @@ fn sigterm_cancels_the_program_and_exits_143() {
     p.send(libc::SIGTERM);
     let e = p.finish();
     assert_eq!(e.code, Some(143), "stdout {:?} stderr {}", e.stdout, e.stderr);
-    assert!(has(&e.stdout, "main finally") && has(&e.stdout, "child finally"), "{:?}", e.stdout);
+    for line in ["cancelled cancelled by SIGTERM", "main finally", "child finally"] {
+        assert!(has(&e.stdout, line), "no {line:?} in {:?}", e.stdout);
+    }
     assert_eq!(e.stderr, "");
 }
 
@@ -259,4 +265,16 @@ print("finished")
     ] {
         assert!(e.stderr.contains(part), "no {part:?} in:\n{}", e.stderr);
     }
+}
+
+#[test]
+fn a_fiber_left_waiting_for_signals_does_not_keep_a_finished_program_alive() {
+    let src = r#"
+let sigs = __os_signals("SIGHUP")
+go fn() { try { <-sigs } finally { print("handler cancelled") } }()
+print("main done")
+"#;
+    let e = start("leftover", src, false).finish();
+    assert_eq!(e.code, Some(0), "stderr {}", e.stderr);
+    assert_eq!(e.stdout, ["main done", "handler cancelled"]);
 }

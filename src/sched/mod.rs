@@ -333,17 +333,6 @@ impl Sched {
     }
 }
 
-#[cfg(test)]
-mod size_tests {
-    /// A program may park a million fibers (benches/conc/skynet.csp): each pays
-    /// for a slot here besides its `Fiber`.
-    #[test]
-    fn a_fiber_slot_is_one_cache_line() {
-        let slot = std::mem::size_of::<super::Slot>();
-        assert!(slot <= 64, "Slot is {slot} bytes");
-    }
-}
-
 /// The reactor, made on first use. Making it fails only when the process is
 /// out of descriptors.
 fn reactor_of(vm: &mut crate::vm::Vm) -> std::io::Result<&mut reactor::Reactor> {
@@ -357,4 +346,15 @@ fn reactor_of(vm: &mut crate::vm::Vm) -> std::io::Result<&mut reactor::Reactor> 
 /// a signal asked for on a channel) still wake one?
 fn outside_pending(vm: &crate::vm::Vm) -> bool {
     io::pending(vm) || vm.sched.reactor.as_ref().is_some_and(|r| r.waiting()) || signal::can_wake(vm)
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// A program may park a million fibers (benches/conc/skynet.csp): each pays
+    /// for a slot here besides its `Fiber`.
+    #[test]
+    fn a_fiber_slot_is_one_cache_line() {
+        let slot = std::mem::size_of::<super::Slot>();
+        assert!(slot <= 64, "Slot is {slot} bytes");
+    }
 }
