@@ -219,6 +219,9 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
     vm.args = script_args.to_vec();
     match cmd {
         "run" => {
+            if let Err(e) = csp::sched::install_signal_handlers(&mut vm) {
+                eprintln!("csp: cannot handle signals: {e}");
+            }
             let out = csp::runner::run_source(&mut vm, path, &src, color);
             eprint!("{}", out.stderr);
             if let (Some(file), Some(json)) = (&opts.trace, csp::sched::trace_json(&vm)) {

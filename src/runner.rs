@@ -98,8 +98,26 @@ pub fn run_source(vm: &mut Vm, name: &str, src: &str, color: bool) -> Outcome {
             return Outcome { exit_code: 2, stderr };
         }
     };
-    match crate::sched::run_main(vm, proto) {
+    let outcome = crate::sched::run_main(vm, proto);
+    report(vm, outcome, color)
+}
+
+/// The exit code and report of how a program ended.
+fn report(vm: &Vm, outcome: crate::sched::Outcome, color: bool) -> Outcome {
+    match outcome {
         crate::sched::Outcome::Ok => Outcome { exit_code: 0, stderr: String::new() },
+        // Cancelled by SIGINT/SIGTERM: that signal's code, and quietly, as a
+        // shell's command ends; only another error that cleanup raised shows.
+        crate::sched::Outcome::Signalled(code, how) => {
+            let quiet = match &*how {
+                crate::sched::Outcome::Error(u) => {
+                    crate::vm::error::is_kind(vm, u.value, crate::vm::ErrorKind::Cancelled)
+                }
+                _ => false,
+            };
+            let stderr = if quiet { String::new() } else { report(vm, *how, color).stderr };
+            Outcome { exit_code: code, stderr }
+        }
         // The reader of stdout has gone: end quietly, as `head` users expect.
         crate::sched::Outcome::BrokenPipe => Outcome { exit_code: 0, stderr: String::new() },
         crate::sched::Outcome::Deadlock(report) => Outcome { exit_code: 3, stderr: report },

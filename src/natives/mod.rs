@@ -12,6 +12,7 @@ pub mod map;
 pub mod math;
 pub mod process;
 pub mod stream;
+pub mod signal;
 pub mod string;
 
 use crate::vm::object::Obj;
@@ -30,6 +31,7 @@ pub fn register(vm: &mut Vm) {
     io::register(vm);
     process::register(vm);
     stream::register(vm);
+    signal::register(vm);
 }
 
 /// Calls builtin method `name` on `recv`. Fields of maps that hold functions are

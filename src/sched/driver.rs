@@ -7,7 +7,7 @@ use super::lifecycle::{cancel_fiber, finish, interrupt};
 use super::queue::Runnable;
 use super::reactor::Woken;
 use super::report::{deadlock_report, trace_slice, uncaught_at_top};
-use super::{io, outside_pending, start, task, timer};
+use super::{io, outside_pending, signal, start, task, timer};
 use crate::bytecode::ProtoRef;
 use crate::vm::exec::{self, Halt};
 use crate::vm::{gc, Fault, Fiber, Handle, Resume, Uncaught, Vm};
@@ -26,6 +26,9 @@ pub enum Outcome {
     Deadlock(String),
     /// Standard output was closed (`csp run x.csp | head`): the program stopped.
     BrokenPipe,
+    /// SIGINT or SIGTERM cancelled the program: the exit code (130, 143) and
+    /// how the program then ended.
+    Signalled(i32, Box<Outcome>),
 }
 
 /// Why `run_ready` returned.
@@ -85,10 +88,11 @@ pub fn run_main(vm: &mut Vm, proto: ProtoRef) -> Outcome {
     super::ops::kill_children(vm, None);
     vm.sched.main_task = None;
     vm.out.flush();
-    if vm.out.is_broken() {
-        return Outcome::BrokenPipe;
+    let outcome = if vm.out.is_broken() { Outcome::BrokenPipe } else { outcome };
+    match vm.sched.signals.as_ref().and_then(|s| s.stopped_by) {
+        Some(i) => Outcome::Signalled(signal::exit_code(i), Box::new(outcome)),
+        None => outcome,
     }
-    outcome
 }
 
 fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
@@ -137,7 +141,8 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
 /// delivers what came due.
 pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
     let wait = next_timer.map(|t| t.saturating_duration_since(Instant::now()));
-    if outside_pending(vm) {
+    // Watched signals end the wait too (the reactor sees their self-pipe).
+    if outside_pending(vm) || signal::watching(vm) {
         poll_outside(vm, wait);
     } else if let Some(d) = wait {
         std::thread::sleep(d);
@@ -152,6 +157,7 @@ pub(super) fn deliver_events(vm: &mut Vm) {
     if io::pending(vm) {
         io::deliver(vm);
     }
+    signal::deliver(vm);
     if vm.sched.reactor.as_ref().is_some_and(|r| r.waiting()) {
         poll_outside(vm, Some(Duration::ZERO));
     }
@@ -165,6 +171,7 @@ fn poll_outside(vm: &mut Vm, timeout: Option<Duration>) {
         wake_all(vm, woken);
     }
     io::deliver(vm);
+    signal::deliver(vm);
 }
 
 /// Wakes the fibers the reactor is done with.

@@ -48,6 +48,8 @@ pub(super) enum Cause {
     Sibling(u32),
     /// Its `wait { }` block was left by an error.
     BlockLeft,
+    /// The process got this signal ("SIGINT").
+    Signal(&'static str),
 }
 
 impl Cause {
@@ -60,6 +62,7 @@ impl Cause {
             }
             Cause::Sibling(n) => format!("cancelled because fiber {n} in the same `wait {{ }}` block failed"),
             Cause::BlockLeft => "cancelled because its `wait { }` block was left by an error".to_string(),
+            Cause::Signal(name) => format!("cancelled by {name}"),
         }
     }
 }

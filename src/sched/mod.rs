@@ -17,6 +17,7 @@ mod reactor;
 mod report;
 mod select;
 pub mod session;
+mod signal;
 mod start;
 mod task;
 mod timer;
@@ -28,6 +29,7 @@ mod tests;
 use crate::vm::{Fiber, Handle, Resume, Value};
 pub use driver::{run_main, Outcome};
 pub use report::trace_json;
+pub use signal::install_default as install_signal_handlers;
 use std::time::{Duration, Instant};
 pub use task::Task;
 
@@ -184,6 +186,8 @@ pub struct Sched {
     /// Child processes started and not yet known to be reaped: a cancelled
     /// owner kills its own, the program's end kills the rest.
     children: Vec<Handle>,
+    /// Signal channels and handling, once signals are asked for.
+    signals: Option<Box<signal::Signals>>,
 }
 
 impl Default for Sched {
@@ -207,6 +211,7 @@ impl Default for Sched {
             reactor: None,
             trace: None,
             children: Vec::new(),
+            signals: None,
         }
     }
 }
@@ -329,17 +334,7 @@ impl Sched {
         self.ready.pending_tasks().for_each(|h| push(Value::Obj(h)));
         self.unstarted.roots().for_each(&mut push);
         self.orphan_error.map(&mut push);
-    }
-}
-
-#[cfg(test)]
-mod size_tests {
-    /// A program may park a million fibers (benches/conc/skynet.csp): each pays
-    /// for a slot here besides its `Fiber`.
-    #[test]
-    fn a_fiber_slot_is_one_cache_line() {
-        let slot = std::mem::size_of::<super::Slot>();
-        assert!(slot <= 64, "Slot is {slot} bytes");
+        self.signals.iter().flat_map(|s| s.roots()).for_each(|h| push(Value::Obj(h)));
     }
 }
 
@@ -352,8 +347,19 @@ fn reactor_of(vm: &mut crate::vm::Vm) -> std::io::Result<&mut reactor::Reactor> 
     Ok(vm.sched.reactor.as_mut().expect("made"))
 }
 
-/// Can something outside the fibers (finished pool work, a ready descriptor)
-/// still wake one?
+/// Can something outside the fibers (finished pool work, a ready descriptor,
+/// a signal asked for on a channel) still wake one?
 fn outside_pending(vm: &crate::vm::Vm) -> bool {
-    io::pending(vm) || vm.sched.reactor.as_ref().is_some_and(|r| r.waiting())
+    io::pending(vm) || vm.sched.reactor.as_ref().is_some_and(|r| r.waiting()) || signal::can_wake(vm)
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// A program may park a million fibers (benches/conc/skynet.csp): each pays
+    /// for a slot here besides its `Fiber`.
+    #[test]
+    fn a_fiber_slot_is_one_cache_line() {
+        let slot = std::mem::size_of::<super::Slot>();
+        assert!(slot <= 64, "Slot is {slot} bytes");
+    }
 }

@@ -365,3 +365,16 @@ pub fn others_deadlocked(vm: &mut Vm) -> Option<String> {
 pub fn tick(vm: &mut Vm, n: u64) {
     vm.sched.ticks += n;
 }
+
+/// The signals `os.signals` accepts, by name.
+pub fn signal_names() -> impl Iterator<Item = &'static str> {
+    super::signal::KNOWN.iter().map(|(n, _)| *n)
+}
+
+/// `os.signals(names)`: a channel receiving each named signal's name as it
+/// arrives (those signals lose their default handling). The names are checked.
+pub fn signal_channel(vm: &mut Vm, names: &[&str]) -> Res<Value> {
+    let which: Vec<usize> = names.iter().filter_map(|n| super::signal::index_of(n)).collect();
+    super::signal::notify(vm, &which)
+        .or_else(|e| err(ErrorKind::Io, format!("cannot handle signals: {}", crate::runner::io_reason(&e))))
+}

@@ -44,15 +44,13 @@ pub(super) struct Reactor {
     pub waker: Arc<mio::Waker>,
     /// Descriptors some fiber waits on: the interest registered, and the waiters.
     waits: HashMap<RawFd, (Interest, Vec<Waiting>)>,
-    /// The signal self-pipe was ready in the last poll.
-    pub signalled: bool,
 }
 
 impl Reactor {
     pub fn new() -> std::io::Result<Reactor> {
         let poll = Poll::new()?;
         let waker = Arc::new(mio::Waker::new(poll.registry(), WAKER)?);
-        Ok(Reactor { poll, events: Events::with_capacity(256), waker, waits: HashMap::new(), signalled: false })
+        Ok(Reactor { poll, events: Events::with_capacity(256), waker, waits: HashMap::new() })
     }
 
     /// Fibers are parked on descriptors.
@@ -117,8 +115,9 @@ impl Reactor {
         let mut woken = Vec::new();
         for ev in self.events.iter() {
             match ev.token() {
-                WAKER => {}
-                SIGNALS => self.signalled = true,
+                // Which signals came is in `signal::PENDING`; the scheduler
+                // looks there after every poll.
+                WAKER | SIGNALS => {}
                 Token(t) => {
                     let fd = (t - FIRST_FD) as RawFd;
                     let Some((_, waiters)) = self.waits.get_mut(&fd) else { continue };

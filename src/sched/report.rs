@@ -55,17 +55,39 @@ pub(super) fn deadlock_report(vm: &Vm) -> String {
     for (f, s) in fibers(vm) {
         let Some(w) = &s.parked else { continue };
         out.push_str(&format!("  {}\n", blocked_line(vm, f, s, w)));
-        let mut t = s.task;
-        let mut first = true;
-        while let Some(th) = t {
-            let tk = task(vm, th);
-            if let Some(site) = tk.site {
-                let by = if first { "started at" } else { "  by a fiber started at" };
-                out.push_str(&format!("    {by} {}\n", site.location()));
-            }
-            first = false;
-            t = tk.owner;
+        started_chain(vm, s, &mut out);
+    }
+    out
+}
+
+/// "started at" lines: where the fiber's `go` is, then its starters'.
+fn started_chain(vm: &Vm, s: &FiberState, out: &mut String) {
+    let mut t = s.task;
+    let mut first = true;
+    while let Some(th) = t {
+        let tk = task(vm, th);
+        if let Some(site) = tk.site {
+            let by = if first { "started at" } else { "  by a fiber started at" };
+            out.push_str(&format!("    {by} {}\n", site.location()));
         }
+        first = false;
+        t = tk.owner;
+    }
+}
+
+/// SIGQUIT's listing of every fiber: its state (what it is blocked on, where),
+/// its stack, and where it was started; then fibers not started yet.
+pub(super) fn fiber_dump(vm: &Vm) -> String {
+    let mut out = String::from("SIGQUIT: every fiber\n");
+    for (f, s) in fibers(vm) {
+        out.push_str(&format!("  {}\n", state_line(vm, f, s)));
+        for frame in crate::vm::error::capped_trace(f) {
+            out.push_str(&format!("    at {frame}\n"));
+        }
+        started_chain(vm, s, &mut out);
+    }
+    for (n, site) in super::start::not_started(vm) {
+        out.push_str(&format!("  fiber {n} not started yet (go at {})\n", site.location()));
     }
     out
 }
@@ -128,13 +150,18 @@ fn blocked_line(vm: &Vm, f: &Fiber, s: &FiberState, w: &Wait) -> String {
     format!("{who} blocked on {what} at {at}")
 }
 
+/// "fiber N blocked on ..." or "fiber N ready at ...".
+fn state_line(vm: &Vm, f: &Fiber, s: &FiberState) -> String {
+    match &s.parked {
+        Some(w) => blocked_line(vm, f, s, w),
+        None => format!("{} ready at {}", fiber_name(vm, s), location(f.next_site())),
+    }
+}
+
 /// One line per fiber not running now, started or not (the REPL's `:fibers`).
 pub(super) fn fiber_lines(vm: &Vm) -> Vec<String> {
     fibers(vm)
-        .map(|(f, s)| match &s.parked {
-            Some(w) => blocked_line(vm, f, s, w),
-            None => format!("{} ready at {}", fiber_name(vm, s), location(f.next_site())),
-        })
+        .map(|(f, s)| state_line(vm, f, s))
         .chain(
             super::start::not_started(vm)
                 .map(|(n, site)| format!("fiber {n} not started yet (go at {})", site.location())),

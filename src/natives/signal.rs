@@ -1,0 +1,32 @@
+//! `os.signals(...names)` (registered as `__os_signals` until the `os` module
+//! exposes it): a channel that receives the name of each named signal as it
+//! arrives. It reaches the scheduler through `sched::ops` only.
+
+use crate::sched::ops;
+use crate::vm::ErrorKind;
+use crate::vm::{err, Res, Value, Vm};
+
+pub fn register(vm: &mut Vm) {
+    vm.define_native("__os_signals", signals);
+}
+
+fn signals(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    super::arity("os.signals", args, 1, usize::MAX)?;
+    let mut names = Vec::with_capacity(args.len());
+    for &a in args {
+        let Some(s) = vm.heap.as_str(a) else {
+            return err(ErrorKind::Type, format!("os.signals() needs signal names, not {}", vm.heap.type_name(a)));
+        };
+        let name = s.s.to_string();
+        if !ops::signal_names().any(|n| n == name) {
+            let known: Vec<&str> = ops::signal_names().collect();
+            return err(
+                ErrorKind::Value,
+                format!("os.signals() cannot handle {name:?}: it takes {}", known.join(", ")),
+            );
+        }
+        names.push(name);
+    }
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    ops::signal_channel(vm, &names)
+}
