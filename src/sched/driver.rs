@@ -25,6 +25,8 @@ pub enum Outcome {
     Deadlock(String),
     /// Standard output was closed (`csp run x.csp | head`): the program stopped.
     BrokenPipe,
+    /// `exit(code)` ended the program.
+    Exit(i32),
 }
 
 /// Why `run_ready` returned.
@@ -38,6 +40,8 @@ pub(super) enum Ran {
     /// A fiber waited on its own task.
     Deadlock(String),
     BrokenPipe,
+    /// A fiber called `exit(code)`.
+    Exit(i32),
 }
 
 /// Runs ready fibers (and delivers timers and I/O as they come due) until none
@@ -96,6 +100,7 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
             Ran::Error(u) => return Outcome::Error(u),
             Ran::Deadlock(report) => return Outcome::Deadlock(report),
             Ran::BrokenPipe => return Outcome::BrokenPipe,
+            Ran::Exit(code) => return Outcome::Exit(code),
         }
         let next_timer = timer::next_deadline(vm);
         if next_timer.is_some() || io::pending(vm) {
@@ -177,6 +182,9 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
         Halt::Done(v) => finish(vm, id, Ok(v)).map_or(Ran::Idle, Ran::Error),
         Halt::Error(u) => finish(vm, id, Err(u)).map_or(Ran::Idle, Ran::Error),
     };
+    if let Some(code) = vm.sched.exit {
+        return Ran::Exit(code);
+    }
     // Not while an error is on its way out: nothing roots it.
     if matches!(ran, Ran::Idle) && vm.heap.should_collect() {
         collect(vm);

@@ -65,7 +65,7 @@ pub(super) fn poll(vm: &mut Vm, wait: Option<Duration>) {
     for (w, finish) in done {
         let resume = match finish(&mut vm.heap) {
             Ok(v) => Resume::Value(v),
-            Err(msg) => Resume::Throw(crate::vm::error::bare_error(vm, crate::vm::ErrorKind::Io, &msg)),
+            Err((kind, msg)) => Resume::Throw(crate::vm::error::bare_error(vm, kind, &msg)),
         };
         vm.sched.wake(w, resume);
     }

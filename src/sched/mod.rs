@@ -175,6 +175,8 @@ pub struct Sched {
     io: Option<io::IoPool>,
     /// `--trace FILE`: Chrome trace events of every slice, written at exit.
     trace: Option<Vec<String>>,
+    /// `exit(code)` was called: the program ends with this status.
+    exit: Option<i32>,
 }
 
 impl Default for Sched {
@@ -196,6 +198,7 @@ impl Default for Sched {
             ticks: 0,
             io: None,
             trace: None,
+            exit: None,
         }
     }
 }

@@ -194,6 +194,8 @@ pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
             vm.out.flush();
             super::io::submit(vm, w, work);
         }
+        // The fiber is left blocked on nothing; the driver ends the program.
+        Blocking::Exit(code) => vm.sched.exit = Some(code),
     }
     Ok(())
 }
