@@ -14,8 +14,10 @@ const WORKERS: usize = 2;
 pub(super) struct IoPool {
     jobs: Sender<(Waiter, IoWork)>,
     done: Receiver<(Waiter, IoDone)>,
-    /// Jobs submitted and not yet completed.
-    pending: usize,
+    /// The waiters of jobs submitted and not yet delivered. A job whose fiber
+    /// stopped waiting (cancelled) still runs, but can wake nobody: it must not
+    /// keep the program alive nor hide a deadlock.
+    waiting: Vec<Waiter>,
 }
 
 impl IoPool {
@@ -34,19 +36,20 @@ impl IoPool {
                 }
             });
         }
-        IoPool { jobs, done, pending: 0 }
+        IoPool { jobs, done, waiting: Vec::new() }
     }
 }
 
 /// Hands work to the pool (started on first use).
 pub(super) fn submit(vm: &mut Vm, w: Waiter, work: IoWork) {
     let pool = vm.sched.io.get_or_insert_with(IoPool::start);
-    pool.pending += 1;
+    pool.waiting.push(w);
     let _ = pool.jobs.send((w, work));
 }
 
+/// Is a job in flight whose completion can still wake its fiber?
 pub(super) fn pending(vm: &Vm) -> bool {
-    vm.sched.io.as_ref().is_some_and(|p| p.pending > 0)
+    vm.sched.io.as_ref().is_some_and(|p| p.waiting.iter().any(|&w| vm.sched.is_parked(w)))
 }
 
 /// Delivers finished work; with `wait`, blocks up to that long for the first one.
@@ -61,7 +64,11 @@ pub(super) fn poll(vm: &mut Vm, wait: Option<Duration>) {
     while let Ok(x) = pool.done.try_recv() {
         done.push(x);
     }
-    pool.pending -= done.len();
+    for (w, _) in &done {
+        if let Some(i) = pool.waiting.iter().position(|x| x == w) {
+            pool.waiting.swap_remove(i);
+        }
+    }
     for (w, finish) in done {
         let resume = match finish(&mut vm.heap) {
             Ok(v) => Resume::Value(v),
