@@ -121,6 +121,7 @@ fn report(vm: &Vm, outcome: crate::sched::Outcome, color: bool) -> Outcome {
         // The reader of stdout has gone: end quietly, as `head` users expect.
         crate::sched::Outcome::BrokenPipe => Outcome { exit_code: 0, stderr: String::new() },
         crate::sched::Outcome::Deadlock(report) => Outcome { exit_code: 3, stderr: report },
+        crate::sched::Outcome::Exit(code) => Outcome { exit_code: code, stderr: String::new() },
         crate::sched::Outcome::Error(u) => {
             let d = runtime_diag(vm, &u);
             let f = u.file.clone();

@@ -4,7 +4,7 @@
 //!   `// expect error: TEXT`           compile error (exit 2) whose report contains TEXT
 //!   `// expect runtime error: TEXT`   uncaught runtime error (exit 1) containing TEXT
 //!   `// expect exit: N`               the exit code (examples too; default 0)
-//!   `// expect stderr: TEXT`          stderr contains TEXT
+//!   `// expect stderr: TEXT`          stderr (`eprint`, then the report) contains TEXT
 
 use csp::runner;
 
@@ -28,7 +28,8 @@ fn run_file(path: &str) -> Run {
             Run {
                 code: out.exit_code,
                 stdout: String::from_utf8_lossy(&vm.out.take()).into_owned(),
-                stderr: out.stderr,
+                // `eprint` output, then the report.
+                stderr: String::from_utf8_lossy(&vm.out.take_err()).into_owned() + &out.stderr,
             }
         })
         .unwrap()

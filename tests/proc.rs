@@ -13,7 +13,7 @@ fn run(src: &str) -> (i32, String, String) {
     let n = N.fetch_add(1, Ordering::SeqCst);
     let path = std::env::temp_dir().join(format!("csp_proc_{}_{n}.csp", std::process::id()));
     // The csp process's open descriptors, counted by a child (its parent is csp).
-    let prelude = "import \"std/proc\"\n\
+    let prelude = "import \"std/proc\"\nimport \"std/fs\"\n\
                    fn fds() { return int(proc.output(\"ls /proc/$PPID/fd | wc -l\", {shell: true}).trim()) }\n";
     std::fs::write(&path, format!("{prelude}{src}")).unwrap();
     let out = Command::new(CSP).arg("run").arg(&path).env("NO_COLOR", "1").output().unwrap();
@@ -152,24 +152,24 @@ fn files_stream_in_both_directions() {
     let d = dir.to_str().unwrap();
     let out = ok(&format!(
         r#"
-let f = __fs_open("{d}/a.txt", "w")
+let f = fs.open("{d}/a.txt", "w")
 for i in 0..100000 {{ f.write("line ${{i}}\n") }}
 f.close()
 let n = 0
 let last = nil
-for line in __fs_open("{d}/a.txt") {{ n += 1; last = line }}
+for line in fs.open("{d}/a.txt") {{ n += 1; last = line }}
 print(n, last)
-let g = __fs_open("{d}/a.txt", "a")
+let g = fs.open("{d}/a.txt", "a")
 g.write("more")
 g.close()
-let h = __fs_open("{d}/a.txt")
+let h = fs.open("{d}/a.txt")
 h.read_line()
 print(h.read_line(), len(h.read_text()))
-try {{ __fs_open("{d}/missing.txt") }} catch e {{ print(e.kind, e.message.contains("No such file")) }}
-try {{ __fs_open("{d}") }} catch e {{ print(e.kind, e.message.contains("directory")) }}
-try {{ __fs_open("{d}/a.txt", "x") }} catch e {{ print(e.kind, e.message.contains("exists")) }}
-try {{ __fs_open("{d}/a.txt", "rw") }} catch e {{ print(e.kind) }}
-try {{ __fs_open("{d}/a.txt").write("x") }} catch e {{ print(e.kind, e.message.contains("not open for writing")) }}
+try {{ fs.open("{d}/missing.txt") }} catch e {{ print(e.kind, e.message.contains("No such file")) }}
+try {{ fs.open("{d}") }} catch e {{ print(e.kind, e.message.contains("directory")) }}
+try {{ fs.open("{d}/a.txt", "x") }} catch e {{ print(e.kind, e.message.contains("exists")) }}
+try {{ fs.open("{d}/a.txt", "rw") }} catch e {{ print(e.kind) }}
+try {{ fs.open("{d}/a.txt").write("x") }} catch e {{ print(e.kind, e.message.contains("not open for writing")) }}
 "#
     ));
     let _ = std::fs::remove_dir_all(&dir);

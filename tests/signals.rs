@@ -1,6 +1,6 @@
 //! Signals sent to a real `csp run`: the default handling (SIGINT/SIGTERM cancel
 //! the program, SIGQUIT lists the fibers), inherited ignored signals, and
-//! signals received on a channel (`__os_signals`, to be exposed as `os.signals`).
+//! signals received on a channel (`os.signals`).
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
@@ -210,7 +210,8 @@ fn an_inherited_ignored_sigint_stays_ignored() {
 fn signals_asked_for_arrive_on_a_channel() {
     // SIGINT asked for: no longer cancels the program.
     let src = r#"
-let sigs = __os_signals("SIGUSR1", "SIGINT")
+import "std/os"
+let sigs = os.signals("SIGUSR1", "SIGINT")
 print("ready")
 print("got", <-sigs)
 print("got", <-sigs)
@@ -227,7 +228,7 @@ print("got", <-sigs)
 
 #[test]
 fn blocked_only_on_a_signal_channel_is_no_deadlock() {
-    let src = "let sigs = __os_signals(\"SIGUSR2\")\nprint(\"ready\")\nprint(\"got\", <-sigs)\n";
+    let src = "import \"std/os\"\nlet sigs = os.signals(\"SIGUSR2\")\nprint(\"ready\")\nprint(\"got\", <-sigs)\n";
     let mut p = start("nodeadlock", src, false);
     p.expect_line("ready");
     std::thread::sleep(Duration::from_millis(200));
@@ -270,7 +271,8 @@ print("finished")
 #[test]
 fn a_fiber_left_waiting_for_signals_does_not_keep_a_finished_program_alive() {
     let src = r#"
-let sigs = __os_signals("SIGHUP")
+import "std/os"
+let sigs = os.signals("SIGHUP")
 go fn() { try { <-sigs } finally { print("handler cancelled") } }()
 print("main done")
 "#;

@@ -24,19 +24,25 @@ pub fn register(vm: &mut Vm) {
 
 /// `print(a, b, ...)`: `str` of each, separated by one space, then a newline.
 fn print(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    let line = print_line(&vm.heap, args);
+    vm.out.write(line.as_bytes());
+    Ok(Value::Nil)
+}
+
+/// What `print(args...)` writes (also `eprint`): `str` of each, spaces, a newline.
+pub(crate) fn print_line(heap: &crate::vm::Heap, args: &[Value]) -> String {
     let mut line = String::new();
     for (i, v) in args.iter().enumerate() {
         if i > 0 {
             line.push(' ');
         }
-        match vm.heap.as_str(*v) {
+        match heap.as_str(*v) {
             Some(s) => line.push_str(&s.s),
-            None => crate::format::write_repr(&vm.heap, *v, &mut line),
+            None => crate::format::write_repr(heap, *v, &mut line),
         }
     }
     line.push('\n');
-    vm.out.write(line.as_bytes());
-    Ok(Value::Nil)
+    line
 }
 
 fn str(vm: &mut Vm, args: &[Value]) -> Res<Value> {

@@ -5,15 +5,19 @@
 pub mod bytes;
 pub mod conc;
 pub mod core;
+pub mod fs;
 pub mod io;
 pub mod json;
 pub mod list;
 pub mod map;
 pub mod math;
+pub mod os;
+pub mod path;
 pub mod process;
-pub mod stream;
 pub mod signal;
+pub mod stream;
 pub mod string;
+mod walk;
 
 use crate::vm::object::Obj;
 use crate::vm::ErrorKind;
@@ -32,6 +36,9 @@ pub fn register(vm: &mut Vm) {
     process::register(vm);
     stream::register(vm);
     signal::register(vm);
+    path::register(vm);
+    fs::register(vm);
+    os::register(vm);
 }
 
 /// Calls builtin method `name` on `recv`. Fields of maps that hold functions are
@@ -165,6 +172,15 @@ pub(crate) fn str_arg(heap: &Heap, name: &str, v: Value) -> Res<Rc<str>> {
     match heap.as_str(v) {
         Some(s) => Ok(s.s.clone()),
         None => err(ErrorKind::Type, format!("{name}() expects a string, got {}", heap.type_name(v))),
+    }
+}
+
+/// A string argument of a std module function (`name` is the public name,
+/// `fs.read`; `what` says what the argument is: "a string path").
+pub(crate) fn text_arg(heap: &Heap, name: &str, what: &str, v: Value) -> Res<String> {
+    match heap.as_str(v) {
+        Some(s) => Ok(s.s.to_string()),
+        None => err(ErrorKind::Type, format!("{name}() needs {what}, not {}", heap.type_name(v))),
     }
 }
 

@@ -11,7 +11,7 @@ pub const METHODS: &[&str] = &["kill", "wait"];
 pub const FIELDS: &[&str] = &["pid", "stdin", "stdout", "stderr"];
 
 pub fn register(vm: &mut Vm) {
-    vm.define_builtin("__proc_spawn", NativeFn::Full(spawn));
+    vm.define_hidden("proc.spawn", NativeFn::Full(spawn));
 }
 
 fn process(vm: &mut Vm, h: Handle) -> &mut Process {

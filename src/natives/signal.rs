@@ -1,13 +1,12 @@
-//! `os.signals(...names)` (registered as `__os_signals` until the `os` module
-//! exposes it): a channel that receives the name of each named signal as it
-//! arrives. It reaches the scheduler through `sched::ops` only.
+//! `os.signals(...names)`: a channel that receives the name of each named
+//! signal as it arrives. It reaches the scheduler through `sched::ops` only.
 
 use crate::sched::ops;
 use crate::vm::ErrorKind;
 use crate::vm::{err, Res, Value, Vm};
 
 pub fn register(vm: &mut Vm) {
-    vm.define_native("__os_signals", signals);
+    vm.define_hidden("os.signals", crate::vm::NativeFn::Value(signals));
 }
 
 fn signals(vm: &mut Vm, args: &[Value]) -> Res<Value> {

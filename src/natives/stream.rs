@@ -7,7 +7,7 @@ use crate::vm::builtin::io;
 use crate::vm::{err, ErrorKind, Fiber, Handle, Heap, NativeFn, Obj, Res, Ret, Value, Vm};
 
 pub fn register(vm: &mut Vm) {
-    vm.define_builtin("__fs_open", NativeFn::Full(open));
+    vm.define_hidden("fs.open", NativeFn::Full(open));
 }
 
 /// `fs.open(path, mode = "r")`: "r" read, "w" write (create or truncate), "a"

@@ -190,7 +190,7 @@ impl Stream {
                         },
                         None => Err(format!("{name} is closed")),
                     };
-                    Box::new(move |_: &mut crate::vm::Heap| out)
+                    Box::new(move |_: &mut crate::vm::Heap| out.map_err(|e| (crate::vm::ErrorKind::Io, e)))
                 }))))
             }
         }
@@ -269,7 +269,9 @@ impl Stream {
             if close {
                 s.file = None;
             }
-            Box::new(move |_: &mut crate::vm::Heap| out.map(|()| crate::vm::Value::Nil))
+            Box::new(move |_: &mut crate::vm::Heap| {
+                out.map(|()| crate::vm::Value::Nil).map_err(|e| (crate::vm::ErrorKind::Io, e))
+            })
         }))
     }
 

@@ -29,6 +29,8 @@ pub enum Outcome {
     /// SIGINT or SIGTERM cancelled the program: the exit code (130, 143) and
     /// how the program then ended.
     Signalled(i32, Box<Outcome>),
+    /// `exit(code)` ended the program.
+    Exit(i32),
 }
 
 /// Why `run_ready` returned.
@@ -42,6 +44,8 @@ pub(super) enum Ran {
     /// A fiber waited on its own task.
     Deadlock(String),
     BrokenPipe,
+    /// A fiber called `exit(code)`.
+    Exit(i32),
 }
 
 /// Runs ready fibers (and delivers timers and I/O as they come due) until none
@@ -103,6 +107,7 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
             Ran::Error(u) => return Outcome::Error(u),
             Ran::Deadlock(report) => return Outcome::Deadlock(report),
             Ran::BrokenPipe => return Outcome::BrokenPipe,
+            Ran::Exit(code) => return Outcome::Exit(code),
         }
         let next_timer = timer::next_deadline(vm);
         if next_timer.is_some() || outside_pending(vm) {
@@ -154,7 +159,7 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
 pub(super) fn deliver_events(vm: &mut Vm) {
     vm.sched.ready.share_slice(vm.sched.slice);
     timer::fire_due(vm);
-    if io::pending(vm) {
+    if io::in_flight(vm) {
         io::deliver(vm);
     }
     signal::deliver(vm);
@@ -212,6 +217,9 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
         Halt::Done(v) => finish(vm, id, Ok(v)).map_or(Ran::Idle, Ran::Error),
         Halt::Error(u) => finish(vm, id, Err(u)).map_or(Ran::Idle, Ran::Error),
     };
+    if let Some(code) = vm.sched.exit {
+        return Ran::Exit(code);
+    }
     // Not while an error is on its way out: nothing roots it.
     if matches!(ran, Ran::Idle) && vm.heap.should_collect() {
         collect(vm);

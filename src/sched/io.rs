@@ -18,8 +18,10 @@ type Job = (Waiter, IoWork, bool);
 pub(super) struct IoPool {
     jobs: Sender<Job>,
     done: Receiver<(Waiter, IoDone, bool)>,
-    /// Jobs submitted and not yet completed.
-    pending: usize,
+    /// The waiters of jobs submitted and not yet delivered. A job whose fiber
+    /// stopped waiting (cancelled) still runs, but can wake nobody: it must not
+    /// keep the program alive nor hide a deadlock.
+    waiting: Vec<Waiter>,
 }
 
 impl IoPool {
@@ -40,7 +42,7 @@ impl IoPool {
                 let _ = waker.wake();
             });
         }
-        IoPool { jobs, done, pending: 0 }
+        IoPool { jobs, done, waiting: Vec::new() }
     }
 }
 
@@ -51,25 +53,35 @@ pub(super) fn submit(vm: &mut Vm, w: Waiter, work: IoWork, retry: bool) -> std::
         vm.sched.io = Some(IoPool::start(waker));
     }
     let pool = vm.sched.io.as_mut().expect("started");
-    pool.pending += 1;
+    pool.waiting.push(w);
     let _ = pool.jobs.send((w, work, retry));
     Ok(())
 }
 
+/// Jobs are in flight (cheap: for delivering them).
+pub(super) fn in_flight(vm: &Vm) -> bool {
+    vm.sched.io.as_ref().is_some_and(|p| !p.waiting.is_empty())
+}
+
+/// Is a job in flight whose completion can still wake its fiber?
 pub(super) fn pending(vm: &Vm) -> bool {
-    vm.sched.io.as_ref().is_some_and(|p| p.pending > 0)
+    vm.sched.io.as_ref().is_some_and(|p| p.waiting.iter().any(|&w| vm.sched.is_parked(w)))
 }
 
 /// Delivers finished work, without waiting.
 pub(super) fn deliver(vm: &mut Vm) {
     let Some(pool) = vm.sched.io.as_mut() else { return };
     let done: Vec<_> = pool.done.try_iter().collect();
-    pool.pending -= done.len();
+    for (w, _, _) in &done {
+        if let Some(i) = pool.waiting.iter().position(|x| x == w) {
+            pool.waiting.swap_remove(i);
+        }
+    }
     for (w, finish, retry) in done {
         let resume = match finish(&mut vm.heap) {
             Ok(_) if retry => Resume::Retry,
             Ok(v) => Resume::Value(v),
-            Err(msg) => Resume::Throw(crate::vm::error::bare_error(vm, crate::vm::ErrorKind::Io, &msg)),
+            Err((kind, msg)) => Resume::Throw(crate::vm::error::bare_error(vm, kind, &msg)),
         };
         vm.sched.wake(w, resume);
     }

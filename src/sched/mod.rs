@@ -188,6 +188,8 @@ pub struct Sched {
     children: Vec<Handle>,
     /// Signal channels and handling, once signals are asked for.
     signals: Option<Box<signal::Signals>>,
+    /// `exit(code)` was called: the program ends with this status.
+    exit: Option<i32>,
 }
 
 impl Default for Sched {
@@ -212,6 +214,7 @@ impl Default for Sched {
             trace: None,
             children: Vec::new(),
             signals: None,
+            exit: None,
         }
     }
 }

@@ -216,6 +216,8 @@ pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
                 return unblock(vm, w, format!("cannot wait for I/O: {e}"));
             }
         }
+        // The fiber is left blocked on nothing; the driver ends the program.
+        Blocking::Exit(code) => vm.sched.exit = Some(code),
     }
     Ok(())
 }

@@ -49,6 +49,12 @@ pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mu
         Ran::Deadlock(report) => Pumped::Deadlock(report),
         // Output goes to the console, never to a pipe.
         Ran::BrokenPipe => Pumped::Busy,
+        // `exit(code)` ends the REPL process at once, with what was printed shown.
+        Ran::Exit(code) => {
+            vm.out.flush();
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+            std::process::exit(code)
+        }
         Ran::Stopped | Ran::Idle => {
             // An error found is handed back at once: only the VM roots values, so
             // it must be reported before the collector can run again.

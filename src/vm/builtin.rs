@@ -5,7 +5,7 @@
 
 use super::fiber::Fiber;
 use super::heap::Heap;
-use super::{Res, Value, Vm};
+use super::{ErrorKind, Res, Value, Vm};
 
 /// What a builtin asks the VM to do.
 pub enum Ret {
@@ -33,6 +33,9 @@ pub enum Blocking {
     /// writable; the builtin's result is nil (the string names the stream,
     /// for errors).
     Write(std::os::fd::RawFd, Vec<u8>, String),
+    /// `exit(code)`: the fiber stops here and the program ends with this status
+    /// as soon as the scheduler sees it; no other fiber runs, no `finally` runs.
+    Exit(i32),
 }
 
 /// What a descriptor must be ready for.
@@ -43,8 +46,8 @@ pub enum Ready {
 }
 
 /// Turns a finished job's output into a value, on the VM's thread; an `Err` is
-/// thrown as an `io` error with that message.
-pub type IoDone = Box<dyn FnOnce(&mut Heap) -> Result<Value, String> + Send>;
+/// thrown as an error of that kind with that message.
+pub type IoDone = Box<dyn FnOnce(&mut Heap) -> Result<Value, (ErrorKind, String)> + Send>;
 /// Blocking work for an I/O worker thread.
 pub type IoWork = Box<dyn FnOnce() -> IoDone + Send>;
 
@@ -52,6 +55,15 @@ pub type IoWork = Box<dyn FnOnce() -> IoDone + Send>;
 /// output into the builtin's result on the VM's thread.
 pub fn io<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, String> + Send + 'static,
+    done: fn(&mut Heap, T) -> Value,
+) -> Ret {
+    io_kind(move || work().map_err(|e| (ErrorKind::Io, e)), done)
+}
+
+/// `io` for work that can fail with another kind than `io` (a file that is not
+/// UTF-8 is a `value` error).
+pub fn io_kind<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, (ErrorKind, String)> + Send + 'static,
     done: fn(&mut Heap, T) -> Value,
 ) -> Ret {
     Ret::Block(Blocking::Io(Box::new(move || {

@@ -109,6 +109,15 @@ impl Vm {
         self.globals[slot as usize] = Value::Obj(h);
     }
 
+    /// Registers a builtin that a std module binds under its public name
+    /// (`fs.read`): the global is hidden (`__fs_read`: no suggestion, no
+    /// completion), while the function prints and reports as `fs.read`.
+    pub fn define_hidden(&mut self, public: &'static str, func: NativeFn) {
+        let h = self.heap.alloc(Obj::Native(Box::new(object::Native { name: public, func })));
+        let slot = self.global_slot(&format!("__{}", public.replace('.', "_")));
+        self.globals[slot as usize] = Value::Obj(h);
+    }
+
     /// Takes ownership of a compiled proto for the VM's life.
     pub fn register_proto(&mut self, proto: Proto) -> ProtoRef {
         let b = Box::new(proto);

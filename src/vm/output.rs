@@ -2,6 +2,8 @@
 //! when it grows large, and by the scheduler every few milliseconds and before a
 //! fiber waits on I/O. A closed stdout (`csp run x.csp | head`) marks the output
 //! broken; the scheduler then stops the program and `main.rs` exits quietly.
+//! `eprint` text goes to stderr at once, after what is buffered for stdout, so
+//! the two interleave on a terminal as they were written.
 
 use std::io::Write;
 
@@ -22,11 +24,13 @@ pub struct Output {
     sink: Sink,
     /// stdout was closed by its reader.
     broken: bool,
+    /// Captured stderr text (tests).
+    err: Vec<u8>,
 }
 
 impl Default for Output {
     fn default() -> Self {
-        Output { buf: Vec::new(), sink: Sink::Stdout, broken: false }
+        Output { buf: Vec::new(), sink: Sink::Stdout, broken: false, err: Vec::new() }
     }
 }
 
@@ -70,6 +74,22 @@ impl Output {
                 }
             }
         }
+    }
+
+    /// Writes to stderr now (captured apart in tests), after flushing stdout.
+    pub fn write_err(&mut self, bytes: &[u8]) {
+        if matches!(self.sink, Sink::Capture) {
+            self.err.extend_from_slice(bytes);
+            return;
+        }
+        self.flush();
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(bytes).and_then(|_| err.flush());
+    }
+
+    /// Takes what `write_err` captured so far (tests).
+    pub fn take_err(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.err)
     }
 
     /// Has stdout been closed by its reader?
