@@ -132,21 +132,33 @@ def commands(b, data, goexe):
     return cmds
 
 
+TIME = "/usr/bin/time"
+
+
 def run_once(argv, env, tmp):
-    """(wall seconds, peak RSS in KiB, exit status, stdout, stderr, timed out)."""
-    out_f, err_f = os.path.join(tmp, "out"), os.path.join(tmp, "err")
+    """(wall seconds, peak RSS in KiB, exit status, stdout, stderr, timed out).
+    The peak RSS comes from /usr/bin/time -f %M when it is there: a child's own
+    ru_maxrss (wait4) starts at this script's size, as its fork shares our pages."""
+    out_f, err_f, rss_f = (os.path.join(tmp, n) for n in ("out", "err", "rss"))
+    timed = os.access(TIME, os.X_OK)
+    if timed:
+        argv = [TIME, "-o", rss_f, "-f", "%M"] + argv
     with open(out_f, "wb") as out, open(err_f, "wb") as err:
         t0 = time.perf_counter()
-        p = subprocess.Popen(argv, stdout=out, stderr=err, env=env)
+        p = subprocess.Popen(argv, stdout=out, stderr=err, env=env, start_new_session=True)
         timed_out = []
-        timer = threading.Timer(TIMEOUT, lambda: (timed_out.append(1), p.kill()))
+        timer = threading.Timer(TIMEOUT, lambda: (timed_out.append(1), os.killpg(p.pid, 9)))
         timer.start()
-        _, status, usage = os.wait4(p.pid, 0)  # ru_maxrss: what /usr/bin/time -f %M prints
+        _, status, usage = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
         timer.cancel()
         p.returncode = os.waitstatus_to_exitcode(status)
+    rss = usage.ru_maxrss
+    if timed and p.returncode == 0:
+        with open(rss_f) as r:
+            rss = int(r.read().split()[-1])
     with open(out_f) as o, open(err_f) as e:
-        return wall, usage.ru_maxrss, p.returncode, o.read(), e.read(), bool(timed_out)
+        return wall, rss, p.returncode, o.read(), e.read(), bool(timed_out)
 
 
 def measure(b, cmds, tmp):
