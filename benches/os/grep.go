@@ -1,5 +1,6 @@
 // grep: read FILE line by line and count the lines that contain WORD.
-//   grep FILE WORD
+//
+//	grep FILE WORD
 package main
 
 import (

@@ -262,8 +262,9 @@ def print_table(table):
     print()
     print("median of %d runs each (seconds, wall clock, alternating peers); MB = peak RSS, the most of any run"
           % RUNS)
-    print("go1 = Go with GOMAXPROCS=1; spawn: 2,000 x true, 16 at once; grep: %.2f GB, word %r; walk: %d files"
-          % (GB, WORD, FILES))
+    what = {"spawn": "spawn: 2,000 x true, 16 at once", "grep": "grep: %.2f GB, word %r" % (GB, WORD),
+            "walk": "walk: %d files" % FILES}
+    print("go1 = Go with GOMAXPROCS=1; " + "; ".join(what[b] for b, _ in table))
     for b, res in table:
         max_go, beat_py, max_mb = GOALS[b]
         csp, go1, py = t(res, "csp"), t(res, "go1"), t(res, "python")

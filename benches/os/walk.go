@@ -1,6 +1,7 @@
 // walk: every entry under ROOT (symbolic links not followed); prints the
 // number of files and directories and the files' total size in bytes.
-//   walk ROOT
+//
+//	walk ROOT
 package main
 
 import (
