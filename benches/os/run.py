@@ -10,6 +10,7 @@ runs alternate between the peers (forwards, then backwards), so drift of a noisy
 machine hits them alike. Every peer must print the same text; a difference or a
 failed run is reported with '!!!' and makes the script exit 1 after the table.
 """
+import difflib
 import os
 import random
 import shutil
@@ -203,7 +204,9 @@ def check(b, res):
         for p, r in ok[1:]:
             if r["out"] != ref["out"]:
                 log("!!! OUTPUT MISMATCH in %s: %s differs from %s" % (b, p, ref_p))
-                log("    %s: %r\n    %s: %r" % (ref_p, ref["out"][:200], p, r["out"][:200]))
+                diff = difflib.unified_diff(ref["out"].splitlines(), r["out"].splitlines(), ref_p, p, lineterm="")
+                for line in list(diff)[:20]:
+                    log("    " + line)
                 good = False
     return good
 
@@ -241,6 +244,8 @@ def run(benches, tmp):
         good &= check(b, res)
         table.append((b, res))
     print_table(table)
+    if not good:
+        log("\n!!! FAILURES: some outputs differ or some runs failed (see messages above)")
     return 0 if good else 1
 
 
