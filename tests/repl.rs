@@ -305,3 +305,15 @@ fn keys_after_ctrl_c_and_ctrl_d_at_the_prompt() {
     r.output("45");
     r.quit();
 }
+
+/// `exit(code)` from a fiber ends the session with that status while a prompt
+/// is up, and `eprint` text written just before it still shows.
+#[test]
+fn exit_from_a_fiber_while_prompting() {
+    let mut r = Repl::start("exit");
+    r.line("go { sleep(300)\n eprint(\"bye from fiber\")\n exit(7) }", "csp> ");
+    r.p.exp_string("bye from fiber").unwrap();
+    r.p.exp_eof().unwrap();
+    let status = format!("{:?}", r.p.process().wait().unwrap());
+    assert!(status.starts_with("Exited(") && status.ends_with(", 7)"), "REPL ended with {status}");
+}

@@ -34,7 +34,10 @@ extern "C" fn on_sigint(_: libc::c_int) {
 
 /// Sets NOFLSH on the terminal while the REPL runs, so that a Ctrl-C cancelling
 /// an entry does not make the kernel discard what was typed ahead.
-struct KeepTypeAhead(Option<libc::termios>);
+struct KeepTypeAhead;
+
+/// The terminal's settings when the REPL started.
+static SAVED_TERMINAL: Mutex<Option<libc::termios>> = Mutex::new(None);
 
 impl KeepTypeAhead {
     fn new() -> KeepTypeAhead {
@@ -42,22 +45,29 @@ impl KeepTypeAhead {
         unsafe {
             let mut saved: libc::termios = std::mem::zeroed();
             if libc::tcgetattr(libc::STDIN_FILENO, &mut saved) != 0 {
-                return KeepTypeAhead(None);
+                return KeepTypeAhead;
             }
             let mut t = saved;
             t.c_lflag |= libc::NOFLSH;
             libc::tcsetattr(libc::STDIN_FILENO, libc::TCSADRAIN, &t);
-            KeepTypeAhead(Some(saved))
+            *SAVED_TERMINAL.lock().unwrap_or_else(|p| p.into_inner()) = Some(saved);
         }
+        KeepTypeAhead
     }
 }
 
 impl Drop for KeepTypeAhead {
     fn drop(&mut self) {
-        if let Some(t) = &self.0 {
-            // SAFETY: restores the settings read in `new`.
-            unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSADRAIN, t) };
-        }
+        restore_terminal();
+    }
+}
+
+/// Puts the terminal back as the REPL found it (also out of the line editor's
+/// raw mode, when the session ends while a prompt is up).
+fn restore_terminal() {
+    if let Some(t) = SAVED_TERMINAL.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+        // SAFETY: restores settings tcgetattr read.
+        unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSADRAIN, t) };
     }
 }
 
@@ -72,6 +82,14 @@ pub struct Console {
 impl Console {
     fn prompting(&self, on: bool) {
         self.prompting.store(on, Ordering::SeqCst);
+    }
+
+    /// Before the process ends: the line editor prints what was handed to it
+    /// on its own thread, so while a prompt is up it gets a moment to do so.
+    fn settle(&self) {
+        if self.prompting.load(Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
 
     fn set_printer(&self, p: Box<dyn rustyline::ExternalPrinter + Send>) {
@@ -115,6 +133,8 @@ pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
     let console = Console::default();
     let sink = console.clone();
     vm.out.set_sink(crate::vm::output::Sink::Func(Box::new(move |bytes| sink.out(&String::from_utf8_lossy(bytes)))));
+    let err_sink = console.clone();
+    vm.out.set_err_sink(Box::new(move |bytes| err_sink.err(&String::from_utf8_lossy(bytes))));
     // SAFETY: the handler only stores to an atomic.
     unsafe {
         libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
@@ -204,7 +224,7 @@ impl Session {
             }
             let pumped = self.pump(None);
             let wait = match pumped {
-                Pumped::Busy | Pumped::Deadlock(_) => continue,
+                Pumped::Busy | Pumped::Deadlock(_) | Pumped::Exit(_) => continue,
                 Pumped::Idle(next) => self.idle_wait(next),
                 Pumped::Done => Duration::from_secs(3600),
             };
@@ -240,6 +260,14 @@ impl Session {
         self.vm.out.flush();
         if let Pumped::Deadlock(report) = &p {
             self.fail(report);
+        }
+        // `exit(code)` ends the session at once, from any fiber, with what was
+        // printed shown and the terminal as it was found.
+        if let Pumped::Exit(code) = p {
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+            self.console.settle();
+            restore_terminal();
+            std::process::exit(code);
         }
         for u in errors {
             let d = crate::runner::runtime_diag(&self.vm, &u);
@@ -296,7 +324,7 @@ impl Session {
             }
             match self.pump(Some(entry)) {
                 Pumped::Done => break,
-                Pumped::Busy | Pumped::Deadlock(_) => {}
+                Pumped::Busy | Pumped::Deadlock(_) | Pumped::Exit(_) => {}
                 Pumped::Idle(next) => {
                     if session::stuck(&self.vm, entry) {
                         self.fail(&session::deadlock_report(&self.vm));

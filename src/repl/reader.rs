@@ -37,7 +37,8 @@ pub struct Names {
 
 /// Names offered after a `.` whose receiver is unknown: every method and field.
 fn any_member() -> Vec<&'static str> {
-    let kinds = ["string", "list", "map", "chan", "task", "waitgroup", "coroutine", "error"];
+    let kinds =
+        ["string", "list", "map", "chan", "task", "waitgroup", "coroutine", "error", "bytes", "stream", "process"];
     kinds.iter().flat_map(|k| members_of(k).iter().copied()).collect()
 }
 
@@ -46,6 +47,7 @@ fn members_of(kind: &str) -> &'static [&'static str] {
     match kind {
         "error" => &["kind", "message", "others", "trace"],
         "coroutine" => &["close", "done", "resume", "throw"],
+        "process" => &["kill", "pid", "stderr", "stdin", "stdout", "wait"],
         k => crate::natives::methods_of(k),
     }
 }

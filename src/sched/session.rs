@@ -21,6 +21,8 @@ pub enum Pumped {
     Idle(Option<Instant>),
     /// A fiber waited on its own task: the report.
     Deadlock(String),
+    /// `exit(code)` was called: the session ends with this status.
+    Exit(i32),
 }
 
 /// Starts an entry's top level as a fiber with no owner; it runs at the next pump.
@@ -49,12 +51,7 @@ pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mu
         Ran::Deadlock(report) => Pumped::Deadlock(report),
         // Output goes to the console, never to a pipe.
         Ran::BrokenPipe => Pumped::Busy,
-        // `exit(code)` ends the REPL process at once, with what was printed shown.
-        Ran::Exit(code) => {
-            vm.out.flush();
-            let _ = std::io::Write::flush(&mut std::io::stdout());
-            std::process::exit(code)
-        }
+        Ran::Exit(code) => Pumped::Exit(code),
         Ran::Stopped | Ran::Idle => {
             // An error found is handed back at once: only the VM roots values, so
             // it must be reported before the collector can run again.

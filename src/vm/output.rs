@@ -26,11 +26,13 @@ pub struct Output {
     broken: bool,
     /// Captured stderr text (tests).
     err: Vec<u8>,
+    /// Where `eprint` text goes instead of stderr (the REPL's console).
+    err_sink: Option<Writer>,
 }
 
 impl Default for Output {
     fn default() -> Self {
-        Output { buf: Vec::new(), sink: Sink::Stdout, broken: false, err: Vec::new() }
+        Output { buf: Vec::new(), sink: Sink::Stdout, broken: false, err: Vec::new(), err_sink: None }
     }
 }
 
@@ -83,8 +85,16 @@ impl Output {
             return;
         }
         self.flush();
+        if let Some(f) = self.err_sink.as_mut() {
+            return f(bytes);
+        }
         let mut err = std::io::stderr().lock();
         let _ = err.write_all(bytes).and_then(|_| err.flush());
+    }
+
+    /// Sends `eprint` text to a function instead of stderr.
+    pub fn set_err_sink(&mut self, f: Writer) {
+        self.err_sink = Some(f);
     }
 
     /// Takes what `write_err` captured so far (tests).
