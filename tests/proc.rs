@@ -177,3 +177,15 @@ try {{ fs.open("{d}/a.txt").write("x") }} catch e {{ print(e.kind, e.message.con
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(out, "100000 line 99999\nline 1 1088880\nio true\nio true\nio true\nvalue\nio true\n");
 }
+
+/// Environment set with os.setenv reaches children started afterwards.
+#[test]
+fn children_inherit_the_environment() {
+    let out = ok(r#"
+import "std/os"
+os.setenv("CSP_PROC_TEST", "inherited")
+print(proc.output(["sh", "-c", "echo $CSP_PROC_TEST"]).trim())
+print(proc.run(["/bin/sh", "-c", "test -z \"$CSP_PROC_TEST\" && echo none"], {clear_env: true}).stdout.trim())
+"#);
+    assert_eq!(out, "inherited\nnone\n");
+}

@@ -280,3 +280,47 @@ print("main done")
     assert_eq!(e.code, Some(0), "stderr {}", e.stderr);
     assert_eq!(e.stdout, ["main done", "handler cancelled"]);
 }
+
+/// The example that cleans up on Ctrl-C: it takes SIGINT on a channel, cancels
+/// its workers (each closes its file in a `finally`), removes its scratch
+/// folder and exits 130.
+#[test]
+fn the_cleanup_example_cleans_up_on_sigint() {
+    let src =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/cleanup_on_interrupt.csp")).unwrap();
+    // Many rounds, so that it is still working when the signal comes.
+    let src = src.replace("let rounds = len(args()) > 0 ? int(args()[0]) : 5", "let rounds = 500");
+    let mut p = start("example", &src, false);
+    p.expect_line("started 4 workers");
+    std::thread::sleep(Duration::from_millis(100));
+    p.send(libc::SIGINT);
+    let e = p.finish();
+    assert_eq!(e.code, Some(130), "stdout {:?} stderr {}", e.stdout, e.stderr);
+    assert!(has(&e.stdout, "got SIGINT: stopping the workers"), "{:?}", e.stdout);
+    assert!(has(&e.stdout, "scratch folder removed: true"), "{:?}", e.stdout);
+    assert_eq!(e.stderr, "");
+}
+
+/// Ctrl-C kills the child processes the program started.
+#[test]
+fn sigint_kills_child_processes() {
+    let src =
+        "import \"std/proc\"\nlet p = proc.spawn([\"sleep\", \"30\"])\nprint(p.pid)\nprint(\"ready\")\np.wait()\n";
+    let mut p = start("children", src, false);
+    p.expect_line("ready");
+    let pid: i32 = p.seen[p.seen.len() - 2].parse().unwrap();
+    p.send(libc::SIGINT);
+    let e = p.finish();
+    assert_eq!(e.code, Some(130), "stdout {:?} stderr {}", e.stdout, e.stderr);
+    // Gone, or (where nothing reaps orphans) a zombie: not running.
+    let began = Instant::now();
+    loop {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
+        let running = state.as_deref().is_some_and(|s| !s.split(") ").nth(1).unwrap_or("").starts_with('Z'));
+        if !running {
+            break;
+        }
+        assert!(began.elapsed() < LIMIT, "child {pid} still runs: {state:?}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

@@ -367,7 +367,8 @@ fn help_for(tok: &Tok, text: &str, expected: &[String]) -> Option<String> {
         Tok::P(token::Raw::Assign) if expects("{") || expects("&&") => {
             Some("`=` assigns; to compare, use `==`".to_string())
         }
-        Tok::P(_) if expects("identifier") && text.chars().all(|c| c.is_ascii_alphabetic()) => {
+        // Where only a name fits (`let for = 1`), not where any expression does.
+        Tok::P(_) if expects("identifier") && !expects("integer") && text.chars().all(|c| c.is_ascii_alphabetic()) => {
             Some(format!("`{text}` is a keyword and cannot be used as a name"))
         }
         _ => None,
