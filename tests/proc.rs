@@ -129,7 +129,7 @@ sleep(100)
 for t in tasks { t.cancel() }
 for t in tasks { try { wait t } catch e { assert(e.kind == "cancelled") } }
 sleep(100)
-let alive = pids.filter(fn(pid) => proc.run(["kill", "-0", str(pid)], {stderr: "pipe"}).ok)
+let alive = pids.filter(fn(pid) => proc.run(["sh", "-c", "kill -0 ${pid}"], {stderr: "pipe"}).ok)
 print(len(pids), len(alive), fds() - before)
 "#);
     assert_eq!(out, "20 0 0\n");
