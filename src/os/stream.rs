@@ -75,6 +75,20 @@ impl Stream {
         }
     }
 
+    /// The buffer to read from: an error if the stream is not for reading or
+    /// is closed, a wait while a pool job has it.
+    fn reading(&self) -> Result<Result<MutexGuard<'_, Shared>, Blocking>, String> {
+        self.check(true)?;
+        let s = match self.lock() {
+            Ok(s) => s,
+            Err(b) => return Ok(Err(b)),
+        };
+        if s.closed {
+            return Err(format!("{} is closed", self.name));
+        }
+        Ok(Ok(s))
+    }
+
     fn check(&self, reading: bool) -> Result<(), String> {
         match reading {
             true if !self.readable => Err(format!("{} is not open for reading", self.name)),
@@ -86,14 +100,10 @@ impl Stream {
     /// The next line without its `\n` (or `\r\n`), handed to `take` while it
     /// is in the buffer (no copy); None at the end.
     pub fn read_line<T>(&self, take: impl FnOnce(&[u8]) -> T) -> Res<Option<T>> {
-        self.check(true)?;
-        let mut s = match self.lock() {
+        let mut s = match self.reading()? {
             Ok(s) => s,
             Err(b) => return Ok(Step::Block(b)),
         };
-        if s.closed {
-            return Err(format!("{} is closed", self.name));
-        }
         loop {
             let start = s.rpos;
             if let Some(i) = memchr::memchr(b'\n', &s.rbuf[start..]) {
@@ -119,14 +129,10 @@ impl Stream {
 
     /// Up to `max` bytes (None: everything to the end); None at the end.
     pub fn read(&self, max: Option<usize>) -> Res<Option<Vec<u8>>> {
-        self.check(true)?;
-        let mut s = match self.lock() {
+        let mut s = match self.reading()? {
             Ok(s) => s,
             Err(b) => return Ok(Step::Block(b)),
         };
-        if s.closed {
-            return Err(format!("{} is closed", self.name));
-        }
         loop {
             let have = s.rbuf.len() - s.rpos;
             let enough = match max {
