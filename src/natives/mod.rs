@@ -11,6 +11,7 @@ pub mod json;
 pub mod list;
 pub mod map;
 pub mod math;
+pub mod net;
 pub mod os;
 pub mod path;
 pub mod process;
@@ -34,6 +35,7 @@ pub fn register(vm: &mut Vm) {
     conc::register(vm);
     io::register(vm);
     process::register(vm);
+    net::register(vm);
     stream::register(vm);
     signal::register(vm);
     path::register(vm);
@@ -57,6 +59,7 @@ pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &st
             Obj::Map(_) => return map::call(vm, h, name, args).map(Ret::Value),
             Obj::Stream(_) => return stream::call(vm, h, name, args),
             Obj::Process(_) => return process::call(vm, h, name, args),
+            Obj::Listener(_) => return net::listener_call(vm, h, name, args),
             Obj::Range(lo, hi) if name == "len" => {
                 arity(name, args, 0, 0)?;
                 return Ok(Ret::Value(Value::Int(hi.saturating_sub(*lo).max(0))));
@@ -90,6 +93,7 @@ pub fn methods_of(kind: &str) -> &'static [&'static str] {
         "range" => &["len"],
         "stream" => stream::METHODS,
         "process" => process::METHODS,
+        "listener" => net::LISTENER_METHODS,
         _ => &[],
     }
 }

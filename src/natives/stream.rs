@@ -53,7 +53,19 @@ fn open(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     Ok(io(work, done))
 }
 
-pub const METHODS: &[&str] = &["close", "flush", "read", "read_line", "read_text", "write"];
+/// With the socket methods of a connection (`natives/net.rs`).
+pub const METHODS: &[&str] = &[
+    "close",
+    "flush",
+    "local_addr",
+    "peer_addr",
+    "read",
+    "read_line",
+    "read_text",
+    "set_nodelay",
+    "shutdown",
+    "write",
+];
 
 fn stream(vm: &Vm, h: Handle) -> &Stream {
     match vm.heap.get(h) {
@@ -144,6 +156,9 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             let r = stream(vm, h).flush(closing);
             answer(vm, r, |_, ()| Ok(Value::Nil))
         }
-        _ => super::no_method("stream", name),
+        _ => {
+            let s = stream(vm, h).clone();
+            super::net::socket_call(vm, &s, name, args).unwrap_or_else(|| super::no_method("stream", name))
+        }
     }
 }

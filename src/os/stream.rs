@@ -167,7 +167,10 @@ impl Stream {
             Kind::Pipe => match read_some(file, &mut s.rbuf) {
                 Ok(0) => {
                     s.eof = true;
-                    s.file = None;
+                    // A socket may still be written to after its peer is done.
+                    if !self.writable {
+                        s.file = None;
+                    }
                     Ok(None)
                 }
                 Ok(_) => Ok(None),

@@ -49,6 +49,7 @@ fn mark(vm: &mut Vm, mut work: Vec<Handle>) {
             Obj::Str(_)
             | Obj::Bytes(_)
             | Obj::Stream(_)
+            | Obj::Listener(_)
             | Obj::Native(_)
             | Obj::Range(..)
             | Obj::Mutex(_)

@@ -29,6 +29,8 @@ pub enum Obj {
     WaitGroup(Box<WaitGroup>),
     /// An open file or pipe end (`os/stream.rs`).
     Stream(Box<crate::os::stream::Stream>),
+    /// A listening TCP socket (`os/net.rs`).
+    Listener(Box<crate::os::net::Listener>),
     /// A child process (`os/process.rs`).
     Process(Box<crate::os::process::Process>),
     /// A half-open integer range `lo..hi` (inclusive ranges are stored with `hi + 1`).
@@ -95,6 +97,7 @@ impl Obj {
             Obj::WaitGroup(_) => "waitgroup",
             Obj::Stream(_) => "stream",
             Obj::Process(_) => "process",
+            Obj::Listener(_) => "listener",
             Obj::Free => "freed",
         }
     }
@@ -113,7 +116,7 @@ impl Obj {
             Obj::Chan(c) => c.size(),
             // A descriptor is scarcer than memory: abandoned streams should
             // bring the collection (which closes them) closer.
-            Obj::Stream(_) | Obj::Process(_) => 64 * 1024,
+            Obj::Stream(_) | Obj::Process(_) | Obj::Listener(_) => 64 * 1024,
             _ => 0,
         };
         std::mem::size_of::<Obj>() + extra

@@ -1,0 +1,152 @@
+//! TCP builtins behind `std/net` (which composes them in csp): resolving names
+//! on the I/O pool, listening, accepting, connecting without blocking, and the
+//! socket-only methods of a connection stream.
+
+use super::arity;
+use crate::os::net::{self, Listener};
+use crate::os::stream::{Step, Stream};
+use crate::vm::builtin::io;
+use crate::vm::{err, ErrorKind, Fiber, Handle, NativeFn, Obj, Res, Ret, Value, Vm};
+use std::net::{SocketAddr, ToSocketAddrs};
+
+pub const LISTENER_METHODS: &[&str] = &["accept", "addr", "close"];
+/// Methods a stream has when it is a TCP connection.
+pub const SOCKET_METHODS: &[&str] = &["local_addr", "peer_addr", "set_nodelay", "shutdown"];
+
+pub fn register(vm: &mut Vm) {
+    vm.define_hidden("net.resolve", NativeFn::Full(resolve));
+    vm.define_hidden("net.bind", NativeFn::Full(bind));
+    vm.define_hidden("net.dial", NativeFn::Full(dial));
+    vm.define_hidden("net.connected", NativeFn::Full(connected));
+}
+
+fn str_arg(vm: &Vm, name: &str, v: Value) -> Res<String> {
+    match vm.heap.as_str(v) {
+        Some(s) => Ok(s.s.to_string()),
+        None => err(
+            ErrorKind::Type,
+            format!("{name}() needs an address string like \"127.0.0.1:8080\", not {}", vm.heap.type_name(v)),
+        ),
+    }
+}
+
+fn socket_addr(vm: &Vm, name: &str, v: Value) -> Res<SocketAddr> {
+    let s = str_arg(vm, name, v)?;
+    s.parse().or_else(|_| err(ErrorKind::Value, format!("{name}(): {s:?} is not an IP address and port")))
+}
+
+/// `resolve("host:port")`: the addresses it names, as "ip:port" strings (on
+/// the pool: a DNS lookup may take a while).
+fn resolve(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("resolve", args, 1, 1)?;
+    let addr = str_arg(vm, "resolve", args[0])?;
+    if !addr.contains(':') {
+        return err(ErrorKind::Value, format!("{addr:?} has no port: write \"host:port\""));
+    }
+    let work = move || match addr.to_socket_addrs() {
+        Ok(found) => {
+            let all: Vec<String> = found.map(|a| a.to_string()).collect();
+            if all.is_empty() {
+                return Err(format!("cannot resolve {addr}: no address"));
+            }
+            Ok(all)
+        }
+        Err(e) => Err(format!("cannot resolve {addr}: {e}")),
+    };
+    Ok(io(work, |heap, all| {
+        let items = all.iter().map(|a| heap.str(a)).collect();
+        heap.list(items)
+    }))
+}
+
+fn bind(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("listen", args, 1, 1)?;
+    let addr = socket_addr(vm, "listen", args[0])?;
+    match Listener::bind(addr) {
+        Ok(l) => Ok(Ret::Value(Value::Obj(vm.heap.alloc(Obj::Listener(Box::new(l)))))),
+        Err(msg) => err(ErrorKind::Io, msg),
+    }
+}
+
+fn dial(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("connect", args, 1, 1)?;
+    let addr = socket_addr(vm, "connect", args[0])?;
+    match net::start_connect(addr) {
+        Ok(s) => Ok(Ret::Value(Value::Obj(vm.heap.alloc(Obj::Stream(Box::new(s)))))),
+        Err(msg) => err(ErrorKind::Io, msg),
+    }
+}
+
+/// `connected(stream, addr)`: the stream once its connect has finished.
+fn connected(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("connect", args, 2, 2)?;
+    let Value::Obj(h) = args[0] else { return err(ErrorKind::Type, "connect() needs a stream") };
+    let addr = str_arg(vm, "connect", args[1])?;
+    let Some(fd) = stream_fd(vm, h) else { return err(ErrorKind::Io, format!("cannot connect to {addr}: closed")) };
+    match net::connected(fd, &addr) {
+        Ok(Step::Done(())) => Ok(Ret::Value(args[0])),
+        Ok(Step::Block(b)) => Ok(Ret::Block(b)),
+        Err(msg) => err(ErrorKind::Io, msg),
+    }
+}
+
+fn stream_fd(vm: &Vm, h: Handle) -> Option<std::os::fd::RawFd> {
+    match vm.heap.get(h) {
+        Obj::Stream(s) => s.fd(),
+        _ => None,
+    }
+}
+
+/// Methods of a listener.
+pub fn listener_call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    let Obj::Listener(l) = vm.heap.get_mut(h) else { unreachable!("a listener") };
+    match name {
+        "accept" => {
+            arity(name, args, 0, 0)?;
+            match l.accept() {
+                Ok(Step::Done(s)) => Ok(Ret::Value(Value::Obj(vm.heap.alloc(Obj::Stream(Box::new(s)))))),
+                Ok(Step::Block(b)) => Ok(Ret::Block(b)),
+                Err(msg) => err(ErrorKind::Io, msg),
+            }
+        }
+        "addr" => {
+            arity(name, args, 0, 0)?;
+            let a = l.addr.clone();
+            Ok(Ret::Value(vm.heap.string(a)))
+        }
+        "close" => {
+            arity(name, args, 0, 0)?;
+            let fd = l.fd();
+            l.close();
+            // A fiber parked in accept() wakes and finds it closed.
+            if let Some(fd) = fd {
+                crate::sched::ops::fd_closing(vm, fd);
+            }
+            Ok(Ret::Value(Value::Nil))
+        }
+        _ => super::no_method("listener", name),
+    }
+}
+
+/// The socket methods of a stream (None: not one of them).
+pub fn socket_call(vm: &mut Vm, s: &Stream, name: &str, args: &[Value]) -> Option<Res<Ret>> {
+    if !SOCKET_METHODS.contains(&name) {
+        return None;
+    }
+    let Some(fd) = s.fd() else { return Some(err(ErrorKind::Io, format!("{} is closed", s.name))) };
+    let r = match name {
+        "local_addr" | "peer_addr" => arity(name, args, 0, 0).and_then(|_| {
+            let (local, peer) = net::addrs(fd);
+            match if name == "local_addr" { local } else { peer } {
+                Some(a) => Ok(Ret::Value(vm.heap.string(a))),
+                None => err(ErrorKind::Io, format!("{} is not a connected socket", s.name)),
+            }
+        }),
+        "shutdown" => arity(name, args, 0, 0)
+            .and_then(|_| net::shutdown_write(fd).map(|()| Ret::Value(Value::Nil)).or_else(|m| err(ErrorKind::Io, m))),
+        _ => arity(name, args, 1, 1).and_then(|_| {
+            net::set_nodelay(fd, args[0].truthy()).map(|()| Ret::Value(Value::Nil)).or_else(|m| err(ErrorKind::Io, m))
+        }),
+    };
+    Some(r)
+}

@@ -1,0 +1,100 @@
+//! TCP: a listening socket, and the connect that starts a connection. A
+//! connection is a non-blocking `Stream` (like a pipe end), so reading lines or
+//! chunks and writing work on it as on any stream.
+
+use super::stream::{Kind, Step, Stream};
+use crate::vm::builtin::{Blocking, Ready};
+use std::mem::ManuallyDrop;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, RawFd};
+
+pub struct Listener {
+    /// None once closed.
+    socket: Option<TcpListener>,
+    pub addr: String,
+}
+
+impl Listener {
+    /// Binds and listens on `addr` ("127.0.0.1:8080"; port 0 picks a free one).
+    pub fn bind(addr: SocketAddr) -> Result<Listener, String> {
+        let l = TcpListener::bind(addr)
+            .map_err(|e| format!("cannot listen on {addr}: {}", crate::runner::io_reason(&e)))?;
+        l.set_nonblocking(true).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let addr = l.local_addr().map_or_else(|_| addr.to_string(), |a| a.to_string());
+        Ok(Listener { socket: Some(l), addr })
+    }
+
+    /// The next connection, or a wait for one.
+    pub fn accept(&self) -> Result<Step<Stream>, String> {
+        let Some(l) = &self.socket else { return Err(format!("listener on {} is closed", self.addr)) };
+        match l.accept() {
+            Ok((s, peer)) => Ok(Step::Done(connection(s, &peer.to_string())?)),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                Ok(Step::Block(Blocking::Ready(l.as_raw_fd(), Ready::Read)))
+            }
+            Err(e) => Err(format!("cannot accept on {}: {}", self.addr, crate::runner::io_reason(&e))),
+        }
+    }
+
+    pub fn fd(&self) -> Option<RawFd> {
+        self.socket.as_ref().map(|l| l.as_raw_fd())
+    }
+
+    pub fn close(&mut self) {
+        self.socket = None;
+    }
+}
+
+/// A connected socket as a stream named after its peer.
+fn connection(s: TcpStream, peer: &str) -> Result<Stream, String> {
+    s.set_nonblocking(true).map_err(|e| format!("cannot use the connection to {peer}: {e}"))?;
+    // SAFETY: the descriptor is handed over whole: the stream owns it from here.
+    let file = unsafe { std::fs::File::from_raw_fd(s.into_raw_fd()) };
+    Ok(Stream::new(&format!("connection to {peer}"), Kind::Pipe, file, true, true))
+}
+
+/// Starts connecting to `addr` without waiting; `connected` finishes it.
+pub fn start_connect(addr: SocketAddr) -> Result<Stream, String> {
+    let s = mio::net::TcpStream::connect(addr)
+        .map_err(|e| format!("cannot connect to {addr}: {}", crate::runner::io_reason(&e)))?;
+    // SAFETY: as in `connection`: the descriptor moves into the stream.
+    let file = unsafe { std::fs::File::from_raw_fd(s.into_raw_fd()) };
+    Ok(Stream::new(&format!("connection to {addr}"), Kind::Pipe, file, true, true))
+}
+
+/// Done once the connect started by `start_connect` has succeeded; an error if
+/// it failed; a wait while it is in progress.
+pub fn connected(fd: RawFd, addr: &str) -> Result<Step<()>, String> {
+    let s = borrow(fd);
+    let failed = |e: std::io::Error| format!("cannot connect to {addr}: {}", crate::runner::io_reason(&e));
+    match s.take_error() {
+        Ok(Some(e)) | Err(e) => return Err(failed(e)),
+        Ok(None) => {}
+    }
+    match s.peer_addr() {
+        Ok(_) => Ok(Step::Done(())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotConnected => Ok(Step::Block(Blocking::Ready(fd, Ready::Write))),
+        Err(e) => Err(failed(e)),
+    }
+}
+
+/// The socket behind a stream's descriptor, without taking it over.
+fn borrow(fd: RawFd) -> ManuallyDrop<TcpStream> {
+    // SAFETY: the stream keeps the descriptor open; ManuallyDrop never closes it.
+    ManuallyDrop::new(unsafe { TcpStream::from_raw_fd(fd) })
+}
+
+/// `(local, peer)` addresses of a connection's descriptor.
+pub fn addrs(fd: RawFd) -> (Option<String>, Option<String>) {
+    let s = borrow(fd);
+    (s.local_addr().ok().map(|a| a.to_string()), s.peer_addr().ok().map(|a| a.to_string()))
+}
+
+/// Ends the writing half: the peer reads the end of the stream.
+pub fn shutdown_write(fd: RawFd) -> Result<(), String> {
+    borrow(fd).shutdown(std::net::Shutdown::Write).map_err(|e| format!("cannot shut down: {e}"))
+}
+
+pub fn set_nodelay(fd: RawFd, on: bool) -> Result<(), String> {
+    borrow(fd).set_nodelay(on).map_err(|e| format!("cannot set nodelay: {e}"))
+}

@@ -1,0 +1,116 @@
+//! TCP on loopback through the real `csp` binary: an echo server in fibers,
+//! hundreds of concurrent clients, refused connections, half-close, addresses,
+//! bytes, and cancellation of a fiber blocked in accept or read (no descriptor
+//! left behind).
+
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const CSP: &str = env!("CARGO_BIN_EXE_csp");
+
+/// Runs `src` after a prelude with an echo server on a free port (`l`,
+/// `addr`) and `fds()`, the csp process's open descriptors.
+fn run(src: &str) -> (i32, String, String) {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let n = N.fetch_add(1, Ordering::SeqCst);
+    let path = std::env::temp_dir().join(format!("csp_net_{}_{n}.csp", std::process::id()));
+    let prelude = r#"
+import "std/net"
+import "std/fs"
+fn fds() { return len(fs.list("/proc/self/fd")) }
+let l = net.listen("127.0.0.1:0")
+let addr = l.addr()
+let server = go fn() {
+    while true {
+        let c = l.accept()
+        go fn() {
+            for line in c { c.write("echo: ${line}\n") }
+            c.close()
+        }()
+    }
+}()
+"#;
+    std::fs::write(&path, format!("{prelude}{src}\nserver.cancel()\n")).unwrap();
+    let out = Command::new(CSP).arg("run").arg(&path).env("NO_COLOR", "1").output().unwrap();
+    let _ = std::fs::remove_file(&path);
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+fn ok(src: &str) -> String {
+    let (code, out, err) = run(src);
+    assert_eq!(code, 0, "exit {code}\nstdout:\n{out}\nstderr:\n{err}");
+    out
+}
+
+#[test]
+fn echo_half_close_and_addresses() {
+    let out = ok(r#"
+let c = net.connect(addr)
+c.write("hello\n")
+c.write("world\n".encode())
+print(c.read_line(), c.read_line())
+print(c.peer_addr() == addr, c.local_addr() != addr)
+c.set_nodelay(true)
+c.shutdown()
+print(c.read_line())
+c.close()
+"#);
+    assert_eq!(out, "echo: hello echo: world\ntrue true\nnil\n");
+}
+
+#[test]
+fn many_clients_at_once() {
+    let out = ok(r#"
+let before = fds()
+let got = []
+wait {
+    for i in 0..300 {
+        go fn() {
+            let k = net.connect(addr)
+            k.write("n${i}\n")
+            got.push(k.read_line())
+            k.close()
+        }()
+    }
+}
+got.sort()
+print(len(got), got[0], got[299])
+sleep(50)
+print(fds() - before <= 0)
+"#);
+    assert_eq!(out, "300 echo: n0 echo: n99\ntrue\n");
+}
+
+#[test]
+fn errors_are_io_errors() {
+    let out = ok(r#"
+try { net.connect("127.0.0.1:1") } catch e { print(e.kind, e.message) }
+try { net.connect("127.0.0.1") } catch e { print(e.kind) }
+try { net.listen(addr) } catch e { print(e.kind, e.message.contains("Address already in use")) }
+try { net.connect(42) } catch e { print(e.kind) }
+"#);
+    assert_eq!(out, "io cannot connect to 127.0.0.1:1: Connection refused\nvalue\nio true\ntype\n");
+}
+
+/// Cancelling fibers blocked in accept and in a read ends their waits; closing
+/// the listener and connections leaves no descriptor behind.
+#[test]
+fn cancellation_mid_accept_and_mid_read() {
+    let out = ok(r#"
+let before = fds()
+let l2 = net.listen("127.0.0.1:0")
+let waiting = go fn() { l2.accept() }()
+let conn = net.connect(addr)
+let reading = go fn() { conn.read_line() }()
+sleep(50)
+waiting.cancel()
+reading.cancel()
+for t in [waiting, reading] { try { wait t } catch e { print(e.kind) } }
+l2.close()
+conn.close()
+sleep(50)
+print(fds() - before)
+"#);
+    assert_eq!(out, "cancelled\ncancelled\n0\n");
+}
