@@ -114,3 +114,29 @@ print(fds() - before)
 "#);
     assert_eq!(out, "cancelled\ncancelled\n0\n");
 }
+
+#[test]
+fn udp_datagrams() {
+    let out = ok(r#"
+let a = net.udp("127.0.0.1:0")
+let b = net.udp("127.0.0.1:0")
+let got = go fn() {
+    let m = a.recv()
+    a.send(m.data + " back".encode(), m.from)
+    return m.data.decode()
+}()
+b.send("ping", a.addr())
+let reply = b.recv()
+print(wait got, reply.data.decode(), reply.from == a.addr())
+print(net.resolve("localhost:80").len() > 0)
+let waiting = go fn() { b.recv() }()
+sleep(20)
+waiting.cancel()
+try { wait waiting } catch e { print(e.kind) }
+try { a.send("x", "nohost:1") } catch e { print(e.kind) }
+a.close()
+b.close()
+try { a.recv() } catch e { print(e.kind, e.message.ends_with("is closed")) }
+"#);
+    assert_eq!(out, "ping ping back true\ntrue\ncancelled\nvalue\nio true\n");
+}

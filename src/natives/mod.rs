@@ -60,6 +60,7 @@ pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &st
             Obj::Stream(_) => return stream::call(vm, h, name, args),
             Obj::Process(_) => return process::call(vm, h, name, args),
             Obj::Listener(_) => return net::listener_call(vm, h, name, args),
+            Obj::Udp(_) => return net::udp_call(vm, h, name, args),
             Obj::Range(lo, hi) if name == "len" => {
                 arity(name, args, 0, 0)?;
                 return Ok(Ret::Value(Value::Int(hi.saturating_sub(*lo).max(0))));
@@ -94,6 +95,7 @@ pub fn methods_of(kind: &str) -> &'static [&'static str] {
         "stream" => stream::METHODS,
         "process" => process::METHODS,
         "listener" => net::LISTENER_METHODS,
+        "udp" => net::UDP_METHODS,
         _ => &[],
     }
 }

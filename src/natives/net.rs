@@ -3,19 +3,21 @@
 //! socket-only methods of a connection stream.
 
 use super::arity;
-use crate::os::net::{self, Listener};
+use crate::os::net::{self, Listener, Udp};
 use crate::os::stream::{Step, Stream};
 use crate::vm::builtin::io;
 use crate::vm::{err, ErrorKind, Fiber, Handle, NativeFn, Obj, Res, Ret, Value, Vm};
 use std::net::{SocketAddr, ToSocketAddrs};
 
 pub const LISTENER_METHODS: &[&str] = &["accept", "addr", "close"];
+pub const UDP_METHODS: &[&str] = &["addr", "close", "recv", "send"];
 /// Methods a stream has when it is a TCP connection.
 pub const SOCKET_METHODS: &[&str] = &["local_addr", "peer_addr", "set_nodelay", "shutdown"];
 
 pub fn register(vm: &mut Vm) {
     vm.define_hidden("net.resolve", NativeFn::Full(resolve));
     vm.define_hidden("net.bind", NativeFn::Full(bind));
+    vm.define_hidden("net.udp", NativeFn::Full(udp));
     vm.define_hidden("net.dial", NativeFn::Full(dial));
     vm.define_hidden("net.connected", NativeFn::Full(connected));
 }
@@ -149,4 +151,73 @@ pub fn socket_call(vm: &mut Vm, s: &Stream, name: &str, args: &[Value]) -> Optio
         }),
     };
     Some(r)
+}
+
+/// `udp(addr)`: a UDP socket bound to "ip:port" (port 0: any free one).
+fn udp(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("udp", args, 1, 1)?;
+    let addr = socket_addr(vm, "udp", args[0])?;
+    match Udp::bind(addr) {
+        Ok(u) => Ok(Ret::Value(Value::Obj(vm.heap.alloc(Obj::Udp(Box::new(u)))))),
+        Err(msg) => err(ErrorKind::Io, msg),
+    }
+}
+
+/// Methods of a UDP socket: `send(data, "ip:port")`, `recv(max = 65536)` →
+/// `{data, from}`, `addr()`, `close()`.
+pub fn udp_call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    match name {
+        "send" => {
+            arity(name, args, 2, 2)?;
+            let to = socket_addr(vm, "send", args[1])?;
+            let data = super::bytes::data_arg(&vm.heap, "send", args[0])?.to_vec();
+            let Obj::Udp(u) = vm.heap.get(h) else { unreachable!("a udp socket") };
+            match u.send(&data, to) {
+                Ok(Step::Done(())) => Ok(Ret::Value(Value::Nil)),
+                Ok(Step::Block(b)) => Ok(Ret::Block(b)),
+                Err(msg) => err(ErrorKind::Io, msg),
+            }
+        }
+        "recv" => {
+            arity(name, args, 0, 1)?;
+            let max = match args.first() {
+                None => 65536,
+                Some(Value::Int(n)) if *n > 0 => (*n as usize).min(65536),
+                Some(v) => {
+                    let what = vm.heap.type_name(*v);
+                    return err(ErrorKind::Value, format!("recv() needs a positive int size, not {what}"));
+                }
+            };
+            let Obj::Udp(u) = vm.heap.get(h) else { unreachable!("a udp socket") };
+            match u.recv(max) {
+                Ok(Step::Done((data, from))) => {
+                    let data = vm.heap.bytes(data);
+                    let from = vm.heap.string(from);
+                    let mut m = crate::vm::value::Map::default();
+                    m.insert(crate::vm::Key::Str("data".into()), data);
+                    m.insert(crate::vm::Key::Str("from".into()), from);
+                    Ok(Ret::Value(Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))))))
+                }
+                Ok(Step::Block(b)) => Ok(Ret::Block(b)),
+                Err(msg) => err(ErrorKind::Io, msg),
+            }
+        }
+        "addr" => {
+            arity(name, args, 0, 0)?;
+            let Obj::Udp(u) = vm.heap.get(h) else { unreachable!("a udp socket") };
+            let a = u.addr.clone();
+            Ok(Ret::Value(vm.heap.string(a)))
+        }
+        "close" => {
+            arity(name, args, 0, 0)?;
+            let Obj::Udp(u) = vm.heap.get_mut(h) else { unreachable!("a udp socket") };
+            let fd = u.fd();
+            u.close();
+            if let Some(fd) = fd {
+                crate::sched::ops::fd_closing(vm, fd);
+            }
+            Ok(Ret::Value(Value::Nil))
+        }
+        _ => super::no_method("udp", name),
+    }
 }

@@ -98,3 +98,59 @@ pub fn shutdown_write(fd: RawFd) -> Result<(), String> {
 pub fn set_nodelay(fd: RawFd, on: bool) -> Result<(), String> {
     borrow(fd).set_nodelay(on).map_err(|e| format!("cannot set nodelay: {e}"))
 }
+
+/// A UDP socket.
+pub struct Udp {
+    socket: Option<std::net::UdpSocket>,
+    pub addr: String,
+}
+
+impl Udp {
+    pub fn bind(addr: SocketAddr) -> Result<Udp, String> {
+        let s = std::net::UdpSocket::bind(addr)
+            .map_err(|e| format!("cannot bind {addr}: {}", crate::runner::io_reason(&e)))?;
+        s.set_nonblocking(true).map_err(|e| format!("cannot bind {addr}: {e}"))?;
+        let addr = s.local_addr().map_or_else(|_| addr.to_string(), |a| a.to_string());
+        Ok(Udp { socket: Some(s), addr })
+    }
+
+    fn socket(&self) -> Result<&std::net::UdpSocket, String> {
+        self.socket.as_ref().ok_or_else(|| format!("udp socket {} is closed", self.addr))
+    }
+
+    /// Sends one datagram, or a wait until the socket can take it.
+    pub fn send(&self, data: &[u8], to: SocketAddr) -> Result<Step<()>, String> {
+        let s = self.socket()?;
+        match s.send_to(data, to) {
+            Ok(_) => Ok(Step::Done(())),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                Ok(Step::Block(Blocking::Ready(s.as_raw_fd(), Ready::Write)))
+            }
+            Err(e) => Err(format!("cannot send to {to}: {}", crate::runner::io_reason(&e))),
+        }
+    }
+
+    /// The next datagram (at most `max` bytes of it) and its sender, or a wait.
+    pub fn recv(&self, max: usize) -> Result<Step<(Vec<u8>, String)>, String> {
+        let s = self.socket()?;
+        let mut buf = vec![0; max];
+        match s.recv_from(&mut buf) {
+            Ok((n, from)) => {
+                buf.truncate(n);
+                Ok(Step::Done((buf, from.to_string())))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                Ok(Step::Block(Blocking::Ready(s.as_raw_fd(), Ready::Read)))
+            }
+            Err(e) => Err(format!("cannot receive on {}: {}", self.addr, crate::runner::io_reason(&e))),
+        }
+    }
+
+    pub fn fd(&self) -> Option<RawFd> {
+        self.socket.as_ref().map(|s| s.as_raw_fd())
+    }
+
+    pub fn close(&mut self) {
+        self.socket = None;
+    }
+}

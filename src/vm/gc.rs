@@ -50,6 +50,7 @@ fn mark(vm: &mut Vm, mut work: Vec<Handle>) {
             | Obj::Bytes(_)
             | Obj::Stream(_)
             | Obj::Listener(_)
+            | Obj::Udp(_)
             | Obj::Native(_)
             | Obj::Range(..)
             | Obj::Mutex(_)

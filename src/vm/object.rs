@@ -31,6 +31,8 @@ pub enum Obj {
     Stream(Box<crate::os::stream::Stream>),
     /// A listening TCP socket (`os/net.rs`).
     Listener(Box<crate::os::net::Listener>),
+    /// A UDP socket (`os/net.rs`).
+    Udp(Box<crate::os::net::Udp>),
     /// A child process (`os/process.rs`).
     Process(Box<crate::os::process::Process>),
     /// A half-open integer range `lo..hi` (inclusive ranges are stored with `hi + 1`).
@@ -98,6 +100,7 @@ impl Obj {
             Obj::Stream(_) => "stream",
             Obj::Process(_) => "process",
             Obj::Listener(_) => "listener",
+            Obj::Udp(_) => "udp",
             Obj::Free => "freed",
         }
     }
@@ -116,7 +119,7 @@ impl Obj {
             Obj::Chan(c) => c.size(),
             // A descriptor is scarcer than memory: abandoned streams should
             // bring the collection (which closes them) closer.
-            Obj::Stream(_) | Obj::Process(_) | Obj::Listener(_) => 64 * 1024,
+            Obj::Stream(_) | Obj::Process(_) | Obj::Listener(_) | Obj::Udp(_) => 64 * 1024,
             _ => 0,
         };
         std::mem::size_of::<Obj>() + extra
