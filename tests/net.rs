@@ -140,3 +140,18 @@ try { a.recv() } catch e { print(e.kind, e.message.ends_with("is closed")) }
 "#);
     assert_eq!(out, "ping ping back true\ntrue\ncancelled\nvalue\nio true\n");
 }
+
+#[test]
+fn read_exactly_n_bytes() {
+    let out = ok(r#"
+let c = net.connect(addr)
+c.write("abcdef\n")
+print(c.read_exact(5), c.read_exact(3))
+c.shutdown()
+try { c.read_exact(100) } catch e { print(e.kind, e.message.ends_with("ended after 5 of the 100 bytes asked for")) }
+// What was there stays to be read.
+print(c.read_exact(1), c.read())
+print(c.read_exact(1))
+"#);
+    assert_eq!(out, "b\"echo:\" b\" ab\"\nio true\nb\"c\" b\"def\\n\"\nnil\n");
+}

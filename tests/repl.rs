@@ -65,9 +65,12 @@ impl Repl {
         assert_eq!(got.trim(), want, "input was lost");
     }
 
-    /// Ctrl-D: the session ends with exit code 0.
+    /// `:quit`: the session ends with exit code 0. (A line, not Ctrl-D: a
+    /// Ctrl-D sent before the next prompt is up reaches the terminal in its
+    /// cooked mode, where it only ends a read that nobody is doing; Ctrl-D at
+    /// the prompt is tested on its own.)
     fn quit(mut self) {
-        self.p.send_control('d').unwrap();
+        self.p.send_line(":quit").unwrap();
         self.p.exp_eof().unwrap();
         // nix's WaitStatus is not re-exported; its Debug form names the code.
         let status = format!("{:?}", self.p.process().wait().unwrap());
@@ -316,4 +319,15 @@ fn exit_from_a_fiber_while_prompting() {
     r.p.exp_eof().unwrap();
     let status = format!("{:?}", r.p.process().wait().unwrap());
     assert!(status.starts_with("Exited(") && status.ends_with(", 7)"), "REPL ended with {status}");
+}
+
+/// Ctrl-D at an empty prompt ends the session with exit code 0.
+#[test]
+fn ctrl_d_at_the_prompt_quits() {
+    let mut r = Repl::start("ctrld");
+    r.line("1 + 1", "2");
+    r.p.send_control('d').unwrap();
+    r.p.exp_eof().unwrap();
+    let status = format!("{:?}", r.p.process().wait().unwrap());
+    assert!(status.starts_with("Exited(") && status.ends_with(", 0)"), "REPL ended with {status}");
 }

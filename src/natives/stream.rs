@@ -60,6 +60,7 @@ pub const METHODS: &[&str] = &[
     "local_addr",
     "peer_addr",
     "read",
+    "read_exact",
     "read_line",
     "read_text",
     "set_nodelay",
@@ -123,20 +124,22 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
         }
         "read_text" => {
             arity(name, args, 0, 0)?;
-            let r = stream(vm, h).read(None);
+            let r = stream(vm, h).read(None, false);
             answer(vm, r, |vm, all| text(vm, &sname, all.unwrap_or_default()))
         }
-        "read" => {
-            arity(name, args, 0, 1)?;
+        "read" | "read_exact" => {
+            let exact = name == "read_exact";
+            arity(name, args, usize::from(exact), 1)?;
             let max = match args.first() {
-                None | Some(Value::Nil) => None,
+                None | Some(Value::Nil) if !exact => None,
                 Some(Value::Int(n)) if *n > 0 => Some(*n as usize),
                 Some(v) => {
                     let what = vm.heap.type_name(*v);
-                    return err(ErrorKind::Value, format!("read() needs a positive int count, not {what}"));
+                    return err(ErrorKind::Value, format!("{name}() needs a positive int count, not {what}"));
                 }
+                None => unreachable!("arity checked"),
             };
-            let r = stream(vm, h).read(max);
+            let r = stream(vm, h).read(max, exact);
             answer(vm, r, |vm, data| Ok(data.map_or(Value::Nil, |d| vm.heap.bytes(d))))
         }
         "write" => {

@@ -128,7 +128,8 @@ impl Stream {
     }
 
     /// Up to `max` bytes (None: everything to the end); None at the end.
-    pub fn read(&self, max: Option<usize>) -> Res<Option<Vec<u8>>> {
+    /// With `exact`, exactly `max` bytes: an error if the stream ends first.
+    pub fn read(&self, max: Option<usize>, exact: bool) -> Res<Option<Vec<u8>>> {
         let mut s = match self.reading()? {
             Ok(s) => s,
             Err(b) => return Ok(Step::Block(b)),
@@ -136,9 +137,14 @@ impl Stream {
         loop {
             let have = s.rbuf.len() - s.rpos;
             let enough = match max {
-                Some(n) => have >= n.max(1) || (have > 0 && self.kind == Kind::Pipe),
+                Some(n) => have >= n.max(1) || (have > 0 && self.kind == Kind::Pipe && !exact),
                 None => false,
             };
+            if let (true, Some(n), false) = (s.eof, max, enough) {
+                if exact && have > 0 {
+                    return Err(format!("{} ended after {have} of the {n} bytes asked for", self.name));
+                }
+            }
             if enough || s.eof {
                 if have == 0 && s.eof {
                     return Ok(Step::Done(None));
