@@ -155,3 +155,27 @@ print(c.read_exact(1))
 "#);
     assert_eq!(out, "b\"echo:\" b\" ab\"\nio true\nb\"c\" b\"def\\n\"\nnil\n");
 }
+
+/// A deadline is async.timeout around the operation (the connection stays
+/// usable); `select` over a socket goes through a reader fiber and a channel.
+#[test]
+fn deadlines_and_select() {
+    let out = ok(r#"
+import "std/async"
+let l3 = net.listen("127.0.0.1:0")
+go fn() { let s = l3.accept(); sleep(200); s.write("late\n"); sleep(100); s.close() }()
+let c = net.connect(l3.addr())
+try { async.timeout(50, fn() => c.read_line()) } catch e { print(e.kind) }
+print(c.read_line())
+let lines = chan(16)
+go fn() { for line in c { lines <- line } close(lines) }()
+select {
+    case line, ok = <-lines { print("line", line, ok) }
+    case <-after(30) { print("idle") }
+}
+let _, ok = <-lines
+print(ok)
+l3.close()
+"#);
+    assert_eq!(out, "timeout\nlate\nidle\nfalse\n");
+}
