@@ -377,3 +377,17 @@ mod tests {
         }
     }
 }
+
+/// An OS operation (`os::stream::Step`) as a builtin's answer: its value, a
+/// wait (the builtin runs again after it), or an `io` error with the message.
+pub(crate) fn step<T>(
+    vm: &mut Vm,
+    r: Result<crate::os::stream::Step<T>, String>,
+    value: impl FnOnce(&mut Vm, T) -> Res<Value>,
+) -> Res<Ret> {
+    match r {
+        Ok(crate::os::stream::Step::Done(t)) => value(vm, t).map(Ret::Value),
+        Ok(crate::os::stream::Step::Block(b)) => Ok(Ret::Block(b)),
+        Err(msg) => err(ErrorKind::Io, msg),
+    }
+}

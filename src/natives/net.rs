@@ -2,9 +2,9 @@
 //! on the I/O pool, listening, accepting, connecting without blocking, and the
 //! socket-only methods of a connection stream.
 
-use super::arity;
+use super::{arity, step};
 use crate::os::net::{self, Listener, Udp};
-use crate::os::stream::{Step, Stream};
+use crate::os::stream::Stream;
 use crate::vm::builtin::io;
 use crate::vm::{err, ErrorKind, Fiber, Handle, NativeFn, Obj, Res, Ret, Value, Vm};
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -85,11 +85,7 @@ fn connected(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let Value::Obj(h) = args[0] else { return err(ErrorKind::Type, "connect() needs a stream") };
     let addr = str_arg(vm, "connect", args[1])?;
     let Some(fd) = stream_fd(vm, h) else { return err(ErrorKind::Io, format!("cannot connect to {addr}: closed")) };
-    match net::connected(fd, &addr) {
-        Ok(Step::Done(())) => Ok(Ret::Value(args[0])),
-        Ok(Step::Block(b)) => Ok(Ret::Block(b)),
-        Err(msg) => err(ErrorKind::Io, msg),
-    }
+    step(vm, net::connected(fd, &addr), |_, ()| Ok(args[0]))
 }
 
 fn stream_fd(vm: &Vm, h: Handle) -> Option<std::os::fd::RawFd> {
@@ -105,11 +101,8 @@ pub fn listener_call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<
     match name {
         "accept" => {
             arity(name, args, 0, 0)?;
-            match l.accept() {
-                Ok(Step::Done(s)) => Ok(Ret::Value(Value::Obj(vm.heap.alloc(Obj::Stream(Box::new(s)))))),
-                Ok(Step::Block(b)) => Ok(Ret::Block(b)),
-                Err(msg) => err(ErrorKind::Io, msg),
-            }
+            let r = l.accept();
+            step(vm, r, |vm, s| Ok(Value::Obj(vm.heap.alloc(Obj::Stream(Box::new(s))))))
         }
         "addr" => {
             arity(name, args, 0, 0)?;
@@ -172,11 +165,8 @@ pub fn udp_call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> 
             let to = socket_addr(vm, "send", args[1])?;
             let data = super::bytes::data_arg(&vm.heap, "send", args[0])?.to_vec();
             let Obj::Udp(u) = vm.heap.get(h) else { unreachable!("a udp socket") };
-            match u.send(&data, to) {
-                Ok(Step::Done(())) => Ok(Ret::Value(Value::Nil)),
-                Ok(Step::Block(b)) => Ok(Ret::Block(b)),
-                Err(msg) => err(ErrorKind::Io, msg),
-            }
+            let r = u.send(&data, to);
+            step(vm, r, |_, ()| Ok(Value::Nil))
         }
         "recv" => {
             arity(name, args, 0, 1)?;
@@ -189,18 +179,15 @@ pub fn udp_call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> 
                 }
             };
             let Obj::Udp(u) = vm.heap.get(h) else { unreachable!("a udp socket") };
-            match u.recv(max) {
-                Ok(Step::Done((data, from))) => {
-                    let data = vm.heap.bytes(data);
-                    let from = vm.heap.string(from);
-                    let mut m = crate::vm::value::Map::default();
-                    m.insert(crate::vm::Key::Str("data".into()), data);
-                    m.insert(crate::vm::Key::Str("from".into()), from);
-                    Ok(Ret::Value(Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))))))
-                }
-                Ok(Step::Block(b)) => Ok(Ret::Block(b)),
-                Err(msg) => err(ErrorKind::Io, msg),
-            }
+            let r = u.recv(max);
+            step(vm, r, |vm, (data, from)| {
+                let data = vm.heap.bytes(data);
+                let from = vm.heap.string(from);
+                let mut m = crate::vm::value::Map::default();
+                m.insert(crate::vm::Key::Str("data".into()), data);
+                m.insert(crate::vm::Key::Str("from".into()), from);
+                Ok(Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m)))))
+            })
         }
         "addr" => {
             arity(name, args, 0, 0)?;

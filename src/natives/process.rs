@@ -3,7 +3,6 @@
 
 use super::arity;
 use crate::os::process::{status_map, Process, SIGNALS};
-use crate::os::stream::Step;
 use crate::vm::{err, ErrorKind, Fiber, Handle, Key, NativeFn, Obj, Res, Ret, Value, Vm};
 use std::process::{Command, Stdio};
 
@@ -36,11 +35,8 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
     match name {
         "wait" => {
             arity(name, args, 0, 0)?;
-            match process(vm, h).wait() {
-                Ok(Step::Done(st)) => Ok(Ret::Value(status_map(&mut vm.heap, st))),
-                Ok(Step::Block(b)) => Ok(Ret::Block(b)),
-                Err(msg) => err(ErrorKind::Io, msg),
-            }
+            let r = process(vm, h).wait();
+            super::step(vm, r, |vm, st| Ok(status_map(&mut vm.heap, st)))
         }
         "kill" => {
             arity(name, args, 0, 1)?;

@@ -1,8 +1,8 @@
 //! Methods of streams (open files and pipe ends): `read_line`, `read`,
 //! `read_text`, `write`, `flush`, `close`; `for line in s` uses `next_line`.
 
-use super::arity;
-use crate::os::stream::{Kind, Step, Stream};
+use super::{arity, step};
+use crate::os::stream::{Kind, Stream};
 use crate::vm::builtin::io;
 use crate::vm::{err, ErrorKind, Fiber, Handle, Heap, NativeFn, Obj, Res, Ret, Value, Vm};
 
@@ -75,29 +75,20 @@ fn stream(vm: &Vm, h: Handle) -> &Stream {
     }
 }
 
-/// The stream's operation as a builtin's answer: its value, a wait, or an `io` error.
-fn answer<T>(vm: &mut Vm, r: Result<Step<T>, String>, value: impl FnOnce(&mut Vm, T) -> Res<Value>) -> Res<Ret> {
-    match r {
-        Ok(Step::Done(t)) => value(vm, t).map(Ret::Value),
-        Ok(Step::Block(b)) => Ok(Ret::Block(b)),
-        Err(msg) => err(ErrorKind::Io, msg),
-    }
+/// Bytes read as text: UTF-8, or the `value` error `b.decode()` gives, naming
+/// the stream.
+fn text(vm: &mut Vm, name: &str, bytes: Vec<u8>) -> Res<Value> {
+    let s = reading_text(name, super::bytes::utf8_string(bytes))?;
+    Ok(vm.heap.string(s))
 }
 
-/// Bytes read as text: UTF-8 or a `value` error saying where it is not.
-pub fn text(vm: &mut Vm, name: &str, bytes: Vec<u8>) -> Res<Value> {
-    match String::from_utf8(bytes) {
-        Ok(s) => Ok(vm.heap.string(s)),
-        Err(e) => not_text(name, e.utf8_error()),
-    }
-}
-
-fn not_text<T>(name: &str, e: std::str::Utf8Error) -> Res<T> {
-    let at = e.valid_up_to();
-    err(
-        ErrorKind::Value,
-        format!("{name} is not UTF-8 text (a bad byte at offset {at} of the data read); read() gives bytes"),
-    )
+fn reading_text<T>(name: &str, r: Res<T>) -> Res<T> {
+    r.map_err(|f| match f {
+        crate::vm::Fault::Error(e) => {
+            crate::vm::Fault::Error(Box::new((e.0, format!("{name} is not text: {}; read() gives bytes", e.1))))
+        }
+        other => other,
+    })
 }
 
 /// `s.read_line()` and `for line in s`: a line as a string, nil at the end, or a wait.
@@ -105,14 +96,8 @@ pub fn read_line(vm: &mut Vm, h: Handle) -> Res<Ret> {
     // A handle on the stream (its buffer is shared), so that the line goes
     // straight from the buffer into a new string on the heap.
     let s = stream(vm, h).clone();
-    let r = s.read_line(|line| std::str::from_utf8(line).map(|text| vm.heap.str(text)));
-    match r {
-        Ok(Step::Done(Some(Ok(v)))) => Ok(Ret::Value(v)),
-        Ok(Step::Done(Some(Err(e)))) => not_text(&s.name, e),
-        Ok(Step::Done(None)) => Ok(Ret::Value(Value::Nil)),
-        Ok(Step::Block(b)) => Ok(Ret::Block(b)),
-        Err(msg) => err(ErrorKind::Io, msg),
-    }
+    let r = s.read_line(|line| super::bytes::utf8(line).map(|text| vm.heap.str(text)));
+    step(vm, r, |_, line| reading_text(&s.name, line.unwrap_or(Ok(Value::Nil))))
 }
 
 pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
@@ -125,7 +110,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
         "read_text" => {
             arity(name, args, 0, 0)?;
             let r = stream(vm, h).read(None, false);
-            answer(vm, r, |vm, all| text(vm, &sname, all.unwrap_or_default()))
+            step(vm, r, |vm, all| text(vm, &sname, all.unwrap_or_default()))
         }
         "read" | "read_exact" => {
             let exact = name == "read_exact";
@@ -140,13 +125,13 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
                 None => unreachable!("arity checked"),
             };
             let r = stream(vm, h).read(max, exact);
-            answer(vm, r, |vm, data| Ok(data.map_or(Value::Nil, |d| vm.heap.bytes(d))))
+            step(vm, r, |vm, data| Ok(data.map_or(Value::Nil, |d| vm.heap.bytes(d))))
         }
         "write" => {
             arity(name, args, 1, 1)?;
             let data = super::bytes::data_arg(&vm.heap, "write", args[0])?;
             let r = stream(vm, h).write(data);
-            answer(vm, r, |_, ()| Ok(Value::Nil))
+            step(vm, r, |_, ()| Ok(Value::Nil))
         }
         "flush" | "close" => {
             arity(name, args, 0, 0)?;
@@ -157,7 +142,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
                 }
             }
             let r = stream(vm, h).flush(closing);
-            answer(vm, r, |_, ()| Ok(Value::Nil))
+            step(vm, r, |_, ()| Ok(Value::Nil))
         }
         _ => {
             let s = stream(vm, h).clone();
