@@ -3,21 +3,13 @@
 //! bytes, and cancellation of a fiber blocked in accept or read (no descriptor
 //! left behind).
 
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
 
-const CSP: &str = env!("CARGO_BIN_EXE_csp");
-
-/// Runs `src` after a prelude with an echo server on a free port (`l`,
-/// `addr`) and `fds()`, the csp process's open descriptors.
-fn run(src: &str) -> (i32, String, String) {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let n = N.fetch_add(1, Ordering::SeqCst);
-    let path = std::env::temp_dir().join(format!("csp_net_{}_{n}.csp", std::process::id()));
+/// `src` after a prelude with an echo server on a free port (`l`, `addr`)
+/// and `fds()`, run to exit 0; its stdout.
+fn ok(src: &str) -> String {
     let prelude = r#"
 import "std/net"
-import "std/fs"
-fn fds() { return len(fs.list("/proc/self/fd")) }
 let l = net.listen("127.0.0.1:0")
 let addr = l.addr()
 let server = go fn() {
@@ -30,17 +22,7 @@ let server = go fn() {
     }
 }()
 "#;
-    std::fs::write(&path, format!("{prelude}{src}\nserver.cancel()\n")).unwrap();
-    let out = Command::new(CSP).arg("run").arg(&path).env("NO_COLOR", "1").output().unwrap();
-    let _ = std::fs::remove_file(&path);
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
-}
-
-fn ok(src: &str) -> String {
-    let (code, out, err) = run(src);
-    assert_eq!(code, 0, "exit {code}\nstdout:\n{out}\nstderr:\n{err}");
-    out
+    common::ok("net", &format!("{}{prelude}{src}\nserver.cancel()\n", common::FDS))
 }
 
 #[test]

@@ -1,33 +1,11 @@
 //! Child processes and streams, through the real `csp` binary: real children,
 //! real pipes, and the descriptors of the csp process counted in /proc.
 
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
 
-const CSP: &str = env!("CARGO_BIN_EXE_csp");
-
-/// Runs `src` (with `import "std/proc"` and an `fds()` helper prepended) and
-/// returns (exit code, stdout, stderr).
-fn run(src: &str) -> (i32, String, String) {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let n = N.fetch_add(1, Ordering::SeqCst);
-    let path = std::env::temp_dir().join(format!("csp_proc_{}_{n}.csp", std::process::id()));
-    // The csp process's open descriptors, counted by a child (its parent is
-    // csp); the least of three counts, as one can catch a descriptor in passing.
-    let prelude = "import \"std/proc\"\nimport \"std/fs\"\n\
-                   fn fd_count() { return int(proc.output(\"ls /proc/$PPID/fd | wc -l\", {shell: true}).trim()) }\n\
-                   fn fds() { return min(fd_count(), fd_count(), fd_count()) }\n";
-    std::fs::write(&path, format!("{prelude}{src}")).unwrap();
-    let out = Command::new(CSP).arg("run").arg(&path).env("NO_COLOR", "1").output().unwrap();
-    let _ = std::fs::remove_file(&path);
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
-}
-
+/// `src` with `import "std/proc"` and `fds()` before it, run to exit 0; its stdout.
 fn ok(src: &str) -> String {
-    let (code, out, err) = run(src);
-    assert_eq!(code, 0, "exit {code}\nstdout:\n{out}\nstderr:\n{err}");
-    out
+    common::ok("proc", &format!("import \"std/proc\"\n{}{src}", common::FDS))
 }
 
 #[test]
