@@ -127,6 +127,39 @@ impl Stream {
         }
     }
 
+    /// A message head (an HTTP request or response line and its headers): the
+    /// bytes up to and including the blank line that ends it, handed to `take`
+    /// in the buffer. Blank lines before it are skipped (RFC 9112 2.2).
+    pub fn read_head<T>(&self, max: usize, take: impl FnOnce(&[u8]) -> T) -> Res<Head<T>> {
+        let mut s = match self.reading()? {
+            Ok(s) => s,
+            Err(b) => return Ok(Step::Block(b)),
+        };
+        loop {
+            while s.rbuf[s.rpos..].starts_with(b"\r\n") || s.rbuf[s.rpos..].starts_with(b"\n") {
+                s.rpos += if s.rbuf[s.rpos] == b'\r' { 2 } else { 1 };
+            }
+            let start = s.rpos;
+            if let Some(end) = head_end(&s.rbuf[start..]) {
+                if end > max {
+                    return Ok(Step::Done(Head::TooLong));
+                }
+                s.rpos = start + end;
+                return Ok(Step::Done(Head::Got(take(&s.rbuf[start..start + end]))));
+            }
+            if s.rbuf.len() - start > max {
+                return Ok(Step::Done(Head::TooLong));
+            }
+            if s.eof {
+                s.rpos = s.rbuf.len();
+                return Ok(Step::Done(if start == s.rbuf.len() { Head::End } else { Head::Cut }));
+            }
+            if let Some(b) = self.fill(&mut s)? {
+                return Ok(Step::Block(b));
+            }
+        }
+    }
+
     /// Up to `max` bytes (None: everything to the end); None at the end.
     /// With `exact`, exactly `max` bytes: an error if the stream ends first.
     pub fn read(&self, max: Option<usize>, exact: bool) -> Res<Option<Vec<u8>>> {
@@ -306,6 +339,31 @@ impl Stream {
     fn failed(&self, what: &str, e: &std::io::Error) -> String {
         format!("cannot {what} {}: {}", self.name, crate::runner::io_reason(e))
     }
+}
+
+/// What `read_head` found.
+pub enum Head<T> {
+    Got(T),
+    /// The stream ended before the head began.
+    End,
+    /// The stream ended in the middle of it.
+    Cut,
+    /// No blank line within the limit.
+    TooLong,
+}
+
+/// The length of the head at the start of `buf` (through its blank line).
+fn head_end(buf: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'\n', &buf[from..]) {
+        let nl = from + i;
+        match buf.get(nl + 1) {
+            Some(b'\n') => return Some(nl + 2),
+            Some(b'\r') if buf.get(nl + 2) == Some(&b'\n') => return Some(nl + 3),
+            _ => from = nl + 1,
+        }
+    }
+    None
 }
 
 /// Reads up to `CHUNK` bytes onto the end of `buf` (into its spare capacity:
