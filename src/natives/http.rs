@@ -14,6 +14,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_hidden("http.read_response", NativeFn::Full(read_response));
     vm.define_hidden("http.chunk_size", NativeFn::Full(chunk_size));
     vm.define_hidden("http.send", NativeFn::Full(send));
+    vm.define_hidden("http.respond", NativeFn::Full(respond));
     vm.define_hidden("http.write_chunk", NativeFn::Full(write_chunk));
     vm.define_hidden("http.go", NativeFn::Full(go_detached));
     vm.define_hidden("http.date", NativeFn::Full(date));
@@ -134,7 +135,8 @@ fn message(vm: &mut Vm, fields: &[(&str, Value)], p: &Parsed, f: &Framing) -> Va
     }
     let headers = Value::Obj(vm.heap.alloc(Obj::Map(Box::new(headers))));
     let version = vm.heap.string(if p.version == 0 { "1.0" } else { "1.1" }.to_string());
-    let mut m = crate::vm::value::new_map(fields.len() + 5);
+    // Room for the fields std/http adds (remote, read, bytes, text, json, url).
+    let mut m = crate::vm::value::new_map(fields.len() + 11);
     for (k, v) in fields.iter().copied().chain([
         ("version", version),
         ("headers", headers),
@@ -303,6 +305,115 @@ fn send(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     step(vm, r, |_, ()| Ok(Value::Nil))
 }
 
+/// Flags of `__http_respond` (std/http.csp names them).
+const CLOSE: i64 = 1;
+const KEEP_ALIVE: i64 = 2;
+const HEAD_ONLY: i64 = 4;
+const CHUNKED: i64 = 8;
+
+/// `__http_respond(conn, status, headers, body, flags)`: a server's response
+/// in one write: the status line, the headers (a map or nil), Date,
+/// Content-Type when the headers have none (text for a string, octet-stream
+/// for bytes), Content-Length of the body (or `Transfer-Encoding: chunked`
+/// with CHUNKED: the body follows in chunks), Connection per CLOSE or
+/// KEEP_ALIVE; the body unless HEAD_ONLY (or the status has none).
+fn respond(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("respond", args, 5, 5)?;
+    let c = conn(vm, "respond", args[0])?;
+    let status = match args[1] {
+        Value::Int(s) if (100..1000).contains(&s) => s,
+        v => return err(ErrorKind::Value, format!("bad HTTP status {}", crate::format::display(&vm.heap, v))),
+    };
+    let flags = match args[4] {
+        Value::Int(f) => f,
+        _ => 0,
+    };
+    let body: Option<&[u8]> = match args[3] {
+        Value::Nil => None,
+        v => Some(super::bytes::data_arg(&vm.heap, "respond", v)?),
+    };
+    let mut out = Vec::with_capacity(160 + body.map_or(0, <[u8]>::len));
+    out.extend_from_slice(format!("HTTP/1.1 {status} {}\r\n", reason(status)).as_bytes());
+    let (mut has_type, mut has_length) = (false, false);
+    if let Value::Obj(h) = args[2] {
+        let Obj::Map(m) = vm.heap.get(h) else {
+            return err(ErrorKind::Type, format!("response headers are a map, not {}", vm.heap.type_name(args[2])));
+        };
+        for (k, v) in m.iter() {
+            let Key::Str(name) = k else {
+                return err(ErrorKind::Type, "header names are strings".to_string());
+            };
+            has_type |= name.eq_ignore_ascii_case("content-type");
+            has_length |= name.eq_ignore_ascii_case("content-length");
+            header_lines(vm, &mut out, name, *v)?;
+        }
+    }
+    let bodiless = status < 200 || status == 204 || status == 304;
+    if !has_type && !bodiless {
+        let is_bytes = vm.heap.as_bytes(args[3]).is_some();
+        let kind = if is_bytes { "application/octet-stream" } else { "text/plain; charset=utf-8" };
+        out.extend_from_slice(format!("content-type: {kind}\r\n").as_bytes());
+    }
+    if flags & CHUNKED != 0 {
+        out.extend_from_slice(b"transfer-encoding: chunked\r\n");
+    } else if !has_length && !bodiless {
+        out.extend_from_slice(format!("content-length: {}\r\n", body.map_or(0, <[u8]>::len)).as_bytes());
+    }
+    if flags & CLOSE != 0 {
+        out.extend_from_slice(b"connection: close\r\n");
+    } else if flags & KEEP_ALIVE != 0 {
+        out.extend_from_slice(b"connection: keep-alive\r\n");
+    }
+    out.extend_from_slice(b"date: ");
+    out.extend_from_slice(now_date().as_bytes());
+    out.extend_from_slice(b"\r\n\r\n");
+    if flags & HEAD_ONLY == 0 && !bodiless {
+        out.extend_from_slice(body.unwrap_or_default());
+    }
+    let r = c.write(&out);
+    step(vm, r, |_, ()| Ok(Value::Nil))
+}
+
+/// The reason phrase of a status code (RFC 9110 15).
+fn reason(status: i64) -> &'static str {
+    match status {
+        100 => "Continue",
+        101 => "Switching Protocols",
+        200 => "OK",
+        201 => "Created",
+        202 => "Accepted",
+        204 => "No Content",
+        206 => "Partial Content",
+        301 => "Moved Permanently",
+        302 => "Found",
+        303 => "See Other",
+        304 => "Not Modified",
+        307 => "Temporary Redirect",
+        308 => "Permanent Redirect",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        410 => "Gone",
+        411 => "Length Required",
+        413 => "Content Too Large",
+        414 => "URI Too Long",
+        415 => "Unsupported Media Type",
+        422 => "Unprocessable Content",
+        429 => "Too Many Requests",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        501 => "Not Implemented",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "",
+    }
+}
+
 /// `__http_write_chunk(conn, data)`: one chunk of a chunked body; empty data
 /// writes the last chunk.
 fn write_chunk(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
@@ -334,15 +445,20 @@ thread_local! {
 /// formatted once a second (a server sends it with every response).
 fn date(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("date", args, 0, 0)?;
+    let text = now_date();
+    Ok(Ret::Value(vm.heap.str(&text)))
+}
+
+/// The current second's HTTP date.
+fn now_date() -> std::rc::Rc<str> {
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let text = DATE.with(|d| {
+    DATE.with(|d| {
         let mut d = d.borrow_mut();
         if d.0 != secs {
             *d = (secs, http_date(secs).into());
         }
         d.1.clone()
-    });
-    Ok(Ret::Value(vm.heap.str(&text)))
+    })
 }
 
 /// IMF-fixdate (RFC 9110 5.6.7) of `secs` since the epoch.
