@@ -276,3 +276,18 @@ print(len(got), once)
     );
     assert_eq!(out, "1000 1000\n");
 }
+
+/// A pooled connection that the server closed while it sat idle is noticed
+/// when reused, and the request goes out again on a new connection.
+#[test]
+fn pooled_connection_closed_by_the_server_is_retried() {
+    let out = ok(
+        "{idle_timeout: 100}",
+        r#"
+print(http.get(base + "/hello").text(), len(http.pool[base]))
+sleep(400)
+print(http.post(base + "/echo", "again").text(), len(seen))
+"#,
+    );
+    assert_eq!(out, "hello GET 1\nagain 2\n");
+}
