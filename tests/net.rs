@@ -181,6 +181,12 @@ s.write("y".repeat(70000) + "\n")
 try { c.read_line() } catch e { print(e.kind, e.message.ends_with("is longer than 65536 bytes")) }
 print(len(c.read_line(100000)))
 try { c.read_line(0) } catch e { print(e.kind) }
+// A line of exactly the limit, its \r arriving before its \n.
+s.write("abcde\r")
+let t = go fn() { return c.read_line(5) }()
+sleep(20)
+s.write("\n")
+print(wait t)
 c.close()
 s.close()
 l2.close()
@@ -191,7 +197,7 @@ print(len(f.read_line()))
 f.close()
 fs.remove(path)
 "#);
-    assert_eq!(out, "true short |\nio true\n20\nio true\n70000\nvalue\n100000\n");
+    assert_eq!(out, "true short |\nio true\n20\nio true\n70000\nvalue\nabcde\n100000\n");
 }
 
 /// 1,000 clients at once against one server in the same process: every request

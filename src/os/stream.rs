@@ -117,8 +117,9 @@ impl Stream {
         loop {
             let start = s.rpos;
             let found = memchr::memchr(b'\n', &s.rbuf[start..]);
-            // A `\r` before the `\n` does not count.
-            let len = found.map_or(s.rbuf.len() - start, |i| i - usize::from(i > 0 && s.rbuf[start + i - 1] == b'\r'));
+            // A `\r` before the `\n` (or before the `\n` still to come) does not count.
+            let end = found.map_or(s.rbuf.len(), |i| start + i);
+            let len = end - start - usize::from(end > start && s.rbuf[end - 1] == b'\r');
             if len > limit {
                 return Err(too_long());
             }
