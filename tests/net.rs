@@ -294,7 +294,7 @@ import "std/fs"
 for line in fs.read("/proc/self/limits").split("\n") {
     if line.starts_with("Max open files") {
         let f = line.split(" ").filter(fn(w) => w != "")
-        print(f[3] == f[4], f[3] != "64")
+        print(f[3] == f[4] || f[4] == "unlimited", f[3] != "64")
     }
 }
 "#;
