@@ -29,8 +29,14 @@ pub struct Stream {
     pub kind: Kind,
     pub readable: bool,
     pub writable: bool,
+    /// The longest line `read_line` returns (None: any); sockets have
+    /// `SOCKET_LINE_LIMIT`, so a peer cannot grow the buffer without end.
+    pub line_limit: Option<usize>,
     shared: Arc<Mutex<Shared>>,
 }
+
+/// The default longest line read from a socket (as Python asyncio's StreamReader).
+pub const SOCKET_LINE_LIMIT: usize = 64 * 1024;
 
 /// What a pool job works on while the fiber waits (hence behind a mutex).
 struct Shared {
@@ -57,7 +63,8 @@ impl Stream {
     pub fn new(name: &str, kind: Kind, file: std::fs::File, readable: bool, writable: bool) -> Stream {
         let shared =
             Shared { file: Some(file), closed: false, rbuf: Vec::new(), rpos: 0, eof: false, wbuf: Vec::new() };
-        Stream { name: Rc::from(name), kind, readable, writable, shared: Arc::new(Mutex::new(shared)) }
+        let shared = Arc::new(Mutex::new(shared));
+        Stream { name: Rc::from(name), kind, readable, writable, line_limit: None, shared }
     }
 
     /// The shared state, or a wait until a pool job on it is done.
@@ -98,15 +105,25 @@ impl Stream {
     }
 
     /// The next line without its `\n` (or `\r\n`), handed to `take` while it
-    /// is in the buffer (no copy); None at the end.
-    pub fn read_line<T>(&self, take: impl FnOnce(&[u8]) -> T) -> Res<Option<T>> {
+    /// is in the buffer (no copy); None at the end. A line longer than `limit`
+    /// (or `line_limit`) is an error, its bytes staying in the buffer.
+    pub fn read_line<T>(&self, limit: Option<usize>, take: impl FnOnce(&[u8]) -> T) -> Res<Option<T>> {
+        let limit = limit.or(self.line_limit).unwrap_or(usize::MAX);
+        let too_long = || format!("a line from {} is longer than {limit} bytes", self.name);
         let mut s = match self.reading()? {
             Ok(s) => s,
             Err(b) => return Ok(Step::Block(b)),
         };
         loop {
             let start = s.rpos;
-            if let Some(i) = memchr::memchr(b'\n', &s.rbuf[start..]) {
+            let found = memchr::memchr(b'\n', &s.rbuf[start..]);
+            // A `\r` before the `\n` (or before the `\n` still to come) does not count.
+            let end = found.map_or(s.rbuf.len(), |i| start + i);
+            let len = end - start - usize::from(end > start && s.rbuf[end - 1] == b'\r');
+            if len > limit {
+                return Err(too_long());
+            }
+            if let Some(i) = found {
                 let mut end = start + i;
                 s.rpos = end + 1;
                 if end > start && s.rbuf[end - 1] == b'\r' {
