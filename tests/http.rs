@@ -44,7 +44,7 @@ fn handler(req) {
 let srv = go http.serve(l, handler, OPTS)
 "#
     .replace("OPTS", opts);
-    common::run("http", &format!("{}{prelude}{src}\nsrv.cancel()\n", common::FDS))
+    common::run_sh("http", "", &format!("{}{prelude}{src}\nsrv.cancel()\n", common::FDS))
 }
 
 fn ok(opts: &str, src: &str) -> String {

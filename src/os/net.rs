@@ -16,7 +16,9 @@ pub struct Listener {
 
 impl Listener {
     /// Binds and listens on `addr` ("127.0.0.1:8080"; port 0 picks a free one),
-    /// with std's backlog (128) unless `backlog` is given. std sets
+    /// with a backlog of `backlog`, else 4096 (as Go: the kernel caps it at
+    /// net.core.somaxconn; std's 128 makes a burst of clients wait a second
+    /// for a retried SYN). std sets
     /// SO_REUSEADDR, so a restarted server can bind while old connections
     /// linger in TIME_WAIT.
     pub fn bind(addr: SocketAddr, backlog: Option<i32>) -> Result<Listener, String> {
@@ -24,10 +26,8 @@ impl Listener {
         let l = TcpListener::bind(addr).map_err(failed)?;
         // listen(2) again on a listening socket sets its backlog (Linux).
         // SAFETY: a plain call on a descriptor `l` owns.
-        if let Some(n) = backlog {
-            if unsafe { libc::listen(l.as_raw_fd(), n) } != 0 {
-                return Err(failed(std::io::Error::last_os_error()));
-            }
+        if unsafe { libc::listen(l.as_raw_fd(), backlog.unwrap_or(4096)) } != 0 {
+            return Err(failed(std::io::Error::last_os_error()));
         }
         l.set_nonblocking(true).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let addr = l.local_addr().map_or_else(|_| addr.to_string(), |a| a.to_string());

@@ -1,4 +1,3 @@
-#![allow(dead_code)] // each test crate uses some of these
 //! Running the real `csp` binary on a script, for the integration tests of
 //! processes and sockets.
 
