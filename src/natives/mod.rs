@@ -18,6 +18,7 @@ pub mod process;
 pub mod signal;
 pub mod stream;
 pub mod string;
+pub mod tls;
 mod walk;
 
 use crate::vm::object::Obj;
@@ -36,6 +37,7 @@ pub fn register(vm: &mut Vm) {
     io::register(vm);
     process::register(vm);
     net::register(vm);
+    tls::register(vm);
     stream::register(vm);
     signal::register(vm);
     path::register(vm);

@@ -3,6 +3,7 @@
 //! cancellation, which is level-triggered: a cancelled fiber never parks again);
 //! a parked fiber gets its result later as a `Resume`, which the VM delivers.
 
+use super::reactor::Pending;
 use super::{chan, lock, select, start, task, timer, Wait};
 use crate::bytecode::Site;
 use crate::vm::builtin::Ready;
@@ -211,7 +212,14 @@ pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
         }
         Blocking::Write(fd, data, name) => {
             let w = park(vm, Wait::Fd(fd))?;
-            let write = Some((data, name));
+            let write = Some((Pending::Bytes(data), name));
+            if let Err(e) = super::reactor_of(vm).and_then(|r| r.wait(fd, mio::Interest::WRITABLE, w, write)) {
+                return unblock(vm, w, format!("cannot wait for I/O: {e}"));
+            }
+        }
+        Blocking::Drain(fd, drain, name) => {
+            let w = park(vm, Wait::Fd(fd))?;
+            let write = Some((Pending::Drain(drain), name));
             if let Err(e) = super::reactor_of(vm).and_then(|r| r.wait(fd, mio::Interest::WRITABLE, w, write)) {
                 return unblock(vm, w, format!("cannot wait for I/O: {e}"));
             }
