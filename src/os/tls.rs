@@ -19,11 +19,17 @@ pub use super::tls_config::{client_config, server_config};
 
 /// Plaintext taken from rustls at a time.
 const PLAIN_CHUNK: usize = 32 * 1024;
+/// Ciphertext read from the socket at a time (rustls alone reads 4 KiB).
+const READ_AHEAD: usize = 64 * 1024;
 
 pub struct Tls {
     conn: rustls::Connection,
     /// The peer's address, for messages.
     peer: String,
+    /// Ciphertext read but not yet handed to rustls, from `inpos` on (freed
+    /// once handed over: idle connections hold no buffer).
+    inbuf: Vec<u8>,
+    inpos: usize,
     /// Ciphertext the socket has not taken yet, from `pos` on.
     out: Vec<u8>,
     pos: usize,
@@ -68,6 +74,8 @@ impl Tls {
         Tls {
             conn,
             peer: peer.to_string(),
+            inbuf: Vec::new(),
+            inpos: 0,
             out: Vec::new(),
             pos: 0,
             queued: 0,
@@ -259,28 +267,47 @@ impl Tls {
 
     /// Reads ciphertext and decrypts it: the count read (0: the socket's
     /// end), None when there is nothing to read now.
-    fn recv(&mut self, mut sock: &File) -> Result<Option<usize>, String> {
-        let n = loop {
-            match self.conn.read_tls(&mut sock) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(None),
+    fn recv(&mut self, sock: &File) -> Result<Option<usize>, String> {
+        if self.inpos == self.inbuf.len() {
+            self.inbuf.clear();
+            self.inpos = 0;
+            match super::stream::read_up_to(sock, &mut self.inbuf, READ_AHEAD) {
+                Ok(_) => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    self.inbuf = Vec::new();
+                    return Ok(None);
+                }
                 Err(e) if !self.established => return Err(self.handshake_failed(&crate::runner::io_reason(&e))),
-                Err(e) => return Err(format!("cannot read connection to {}: {}", self.peer, crate::runner::io_reason(&e))),
+                Err(e) => {
+                    return Err(format!("cannot read connection to {}: {}", self.peer, crate::runner::io_reason(&e)))
+                }
             }
-        };
+        }
+        // An empty slice tells rustls the socket's end.
+        let n = self.conn.read_tls(&mut &self.inbuf[self.inpos..]).map_err(|e| self.failed(&e.to_string()))?;
+        self.inpos += n;
+        if self.inpos == self.inbuf.len() {
+            self.inbuf = Vec::new();
+            self.inpos = 0;
+        }
         if let Err(e) = self.conn.process_new_packets() {
-            let msg = match self.established {
-                false => self.handshake_failed(&e.to_string()),
-                true => format!("TLS error on the connection to {}: {e}", self.peer),
-            };
-            self.failed = Some(msg.clone());
+            let msg = self.failed(&e.to_string());
             // The alert rustls queued tells the peer why, if the socket takes it.
             self.queue();
             let _ = self.send(sock);
             return Err(msg);
         }
         Ok(Some(n))
+    }
+
+    /// Ends the session with this reason.
+    fn failed(&mut self, why: &str) -> String {
+        if !self.established {
+            return self.handshake_failed(why);
+        }
+        let msg = format!("TLS error on the connection to {}: {why}", self.peer);
+        self.failed = Some(msg.clone());
+        msg
     }
 
     fn handshake_failed(&mut self, why: &str) -> String {
