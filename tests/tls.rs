@@ -256,3 +256,35 @@ print(fds() - before)
     );
     assert_eq!(out, "timeout\ncancelled\necho: still\nhi\ntimeout\n0\n");
 }
+
+/// A write cancelled half-way keeps the session intact: the rest of its
+/// records go out before what is written next.
+#[test]
+fn a_cancelled_write_leaves_the_session_intact() {
+    let out = ok(
+        "rest",
+        r#"
+import "std/async"
+let start = chan()
+let slow = net.listen("127.0.0.1:0", {tls: {cert: dir + "/cert.pem", key: dir + "/key.pem"}})
+let reader = go fn() {
+    let k = slow.accept()
+    k.write("hi\n")
+    <-start
+    let got = k.read_exact(8000000)
+    let tail = k.read_line()
+    k.close()
+    return "${len(got)} ${tail}"
+}()
+let s = net.connect(slow.addr(), trusted)
+print(s.read_line())
+try { async.timeout(100, fn() => s.write("x".repeat(8000000))) } catch e { print(e.kind) }
+start <- true
+s.write("tail\n")
+print(wait reader)
+s.close()
+slow.close()
+"#,
+    );
+    assert_eq!(out, "hi\ntimeout\n8000000 tail\n");
+}
