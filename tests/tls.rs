@@ -48,7 +48,10 @@ impl Drop for Certs {
 /// A connection's first line picks what the server does: "echo" echoes
 /// lines, "stream" echoes bytes as they come until the client's end.
 fn ok(tag: &str, src: &str) -> String {
-    let certs = Certs::new(tag);
+    ok_with(&Certs::new(tag), src)
+}
+
+fn ok_with(certs: &Certs, src: &str) -> String {
     let prelude = r#"
 import "std/net"
 let failures = chan(16)
@@ -287,4 +290,55 @@ slow.close()
 "#,
     );
     assert_eq!(out, "hi\ntimeout\n8000000 tail\n");
+}
+
+/// The socket closed between records is the end of the stream (as Go and
+/// browsers take it); closed in the middle of a record, an error. The server
+/// here is rustls itself, cutting a record in half.
+#[test]
+fn a_record_cut_short_is_an_error() {
+    use rustls::pki_types::pem::PemObject;
+    use std::io::Write;
+    let certs = Certs::new("cut");
+    let chain = rustls::pki_types::CertificateDer::pem_file_iter(certs.0.join("cert.pem")).unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::from_pem_file(certs.0.join("key.pem")).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(rustls::crypto::ring::default_provider().into())
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(chain.map(Result::unwrap).collect(), key)
+        .unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = std::thread::spawn(move || {
+        for cut in [false, true] {
+            let (sock, _) = listener.accept().unwrap();
+            let conn = rustls::ServerConnection::new(std::sync::Arc::new(config.clone())).unwrap();
+            let mut tls = rustls::StreamOwned::new(conn, sock);
+            tls.write_all(b"hello\n").unwrap();
+            tls.conn.writer().write_all(b"the rest\n").unwrap();
+            let mut record = Vec::new();
+            tls.conn.write_tls(&mut record).unwrap();
+            let end = if cut { record.len() / 2 } else { record.len() };
+            tls.sock.write_all(&record[..end]).unwrap();
+        }
+    });
+    let out = ok_with(
+        &certs,
+        &format!(
+            r#"
+for i in 0..2 {{
+    let c = net.connect("{addr}", {{tls: {{ca: dir + "/ca.pem"}}}})
+    print(c.read_line())
+    try {{ print(c.read_line(), c.read_line()) }} catch e {{ print(e.kind, e.message) }}
+    c.close()
+}}
+"#
+        ),
+    );
+    server.join().unwrap();
+    assert_eq!(
+        out,
+        format!("hello\nthe rest nil\nhello\nio connection to {addr} ended in the middle of a TLS record\n")
+    );
 }

@@ -30,6 +30,7 @@ pub struct Tls {
     /// once handed over: idle connections hold no buffer).
     inbuf: Vec<u8>,
     inpos: usize,
+    records: Records,
     /// Ciphertext the socket has not taken yet, from `pos` on.
     out: Vec<u8>,
     pos: usize,
@@ -76,6 +77,7 @@ impl Tls {
             peer: peer.to_string(),
             inbuf: Vec::new(),
             inpos: 0,
+            records: Records::default(),
             out: Vec::new(),
             pos: 0,
             queued: 0,
@@ -90,6 +92,7 @@ impl Tls {
     /// Bytes already read off the socket before TLS started (STARTTLS: the
     /// peer's first handshake bytes may be in the stream's buffer).
     pub fn feed(&mut self, mut data: &[u8]) -> Result<(), String> {
+        self.records.pass(data);
         while !data.is_empty() {
             self.conn.read_tls(&mut data).map_err(|e| self.handshake_failed(&e.to_string()))?;
             if let Err(e) = self.conn.process_new_packets() {
@@ -160,9 +163,14 @@ impl Tls {
             match r {
                 Ok(n) if n > 0 => {}
                 // The end: close_notify, or (as Go and browsers accept) the
-                // socket closed without it.
+                // socket closed without it between two records.
                 Ok(_) => return Ok(Some(buf.len() - start)),
-                Err(e) if e.kind() == ErrorKind::UnexpectedEof => return Ok(Some(buf.len() - start)),
+                Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
+                    if buf.len() == start && !self.records.at_boundary() {
+                        return Err(format!("connection to {} ended in the middle of a TLS record", self.peer));
+                    }
+                    return Ok(Some(buf.len() - start));
+                }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(Some(buf.len() - start).filter(|&n| n > 0)),
                 Err(e) => return Err(format!("cannot read connection to {}: {e}", self.peer)),
             }
@@ -285,6 +293,7 @@ impl Tls {
         }
         // An empty slice tells rustls the socket's end.
         let n = self.conn.read_tls(&mut &self.inbuf[self.inpos..]).map_err(|e| self.failed(&e.to_string()))?;
+        self.records.pass(&self.inbuf[self.inpos..self.inpos + n]);
         self.inpos += n;
         if self.inpos == self.inbuf.len() {
             self.inbuf = Vec::new();
@@ -321,6 +330,40 @@ impl Tls {
     }
 }
 
+/// Where the incoming bytes are in the record layer (headers are read, bodies
+/// skipped), to tell a socket closed between records from one closed in the
+/// middle of a record (a truncation, an error as in Go).
+#[derive(Default)]
+struct Records {
+    header: [u8; 5],
+    have: usize,
+    body_left: usize,
+}
+
+impl Records {
+    fn pass(&mut self, mut data: &[u8]) {
+        while !data.is_empty() {
+            if self.body_left > 0 {
+                let k = self.body_left.min(data.len());
+                self.body_left -= k;
+                data = &data[k..];
+                continue;
+            }
+            self.header[self.have] = data[0];
+            self.have += 1;
+            data = &data[1..];
+            if self.have == 5 {
+                self.body_left = u16::from_be_bytes([self.header[3], self.header[4]]) as usize;
+                self.have = 0;
+            }
+        }
+    }
+
+    fn at_boundary(&self) -> bool {
+        self.have == 0 && self.body_left == 0
+    }
+}
+
 /// The name to check the server's certificate against: a host name or an IP
 /// address (the host part of "host:port" by default).
 pub fn server_name(name: &str) -> Result<ServerName<'static>, String> {
@@ -337,6 +380,18 @@ pub fn host_of(addr: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn record_boundaries() {
+        let mut r = Records::default();
+        assert!(r.at_boundary());
+        r.pass(&[23, 3, 3, 0, 4, 1, 2]);
+        assert!(!r.at_boundary());
+        r.pass(&[3, 4, 23, 3]);
+        assert!(!r.at_boundary());
+        r.pass(&[3, 0, 0]);
+        assert!(r.at_boundary());
+    }
 
     #[test]
     fn host_part_and_names() {
