@@ -419,10 +419,10 @@ fn read_some(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usize> {
     read_up_to(f, buf, CHUNK)
 }
 
-/// Reads up to `max` bytes onto the end of `buf`, into its spare capacity.
-pub(super) fn read_up_to(f: &std::fs::File, buf: &mut Vec<u8>, max: usize) -> std::io::Result<usize> {
-    buf.reserve(max);
-    let spare = &mut buf.spare_capacity_mut()[..max];
+/// Reads onto the end of `buf`, into its spare capacity (at least `room` bytes).
+pub(super) fn read_up_to(f: &std::fs::File, buf: &mut Vec<u8>, room: usize) -> std::io::Result<usize> {
+    buf.reserve(room);
+    let spare = buf.spare_capacity_mut();
     loop {
         // SAFETY: read(2) writes at most `spare.len()` bytes into the spare
         // capacity, and only the bytes it reports are then counted as initialised.
