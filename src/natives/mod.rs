@@ -19,6 +19,7 @@ pub mod process;
 pub mod signal;
 pub mod stream;
 pub mod string;
+pub mod tls;
 mod walk;
 
 use crate::vm::object::Obj;
@@ -38,6 +39,7 @@ pub fn register(vm: &mut Vm) {
     process::register(vm);
     net::register(vm);
     http::register(vm);
+    tls::register(vm);
     stream::register(vm);
     signal::register(vm);
     path::register(vm);

@@ -145,8 +145,7 @@ pub fn socket_call(vm: &mut Vm, s: &Stream, name: &str, args: &[Value]) -> Optio
                 None => err(ErrorKind::Io, format!("{} is not a connected socket", s.name)),
             }
         }),
-        "shutdown" => arity(name, args, 0, 0)
-            .and_then(|_| net::shutdown_write(fd).map(|()| Ret::Value(Value::Nil)).or_else(|m| err(ErrorKind::Io, m))),
+        "shutdown" => arity(name, args, 0, 0).and_then(|_| step(vm, s.shutdown(), |_, ()| Ok(Value::Nil))),
         _ => arity(name, args, 1, 1).and_then(|_| {
             net::set_nodelay(fd, args[0].truthy()).map(|()| Ret::Value(Value::Nil)).or_else(|m| err(ErrorKind::Io, m))
         }),

@@ -12,6 +12,9 @@ pub struct Listener {
     /// None once closed.
     socket: Option<TcpListener>,
     pub addr: String,
+    /// Accepted connections are TLS server streams (handshake on first use).
+    /// (Set by a pool job that reads the certificate files.)
+    pub tls: std::sync::Arc<std::sync::OnceLock<std::sync::Arc<rustls::ServerConfig>>>,
 }
 
 impl Listener {
@@ -31,7 +34,7 @@ impl Listener {
         }
         l.set_nonblocking(true).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let addr = l.local_addr().map_or_else(|_| addr.to_string(), |a| a.to_string());
-        Ok(Listener { socket: Some(l), addr })
+        Ok(Listener { socket: Some(l), addr, tls: Default::default() })
     }
 
     /// The next connection, or a wait for one.
@@ -39,7 +42,13 @@ impl Listener {
         let Some(l) = &self.socket else { return Err(format!("listener on {} is closed", self.addr)) };
         loop {
             return match l.accept() {
-                Ok((s, peer)) => Ok(Step::Done(connection(s, &peer.to_string())?)),
+                Ok((s, peer)) => {
+                    let stream = connection(s, &peer.to_string())?;
+                    if let Some(config) = self.tls.get() {
+                        stream.start_tls(super::tls::Tls::server(config.clone(), &peer.to_string())?)?;
+                    }
+                    Ok(Step::Done(stream))
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                     Ok(Step::Block(Blocking::Ready(l.as_raw_fd(), Ready::Read)))
                 }

@@ -3,6 +3,8 @@
 //! (`IoThenRetry`: the job fills the buffer, the builtin runs again); a pipe is
 //! non-blocking and read on the VM's thread, waiting in the reactor when empty.
 //! Writes to a pipe that would block are finished by the reactor (`Write`).
+//! A socket may carry a TLS session (`os/tls.rs`): reads and writes then go
+//! through it.
 
 use crate::vm::builtin::{Blocking, Ready};
 use std::io::Write;
@@ -48,6 +50,7 @@ struct Shared {
     rpos: usize,
     eof: bool,
     wbuf: Vec<u8>,
+    tls: Option<Box<super::tls::Tls>>,
 }
 
 /// The outcome of a stream operation.
@@ -61,8 +64,15 @@ pub type Res<T> = Result<Step<T>, String>;
 
 impl Stream {
     pub fn new(name: &str, kind: Kind, file: std::fs::File, readable: bool, writable: bool) -> Stream {
-        let shared =
-            Shared { file: Some(file), closed: false, rbuf: Vec::new(), rpos: 0, eof: false, wbuf: Vec::new() };
+        let shared = Shared {
+            file: Some(file),
+            closed: false,
+            rbuf: Vec::new(),
+            rpos: 0,
+            eof: false,
+            wbuf: Vec::new(),
+            tls: None,
+        };
         let shared = Arc::new(Mutex::new(shared));
         Stream { name: Rc::from(name), kind, readable, writable, line_limit: None, shared }
     }
@@ -219,6 +229,15 @@ impl Stream {
             s.rpos = 0;
         }
         let Some(file) = s.file.as_ref() else { return Err(format!("{} is closed", self.name)) };
+        if let Some(tls) = s.tls.as_mut() {
+            return match tls.read(file, &mut s.rbuf)? {
+                Step::Done(n) => {
+                    s.eof = n == 0;
+                    Ok(None)
+                }
+                Step::Block(b) => Ok(Some(b)),
+            };
+        }
         match self.kind {
             Kind::Pipe => match read_some(file, &mut s.rbuf) {
                 Ok(0) => {
@@ -271,6 +290,9 @@ impl Stream {
         let Some(file) = s.file.as_ref().filter(|_| !s.closed) else {
             return Err(format!("{} is closed", self.name));
         };
+        if s.tls.is_some() {
+            return self.write_tls(&mut s, data);
+        }
         match self.kind {
             Kind::Pipe => {
                 let mut f = file;
@@ -299,6 +321,85 @@ impl Stream {
         }
     }
 
+    /// Writes through the TLS session; what the socket cannot take yet is sent
+    /// by the reactor from the session's buffer (in order with later writes).
+    fn write_tls(&self, s: &mut Shared, data: &[u8]) -> Res<()> {
+        let (Some(file), Some(tls)) = (s.file.as_ref(), s.tls.as_mut()) else { unreachable!("a TLS socket") };
+        let end = match tls.write(file, data)? {
+            Step::Done(None) => return Ok(Step::Done(())),
+            Step::Done(Some(end)) => end,
+            Step::Block(b) => return Ok(Step::Block(b)),
+        };
+        let guard = tls.drain_guard();
+        let shared = self.shared.clone();
+        let drain = move || {
+            let _counted = &guard;
+            let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
+            let s = &mut *s;
+            match (s.file.as_ref(), s.tls.as_mut()) {
+                (Some(f), Some(tls)) => tls.flushed(f, end),
+                _ => Err(std::io::Error::other("it was closed")),
+            }
+        };
+        Ok(Step::Block(Blocking::Drain(file.as_raw_fd(), Box::new(drain), self.name.to_string())))
+    }
+
+    /// Starts TLS on this socket; bytes already read into the buffer are the
+    /// start of the peer's handshake.
+    pub fn start_tls(&self, tls: super::tls::Tls) -> Result<(), String> {
+        self.tls_starter()(tls)
+    }
+
+    /// `start_tls` for a pool job (which builds the session from files).
+    pub fn tls_starter(&self) -> impl FnOnce(super::tls::Tls) -> Result<(), String> + Send {
+        let (shared, name) = (self.shared.clone(), self.name.to_string());
+        move |mut tls| {
+            let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
+            if s.file.is_none() || s.closed {
+                return Err(format!("{name} is closed"));
+            }
+            if s.tls.is_some() {
+                return Err(format!("{name} already uses TLS"));
+            }
+            let rpos = s.rpos;
+            tls.feed(&s.rbuf[rpos..])?;
+            s.rbuf.clear();
+            s.rpos = 0;
+            s.tls = Some(Box::new(tls));
+            Ok(())
+        }
+    }
+
+    /// Runs the TLS handshake (done at once without TLS or once it is over).
+    pub fn handshake(&self) -> Res<()> {
+        let mut s = match self.lock() {
+            Ok(s) => s,
+            Err(b) => return Ok(Step::Block(b)),
+        };
+        let s = &mut *s;
+        match (s.file.as_ref(), s.tls.as_mut()) {
+            (Some(f), Some(tls)) => tls.handshake(f),
+            (None, _) => Err(format!("{} is closed", self.name)),
+            _ => Ok(Step::Done(())),
+        }
+    }
+
+    /// Ends the writing half of a socket (after TLS's close_notify).
+    pub fn shutdown(&self) -> Res<()> {
+        let mut s = match self.lock() {
+            Ok(s) => s,
+            Err(b) => return Ok(Step::Block(b)),
+        };
+        let s = &mut *s;
+        let Some(file) = s.file.as_ref() else { return Err(format!("{} is closed", self.name)) };
+        if let Some(tls) = s.tls.as_mut() {
+            if let Step::Block(b) = tls.shutdown(file)? {
+                return Ok(Step::Block(b));
+            }
+        }
+        super::net::shutdown_write(file.as_raw_fd()).map(Step::Done)
+    }
+
     /// Writes out buffered output (and with `close`, closes the stream).
     pub fn flush(&self, close: bool) -> Res<()> {
         let mut s = match self.lock() {
@@ -307,6 +408,10 @@ impl Stream {
         };
         if close {
             s.closed = true;
+            let s = &mut *s;
+            if let (Some(f), Some(tls)) = (s.file.as_ref(), s.tls.as_mut()) {
+                tls.close(f);
+            }
         }
         if s.wbuf.is_empty() {
             if close {
@@ -386,7 +491,12 @@ fn head_end(buf: &[u8]) -> Option<usize> {
 /// Reads up to `CHUNK` bytes onto the end of `buf` (into its spare capacity:
 /// zeroing 256 KiB before every read cost more than finding the lines).
 fn read_some(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usize> {
-    buf.reserve(CHUNK);
+    read_up_to(f, buf, CHUNK)
+}
+
+/// Reads onto the end of `buf`, into its spare capacity (at least `room` bytes).
+pub(super) fn read_up_to(f: &std::fs::File, buf: &mut Vec<u8>, room: usize) -> std::io::Result<usize> {
+    buf.reserve(room);
     let spare = buf.spare_capacity_mut();
     loop {
         // SAFETY: read(2) writes at most `spare.len()` bytes into the spare

@@ -3,6 +3,7 @@
 //! cancellation, which is level-triggered: a cancelled fiber never parks again);
 //! a parked fiber gets its result later as a `Resume`, which the VM delivers.
 
+use super::reactor::Pending;
 use super::{chan, lock, select, start, task, timer, Wait};
 use crate::bytecode::Site;
 use crate::vm::builtin::Ready;
@@ -215,15 +216,19 @@ pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
                 return unblock(vm, w, format!("cannot wait for I/O: {e}"));
             }
         }
-        Blocking::Write(fd, data, name) => {
-            let w = park(vm, Wait::Fd(fd))?;
-            let write = Some((data, name));
-            if let Err(e) = super::reactor_of(vm).and_then(|r| r.wait(fd, mio::Interest::WRITABLE, w, write)) {
-                return unblock(vm, w, format!("cannot wait for I/O: {e}"));
-            }
-        }
+        Blocking::Write(fd, data, name) => return write_in_reactor(vm, fd, Pending::Bytes(data), name),
+        Blocking::Drain(fd, drain, name) => return write_in_reactor(vm, fd, Pending::Drain(drain), name),
         // The fiber is left blocked on nothing; the driver ends the program.
         Blocking::Exit(code) => vm.sched.exit = Some(code),
+    }
+    Ok(())
+}
+
+/// Parks the running fiber until the reactor has written `pending` to `fd`.
+fn write_in_reactor(vm: &mut Vm, fd: std::os::fd::RawFd, pending: Pending, name: String) -> Res<()> {
+    let w = park(vm, Wait::Fd(fd))?;
+    if let Err(e) = super::reactor_of(vm).and_then(|r| r.wait(fd, mio::Interest::WRITABLE, w, Some((pending, name)))) {
+        return unblock(vm, w, format!("cannot wait for I/O: {e}"));
     }
     Ok(())
 }

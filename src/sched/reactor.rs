@@ -25,7 +25,15 @@ const FIRST_FD: usize = 2;
 /// reactor writes for it (what is left, and the stream's name for errors).
 struct Waiting {
     w: Waiter,
-    write: Option<(Vec<u8>, String)>,
+    write: Option<(Pending, String)>,
+}
+
+/// What the reactor writes for a waiter.
+pub(super) enum Pending {
+    /// These bytes (what is left of them).
+    Bytes(Vec<u8>),
+    /// Whatever the stream's own buffer holds, until it says done.
+    Drain(crate::vm::builtin::Drain),
 }
 
 /// What a waiter gets.
@@ -65,7 +73,7 @@ impl Reactor {
         fd: RawFd,
         interest: Interest,
         w: Waiter,
-        write: Option<(Vec<u8>, String)>,
+        write: Option<(Pending, String)>,
     ) -> std::io::Result<()> {
         let waiting = Waiting { w, write };
         let token = Token(fd as usize + FIRST_FD);
@@ -127,7 +135,7 @@ impl Reactor {
                         match x.write.as_mut() {
                             None => woken.push((x.w, Woken::Retry)),
                             Some(_) if blocked => still.push(x),
-                            Some((data, name)) => match write_some(fd, data) {
+                            Some((pending, name)) => match pending.write(fd) {
                                 Ok(true) => woken.push((x.w, Woken::Written)),
                                 Ok(false) => {
                                     blocked = true;
@@ -164,6 +172,16 @@ impl Reactor {
                 Some((_, name)) => (x.w, Woken::Failed(format!("cannot write to {name}: it was closed"))),
             })
             .collect()
+    }
+}
+
+impl Pending {
+    /// Writes what the descriptor takes now; true when all is written.
+    fn write(&mut self, fd: RawFd) -> std::io::Result<bool> {
+        match self {
+            Pending::Bytes(data) => write_some(fd, data),
+            Pending::Drain(drain) => drain(),
+        }
     }
 }
 

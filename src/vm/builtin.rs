@@ -33,10 +33,17 @@ pub enum Blocking {
     /// writable; the builtin's result is nil (the string names the stream,
     /// for errors).
     Write(std::os::fd::RawFd, Vec<u8>, String),
+    /// `Write` for bytes kept by their stream (TLS records, which must not
+    /// interleave with later writes): the reactor calls this each time the
+    /// descriptor is writable until it says all is sent.
+    Drain(std::os::fd::RawFd, Drain, String),
     /// `exit(code)`: the fiber stops here and the program ends with this status
     /// as soon as the scheduler sees it; no other fiber runs, no `finally` runs.
     Exit(i32),
 }
+
+/// Sends what it can to the descriptor; true once all it waited for is sent.
+pub type Drain = Box<dyn FnMut() -> std::io::Result<bool>>;
 
 /// What a descriptor must be ready for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
