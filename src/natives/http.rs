@@ -213,7 +213,7 @@ fn read_response(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
         let status: i64 = p.first.0.parse().unwrap_or(0);
         let mut f = framing(&p, false).map_err(|(_, why)| format!("bad response from {name}: {why}"));
         if no_body || (100..200).contains(&status) || status == 204 || status == 304 {
-            f = Ok(Framing { chunked: false, length: Some(0), keep_alive: f.as_ref().map_or(false, |f| f.keep_alive) });
+            f = Ok(Framing { chunked: false, length: Some(0), keep_alive: f.as_ref().is_ok_and(|f| f.keep_alive) });
         }
         let f = match f {
             Ok(f) => f,
