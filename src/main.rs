@@ -40,6 +40,7 @@ struct Options {
 }
 
 fn main() -> ExitCode {
+    csp::os::fdlimit::raise();
     // The interpreter keeps frames on the heap; the big stack is headroom for the
     // compiler's recursion over deeply nested (but accepted) source.
     let child = std::thread::Builder::new().stack_size(64 << 20).spawn(cli);

@@ -22,7 +22,7 @@ let server = go fn() {
     }
 }()
 "#;
-    common::ok("net", &format!("{}{prelude}{src}\nserver.cancel()\n", common::FDS))
+    common::ok_sh("net", "", &format!("{}{prelude}{src}\nserver.cancel()\n", common::FDS))
 }
 
 #[test]
@@ -160,4 +160,251 @@ print(ok)
 l3.close()
 "#);
     assert_eq!(out, "timeout\nlate\nidle\nfalse\n");
+}
+
+/// A line past the limit (64 KiB on a socket, or `read_line(max)`) is an io
+/// error naming the stream, its bytes staying to be read; files have no limit.
+#[test]
+fn line_limits() {
+    let out = ok(r#"
+import "std/fs"
+let l2 = net.listen("127.0.0.1:0")
+let c = net.connect(l2.addr())
+let s = l2.accept()
+let peer = c.local_addr()
+s.write("short\n")
+print(s.peer_addr() == peer, c.read_line(5), "|")
+s.write("x".repeat(20) + "\n")
+try { c.read_line(10) } catch e { print(e.kind, e.message == "a line from connection to ${l2.addr()} is longer than 10 bytes") }
+print(len(c.read_line()))
+s.write("y".repeat(70000) + "\n")
+try { c.read_line() } catch e { print(e.kind, e.message.ends_with("is longer than 65536 bytes")) }
+print(len(c.read_line(100000)))
+try { c.read_line(0) } catch e { print(e.kind) }
+// A line of exactly the limit, its \r arriving before its \n.
+s.write("abcde\r")
+let t = go fn() { return c.read_line(5) }()
+sleep(20)
+s.write("\n")
+print(wait t)
+c.close()
+s.close()
+l2.close()
+let path = "/tmp/csp_line_limit_${now()}"
+fs.write(path, "z".repeat(100000) + "\n")
+let f = fs.open(path)
+print(len(f.read_line()))
+f.close()
+fs.remove(path)
+"#);
+    assert_eq!(out, "true short |\nio true\n20\nio true\n70000\nvalue\nabcde\n100000\n");
+}
+
+/// 1,000 clients at once against one server in the same process: every request
+/// is answered exactly once, with its own reply.
+#[test]
+fn thousand_concurrent_clients() {
+    let out = ok(r#"
+let l2 = net.listen("127.0.0.1:0", {backlog: 1024})
+let served = {}
+let srv = go fn() {
+    while true {
+        let c = l2.accept()
+        go fn() {
+            try {
+                let req = c.read_line()
+                served[req] = served.get(req, 0) + 1
+                c.write("re ${req}\n")
+            } finally { c.close() }
+        }()
+    }
+}()
+let replies = {}
+wait {
+    for i in 0..1000 {
+        go fn() {
+            let k = net.connect(l2.addr())
+            try {
+                k.write("q${i}\n")
+                let r = k.read_line()
+                if r != "re q${i}" { print("wrong reply", i, r) }
+                replies[r] = true
+            } finally { k.close() }
+        }()
+    }
+}
+let twice = served.values().filter(fn(n) => n != 1)
+print(len(replies), len(served), len(twice))
+srv.cancel()
+l2.close()
+"#);
+    assert_eq!(out, "1000 1000 0\n");
+}
+
+/// Out of descriptors (soft and hard limit 64): `fs.open`, `connect` and
+/// `accept` fail with catchable io errors; a server loop that catches them
+/// serves the waiting clients once descriptors are free again.
+#[test]
+fn too_many_open_files() {
+    let src = r#"
+import "std/net"
+import "std/fs"
+let l = net.listen("127.0.0.1:0")
+let clients = []
+for i in 0..5 { clients.push(net.connect(l.addr())) }
+let files = []
+while true {
+    try { files.push(fs.open("/proc/self/stat")) } catch e {
+        print(e.kind, e.message.ends_with("Too many open files"))
+        break
+    }
+}
+try { net.connect(l.addr()) } catch e { print(e.kind, e.message == "cannot connect to ${l.addr()}: Too many open files") }
+let failures = 0
+let srv = go fn() {
+    while true {
+        let c = nil
+        try { c = l.accept() } catch e {
+            if failures == 0 { print(e.kind, e.message == "cannot accept on ${l.addr()}: Too many open files") }
+            failures += 1
+            sleep(5)
+            continue
+        }
+        go fn() { c.write("hi ${c.read_line()}\n"); c.close() }()
+    }
+}()
+sleep(50)
+for i in 0..8 { files.pop().close() }
+for i in 0..5 {
+    clients[i].write("${i}\n")
+    print(clients[i].read_line())
+}
+print(failures > 0)
+srv.cancel()
+"#;
+    let out = common::ok_sh("net", "ulimit -n 64;", src);
+    assert_eq!(out, "io true\nio true\nio true\nhi 0\nhi 1\nhi 2\nhi 3\nhi 4\ntrue\n");
+}
+
+/// The soft descriptor limit is raised to the hard one at start-up.
+#[test]
+fn descriptor_limit_is_raised() {
+    let src = r#"
+import "std/fs"
+for line in fs.read("/proc/self/limits").split("\n") {
+    if line.starts_with("Max open files") {
+        let f = line.split(" ").filter(fn(w) => w != "")
+        print(f[3] == f[4] || f[4] == "unlimited", f[3] != "64")
+    }
+}
+"#;
+    let out = common::ok_sh("net", "ulimit -Sn 64;", src);
+    assert_eq!(out, "true true\n");
+}
+
+/// A peer that closes with data unread sends a reset: a fiber blocked in a
+/// read gets an io error; a fiber writing megabytes to a peer that closes gets
+/// an io error (never a SIGPIPE death). No descriptor is left behind.
+#[test]
+fn reset_by_peer_and_closed_mid_write() {
+    let out = ok(r#"
+let before = fds()
+let l2 = net.listen("127.0.0.1:0")
+let c = net.connect(l2.addr())
+let s = l2.accept()
+c.write("unread\n")
+sleep(20)
+let reading = go fn() { c.read_line() }()
+sleep(20)
+s.close()
+try { wait reading } catch e { print(e.kind, e.message == "cannot read connection to ${l2.addr()}: Connection reset by peer") }
+c.close()
+
+let c2 = net.connect(l2.addr())
+let s2 = l2.accept()
+let writing = go fn() { c2.write(bytes(50000000)) }()
+print(s2.read(10).len())
+s2.close()
+try { wait writing } catch e { print(e.kind, e.message.starts_with("cannot write to connection to ${l2.addr()}: ")) }
+c2.close()
+l2.close()
+sleep(20)
+print(fds() - before)
+"#);
+    assert_eq!(out, "io true\n10\nio true\n0\n");
+}
+
+/// Cancelling a fiber blocked in a write (the peer never reads) or in a
+/// connect (the listener's backlog of 1 is full and it never accepts) ends its
+/// wait; no descriptor is left behind.
+#[test]
+fn cancellation_mid_write_and_mid_connect() {
+    let out = ok(r#"
+import "std/async"
+let before = fds()
+let l2 = net.listen("127.0.0.1:0", {backlog: 1})
+let c = net.connect(l2.addr())
+let s = l2.accept()
+let writing = go fn() { c.write(bytes(50000000)) }()
+sleep(50)
+writing.cancel()
+try { wait writing } catch e { print(e.kind) }
+// The connection still works for what the kernel took.
+print(s.read(3))
+c.close()
+s.close()
+
+let queued = []
+let hung = false
+for i in 0..20 {
+    try { queued.push(async.timeout(300, fn() => net.connect(l2.addr()))) } catch e {
+        print(e.kind)
+        hung = true
+        break
+    }
+}
+print(hung, len(queued) >= 1)
+for q in queued { q.close() }
+l2.close()
+sleep(20)
+print(fds() - before)
+"#);
+    assert_eq!(out, "cancelled\nb\"\\x00\\x00\\x00\"\ntimeout\ntrue true\n0\n");
+}
+
+/// A client that sends garbage (not text, an endless line) or disconnects in
+/// the middle of a line costs the server only that connection.
+#[test]
+fn bad_clients_cost_only_their_connection() {
+    let out = ok(r#"
+let l2 = net.listen("127.0.0.1:0")
+let errors = chan(10)
+let srv = go fn() {
+    while true {
+        let c = l2.accept()
+        go fn() {
+            try {
+                for line in c { c.write("ok ${line}\n") }
+            } catch e { errors <- e.kind } finally { c.close() }
+        }()
+    }
+}()
+let a = net.connect(l2.addr())
+a.write(bytes([0xff, 0xfe, 10]))
+print(<-errors)
+let b = net.connect(l2.addr())
+b.write("z".repeat(70000))
+print(<-errors)
+let d = net.connect(l2.addr())
+d.write("half a li")
+d.close()
+sleep(20)
+let good = net.connect(l2.addr())
+good.write("fine\n")
+print(good.read_line())
+for k in [a, b, good] { k.close() }
+srv.cancel()
+l2.close()
+"#);
+    assert_eq!(out, "value\nio\nok fine\n");
 }

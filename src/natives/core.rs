@@ -17,6 +17,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_native("range", range);
     vm.define_builtin("error", NativeFn::Full(error));
     vm.define_builtin("__timeout_error", NativeFn::Full(timeout_error));
+    vm.define_builtin("__limit_error", NativeFn::Full(limit_error));
     vm.define_builtin("__io_error", NativeFn::Full(io_error));
     vm.define_native("assert", assert);
     vm.define_native("args", args);
@@ -158,6 +159,12 @@ fn error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
 fn timeout_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("__timeout_error", args, 1, 1)?;
     Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Timeout))
+}
+
+/// `__limit_error(msg)`: `error(msg)` of kind `limit`, for `std/http`.
+fn limit_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("__limit_error", args, 1, 1)?;
+    Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Limit))
 }
 
 /// `__io_error(msg)`: `error(msg)` of kind `io`, for `std/proc`.

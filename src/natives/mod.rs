@@ -6,6 +6,7 @@ pub mod bytes;
 pub mod conc;
 pub mod core;
 pub mod fs;
+pub mod http;
 pub mod io;
 pub mod json;
 pub mod list;
@@ -36,6 +37,7 @@ pub fn register(vm: &mut Vm) {
     io::register(vm);
     process::register(vm);
     net::register(vm);
+    http::register(vm);
     stream::register(vm);
     signal::register(vm);
     path::register(vm);

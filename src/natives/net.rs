@@ -62,9 +62,17 @@ fn resolve(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 }
 
 fn bind(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
-    arity("listen", args, 1, 1)?;
+    arity("listen", args, 1, 2)?;
     let addr = socket_addr(vm, "listen", args[0])?;
-    match Listener::bind(addr) {
+    let backlog = match args.get(1).copied().unwrap_or(Value::Nil) {
+        Value::Nil => None,
+        Value::Int(n) if (0..=i32::MAX as i64).contains(&n) => Some(n as i32),
+        v => {
+            let what = vm.heap.type_name(v);
+            return err(ErrorKind::Value, format!("listen() option backlog needs a non-negative int, not {what}"));
+        }
+    };
+    match Listener::bind(addr, backlog) {
         Ok(l) => Ok(Ret::Value(Value::Obj(vm.heap.alloc(Obj::Listener(Box::new(l)))))),
         Err(msg) => err(ErrorKind::Io, msg),
     }

@@ -91,12 +91,13 @@ fn reading_text<T>(name: &str, r: Res<T>) -> Res<T> {
     })
 }
 
-/// `s.read_line()` and `for line in s`: a line as a string, nil at the end, or a wait.
-pub fn read_line(vm: &mut Vm, h: Handle) -> Res<Ret> {
+/// `s.read_line(max)` and `for line in s`: a line as a string, nil at the
+/// end, or a wait. `max` (None: the stream's limit) bounds the line's length.
+pub fn read_line(vm: &mut Vm, h: Handle, max: Option<usize>) -> Res<Ret> {
     // A handle on the stream (its buffer is shared), so that the line goes
     // straight from the buffer into a new string on the heap.
     let s = stream(vm, h).clone();
-    let r = s.read_line(|line| super::bytes::utf8(line).map(|text| vm.heap.str(text)));
+    let r = s.read_line(max, |line| super::bytes::utf8(line).map(|text| vm.heap.str(text)));
     step(vm, r, |_, line| reading_text(&s.name, line.unwrap_or(Ok(Value::Nil))))
 }
 
@@ -104,8 +105,16 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
     let sname = stream(vm, h).name.clone();
     match name {
         "read_line" => {
-            arity(name, args, 0, 0)?;
-            read_line(vm, h)
+            arity(name, args, 0, 1)?;
+            let max = match args.first() {
+                None => None,
+                Some(Value::Int(n)) if *n > 0 => Some(*n as usize),
+                Some(v) => {
+                    let what = vm.heap.type_name(*v);
+                    return err(ErrorKind::Value, format!("read_line() needs a positive int length, not {what}"));
+                }
+            };
+            read_line(vm, h, max)
         }
         "read_text" => {
             arity(name, args, 0, 0)?;

@@ -15,10 +15,20 @@ pub struct Listener {
 }
 
 impl Listener {
-    /// Binds and listens on `addr` ("127.0.0.1:8080"; port 0 picks a free one).
-    pub fn bind(addr: SocketAddr) -> Result<Listener, String> {
-        let l = TcpListener::bind(addr)
-            .map_err(|e| format!("cannot listen on {addr}: {}", crate::runner::io_reason(&e)))?;
+    /// Binds and listens on `addr` ("127.0.0.1:8080"; port 0 picks a free one),
+    /// with a backlog of `backlog`, else 4096 (as Go: the kernel caps it at
+    /// net.core.somaxconn; std's 128 makes a burst of clients wait a second
+    /// for a retried SYN). std sets
+    /// SO_REUSEADDR, so a restarted server can bind while old connections
+    /// linger in TIME_WAIT.
+    pub fn bind(addr: SocketAddr, backlog: Option<i32>) -> Result<Listener, String> {
+        let failed = |e: std::io::Error| format!("cannot listen on {addr}: {}", crate::runner::io_reason(&e));
+        let l = TcpListener::bind(addr).map_err(failed)?;
+        // listen(2) again on a listening socket sets its backlog (Linux).
+        // SAFETY: a plain call on a descriptor `l` owns.
+        if unsafe { libc::listen(l.as_raw_fd(), backlog.unwrap_or(4096)) } != 0 {
+            return Err(failed(std::io::Error::last_os_error()));
+        }
         l.set_nonblocking(true).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let addr = l.local_addr().map_or_else(|_| addr.to_string(), |a| a.to_string());
         Ok(Listener { socket: Some(l), addr })
@@ -27,12 +37,22 @@ impl Listener {
     /// The next connection, or a wait for one.
     pub fn accept(&self) -> Result<Step<Stream>, String> {
         let Some(l) = &self.socket else { return Err(format!("listener on {} is closed", self.addr)) };
-        match l.accept() {
-            Ok((s, peer)) => Ok(Step::Done(connection(s, &peer.to_string())?)),
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                Ok(Step::Block(Blocking::Ready(l.as_raw_fd(), Ready::Read)))
-            }
-            Err(e) => Err(format!("cannot accept on {}: {}", self.addr, crate::runner::io_reason(&e))),
+        loop {
+            return match l.accept() {
+                Ok((s, peer)) => Ok(Step::Done(connection(s, &peer.to_string())?)),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    Ok(Step::Block(Blocking::Ready(l.as_raw_fd(), Ready::Read)))
+                }
+                // A connection reset before it was accepted: take the next (as Go does).
+                Err(e)
+                    if matches!(e.kind(), std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::Interrupted) =>
+                {
+                    continue
+                }
+                // Too many open files and the like: the listener stays usable, and
+                // the pending connection waits until a descriptor is free.
+                Err(e) => Err(format!("cannot accept on {}: {}", self.addr, crate::runner::io_reason(&e))),
+            };
         }
     }
 
@@ -50,7 +70,13 @@ fn connection(s: TcpStream, peer: &str) -> Result<Stream, String> {
     s.set_nonblocking(true).map_err(|e| format!("cannot use the connection to {peer}: {e}"))?;
     // SAFETY: the descriptor is handed over whole: the stream owns it from here.
     let file = unsafe { std::fs::File::from_raw_fd(s.into_raw_fd()) };
-    Ok(Stream::new(&format!("connection to {peer}"), Kind::Pipe, file, true, true))
+    Ok(socket_stream(&format!("connection to {peer}"), file))
+}
+
+fn socket_stream(name: &str, file: std::fs::File) -> Stream {
+    let mut s = Stream::new(name, Kind::Pipe, file, true, true);
+    s.line_limit = Some(super::stream::SOCKET_LINE_LIMIT);
+    s
 }
 
 /// Starts connecting to `addr` without waiting; `connected` finishes it.
@@ -59,7 +85,7 @@ pub fn start_connect(addr: SocketAddr) -> Result<Stream, String> {
         .map_err(|e| format!("cannot connect to {addr}: {}", crate::runner::io_reason(&e)))?;
     // SAFETY: as in `connection`: the descriptor moves into the stream.
     let file = unsafe { std::fs::File::from_raw_fd(s.into_raw_fd()) };
-    Ok(Stream::new(&format!("connection to {addr}"), Kind::Pipe, file, true, true))
+    Ok(socket_stream(&format!("connection to {addr}"), file))
 }
 
 /// Done once the connect started by `start_connect` has succeeded; an error if

@@ -29,8 +29,14 @@ pub struct Stream {
     pub kind: Kind,
     pub readable: bool,
     pub writable: bool,
+    /// The longest line `read_line` returns (None: any); sockets have
+    /// `SOCKET_LINE_LIMIT`, so a peer cannot grow the buffer without end.
+    pub line_limit: Option<usize>,
     shared: Arc<Mutex<Shared>>,
 }
+
+/// The default longest line read from a socket (as Python asyncio's StreamReader).
+pub const SOCKET_LINE_LIMIT: usize = 64 * 1024;
 
 /// What a pool job works on while the fiber waits (hence behind a mutex).
 struct Shared {
@@ -57,7 +63,8 @@ impl Stream {
     pub fn new(name: &str, kind: Kind, file: std::fs::File, readable: bool, writable: bool) -> Stream {
         let shared =
             Shared { file: Some(file), closed: false, rbuf: Vec::new(), rpos: 0, eof: false, wbuf: Vec::new() };
-        Stream { name: Rc::from(name), kind, readable, writable, shared: Arc::new(Mutex::new(shared)) }
+        let shared = Arc::new(Mutex::new(shared));
+        Stream { name: Rc::from(name), kind, readable, writable, line_limit: None, shared }
     }
 
     /// The shared state, or a wait until a pool job on it is done.
@@ -98,15 +105,25 @@ impl Stream {
     }
 
     /// The next line without its `\n` (or `\r\n`), handed to `take` while it
-    /// is in the buffer (no copy); None at the end.
-    pub fn read_line<T>(&self, take: impl FnOnce(&[u8]) -> T) -> Res<Option<T>> {
+    /// is in the buffer (no copy); None at the end. A line longer than `limit`
+    /// (or `line_limit`) is an error, its bytes staying in the buffer.
+    pub fn read_line<T>(&self, limit: Option<usize>, take: impl FnOnce(&[u8]) -> T) -> Res<Option<T>> {
+        let limit = limit.or(self.line_limit).unwrap_or(usize::MAX);
+        let too_long = || format!("a line from {} is longer than {limit} bytes", self.name);
         let mut s = match self.reading()? {
             Ok(s) => s,
             Err(b) => return Ok(Step::Block(b)),
         };
         loop {
             let start = s.rpos;
-            if let Some(i) = memchr::memchr(b'\n', &s.rbuf[start..]) {
+            let found = memchr::memchr(b'\n', &s.rbuf[start..]);
+            // A `\r` before the `\n` (or before the `\n` still to come) does not count.
+            let end = found.map_or(s.rbuf.len(), |i| start + i);
+            let len = end - start - usize::from(end > start && s.rbuf[end - 1] == b'\r');
+            if len > limit {
+                return Err(too_long());
+            }
+            if let Some(i) = found {
                 let mut end = start + i;
                 s.rpos = end + 1;
                 if end > start && s.rbuf[end - 1] == b'\r' {
@@ -120,6 +137,39 @@ impl Stream {
                 }
                 s.rpos = s.rbuf.len();
                 return Ok(Step::Done(Some(take(&s.rbuf[start..]))));
+            }
+            if let Some(b) = self.fill(&mut s)? {
+                return Ok(Step::Block(b));
+            }
+        }
+    }
+
+    /// A message head (an HTTP request or response line and its headers): the
+    /// bytes up to and including the blank line that ends it, handed to `take`
+    /// in the buffer. Blank lines before it are skipped (RFC 9112 2.2).
+    pub fn read_head<T>(&self, max: usize, take: impl FnOnce(&[u8]) -> T) -> Res<Head<T>> {
+        let mut s = match self.reading()? {
+            Ok(s) => s,
+            Err(b) => return Ok(Step::Block(b)),
+        };
+        loop {
+            while s.rbuf[s.rpos..].starts_with(b"\r\n") || s.rbuf[s.rpos..].starts_with(b"\n") {
+                s.rpos += if s.rbuf[s.rpos] == b'\r' { 2 } else { 1 };
+            }
+            let start = s.rpos;
+            if let Some(end) = head_end(&s.rbuf[start..]) {
+                if end > max {
+                    return Ok(Step::Done(Head::TooLong));
+                }
+                s.rpos = start + end;
+                return Ok(Step::Done(Head::Got(take(&s.rbuf[start..start + end]))));
+            }
+            if s.rbuf.len() - start > max {
+                return Ok(Step::Done(Head::TooLong));
+            }
+            if s.eof {
+                s.rpos = s.rbuf.len();
+                return Ok(Step::Done(if start == s.rbuf.len() { Head::End } else { Head::Cut }));
             }
             if let Some(b) = self.fill(&mut s)? {
                 return Ok(Step::Block(b));
@@ -306,6 +356,31 @@ impl Stream {
     fn failed(&self, what: &str, e: &std::io::Error) -> String {
         format!("cannot {what} {}: {}", self.name, crate::runner::io_reason(e))
     }
+}
+
+/// What `read_head` found.
+pub enum Head<T> {
+    Got(T),
+    /// The stream ended before the head began.
+    End,
+    /// The stream ended in the middle of it.
+    Cut,
+    /// No blank line within the limit.
+    TooLong,
+}
+
+/// The length of the head at the start of `buf` (through its blank line).
+fn head_end(buf: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'\n', &buf[from..]) {
+        let nl = from + i;
+        match buf.get(nl + 1) {
+            Some(b'\n') => return Some(nl + 2),
+            Some(b'\r') if buf.get(nl + 2) == Some(&b'\n') => return Some(nl + 3),
+            _ => from = nl + 1,
+        }
+    }
+    None
 }
 
 /// Reads what a pipe or socket has (up to `CHUNK` bytes) onto the end of

@@ -42,6 +42,12 @@ pub fn go(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool) 
     start::spawn(vm, call, method, site, dropped)
 }
 
+/// Starts `call[0](call[1..])` in a fiber owned by the program, not by the
+/// running fiber (see `start::spawn_detached`); returns its task.
+pub fn go_detached(vm: &mut Vm, call: &[Value], site: Site) -> Value {
+    start::spawn_detached(vm, call, site)
+}
+
 /// `<-ch`: Some((value, ok)) now, or None after parking (woken with `Resume::Recv`).
 pub fn recv(vm: &mut Vm, ch: Value) -> Res<Option<(Value, bool)>> {
     let Some(h) = chan::as_chan(vm, ch, "receive")? else {

@@ -46,6 +46,23 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
     Value::Obj(th)
 }
 
+/// Starts a fiber owned by the program (the main task) instead of the running
+/// fiber: it is not cancelled with its starter and outlives it (a server's
+/// connections finish their requests after the server was cancelled). Like a
+/// dropped `go`'s, its uncaught error goes to the owner at once.
+pub(super) fn spawn_detached(vm: &mut Vm, call: &[Value], site: Site) -> Value {
+    let owner = vm.sched.main_task;
+    vm.sched.live += 1;
+    let id = vm.sched.alloc_id();
+    let state = TaskState::Pending(call.into(), false);
+    let th = new_task(vm, Some(id), state, owner, None, true, Some(site));
+    if let Some(owner) = owner {
+        add_child(vm, owner, th);
+    }
+    vm.sched.ready.push(Runnable::Task(th));
+    Value::Obj(th)
+}
+
 fn add_child(vm: &mut Vm, owner: Handle, child: Handle) {
     let mut children = std::mem::take(&mut task::get_mut(vm, owner).extra_mut().children);
     compact(vm, &mut children);

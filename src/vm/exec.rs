@@ -510,7 +510,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                         save_pc!();
                         // A line, nil at the end, or a wait (woken with Retry,
                         // which runs this instruction again).
-                        match t!(crate::natives::stream::read_line(vm, h)) {
+                        match t!(crate::natives::stream::read_line(vm, h, None)) {
                             Ret::Value(Value::Nil) => pc = target as usize,
                             Ret::Value(v) => fiber.put(base + dst as usize, &v),
                             Ret::Block(b) => {

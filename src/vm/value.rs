@@ -25,63 +25,43 @@ impl Value {
     }
 }
 
-/// Maps: insertion ordered, hashed with `FxHasher`.
-pub type Map = indexmap::IndexMap<Key, Value, std::hash::BuildHasherDefault<FxHasher>>;
+/// Maps: insertion ordered, hashed with foldhash under a per-process random
+/// seed (`MapHasher`).
+pub type Map = indexmap::IndexMap<Key, Value, MapHasher>;
 
 /// A new empty map.
 pub fn new_map(capacity: usize) -> Map {
-    Map::with_capacity_and_hasher(capacity, Default::default())
+    Map::with_capacity_and_hasher(capacity, MapHasher)
 }
 
-/// The Fx hash (rustc's): a multiply-rotate per word. Keys are program data, not
-/// attacker-chosen network input, so a fast non-cryptographic hash fits.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher(u64);
+/// Builds foldhash's fast hasher with this process's seed. Map keys can come
+/// from the network, so a fixed hash (Fx) would let a peer send keys that all
+/// collide and make each insert linear; with a seed chosen from OS randomness at
+/// start-up, colliding keys cannot be computed in advance. foldhash rather than
+/// ahash: as fast or faster on short keys without AES instructions, and no
+/// dependencies. Zero-sized, so a map is no bigger than with Fx.
+#[derive(Default, Clone, Copy, Debug)]
+pub struct MapHasher;
 
-const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+/// The process's seeds: foldhash's per-hasher seed and shared seed.
+struct Seeds(u64, foldhash::SharedSeed);
 
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
-    }
+fn seeds() -> &'static Seeds {
+    static SEEDS: std::sync::OnceLock<Seeds> = std::sync::OnceLock::new();
+    SEEDS.get_or_init(|| {
+        // std's RandomState keys come from the OS's random source.
+        use std::hash::{BuildHasher, Hasher};
+        let random = || std::collections::hash_map::RandomState::new().build_hasher().finish();
+        Seeds(random(), foldhash::SharedSeed::from_u64(random()))
+    })
 }
 
-impl std::hash::Hasher for FxHasher {
+impl std::hash::BuildHasher for MapHasher {
+    type Hasher = foldhash::fast::FoldHasher<'static>;
     #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().unwrap()));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut buf = [0u8; 8];
-            buf[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(buf));
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    #[inline]
-    fn write_i64(&mut self, i: i64) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        // hashbrown picks buckets from the low bits, which the last multiply mixes
-        // least; rotating brings the well-mixed high bits down (as rustc-hash 2 does).
-        self.0.rotate_left(26)
+    fn build_hasher(&self) -> Self::Hasher {
+        let s = seeds();
+        foldhash::fast::FoldHasher::with_seed(s.0, &s.1)
     }
 }
 
@@ -174,4 +154,31 @@ pub fn map_slot(m: &Map, key: &Key) -> Option<usize> {
         }
     }
     m.get_index_of(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::BuildHasher;
+
+    fn hash(per: u64, shared: &foldhash::SharedSeed, k: &Key) -> u64 {
+        let mut h = foldhash::fast::FoldHasher::with_seed(per, shared);
+        std::hash::Hash::hash(k, &mut h);
+        std::hash::Hasher::finish(&h)
+    }
+
+    /// The same key hashes differently under two seeds, and this process's
+    /// seed is neither foldhash's fixed one nor the same as another process's
+    /// (a fresh draw from the same source differs).
+    #[test]
+    fn map_hashes_are_seeded() {
+        let k = Key::Str("a network key".into());
+        let (one, two) = (foldhash::SharedSeed::from_u64(1), foldhash::SharedSeed::from_u64(2));
+        assert_ne!(hash(0, &one, &k), hash(0, &two, &k));
+        assert_ne!(hash(1, &one, &k), hash(2, &one, &k));
+        let ours = MapHasher.hash_one(&k);
+        assert_eq!(ours, MapHasher.hash_one(&k), "stable within the process");
+        assert_ne!(ours, hash(0, foldhash::SharedSeed::global_fixed(), &k));
+        assert_ne!(seeds().0, 0);
+    }
 }

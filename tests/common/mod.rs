@@ -1,6 +1,8 @@
 //! Running the real `csp` binary on a script, for the integration tests of
 //! processes and sockets.
 
+#![allow(dead_code)] // each test crate uses some of the helpers
+
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -11,11 +13,29 @@ pub const FDS: &str = "import \"std/fs\"\nfn fds() { return len(fs.list(\"/proc/
 
 /// Runs `src` from a temporary file; (exit code, stdout, stderr).
 pub fn run(tag: &str, src: &str) -> (i32, String, String) {
+    run_with(tag, None, src)
+}
+
+/// `run` through `/bin/sh` after the commands `sh` (such as `ulimit -n 64;`),
+/// killed after a minute (exit 137) so that a hang fails the test.
+pub fn run_sh(tag: &str, sh: &str, src: &str) -> (i32, String, String) {
+    run_with(tag, Some(sh), src)
+}
+
+fn run_with(tag: &str, sh: Option<&str>, src: &str) -> (i32, String, String) {
     static N: AtomicUsize = AtomicUsize::new(0);
     let n = N.fetch_add(1, Ordering::SeqCst);
     let path = std::env::temp_dir().join(format!("csp_{tag}_{}_{n}.csp", std::process::id()));
     std::fs::write(&path, src).unwrap();
-    let out = Command::new(CSP).arg("run").arg(&path).env("NO_COLOR", "1").output().unwrap();
+    let mut cmd = match sh {
+        None => Command::new(CSP),
+        Some(sh) => {
+            let mut c = Command::new("/bin/sh");
+            c.arg("-c").arg(format!("{sh} exec timeout -s KILL 60 \"$0\" \"$@\"")).arg(CSP);
+            c
+        }
+    };
+    let out = cmd.arg("run").arg(&path).env("NO_COLOR", "1").output().unwrap();
     let _ = std::fs::remove_file(&path);
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
@@ -23,7 +43,15 @@ pub fn run(tag: &str, src: &str) -> (i32, String, String) {
 
 /// `run`, which must exit 0; its stdout.
 pub fn ok(tag: &str, src: &str) -> String {
-    let (code, out, err) = run(tag, src);
+    check(run(tag, src))
+}
+
+/// `run_sh`, which must exit 0; its stdout.
+pub fn ok_sh(tag: &str, sh: &str, src: &str) -> String {
+    check(run_sh(tag, sh, src))
+}
+
+fn check((code, out, err): (i32, String, String)) -> String {
     assert_eq!(code, 0, "exit {code}\nstdout:\n{out}\nstderr:\n{err}");
     out
 }

@@ -91,7 +91,15 @@ fn bytes(vm: &mut Vm, args: &[Value]) -> Res<Value> {
             Ok(heap.bytes(data.as_bytes()))
         }
         Obj::List(items) => {
-            let data = items.iter().enumerate().map(|(i, x)| byte_item(heap, i, *x)).collect::<Res<Vec<u8>>>()?;
+            let mut data = Vec::with_capacity(items.len());
+            for (i, x) in items.iter().enumerate() {
+                match heap.as_data(*x) {
+                    // Bytes or strings in the list are joined (Buffer.concat).
+                    Some(d) => data.extend_from_slice(d),
+                    None => data.push(byte_item(heap, i, *x)?),
+                }
+                check_len(data.len())?;
+            }
             Ok(heap.bytes(data))
         }
         _ => bad_source(heap, v),
@@ -108,7 +116,7 @@ fn byte_item(heap: &Heap, i: usize, x: Value) -> Res<u8> {
     match x {
         Value::Int(b) => u8::try_from(b)
             .or_else(|_| err(ErrorKind::Value, format!("bytes() list item {i} is {b}, not a byte (0 to 255)"))),
-        _ => err(ErrorKind::Type, format!("bytes() list item {i} is a {}, not an int", heap.type_name(x))),
+        _ => err(ErrorKind::Type, format!("bytes() list item {i} is a {}, not an int or bytes", heap.type_name(x))),
     }
 }
 

@@ -83,7 +83,7 @@ fn constructor() {
     let bad = vm.heap.list(vec![I(-1)]);
     assert_eq!(e(&mut vm, &[bad]).0, ErrorKind::Value);
     let bad = vm.heap.list(vec![Value::Float(1.0)]);
-    assert_eq!(e(&mut vm, &[bad]), (ErrorKind::Type, "bytes() list item 0 is a float, not an int".into()));
+    assert_eq!(e(&mut vm, &[bad]), (ErrorKind::Type, "bytes() list item 0 is a float, not an int or bytes".into()));
     assert_eq!(e(&mut vm, &[I(-1)]), (ErrorKind::Value, "bytes() count must not be negative, got -1".into()));
     assert_eq!(e(&mut vm, &[I(1 << 40)]).0, ErrorKind::Limit);
     assert_eq!(e(&mut vm, &[Value::Nil]).1, "bytes() needs a string, a list of ints, an int or bytes, not nil");

@@ -1,0 +1,293 @@
+//! std/http on loopback through the real `csp` binary: the client against the
+//! server, and raw sockets against the server for what a client library would
+//! never send (garbage, slow heads, chunked uploads, huge heads).
+
+mod common;
+
+/// `src` after a prelude with a server on a free port (`base` is its URL,
+/// `addr` its address, `srv` its task) whose handler has a few routes.
+fn with_server(opts: &str, src: &str) -> (i32, String, String) {
+    let prelude = r#"
+import "std/http"
+import "std/net"
+let l = net.listen("127.0.0.1:0")
+let addr = l.addr()
+let base = "http://${addr}"
+let seen = {}
+fn handler(req) {
+    seen[req.remote] = true
+    if req.path == "/hello" { return "hello ${req.method}" }
+    if req.path == "/json" { return http.json({q: http.query(req.query), agent: req.headers["user-agent"]}) }
+    if req.path == "/echo" { return {status: 201, headers: {"X-Got": req.headers["content-type"]}, body: req.bytes()} }
+    if req.path == "/upload" {
+        let n = 0
+        let parts = 0
+        while true {
+            let b = req.read(1000)
+            if b == nil { break }
+            n += len(b)
+            parts += 1
+        }
+        return "got ${n} bytes"
+    }
+    if req.path == "/stream" { return {body: fn(w) { for i in 0..3 { w.write("line ${i}\n") } }} }
+    if req.path == "/redirect" { return {status: 302, headers: {Location: "/json?from=redirect"}} }
+    if req.path == "/see-other" { return {status: 303, headers: {location: "/hello"}} }
+    if req.path == "/slow" {
+        sleep(400)
+        return "slow"
+    }
+    if req.path == "/boom" { throw error("kaboom") }
+    if req.path == "/nothing" { return nil }
+    return {status: 404, body: "no ${req.path}\n"}
+}
+let srv = go http.serve(l, handler, OPTS)
+"#
+    .replace("OPTS", opts);
+    common::run_sh("http", "", &format!("{}{prelude}{src}\nsrv.cancel()\n", common::FDS))
+}
+
+fn ok(opts: &str, src: &str) -> String {
+    let (code, out, err) = with_server(opts, src);
+    assert_eq!(code, 0, "exit {code}\nstdout:\n{out}\nstderr:\n{err}");
+    out
+}
+
+#[test]
+fn requests_and_responses() {
+    let out = ok(
+        "{}",
+        r#"
+let r = http.get(base + "/hello")
+print(r.status, r.reason, r.text(), r.headers["content-type"], r.headers["content-length"], r.version)
+print(http.get(base + "/json?a=1&b=x%20y&c").json())
+r = http.post(base + "/echo", "some text")
+print(r.status, r.text(), r.headers["x-got"])
+r = http.post(base + "/echo", {list: [1, 2.5, nil]})
+print(r.text(), r.headers["x-got"])
+r = http.post(base + "/echo", bytes([0, 255]))
+print(r.bytes(), r.headers["x-got"])
+r = http.request("PUT", base + "/echo", {body: "put", headers: {"Content-Type": "text/x-mine"}})
+print(r.status, r.text(), r.headers["x-got"])
+r = http.get(base + "/stream")
+print(r.headers["transfer-encoding"], r.text().split("\n"))
+r = http.request("HEAD", base + "/hello")
+print(r.status, r.headers["content-length"], len(r.bytes()))
+r = http.get(base + "/nothing")
+print(r.status, r.headers["content-length"], r.text() == "")
+r = http.get(base + "/missing")
+print(r.status, r.reason, r.text())
+"#,
+    );
+    assert_eq!(
+        out,
+        "200 OK hello GET text/plain; charset=utf-8 9 1.1\n\
+         {\"q\": {\"a\": \"1\", \"b\": \"x y\", \"c\": \"\"}, \"agent\": \"csp\"}\n\
+         201 some text text/plain; charset=utf-8\n\
+         {\"list\":[1,2.5,null]} application/json\n\
+         b\"\\x00\\xff\" application/octet-stream\n\
+         201 put text/x-mine\n\
+         chunked [\"line 0\", \"line 1\", \"line 2\", \"\"]\n\
+         200 10 0\n\
+         200 0 true\n\
+         404 Not Found no /missing\n\n"
+    );
+}
+
+#[test]
+fn keep_alive_redirects_and_handler_errors() {
+    let (code, out, err) = with_server(
+        "{}",
+        r#"
+for i in 0..5 { http.get(base + "/hello") }
+print("one connection for five requests:", len(seen), len(http.pool[base]))
+let r = http.get(base + "/redirect")
+print(r.status, r.url, r.json().q)
+r = http.post(base + "/see-other", "x")
+print(r.status, r.text())
+r = http.get(base + "/redirect", {follow: false})
+print(r.status, r.headers.location)
+r = http.get(base + "/boom")
+print(r.status, r.text())
+print(http.get(base + "/hello").text())
+"#,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "one connection for five requests: 1 1\n\
+         200 http://127.0.0.1:PORT/json?from=redirect {\"from\": \"redirect\"}\n\
+         200 hello GET\n\
+         302 /json?from=redirect\n\
+         500 Internal Server Error\n\n\
+         hello GET\n"
+            .replace("PORT", out.split("127.0.0.1:").nth(1).unwrap_or("").split('/').next().unwrap_or(""))
+    );
+    assert!(err.contains("http: GET /boom: kaboom"), "{err}");
+}
+
+#[test]
+fn client_timeouts_and_refused_connections() {
+    let out = ok(
+        "{}",
+        r#"
+import "std/net"
+try { http.get(base + "/slow", {timeout: 100}) } catch e { print(e.kind, e.message) }
+print(http.get(base + "/slow", {timeout: 2000}).text())
+let closed = net.listen("127.0.0.1:0")
+let gone = closed.addr()
+closed.close()
+try { http.get("http://${gone}/") } catch e { print(e.kind, e.message.contains("Connection refused")) }
+try { http.get("ftp://x/") } catch e { print(e.message) }
+"#,
+    );
+    assert_eq!(out, "timeout timeout after 100 ms\nslow\nio true\nunsupported URL scheme ftp in ftp://x/\n");
+}
+
+/// What a browser or curl would not send: raw bytes on a socket.
+#[test]
+fn raw_requests_chunked_uploads_and_bad_input() {
+    let out = ok(
+        "{max_head: 2048, max_body: 5000}",
+        r#"
+fn raw(text) {
+    let c = net.connect(addr)
+    c.write(text)
+    let reply = c.read_text()
+    c.close()
+    return reply.split("\r\n")
+}
+fn status(text) { return raw(text)[0] }
+// a chunked upload read in pieces by the handler
+let r = raw("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n3;ext=1\r\nabc\r\n0\r\nX-Trailer: 1\r\n\r\n")
+print(r[0], r[-1])
+print(status("GARBAGE\r\n\r\n"))
+print(status("GET / HTTP/1.1\r\n\r\n"))
+print(status("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(3000) + "\r\n\r\n"))
+print(status("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 9000\r\n\r\n" + "a".repeat(9000)))
+print(status("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc"))
+print(status("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: x\r\n\r\n"))
+// HTTP/1.0: closed after the response unless asked to keep alive
+r = raw("GET /hello HTTP/1.0\r\n\r\n")
+print(r[0], "connection: close" in r, r[-1])
+// two pipelined requests on one connection, answered in order
+let c = net.connect(addr)
+c.write("GET /hello HTTP/1.1\r\nHost: x\r\n\r\nHEAD /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+let all = c.read_text()
+print(len(all.split("HTTP/1.1 200 OK")) - 1, all.ends_with("\r\n\r\n"))
+// the server still serves well-behaved clients
+print(http.get(base + "/hello").text())
+"#,
+    );
+    assert_eq!(
+        out,
+        "HTTP/1.1 200 OK got 8 bytes\n\
+         HTTP/1.1 400 Bad Request\n\
+         HTTP/1.1 400 Bad Request\n\
+         HTTP/1.1 431 Request Header Fields Too Large\n\
+         HTTP/1.1 413 Content Too Large\n\
+         HTTP/1.1 400 Bad Request\n\
+         HTTP/1.1 400 Bad Request\n\
+         HTTP/1.1 200 OK true hello GET\n\
+         2 true\n\
+         hello GET\n"
+    );
+}
+
+/// A client that sends its head a byte at a time (slowloris) or goes quiet
+/// is disconnected after `head_timeout`; others are served meanwhile; and no
+/// descriptor is left behind.
+#[test]
+fn slow_and_vanishing_clients_cost_only_their_connection() {
+    let out = ok(
+        "{head_timeout: 300, idle_timeout: 300}",
+        r#"
+let before = fds()
+let slow = net.connect(addr)
+let dribble = go fn() {
+    for ch in "GET /hello HTTP/1.1\r\nHost: x\r\n" {
+        slow.write(ch)
+        sleep(40)
+    }
+}()
+let quiet = net.connect(addr)
+quiet.write("GET /hello HTTP/1.1\r\nHost: x\r\n")
+let gone = net.connect(addr)
+gone.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc")
+gone.close()
+let served = 0
+for i in 0..5 {
+    if http.get(base + "/hello", {keep_alive: false}).text() == "hello GET" { served += 1 }
+    sleep(20)
+}
+print("served while slow clients wait:", served)
+print("quiet one closed:", quiet.read() == nil)
+dribble.cancel()
+print("slow one closed:", slow.read_text() == "")
+slow.close()
+quiet.close()
+sleep(100)
+print(fds() - before)
+"#,
+    );
+    assert_eq!(out, "served while slow clients wait: 5\nquiet one closed: true\nslow one closed: true\n0\n");
+}
+
+/// Cancelling the serving fiber stops accepting at once, closes idle
+/// connections, and lets a request in flight finish.
+#[test]
+fn graceful_shutdown() {
+    let out = ok(
+        "{grace: 2000}",
+        r#"
+let idle = net.connect(addr)
+let inflight = go fn() { return http.get(base + "/slow", {keep_alive: false}).text() }()
+sleep(100)
+srv.cancel()
+sleep(50)
+try { net.connect(addr) } catch e { print("new connections refused:", e.kind) }
+print("idle connection closed:", idle.read() == nil)
+print("in flight finished:", wait inflight)
+"#,
+    );
+    assert_eq!(out, "new connections refused: io\nidle connection closed: true\nin flight finished: slow\n");
+}
+
+/// A thousand clients at once, each request answered exactly once.
+#[test]
+fn a_thousand_concurrent_clients() {
+    let out = ok(
+        "{}",
+        r#"
+let got = {}
+wait {
+    for i in 0..1000 {
+        go fn() {
+            let r = http.get(base + "/json?n=${i}", {keep_alive: false})
+            let n = r.json().q.n
+            got[n] = (got[n] == nil ? 0 : got[n]) + 1
+        }()
+    }
+}
+let once = 0
+for k, v in got { if v == 1 { once += 1 } }
+print(len(got), once)
+"#,
+    );
+    assert_eq!(out, "1000 1000\n");
+}
+
+/// A pooled connection that the server closed while it sat idle is noticed
+/// when reused, and the request goes out again on a new connection.
+#[test]
+fn pooled_connection_closed_by_the_server_is_retried() {
+    let out = ok(
+        "{idle_timeout: 100}",
+        r#"
+print(http.get(base + "/hello").text(), len(http.pool[base]))
+sleep(400)
+print(http.post(base + "/echo", "again").text(), len(seen))
+"#,
+    );
+    assert_eq!(out, "hello GET 1\nagain 2\n");
+}
