@@ -239,7 +239,7 @@ impl Stream {
             };
         }
         match self.kind {
-            Kind::Pipe => match read_some(file, &mut s.rbuf) {
+            Kind::Pipe => match read_through_scratch(file, &mut s.rbuf) {
                 Ok(0) => {
                     s.eof = true;
                     // A socket may still be written to after its peer is done.
@@ -488,6 +488,23 @@ fn head_end(buf: &[u8]) -> Option<usize> {
     None
 }
 
+/// Reads what a pipe or socket has (up to `CHUNK` bytes) onto the end of
+/// `buf` through one scratch buffer per thread, so that a stream's buffer
+/// grows only by what arrived: reading straight into it left 256 KiB per
+/// connection, 2.5 GB for 10,000 idle ones that had each received 64 bytes.
+fn read_through_scratch(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        scratch.clear();
+        let n = read_some(f, &mut scratch)?;
+        buf.extend_from_slice(&scratch[..n]);
+        Ok(n)
+    })
+}
+
 /// Reads up to `CHUNK` bytes onto the end of `buf` (into its spare capacity:
 /// zeroing 256 KiB before every read cost more than finding the lines).
 fn read_some(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usize> {
@@ -509,6 +526,36 @@ pub(super) fn read_up_to(f: &std::fs::File, buf: &mut Vec<u8>, room: usize) -> s
         let e = std::io::Error::last_os_error();
         if e.kind() != std::io::ErrorKind::Interrupted {
             return Err(e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::net::UnixStream;
+
+    #[test]
+    fn a_socket_buffer_grows_only_by_what_arrived() {
+        let (ours, mut peer) = UnixStream::pair().unwrap();
+        ours.set_nonblocking(true).unwrap();
+        let s = Stream::new("socket", Kind::Pipe, std::fs::File::from(std::os::fd::OwnedFd::from(ours)), true, true);
+        peer.write_all(&[7; 64]).unwrap();
+        match s.read(Some(64), false) {
+            Ok(Step::Done(Some(b))) => assert_eq!(b, vec![7; 64]),
+            _ => panic!("64 bytes were ready"),
+        }
+        // An idle connection keeps its buffer: it must not be a whole CHUNK.
+        assert!(s.shared.lock().unwrap().rbuf.capacity() < 4096);
+        peer.write_all(b"rest").unwrap();
+        match s.read(None, false) {
+            Ok(Step::Block(_)) => {}
+            _ => panic!("read() waits for the end of the stream"),
+        }
+        drop(peer);
+        match s.read(None, false) {
+            Ok(Step::Done(Some(b))) => assert_eq!(b, b"rest"),
+            _ => panic!("the rest, then the end"),
         }
     }
 }
