@@ -408,3 +408,22 @@ l2.close()
 "#);
     assert_eq!(out, "value\nio\nok fine\n");
 }
+
+/// The reactor keeps a descriptor registered from its first wait until it
+/// closes. Connections dropped without `close` are closed by the collector,
+/// and the kernel hands their numbers to new connections: each must be
+/// waited on afresh (a stale registration would leave a read hanging).
+#[test]
+fn descriptor_numbers_reused_after_collection() {
+    let out = ok(r#"
+for round in 0..40 {
+    for i in 0..25 {
+        let k = net.connect(addr)
+        k.write("n${i}\n")
+        if k.read_line() != "echo: n${i}" { print("wrong reply") }
+    }
+}
+print("all answered")
+"#);
+    assert_eq!(out, "all answered\n");
+}

@@ -7,3 +7,4 @@ pub mod process;
 pub mod stream;
 pub mod tls;
 mod tls_config;
+pub mod watched;

@@ -10,7 +10,7 @@ use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, RawFd};
 
 pub struct Listener {
     /// None once closed.
-    socket: Option<TcpListener>,
+    socket: Option<super::watched::Watched<TcpListener>>,
     pub addr: String,
     /// Accepted connections are TLS server streams (handshake on first use).
     /// (Set by a pool job that reads the certificate files.)
@@ -34,7 +34,7 @@ impl Listener {
         }
         l.set_nonblocking(true).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let addr = l.local_addr().map_or_else(|_| addr.to_string(), |a| a.to_string());
-        Ok(Listener { socket: Some(l), addr, tls: Default::default() })
+        Ok(Listener { socket: Some(super::watched::Watched::new(l)), addr, tls: Default::default() })
     }
 
     /// The next connection, or a wait for one.
@@ -136,7 +136,7 @@ pub fn set_nodelay(fd: RawFd, on: bool) -> Result<(), String> {
 
 /// A UDP socket.
 pub struct Udp {
-    socket: Option<std::net::UdpSocket>,
+    socket: Option<super::watched::Watched<std::net::UdpSocket>>,
     pub addr: String,
 }
 
@@ -146,11 +146,11 @@ impl Udp {
             .map_err(|e| format!("cannot bind {addr}: {}", crate::runner::io_reason(&e)))?;
         s.set_nonblocking(true).map_err(|e| format!("cannot bind {addr}: {e}"))?;
         let addr = s.local_addr().map_or_else(|_| addr.to_string(), |a| a.to_string());
-        Ok(Udp { socket: Some(s), addr })
+        Ok(Udp { socket: Some(super::watched::Watched::new(s)), addr })
     }
 
     fn socket(&self) -> Result<&std::net::UdpSocket, String> {
-        self.socket.as_ref().ok_or_else(|| format!("udp socket {} is closed", self.addr))
+        self.socket.as_deref().ok_or_else(|| format!("udp socket {} is closed", self.addr))
     }
 
     /// Sends one datagram, or a wait until the socket can take it.

@@ -16,7 +16,7 @@ pub struct Process {
     /// None once handed to a reaper thread (killed on cancellation).
     child: Option<Child>,
     /// Readable when the child exits (None where pidfds are missing).
-    pidfd: Option<OwnedFd>,
+    pidfd: Option<super::watched::Watched<OwnedFd>>,
     pub status: Option<ExitStatus>,
     /// Its pipe streams (nil when not piped).
     pub stdin: Value,
@@ -77,7 +77,7 @@ impl Process {
             pid,
             name: Rc::from(name),
             child: Some(child),
-            pidfd: pidfd_open(pid),
+            pidfd: pidfd_open(pid).map(super::watched::Watched::new),
             status: None,
             stdin,
             stdout,

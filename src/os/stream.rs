@@ -6,6 +6,7 @@
 //! A socket may carry a TLS session (`os/tls.rs`): reads and writes then go
 //! through it.
 
+use super::watched::Watched;
 use crate::vm::builtin::{Blocking, Ready};
 use std::io::Write;
 use std::os::fd::{AsRawFd, RawFd};
@@ -44,7 +45,7 @@ pub const SOCKET_LINE_LIMIT: usize = 64 * 1024;
 struct Shared {
     /// None once closed, or once a read-only stream reached its end (the
     /// descriptor is of no more use; the buffer still is).
-    file: Option<std::fs::File>,
+    file: Option<Watched<std::fs::File>>,
     closed: bool,
     rbuf: Vec<u8>,
     rpos: usize,
@@ -65,7 +66,7 @@ pub type Res<T> = Result<Step<T>, String>;
 impl Stream {
     pub fn new(name: &str, kind: Kind, file: std::fs::File, readable: bool, writable: bool) -> Stream {
         let shared = Shared {
-            file: Some(file),
+            file: Some(Watched::new(file)),
             closed: false,
             rbuf: Vec::new(),
             rpos: 0,
@@ -295,7 +296,7 @@ impl Stream {
         }
         match self.kind {
             Kind::Pipe => {
-                let mut f = file;
+                let mut f: &std::fs::File = file;
                 let mut done = 0;
                 while done < data.len() {
                     match f.write(&data[done..]) {
@@ -430,7 +431,7 @@ impl Stream {
         Blocking::Io(Box::new(move || {
             let mut s = shared.lock().unwrap_or_else(|p| p.into_inner());
             let data = std::mem::take(&mut s.wbuf);
-            let out = match s.file.as_ref() {
+            let out = match s.file.as_deref() {
                 Some(mut f) => {
                     f.write_all(&data).map_err(|e| format!("cannot write {name}: {}", crate::runner::io_reason(&e)))
                 }

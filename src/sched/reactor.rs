@@ -3,14 +3,17 @@
 //! child process's pidfd, later sockets), for the I/O pool's finished jobs (its
 //! `Waker`), for signals (a self-pipe) and at the next timer.
 //!
-//! A fiber waits on a descriptor only after an operation on it would block; the
-//! descriptor is registered while some fiber waits on it, and every waiter is
-//! woken (`Resume::Retry`: the builtin runs again) when it becomes ready.
+//! A fiber waits on a descriptor only after an operation on it would block (it
+//! read or wrote until `EAGAIN`), and every waiter is woken (`Resume::Retry`:
+//! the builtin runs again) when it becomes ready. A descriptor stays
+//! registered (edge-triggered) from its first wait until it closes: owners
+//! hold waited-on descriptors in `os::watched::Watched`, which reports the
+//! close, so a reused number is registered afresh. Readiness while no fiber
+//! waits is dropped: the next operation tries the descriptor first.
 
 use super::Waiter;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
-use std::collections::HashMap;
 use std::os::fd::RawFd;
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,20 +53,49 @@ pub(super) struct Reactor {
     poll: Poll,
     events: Events,
     pub waker: Arc<mio::Waker>,
-    /// Descriptors some fiber waits on: the interest registered, and the waiters.
-    waits: HashMap<RawFd, (Interest, Vec<Waiting>)>,
+    /// By descriptor number: registered descriptors, with the interest
+    /// registered and the fibers waiting (none between waits).
+    table: Vec<Option<(Interest, Vec<Waiting>)>>,
+    /// Fibers waiting, over all descriptors.
+    parked: usize,
+    /// Descriptors closed since the table was last cleaned.
+    closed: crate::os::watched::Closed,
+    /// Waiters on a descriptor that closed under them, to wake at the next poll.
+    orphans: Vec<(Waiter, Woken)>,
 }
 
 impl Reactor {
     pub fn new() -> std::io::Result<Reactor> {
         let poll = Poll::new()?;
         let waker = Arc::new(mio::Waker::new(poll.registry(), WAKER)?);
-        Ok(Reactor { poll, events: Events::with_capacity(256), waker, waits: HashMap::new() })
+        let closed = crate::os::watched::subscribe();
+        Ok(Reactor {
+            poll,
+            events: Events::with_capacity(256),
+            waker,
+            table: Vec::new(),
+            parked: 0,
+            closed,
+            orphans: Vec::new(),
+        })
     }
 
     /// Fibers are parked on descriptors.
     pub fn waiting(&self) -> bool {
-        !self.waits.is_empty()
+        self.parked > 0 || !self.orphans.is_empty()
+    }
+
+    /// Forgets descriptors that closed: the kernel dropped their registration.
+    fn clean(&mut self) {
+        let closed = std::mem::take(&mut *self.closed.lock().unwrap_or_else(|p| p.into_inner()));
+        for fd in closed {
+            if let Some(Some((_, waiters))) = self.table.get_mut(fd as usize).map(Option::take) {
+                // Owners close a descriptor only with no one waiting on it; if
+                // that ever fails, the waiters retry and find it closed.
+                self.parked -= waiters.len();
+                self.orphans.extend(waiters.into_iter().map(|x| (x.w, Woken::Retry)));
+            }
+        }
     }
 
     /// Parks waiter `w` until `fd` is ready for `interest` (with `write`, until
@@ -75,10 +107,15 @@ impl Reactor {
         w: Waiter,
         write: Option<(Pending, String)>,
     ) -> std::io::Result<()> {
+        self.clean();
         let waiting = Waiting { w, write };
         let token = Token(fd as usize + FIRST_FD);
         let registry = self.poll.registry();
-        match self.waits.get_mut(&fd) {
+        let i = fd as usize;
+        if self.table.len() <= i {
+            self.table.resize_with(i + 1, || None);
+        }
+        match &mut self.table[i] {
             Some((registered, waiters)) => {
                 if registered.add(interest) != *registered {
                     *registered = registered.add(interest);
@@ -86,23 +123,21 @@ impl Reactor {
                 }
                 waiters.push(waiting);
             }
-            None => {
+            slot @ None => {
                 registry.register(&mut SourceFd(&fd), token, interest)?;
-                self.waits.insert(fd, (interest, vec![waiting]));
+                *slot = Some((interest, vec![waiting]));
             }
         }
+        self.parked += 1;
         Ok(())
     }
 
-    /// Takes a cancelled waiter off `fd`; the descriptor is deregistered when
-    /// no one waits on it any more (it may be closed and its number reused).
+    /// Takes a cancelled waiter off `fd` (which stays registered).
     pub fn forget(&mut self, fd: RawFd, fiber: u32) {
-        let Some((_, waiters)) = self.waits.get_mut(&fd) else { return };
+        let Some(Some((_, waiters))) = self.table.get_mut(fd as usize) else { return };
+        let before = waiters.len();
         waiters.retain(|x| x.w.fiber != fiber);
-        if waiters.is_empty() {
-            self.waits.remove(&fd);
-            let _ = self.poll.registry().deregister(&mut SourceFd(&fd));
-        }
+        self.parked -= before - waiters.len();
     }
 
     /// Registers the signal self-pipe (read end).
@@ -113,14 +148,17 @@ impl Reactor {
     /// Sleeps until a descriptor is ready, the waker is woken or `timeout`
     /// passes; returns the waiters to wake.
     pub fn poll(&mut self, timeout: Option<Duration>) -> Vec<(Waiter, Woken)> {
+        self.clean();
+        let timeout = if self.orphans.is_empty() { timeout } else { Some(Duration::ZERO) };
         if let Err(e) = self.poll.poll(&mut self.events, timeout) {
             // EINTR (a signal arrived): the caller looks again.
             if e.kind() != std::io::ErrorKind::Interrupted {
                 eprintln!("csp: poll failed: {e}");
             }
-            return Vec::new();
+            return std::mem::take(&mut self.orphans);
         }
-        let mut woken = Vec::new();
+        self.clean();
+        let mut woken = std::mem::take(&mut self.orphans);
         for ev in self.events.iter() {
             match ev.token() {
                 // Which signals came is in `signal::PENDING`; the scheduler
@@ -128,7 +166,8 @@ impl Reactor {
                 WAKER | SIGNALS => {}
                 Token(t) => {
                     let fd = (t - FIRST_FD) as RawFd;
-                    let Some((_, waiters)) = self.waits.get_mut(&fd) else { continue };
+                    let Some(Some((registered, waiters))) = self.table.get_mut(fd as usize) else { continue };
+                    let before = waiters.len();
                     let mut still = Vec::new();
                     let mut blocked = false;
                     for mut x in waiters.drain(..) {
@@ -148,12 +187,15 @@ impl Reactor {
                             },
                         }
                     }
-                    if still.is_empty() {
-                        self.waits.remove(&fd);
-                        let _ = self.poll.registry().deregister(&mut SourceFd(&fd));
-                    } else {
-                        *waiters = still;
+                    self.parked -= before - still.len();
+                    // Write interest is dropped once no one waits to write, so a
+                    // socket that is read does not wake the poll for every ACK.
+                    if still.is_empty() && *registered != Interest::READABLE {
+                        *registered = Interest::READABLE;
+                        let token = Token(fd as usize + FIRST_FD);
+                        let _ = self.poll.registry().reregister(&mut SourceFd(&fd), token, Interest::READABLE);
                     }
+                    *waiters = still;
                 }
             }
         }
@@ -163,7 +205,8 @@ impl Reactor {
     /// Wakes every fiber waiting on `fd` to retry (it is being closed; they
     /// find it closed).
     pub fn closing(&mut self, fd: RawFd) -> Vec<(Waiter, Woken)> {
-        let Some((_, waiters)) = self.waits.remove(&fd) else { return Vec::new() };
+        let Some(Some((_, waiters))) = self.table.get_mut(fd as usize).map(Option::take) else { return Vec::new() };
+        self.parked -= waiters.len();
         let _ = self.poll.registry().deregister(&mut SourceFd(&fd));
         waiters
             .into_iter()
