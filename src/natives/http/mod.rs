@@ -1,0 +1,250 @@
+//! The byte-level half of `std/http` (the rest is csp): reading a message head
+//! from a connection and parsing it with `httparse`, the body's framing
+//! (RFC 9112 section 6), chunk sizes (here); writing heads, bodies and chunks
+//! (`write.rs`); dates and percent-encoding (`text.rs`).
+
+mod text;
+mod write;
+
+use text::{date, escape, unescape};
+use write::{go_detached, respond, send, write_chunk};
+
+use super::{arity, step};
+use crate::os::stream::{Head, Stream};
+use crate::vm::{err, ErrorKind, Fiber, Key, NativeFn, Obj, Res, Ret, Value, Vm};
+
+/// More header lines than this is a 431 (a request) or an error (a response).
+const MAX_HEADERS: usize = 100;
+
+pub fn register(vm: &mut Vm) {
+    vm.define_hidden("http.read_request", NativeFn::Full(read_request));
+    vm.define_hidden("http.read_response", NativeFn::Full(read_response));
+    vm.define_hidden("http.chunk_size", NativeFn::Full(chunk_size));
+    vm.define_hidden("http.send", NativeFn::Full(send));
+    vm.define_hidden("http.respond", NativeFn::Full(respond));
+    vm.define_hidden("http.write_chunk", NativeFn::Full(write_chunk));
+    vm.define_hidden("http.go", NativeFn::Full(go_detached));
+    vm.define_hidden("http.date", NativeFn::Full(date));
+    vm.define_hidden("http.unescape", NativeFn::Full(unescape));
+    vm.define_hidden("http.escape", NativeFn::Full(escape));
+}
+
+fn conn(vm: &Vm, name: &str, v: Value) -> Res<Stream> {
+    match v {
+        Value::Obj(h) => match vm.heap.get(h) {
+            Obj::Stream(s) => Ok((**s).clone()),
+            _ => err(ErrorKind::Type, format!("{name}() needs a connection, not {}", vm.heap.type_name(v))),
+        },
+        _ => err(ErrorKind::Type, format!("{name}() needs a connection, not {}", vm.heap.type_name(v))),
+    }
+}
+
+fn size_arg(vm: &Vm, name: &str, v: Value) -> Res<usize> {
+    match v {
+        Value::Int(n) if n > 0 => Ok(n as usize),
+        _ => err(ErrorKind::Value, format!("{name}() needs a positive int size, not {}", vm.heap.type_name(v))),
+    }
+}
+
+/// A parsed head, owned (the buffer it came from is the stream's).
+struct Parsed {
+    /// The method and target of a request; the status and reason of a response.
+    first: (String, String),
+    version: u8,
+    headers: Vec<(String, String)>,
+}
+
+/// Why a head was refused: the status a server answers with, and a reason.
+type Refusal = (i64, String);
+
+fn parse(head: &[u8], request: bool) -> Result<Parsed, Refusal> {
+    let mut hs = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let (first, version, hs) = if request {
+        let mut r = httparse::Request::new(&mut hs);
+        r.parse(head).map_err(refusal)?;
+        let first = (r.method.unwrap_or("").to_string(), r.path.unwrap_or("").to_string());
+        (first, r.version.unwrap_or(1), r.headers)
+    } else {
+        let mut r = httparse::Response::new(&mut hs);
+        r.parse(head).map_err(refusal)?;
+        let first = (r.code.unwrap_or(0).to_string(), r.reason.unwrap_or("").to_string());
+        (first, r.version.unwrap_or(1), r.headers)
+    };
+    let headers =
+        hs.iter().map(|h| (h.name.to_ascii_lowercase(), String::from_utf8_lossy(h.value).trim().to_string())).collect();
+    Ok(Parsed { first, version, headers })
+}
+
+fn refusal(e: httparse::Error) -> Refusal {
+    match e {
+        httparse::Error::TooManyHeaders => (431, format!("more than {MAX_HEADERS} header lines")),
+        e => (400, format!("malformed head: {e}")),
+    }
+}
+
+/// How the body is delimited (RFC 9112 6.3): chunked, a length, or (a
+/// response only) the end of the connection.
+struct Framing {
+    chunked: bool,
+    length: Option<i64>,
+    keep_alive: bool,
+}
+
+fn framing(p: &Parsed, request: bool) -> Result<Framing, Refusal> {
+    fn values<'a>(p: &'a Parsed, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        p.headers.iter().filter(move |(k, _)| k == name).flat_map(|(_, v)| v.split(',')).map(str::trim)
+    }
+    let has_token = |name: &str, token: &str| values(p, name).any(|t| t.eq_ignore_ascii_case(token));
+    let keep_alive = match p.version {
+        0 => has_token("connection", "keep-alive"),
+        _ => !has_token("connection", "close"),
+    };
+    let te: Vec<&str> = values(p, "transfer-encoding").collect();
+    let lengths: Vec<&str> = values(p, "content-length").collect();
+    if !te.is_empty() {
+        if !lengths.is_empty() && request {
+            return Err((400, "both Transfer-Encoding and Content-Length".into()));
+        }
+        if te.last().is_some_and(|t| t.eq_ignore_ascii_case("chunked")) {
+            return Ok(Framing { chunked: true, length: None, keep_alive });
+        }
+        if request {
+            return Err((501, format!("unsupported Transfer-Encoding {}", te.join(", "))));
+        }
+        return Ok(Framing { chunked: false, length: None, keep_alive: false });
+    }
+    if let Some(first) = lengths.first() {
+        let n = first.parse::<i64>().ok().filter(|n| *n >= 0 && first.bytes().all(|b| b.is_ascii_digit()));
+        match n {
+            Some(n) if lengths.iter().all(|l| l == first) => {
+                return Ok(Framing { chunked: false, length: Some(n), keep_alive })
+            }
+            _ => return Err((400, format!("bad Content-Length {}", lengths.join(", ")))),
+        }
+    }
+    match request {
+        true => Ok(Framing { chunked: false, length: Some(0), keep_alive }),
+        false => Ok(Framing { chunked: false, length: None, keep_alive: false }),
+    }
+}
+
+/// The message as a map: `fields` first, then version, headers and framing.
+fn message(vm: &mut Vm, fields: &[(&str, Value)], p: &Parsed, f: &Framing) -> Value {
+    let mut headers = crate::vm::value::new_map(p.headers.len());
+    for (k, v) in &p.headers {
+        let key = Key::Str(vm.intern(k));
+        let joined = match headers.get(&key).and_then(|old| vm.heap.as_str(*old)) {
+            Some(old) => format!("{}, {v}", old.s),
+            None => v.clone(),
+        };
+        let v = vm.heap.string(joined);
+        headers.insert(key, v);
+    }
+    let headers = Value::Obj(vm.heap.alloc(Obj::Map(Box::new(headers))));
+    let version = vm.heap.string(if p.version == 0 { "1.0" } else { "1.1" }.to_string());
+    // Room for the fields std/http adds (remote, read, bytes, text, json, url).
+    let mut m = crate::vm::value::new_map(fields.len() + 11);
+    for (k, v) in fields.iter().copied().chain([
+        ("version", version),
+        ("headers", headers),
+        ("keep_alive", Value::Bool(f.keep_alive)),
+        ("chunked", Value::Bool(f.chunked)),
+        ("length", f.length.map_or(Value::Nil, Value::Int)),
+    ]) {
+        m.insert(Key::Str(vm.intern(k)), v);
+    }
+    Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))))
+}
+
+/// `__http_read_request(conn, max_head)`: the next request on a server's
+/// connection as a map (method, target, path, query, version, headers,
+/// keep_alive, chunked, length); nil when the client closed it between
+/// requests (or in the middle of a head); `{error: status, message}` for a
+/// request the server must refuse.
+fn read_request(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("read_request", args, 2, 2)?;
+    let (c, max) = (conn(vm, "read_request", args[0])?, size_arg(vm, "read_request", args[1])?);
+    let r = c.read_head(max, |head| parse(head, true));
+    step(vm, r, |vm, head| {
+        let parsed = match head {
+            Head::End | Head::Cut => return Ok(Value::Nil),
+            Head::TooLong => Err((431, format!("request head longer than {max} bytes"))),
+            Head::Got(p) => p,
+        };
+        let framed = parsed.and_then(|p| {
+            if p.version == 1 && !p.headers.iter().any(|(k, _)| k == "host") {
+                return Err((400, "HTTP/1.1 request without Host".to_string()));
+            }
+            framing(&p, true).map(|f| (p, f))
+        });
+        match framed {
+            Ok((p, f)) => {
+                let (method, target) = &p.first;
+                let (path, query) = target.split_once('?').unwrap_or((target, ""));
+                let fields = [
+                    ("method", vm.heap.string(method.clone())),
+                    ("target", vm.heap.string(target.clone())),
+                    ("path", vm.heap.string(path.to_string())),
+                    ("query", vm.heap.string(query.to_string())),
+                ];
+                Ok(message(vm, &fields, &p, &f))
+            }
+            Err((status, why)) => {
+                let why = vm.heap.string(why);
+                Ok(crate::natives::fs::record(&mut vm.heap, &[("error", Value::Int(status)), ("message", why)]))
+            }
+        }
+    })
+}
+
+/// `__http_read_response(conn, max_head, head_request)`: a response head as a
+/// map (status, reason, version, headers, keep_alive, chunked, length: nil
+/// means "until the connection ends" unless chunked); nil if the connection
+/// ended before its first byte (a kept-alive connection the server closed).
+fn read_response(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("read_response", args, 3, 3)?;
+    let (c, max) = (conn(vm, "read_response", args[0])?, size_arg(vm, "read_response", args[1])?);
+    let no_body = args[2].truthy();
+    let r = c.read_head(max, |head| parse(head, false));
+    let name = c.name.clone();
+    step(vm, r, |vm, head| {
+        let p = match head {
+            Head::End => return Ok(Value::Nil),
+            Head::Cut => return err(ErrorKind::Io, format!("{name} closed in the middle of a response")),
+            Head::TooLong => {
+                return err(ErrorKind::Io, format!("response head from {name} is longer than {max} bytes"))
+            }
+            Head::Got(Ok(p)) => p,
+            Head::Got(Err((_, why))) => return err(ErrorKind::Io, format!("bad response from {name}: {why}")),
+        };
+        let status: i64 = p.first.0.parse().unwrap_or(0);
+        let mut f = framing(&p, false).map_err(|(_, why)| format!("bad response from {name}: {why}"));
+        if no_body || (100..200).contains(&status) || status == 204 || status == 304 {
+            f = Ok(Framing { chunked: false, length: Some(0), keep_alive: f.as_ref().is_ok_and(|f| f.keep_alive) });
+        }
+        let f = match f {
+            Ok(f) => f,
+            Err(e) => return err(ErrorKind::Io, e),
+        };
+        let fields = [("status", Value::Int(status)), ("reason", vm.heap.string(p.first.1.clone()))];
+        Ok(message(vm, &fields, &p, &f))
+    })
+}
+
+/// `__http_chunk_size(conn)`: reads a chunk-size line of a chunked body and
+/// gives the size (0: the last chunk; its trailer lines follow).
+fn chunk_size(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("chunk_size", args, 1, 1)?;
+    let c = conn(vm, "chunk_size", args[0])?;
+    let r = c.read_line(Some(4096), |line: &[u8]| {
+        let hex = line.split(|b| *b == b';').next().unwrap_or(b"");
+        let hex = std::str::from_utf8(hex).unwrap_or("").trim();
+        i64::from_str_radix(hex, 16).ok().filter(|n| *n >= 0 && !hex.starts_with('+'))
+    });
+    let name = c.name.clone();
+    step(vm, r, |_, size| match size {
+        Some(Some(n)) => Ok(Value::Int(n)),
+        Some(None) => err(ErrorKind::Io, format!("bad chunk size in a body from {name}")),
+        None => err(ErrorKind::Io, format!("{name} closed in the middle of a chunked body")),
+    })
+}
