@@ -51,6 +51,7 @@ fn mark(vm: &mut Vm, mut work: Vec<Handle>) {
             | Obj::Stream(_)
             | Obj::Listener(_)
             | Obj::Udp(_)
+            | Obj::Regex(_)
             | Obj::Native(_)
             | Obj::Range(..)
             | Obj::Mutex(_)

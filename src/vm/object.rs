@@ -35,6 +35,8 @@ pub enum Obj {
     Udp(Box<crate::os::net::Udp>),
     /// A child process (`os/process.rs`).
     Process(Box<crate::os::process::Process>),
+    /// A compiled regular expression (`std/re`), shared with the pattern cache.
+    Regex(Rc<regex::Regex>),
     /// A half-open integer range `lo..hi` (inclusive ranges are stored with `hi + 1`).
     Range(i64, i64),
     /// A freed slot, on the heap's free list.
@@ -101,6 +103,7 @@ impl Obj {
             Obj::Process(_) => "process",
             Obj::Listener(_) => "listener",
             Obj::Udp(_) => "udp",
+            Obj::Regex(_) => "regex",
             Obj::Free => "freed",
         }
     }

@@ -6,7 +6,6 @@ use crate::limits::{MAX_LIST, MAX_STRING};
 use crate::natives::{arity, no_method, slice_bounds, str_arg};
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};
-use std::fmt::Write;
 use std::rc::Rc;
 
 /// Every bytes method (for suggestions and completion).
@@ -29,13 +28,7 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
         }
         "hex" => {
             arity(name, args, 0, 0)?;
-            let len = b.len() * 2;
-            if len > MAX_STRING {
-                return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
-            }
-            let mut s = String::with_capacity(len);
-            b.iter().for_each(|x| write!(s, "{x:02x}").unwrap());
-            Ok(heap.string(s))
+            Ok(heap.string(super::to_hex(&b)?))
         }
         "decode" => {
             arity(name, args, 0, 1)?;

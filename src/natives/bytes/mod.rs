@@ -120,6 +120,18 @@ fn byte_item(heap: &Heap, i: usize, x: Value) -> Res<u8> {
     }
 }
 
+/// Lowercase hex, two digits per byte (`b.hex()`, `hex.encode`).
+pub fn to_hex(b: &[u8]) -> Res<String> {
+    use std::fmt::Write;
+    let len = b.len() * 2;
+    if len > MAX_STRING {
+        return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
+    }
+    let mut s = String::with_capacity(len);
+    b.iter().for_each(|x| write!(s, "{x:02x}").unwrap());
+    Ok(s)
+}
+
 /// Parses pairs of hex digits (either case); ASCII whitespace between pairs is
 /// skipped, so `"de ad be ef"` works.
 pub fn from_hex(s: &str) -> Res<Vec<u8>> {

@@ -1,0 +1,289 @@
+//! `std/csv`: RFC 4180 comma-separated values, in Rust because a parser walks
+//! every character. Quoted fields may hold delimiters, `""` (a quote) and line
+//! breaks; records end at `\n`, `\r\n` or `\r`; blank lines are skipped.
+
+use super::Opts;
+use crate::limits::{MAX_LIST, MAX_STRING};
+use crate::natives::arity;
+use crate::vm::object::Obj;
+use crate::vm::value::Map;
+use crate::vm::{err, ErrorKind, Key, NativeFn, Res, Value, Vm};
+use std::rc::Rc;
+
+pub fn register(vm: &mut Vm) {
+    vm.define_hidden("csv.parse", NativeFn::Value(parse_fn));
+    vm.define_hidden("csv.format", NativeFn::Value(format_fn));
+}
+
+/// The `delimiter` option: one ASCII character other than a quote or line break.
+fn delimiter(vm: &Vm, name: &str, o: &Opts) -> Res<u8> {
+    let Some(d) = o.str(vm, "delimiter")? else { return Ok(b',') };
+    match d.as_bytes() {
+        [c] if !matches!(c, b'"' | b'\r' | b'\n') && c.is_ascii() => Ok(*c),
+        _ => err(
+            ErrorKind::Value,
+            format!("{name}() delimiter must be one ASCII character (not a quote or line break), not {d:?}"),
+        ),
+    }
+}
+
+/// `csv.parse(text, {header, delimiter})`: a list of rows (lists of strings),
+/// or with `header: true` a list of maps keyed by the first row's fields.
+fn parse_fn(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("csv.parse", args, 1, 2)?;
+    let o = Opts::new(vm, "csv.parse", args.get(1), &["header", "delimiter"])?;
+    let (header, delim) = (o.bool(vm, "header", false)?, delimiter(vm, "csv.parse", &o)?);
+    let Some(text) = vm.heap.as_str(args[0]) else {
+        return err(ErrorKind::Type, format!("csv.parse() needs a string, not {}", vm.heap.type_name(args[0])));
+    };
+    let text = text.s.clone();
+    let rows = match parse(&text, delim) {
+        Ok(rows) => rows,
+        Err(why) => return err(ErrorKind::Value, format!("csv.parse(): {why}")),
+    };
+    if !header || rows.is_empty() {
+        let out = rows.into_iter().map(|(_, r)| row_list(vm, r)).collect();
+        return Ok(vm.heap.list(out));
+    }
+    let mut rows = rows.into_iter();
+    let (_, names) = rows.next().expect("not empty");
+    let mut keys: Vec<Rc<str>> = Vec::with_capacity(names.len());
+    for n in names {
+        if keys.iter().any(|k| **k == *n) {
+            return err(ErrorKind::Value, format!("csv.parse(): the header names {n:?} twice"));
+        }
+        keys.push(vm.intern(&n));
+    }
+    let mut out = Vec::new();
+    for (line, r) in rows {
+        if r.len() != keys.len() {
+            let (n, k) = (r.len(), keys.len());
+            return err(ErrorKind::Value, format!("csv.parse(): line {line} has {n} fields, the header has {k}"));
+        }
+        let mut m = Map::default();
+        for (k, f) in keys.iter().zip(r) {
+            m.insert(Key::Str(k.clone()), vm.heap.string(f));
+        }
+        out.push(Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m)))));
+    }
+    Ok(vm.heap.list(out))
+}
+
+fn row_list(vm: &mut Vm, r: Vec<String>) -> Value {
+    let items = r.into_iter().map(|f| vm.heap.string(f)).collect();
+    vm.heap.list(items)
+}
+
+/// The records of `text`, each with the line it starts on.
+pub fn parse(text: &str, delim: u8) -> Result<Vec<(usize, Vec<String>)>, String> {
+    let b = text.as_bytes();
+    let (mut rows, mut row, mut field) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut i, mut line, mut row_line) = (0, 1, 1);
+    while i < b.len() {
+        if row.is_empty() && matches!(b[i], b'\n' | b'\r') {
+            // A blank line; `\r\n` counts once.
+            line += usize::from(b[i] == b'\n' || b.get(i + 1) != Some(&b'\n'));
+            i += 1;
+            continue;
+        }
+        if row.is_empty() {
+            row_line = line;
+        }
+        if b[i] == b'"' {
+            let opened = line;
+            i += 1;
+            loop {
+                match b.get(i) {
+                    None => return Err(format!("line {opened}: a quoted field is not closed")),
+                    Some(b'"') if b.get(i + 1) == Some(&b'"') => {
+                        field.push(b'"');
+                        i += 2;
+                    }
+                    Some(b'"') => {
+                        i += 1;
+                        break;
+                    }
+                    Some(&c) => {
+                        line += usize::from(c == b'\n');
+                        field.push(c);
+                        i += 1;
+                    }
+                }
+            }
+            if let Some(&c) = b.get(i).filter(|&&c| c != delim && c != b'\n' && c != b'\r') {
+                let c = text[i..].chars().next().unwrap_or(c as char);
+                return Err(format!("line {line}: {c:?} after a closing quote (a quote in a field is written \"\")"));
+            }
+        } else {
+            while i < b.len() && b[i] != delim && b[i] != b'\n' && b[i] != b'\r' {
+                field.push(b[i]);
+                i += 1;
+            }
+        }
+        // Split only at ASCII bytes, so every field is whole UTF-8.
+        row.push(String::from_utf8(std::mem::take(&mut field)).expect("split at ASCII"));
+        match b.get(i) {
+            Some(&c) if c == delim => {
+                i += 1;
+                continue;
+            }
+            Some(b'\r') if b.get(i + 1) == Some(&b'\n') => i += 2,
+            Some(_) => i += 1,
+            None => {}
+        }
+        line += 1;
+        if rows.len() >= MAX_LIST {
+            return Err(format!("more than {MAX_LIST} rows"));
+        }
+        rows.push((row_line, std::mem::take(&mut row)));
+    }
+    if !row.is_empty() {
+        // The text ended just after a delimiter: the last field is empty.
+        row.push(String::new());
+        rows.push((row_line, row));
+    }
+    Ok(rows)
+}
+
+/// `csv.format(rows, {delimiter, crlf, header})`: rows of lists, or of maps
+/// (their values in the order of `header`'s names, or else the first map's
+/// keys); the header line is written first when there is one.
+fn format_fn(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    const NAME: &str = "csv.format";
+    arity(NAME, args, 1, 2)?;
+    let o = Opts::new(vm, NAME, args.get(1), &["delimiter", "crlf", "header"])?;
+    let delim = delimiter(vm, NAME, &o)? as char;
+    let eol = if o.bool(vm, "crlf", false)? { "\r\n" } else { "\n" };
+    let Some(rows) = vm.heap.as_list(args[0]) else {
+        return err(ErrorKind::Type, format!("{NAME}() needs a list of rows, not {}", vm.heap.type_name(args[0])));
+    };
+    let rows = rows.clone();
+    let heap = &vm.heap;
+    let mut out = String::new();
+    let mut columns: Option<Vec<Key>> = match o.value("header") {
+        None => None,
+        Some(h) => match heap.as_list(h) {
+            Some(names) => Some(
+                names.iter().map(|n| field_text(heap, *n, "header").map(|s| Key::Str(s.into()))).collect::<Res<_>>()?,
+            ),
+            None => {
+                return err(
+                    ErrorKind::Type,
+                    format!("{NAME}() option header needs a list of names, not {}", heap.type_name(h)),
+                )
+            }
+        },
+    };
+    // A header line: the option's names, or else the first map row's keys.
+    let mut header_written = false;
+    if let Some(cols) = &columns {
+        write_record(&mut out, &cols.iter().map(key_text).collect::<Vec<_>>(), delim, eol);
+        header_written = true;
+    }
+    for (n, row) in rows.iter().enumerate() {
+        let fields: Vec<String> = match row {
+            Value::Obj(h) => match heap.get(*h) {
+                Obj::List(items) => {
+                    items.iter().map(|v| field_text(heap, *v, &format!("row {n}"))).collect::<Res<_>>()?
+                }
+                Obj::Map(m) => {
+                    let cols = columns.get_or_insert_with(|| m.keys().cloned().collect());
+                    if let Some(k) = m.keys().find(|k| !cols.contains(k)) {
+                        let k = key_text(k);
+                        return err(ErrorKind::Value, format!("{NAME}() row {n} has key {k:?}, which is not a column"));
+                    }
+                    cols.iter()
+                        .map(|k| m.get(k).map_or(Ok(String::new()), |v| field_text(heap, *v, &format!("row {n}"))))
+                        .collect::<Res<_>>()?
+                }
+                _ => return bad_row(heap, n, *row),
+            },
+            _ => return bad_row(heap, n, *row),
+        };
+        if !header_written && matches!(row, Value::Obj(h) if matches!(heap.get(*h), Obj::Map(_))) {
+            let names: Vec<String> = columns.iter().flatten().map(key_text).collect();
+            write_record(&mut out, &names, delim, eol);
+            header_written = true;
+        }
+        write_record(&mut out, &fields, delim, eol);
+        if out.len() > MAX_STRING {
+            return err(ErrorKind::Limit, format!("string too long ({} bytes)", out.len()));
+        }
+    }
+    Ok(vm.heap.string(out))
+}
+
+fn bad_row<T>(heap: &crate::vm::Heap, n: usize, v: Value) -> Res<T> {
+    err(ErrorKind::Type, format!("csv.format() row {n} must be a list or a map, not {}", heap.type_name(v)))
+}
+
+/// A field's text: a string as it is, nil as empty, a number or bool as `str()` writes it.
+fn field_text(heap: &crate::vm::Heap, v: Value, what: &str) -> Res<String> {
+    match v {
+        Value::Nil => Ok(String::new()),
+        Value::Int(_) | Value::Float(_) | Value::Bool(_) => Ok(crate::format::display(heap, v)),
+        _ => match heap.as_str(v) {
+            Some(s) => Ok(s.s.to_string()),
+            None => {
+                err(ErrorKind::Type, format!("csv.format() {what} has a {}, which is not a field", heap.type_name(v)))
+            }
+        },
+    }
+}
+
+fn key_text(k: &Key) -> String {
+    match k {
+        Key::Str(s) => s.to_string(),
+        Key::Int(i) => i.to_string(),
+        Key::Bool(b) => b.to_string(),
+        Key::Nil => String::new(),
+        Key::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+    }
+}
+
+/// One record: fields quoted where they hold the delimiter, a quote or a line
+/// break (and a lone empty field, so the line is not blank).
+fn write_record(out: &mut String, fields: &[String], delim: char, eol: &str) {
+    for (i, f) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(delim);
+        }
+        let quote = f.contains([delim, '"', '\n', '\r']) || (f.is_empty() && fields.len() == 1);
+        if quote {
+            out.push('"');
+            out.push_str(&f.replace('"', "\"\""));
+            out.push('"');
+        } else {
+            out.push_str(f);
+        }
+    }
+    out.push_str(eol);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    fn rows(s: &str) -> Vec<Vec<String>> {
+        parse(s, b',').unwrap().into_iter().map(|(_, r)| r).collect()
+    }
+
+    #[test]
+    fn rfc4180() {
+        assert_eq!(rows("a,b\r\n1,2\r\n"), [["a", "b"], ["1", "2"]]);
+        assert_eq!(rows("\"x,y\",\"say \"\"hi\"\"\"\n"), [["x,y", "say \"hi\""]]);
+        assert_eq!(rows("\"two\nlines\",z"), [["two\nlines", "z"]]);
+        assert_eq!(rows("a,\n,b,"), [vec!["a", ""], vec!["", "b", ""]]);
+        assert_eq!(rows("\n\na\r\rb\n"), [["a"], ["b"]]);
+        assert_eq!(rows("\"\""), [[""]]);
+        assert!(rows("").is_empty());
+    }
+
+    #[test]
+    fn line_numbers() {
+        let lines: Vec<usize> = parse("a\n\"b\nc\"\r\n\nd", b',').unwrap().into_iter().map(|(l, _)| l).collect();
+        assert_eq!(lines, [1, 2, 5]);
+        assert_eq!(parse("a\n\"b", b',').unwrap_err(), "line 2: a quoted field is not closed");
+        assert!(parse("\"a\"x", b',').unwrap_err().starts_with("line 1: 'x' after a closing quote"));
+    }
+}
