@@ -129,7 +129,16 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
         "find_all" => "regex.find_all",
         "replace" => "regex.replace",
         "split" => "regex.split",
-        _ => return no_method("regex", name),
+        _ => {
+            // Python's and JavaScript's names for the same operations.
+            let meant = match name {
+                "search" | "match" | "exec" | "fullmatch" => "find",
+                "findall" | "finditer" | "matchAll" => "find_all",
+                "sub" | "subn" | "replace_all" | "replaceAll" => "replace",
+                _ => return no_method("regex", name),
+            };
+            return err(ErrorKind::Type, format!("regex has no method '{name}'; did you mean '{meant}'?"));
+        }
     };
     let (min, max) = counts(name);
     arity(public, args, min, max)?;
