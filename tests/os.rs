@@ -86,7 +86,17 @@ fn run_as_nobody(dir: &TempDir, src: &str) -> Output {
             Ok(())
         });
     }
-    cmd.output().unwrap()
+    // Another test thread forking while the copy was open for writing keeps
+    // it open in that child until its exec: "Text file busy" for a moment.
+    for _ in 0..100 {
+        match cmd.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            r => return r.unwrap(),
+        }
+    }
+    panic!("{} stayed busy", bin.display())
 }
 
 #[test]

@@ -97,7 +97,11 @@ pub fn read_line(vm: &mut Vm, h: Handle, max: Option<usize>) -> Res<Ret> {
     // A handle on the stream (its buffer is shared), so that the line goes
     // straight from the buffer into a new string on the heap.
     let s = stream(vm, h).clone();
-    let r = s.read_line(max, |line| super::bytes::utf8(line).map(|text| vm.heap.str(text)));
+    let r = s.read_line(max, |line| match line.is_ascii() {
+        // SAFETY: ASCII is UTF-8 (one pass instead of validating, then counting chars).
+        true => Ok(vm.heap.ascii_str(unsafe { std::str::from_utf8_unchecked(line) })),
+        false => super::bytes::utf8(line).map(|text| vm.heap.str(text)),
+    });
     step(vm, r, |_, line| reading_text(&s.name, line.unwrap_or(Ok(Value::Nil))))
 }
 

@@ -73,6 +73,12 @@ impl Heap {
         Value::Obj(self.alloc(Obj::Str(StrObj::new(Rc::from(s)))))
     }
 
+    /// `str` of text known to be ASCII (its length is its count of chars).
+    pub fn ascii_str(&mut self, s: &str) -> Value {
+        debug_assert!(s.is_ascii());
+        Value::Obj(self.alloc(Obj::Str(StrObj { s: Rc::from(s), chars: s.len() })))
+    }
+
     pub fn string(&mut self, s: String) -> Value {
         Value::Obj(self.alloc(Obj::Str(StrObj::new(Rc::from(s)))))
     }

@@ -1,0 +1,84 @@
+//! The examples in the documentation are run, so the docs cannot drift from
+//! the code. A fenced block marked ```` ```csp ```` in `docs/*.md` or the
+//! README is a whole program: it must exit 0, and every line that starts
+//! with `print(` must end with `// OUTPUT`, the line that print writes (in
+//! order; a block's stdout has exactly those lines). Blocks fenced without
+//! `csp` (sketches, output that depends on the machine) are not run.
+
+mod common;
+
+/// The csp blocks of a markdown text: (line number of the fence, source).
+fn blocks(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut current: Option<(usize, String)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let fence = line.trim_start();
+        match &mut current {
+            None if fence == "```csp" => current = Some((i + 1, String::new())),
+            Some(_) if fence.starts_with("```") => out.push(current.take().expect("in a block")),
+            Some((_, src)) => {
+                src.push_str(line);
+                src.push('\n');
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+/// What a block's prints must write, from their `// ` comments.
+fn expected(src: &str) -> Result<Vec<String>, String> {
+    let mut lines = Vec::new();
+    for line in src.lines().filter(|l| l.trim_start().starts_with("print(")) {
+        match line.rsplit_once("// ") {
+            Some((_, want)) => lines.push(want.to_string()),
+            None => return Err(format!("a print without its output: {line}")),
+        }
+    }
+    Ok(lines)
+}
+
+#[test]
+fn every_csp_block_in_the_docs_prints_what_it_says() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut files: Vec<_> = std::fs::read_dir(format!("{root}/docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    files.push(format!("{root}/README.md").into());
+    files.sort();
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let name = file.strip_prefix(root).unwrap().display().to_string();
+        for (line, src) in blocks(&text) {
+            ran += 1;
+            let want = match expected(&src) {
+                Ok(w) => w,
+                Err(e) => {
+                    failures.push(format!("{name}:{line}: {e}"));
+                    continue;
+                }
+            };
+            let (code, out, err) = common::run_sh("docs", "", &src);
+            let got: Vec<String> = out.lines().map(str::to_string).collect();
+            if code != 0 || got != want {
+                failures.push(format!(
+                    "{name}:{line}: exit {code}\n  expected: {want:?}\n  got:      {got:?}\n  stderr: {err}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {ran} doc examples failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn blocks_and_expectations_are_found() {
+    let md = "text\n```csp\nlet x = 2\nprint(x * 3)   // 6\n```\n```\nprint(1)\n```\n";
+    let b = blocks(md);
+    assert_eq!(b, vec![(2, "let x = 2\nprint(x * 3)   // 6\n".to_string())]);
+    assert_eq!(expected(&b[0].1), Ok(vec!["6".to_string()]));
+    assert!(expected("print(1)\n").is_err());
+}
