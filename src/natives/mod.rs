@@ -19,6 +19,8 @@ pub mod process;
 pub mod signal;
 pub mod stream;
 pub mod string;
+pub mod time;
+mod time_text;
 pub mod tls;
 mod walk;
 
@@ -45,6 +47,7 @@ pub fn register(vm: &mut Vm) {
     path::register(vm);
     fs::register(vm);
     os::register(vm);
+    time::register(vm);
 }
 
 /// Calls builtin method `name` on `recv`. Fields of maps that hold functions are
@@ -65,6 +68,7 @@ pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &st
             Obj::Process(_) => return process::call(vm, h, name, args),
             Obj::Listener(_) => return net::listener_call(vm, h, name, args),
             Obj::Udp(_) => return net::udp_call(vm, h, name, args),
+            Obj::Time(_) => return time::call(vm, h, name, args),
             Obj::Range(lo, hi) if name == "len" => {
                 arity(name, args, 0, 0)?;
                 return Ok(Ret::Value(Value::Int(hi.saturating_sub(*lo).max(0))));
@@ -100,6 +104,7 @@ pub fn methods_of(kind: &str) -> &'static [&'static str] {
         "process" => process::METHODS,
         "listener" => net::LISTENER_METHODS,
         "udp" => net::UDP_METHODS,
+        "time" => time::METHODS,
         _ => &[],
     }
 }

@@ -35,6 +35,8 @@ pub enum Obj {
     Udp(Box<crate::os::net::Udp>),
     /// A child process (`os/process.rs`).
     Process(Box<crate::os::process::Process>),
+    /// An instant and a time zone (`std/time`, `natives/time.rs`).
+    Time(Box<jiff::ZonedDateTime>),
     /// A half-open integer range `lo..hi` (inclusive ranges are stored with `hi + 1`).
     Range(i64, i64),
     /// A freed slot, on the heap's free list.
@@ -101,6 +103,7 @@ impl Obj {
             Obj::Process(_) => "process",
             Obj::Listener(_) => "listener",
             Obj::Udp(_) => "udp",
+            Obj::Time(_) => "time",
             Obj::Free => "freed",
         }
     }
