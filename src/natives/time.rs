@@ -120,12 +120,16 @@ fn utc(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 fn unix(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("time.unix", args, 1, 2)?;
     let ts = match args[0] {
-        Value::Int(s) => Timestamp::from_second(s).map_err(|e| fail("time.unix", e)),
-        Value::Float(f) => {
-            SignedDuration::try_from_secs_f64(f).and_then(Timestamp::from_duration).map_err(|e| fail("time.unix", e))
+        Value::Int(s) => Timestamp::from_second(s).ok(),
+        Value::Float(f) => SignedDuration::try_from_secs_f64(f).and_then(Timestamp::from_duration).ok(),
+        v => {
+            return err(ErrorKind::Type, format!("time.unix() needs a number of seconds, not {}", vm.heap.type_name(v)))
         }
-        v => err(ErrorKind::Type, format!("time.unix() needs a number of seconds, not {}", vm.heap.type_name(v))),
-    }?;
+    };
+    let Some(ts) = ts else {
+        let n = crate::format::display(&vm.heap, args[0]);
+        return err(ErrorKind::Value, format!("time.unix(): {n} seconds is outside the years -9999..9999"));
+    };
     let tz = zone_at(vm, "time.unix", args, 1)?;
     Ok(value(vm, ts.to_zoned_datetime(tz)))
 }
@@ -255,7 +259,11 @@ pub fn field(vm: &mut Vm, h: Handle, name: &str) -> Res<Value> {
 pub(crate) fn zone_name(t: &ZonedDateTime) -> String {
     match t.time_zone().iana_name() {
         Some(n) => n.to_string(),
-        None => t.offset().to_string(),
+        None => {
+            let s = t.offset().seconds();
+            let sign = if s < 0 { '-' } else { '+' };
+            format!("{sign}{:02}:{:02}", s.abs() / 3600, s.abs() / 60 % 60)
+        }
     }
 }
 
@@ -335,4 +343,29 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
         _ => return no_method("time", name),
     };
     Ok(Ret::Value(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bundled database (used when the machine has none) is in the binary.
+    #[test]
+    fn bundled_zones() {
+        let db = jiff::tz::TimeZoneDatabase::bundled();
+        let paris = db.get("Europe/Paris").expect("bundled Europe/Paris");
+        let ts = Timestamp::from_second(1_782_900_000).unwrap();
+        assert_eq!(paris.to_offset(ts).seconds(), 7200);
+    }
+
+    #[test]
+    fn fixed_offsets() {
+        let secs = |s: &str| fixed_offset(s).map(|o| o.seconds());
+        assert_eq!(secs("+05:30"), Some(19800));
+        assert_eq!(secs("-0800"), Some(-28800));
+        assert_eq!(secs("+01"), Some(3600));
+        assert_eq!(secs("+1"), None);
+        assert_eq!(secs("Europe/Paris"), None);
+        assert_eq!(secs("+05:61"), None);
+    }
 }
