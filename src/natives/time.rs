@@ -14,6 +14,35 @@ use jiff::{SignedDuration, Span, Timestamp, ZonedDateTime};
 pub const METHODS: &[&str] =
     &["add", "add_date", "after", "before", "format", "in", "iso", "local", "start_of_day", "sub", "utc"];
 
+/// Fields and methods, for completion.
+pub const MEMBERS: &[&str] = &[
+    "add",
+    "add_date",
+    "after",
+    "before",
+    "day",
+    "format",
+    "hour",
+    "in",
+    "iso",
+    "local",
+    "minute",
+    "month",
+    "ms",
+    "ns",
+    "offset",
+    "second",
+    "start_of_day",
+    "sub",
+    "unix",
+    "unix_ms",
+    "utc",
+    "weekday",
+    "yday",
+    "year",
+    "zone",
+];
+
 pub fn register(vm: &mut Vm) {
     vm.define_hidden("time.now", NativeFn::Value(now));
     vm.define_hidden("time.utc", NativeFn::Value(utc));
@@ -356,6 +385,23 @@ mod tests {
         let paris = db.get("Europe/Paris").expect("bundled Europe/Paris");
         let ts = Timestamp::from_second(1_782_900_000).unwrap();
         assert_eq!(paris.to_offset(ts).seconds(), 7200);
+    }
+
+    /// Every name offered for completion is a field or a method.
+    #[test]
+    fn members_exist() {
+        let mut vm = Vm::new();
+        let t = value(&mut vm, Timestamp::UNIX_EPOCH.to_zoned_datetime(TimeZone::UTC));
+        let Value::Obj(h) = t else { unreachable!() };
+        for name in MEMBERS {
+            if field(&mut vm, h, name).is_ok() {
+                continue;
+            }
+            assert!(METHODS.contains(name), "{name}");
+            if let Err(crate::vm::Fault::Error(e)) = call(&mut vm, h, name, &[]) {
+                assert!(!e.1.contains("has no method"), "{name}: {}", e.1);
+            }
+        }
     }
 
     #[test]
