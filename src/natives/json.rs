@@ -102,6 +102,11 @@ fn enter(heap: &Heap, v: Value, out: &mut String, stack: &mut Vec<Open>, open: &
             quote(&s.s, out);
             return Ok(());
         }
+        Obj::Time(t) => {
+            // RFC 3339, as JavaScript's Date and Go's time.Time encode.
+            quote(&super::time_text::iso(t), out);
+            return Ok(());
+        }
         Obj::List(_) => ('[', Open::List(h, 0)),
         Obj::Map(_) => ('{', Open::Map(h, 0)),
         Obj::Bytes(_) => {

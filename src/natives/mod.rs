@@ -20,6 +20,8 @@ pub mod signal;
 pub mod stream;
 pub mod string;
 pub mod text;
+pub mod time;
+mod time_text;
 pub mod tls;
 mod walk;
 
@@ -47,6 +49,7 @@ pub fn register(vm: &mut Vm) {
     fs::register(vm);
     os::register(vm);
     text::register(vm);
+    time::register(vm);
 }
 
 /// Calls builtin method `name` on `recv`. Fields of maps that hold functions are
@@ -68,6 +71,7 @@ pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &st
             Obj::Listener(_) => return net::listener_call(vm, h, name, args),
             Obj::Udp(_) => return net::udp_call(vm, h, name, args),
             Obj::Regex(_) => return text::re::call(vm, h, name, args),
+            Obj::Time(_) => return time::call(vm, h, name, args),
             Obj::Range(lo, hi) if name == "len" => {
                 arity(name, args, 0, 0)?;
                 return Ok(Ret::Value(Value::Int(hi.saturating_sub(*lo).max(0))));
@@ -104,6 +108,7 @@ pub fn methods_of(kind: &str) -> &'static [&'static str] {
         "listener" => net::LISTENER_METHODS,
         "udp" => net::UDP_METHODS,
         "regex" => text::re::METHODS,
+        "time" => time::METHODS,
         _ => &[],
     }
 }

@@ -48,6 +48,7 @@ fn members_of(kind: &str) -> &'static [&'static str] {
         "error" => &["kind", "message", "others", "trace"],
         "coroutine" => &["close", "done", "resume", "throw"],
         "process" => &["kill", "pid", "stderr", "stdin", "stdout", "wait"],
+        "time" => crate::natives::time::MEMBERS,
         k => crate::natives::methods_of(k),
     }
 }

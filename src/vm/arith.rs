@@ -122,6 +122,7 @@ fn eq_inner(heap: &Heap, a: Value, b: Value, assumed: &mut std::collections::Has
                 (Obj::Str(x), Obj::Str(y)) => x.s == y.s,
                 (Obj::Bytes(x), Obj::Bytes(y)) => x == y,
                 (Obj::Range(a0, a1), Obj::Range(b0, b1)) => a0 == b0 && a1 == b1,
+                (Obj::Time(x), Obj::Time(y)) => x == y,
                 (Obj::List(x), Obj::List(y)) => {
                     if x.len() != y.len() {
                         return false;
@@ -230,6 +231,7 @@ fn compare_at(heap: &Heap, a: Value, b: Value, depth: usize) -> Res<Ordering> {
         (Value::Obj(ha), Value::Obj(hb)) => match (heap.get(ha), heap.get(hb)) {
             (Obj::Str(x), Obj::Str(y)) => Ok(x.s.cmp(&y.s)),
             (Obj::Bytes(x), Obj::Bytes(y)) => Ok(x.cmp(y)),
+            (Obj::Time(x), Obj::Time(y)) => Ok(x.cmp(y)),
             (Obj::List(x), Obj::List(y)) => {
                 if depth > crate::limits::MAX_DEPTH {
                     return err(ErrorKind::Limit, "cannot compare lists nested this deeply (or cyclic)");

@@ -54,6 +54,7 @@ fn mark(vm: &mut Vm, mut work: Vec<Handle>) {
             | Obj::Regex(_)
             | Obj::Native(_)
             | Obj::Range(..)
+            | Obj::Time(_)
             | Obj::Mutex(_)
             | Obj::WaitGroup(_)
             | Obj::Free => {}

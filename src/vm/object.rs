@@ -37,6 +37,8 @@ pub enum Obj {
     Process(Box<crate::os::process::Process>),
     /// A compiled regular expression (`std/re`), shared with the pattern cache.
     Regex(Rc<regex::Regex>),
+    /// An instant and a time zone (`std/time`, `natives/time.rs`).
+    Time(Box<jiff::ZonedDateTime>),
     /// A half-open integer range `lo..hi` (inclusive ranges are stored with `hi + 1`).
     Range(i64, i64),
     /// A freed slot, on the heap's free list.
@@ -104,6 +106,7 @@ impl Obj {
             Obj::Listener(_) => "listener",
             Obj::Udp(_) => "udp",
             Obj::Regex(_) => "regex",
+            Obj::Time(_) => "time",
             Obj::Free => "freed",
         }
     }

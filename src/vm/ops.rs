@@ -104,6 +104,7 @@ pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
         match vm.heap.get(h) {
             Obj::Map(m) => return Ok(map_slot(m, key).map_or(Value::Nil, |i| m[i])),
             Obj::Coroutine(_) if name == "done" => return Ok(Value::Bool(super::coroutine::is_done(vm, h))),
+            Obj::Time(_) => return crate::natives::time::field(vm, h, name),
             Obj::Process(p) => {
                 if let Some(v) = crate::natives::process::field(p, name) {
                     return Ok(v);
