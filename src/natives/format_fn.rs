@@ -456,3 +456,35 @@ fn pad(head: &str, body: &str, width: usize, align: char, fill: char) -> String 
         _ => format!("{}{head}{body}", fills(n)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(fmt: &str, args: &[Value]) -> String {
+        format_str(&Vm::new().heap, fmt, args).unwrap()
+    }
+
+    #[test]
+    fn numbers_match_python() {
+        use Value::{Float as F, Int as I};
+        assert_eq!(f("{:,}", &[I(i64::MIN)]), "-9,223,372,036,854,775,808");
+        assert_eq!(f("{:#b}", &[I(-5)]), "-0b101");
+        assert_eq!(f("{:.3}", &[F(1.0)]), "1.0");
+        assert_eq!(f("{:.1}", &[F(1.0)]), "1e+00");
+        assert_eq!(f("{:g}", &[F(123456789.0)]), "1.23457e+08");
+        assert_eq!(f("{:.3e}", &[F(9.9996)]), "1.000e+01");
+        assert_eq!(f("{:e}", &[F(1e-300)]), "1.000000e-300");
+        assert_eq!(f("{:_}", &[I(12345)]), "12_345");
+        assert_eq!(f("{:x<+6}", &[I(3)]), "+3xxxx");
+    }
+
+    #[test]
+    fn group_and_pad() {
+        assert_eq!(group("1234567", ',', 3), "1,234,567");
+        assert_eq!(group("123", ',', 3), "123");
+        assert_eq!(group("11111111", '_', 4), "1111_1111");
+        assert_eq!(pad("-", "5", 4, '=', '0'), "-005");
+        assert_eq!(pad("", "é", 4, '^', '·'), "·é··");
+    }
+}

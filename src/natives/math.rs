@@ -337,3 +337,19 @@ mod tests {
         assert_eq!(x, y, "same seed, same numbers");
     }
 }
+
+#[cfg(test)]
+mod round_tests {
+    use super::round_digits;
+
+    #[test]
+    fn halves_to_even_on_digits() {
+        assert_eq!(round_digits("1250", 2, false), "1200");
+        assert_eq!(round_digits("1250", 2, true), "1300");
+        assert_eq!(round_digits("1350", 2, false), "1400");
+        assert_eq!(round_digits("9950", 2, false), "10000");
+        assert_eq!(round_digits("49", 2, false), "000");
+        assert_eq!(round_digits("50", 2, false), "000");
+        assert_eq!(round_digits("51", 2, false), "100");
+    }
+}
