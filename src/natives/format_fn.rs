@@ -103,7 +103,10 @@ fn field(fields: &mut Fields, text: &str, out: &mut String, depth: u32) -> Res<(
             let c = cs.next();
             let after = cs.as_str();
             if !matches!(c, Some('r' | 's')) || !(after.is_empty() || after.starts_with(':')) {
-                return fail(format!("unknown conversion '!{}' in {{{text}}} (use !r or !s)", r.split(':').next().unwrap_or("")));
+                return fail(format!(
+                    "unknown conversion '!{}' in {{{text}}} (use !r or !s)",
+                    r.split(':').next().unwrap_or("")
+                ));
             }
             (c, after.strip_prefix(':').unwrap_or(""))
         }
@@ -148,7 +151,11 @@ fn lookup(fields: &mut Fields, name: &str, text: &str) -> Res<Value> {
         fields.manual = true;
         positional(fields, first.parse().unwrap_or(usize::MAX))?
     } else {
-        let map = fields.args.last().copied().filter(|&m| matches!(m, Value::Obj(h) if matches!(fields.heap.get(h), Obj::Map(_))));
+        let map = fields
+            .args
+            .last()
+            .copied()
+            .filter(|&m| matches!(m, Value::Obj(h) if matches!(fields.heap.get(h), Obj::Map(_))));
         let Some(map) = map else {
             return fail(format!("no argument named '{first}' (pass a map of names as the last argument)"));
         };
@@ -177,7 +184,10 @@ fn positional(fields: &Fields, i: usize) -> Res<Value> {
         Some(v) => Ok(*v),
         None => {
             let n = fields.args.len();
-            fail(format!("no argument {i} for field {{{}}} ({n} given)", if fields.auto { String::new() } else { i.to_string() }))
+            fail(format!(
+                "no argument {i} for field {{{}}} ({n} given)",
+                if fields.auto { String::new() } else { i.to_string() }
+            ))
         }
     }
 }
@@ -212,7 +222,17 @@ struct Spec {
 
 fn parse_spec(s: &str) -> Res<Spec> {
     let cs: Vec<char> = s.chars().collect();
-    let mut spec = Spec { fill: None, align: None, sign: None, alt: false, zero: false, width: 0, group: None, prec: None, ty: None };
+    let mut spec = Spec {
+        fill: None,
+        align: None,
+        sign: None,
+        alt: false,
+        zero: false,
+        width: 0,
+        group: None,
+        prec: None,
+        ty: None,
+    };
     let is_align = |c: Option<&char>| matches!(c, Some('<' | '>' | '^' | '='));
     let mut i = 0;
     if cs.len() >= 2 && is_align(cs.get(1)) {
@@ -293,7 +313,12 @@ fn format_text(s: &str, spec: &Spec) -> Res<String> {
     if let Some(t) = spec.ty.filter(|&t| t != 's') {
         return mismatch("string", t);
     }
-    let bad = [(spec.sign.is_some(), "a sign"), (spec.alt, "'#'"), (spec.group.is_some(), "grouping"), (spec.align == Some('='), "'=' alignment")];
+    let bad = [
+        (spec.sign.is_some(), "a sign"),
+        (spec.alt, "'#'"),
+        (spec.group.is_some(), "grouping"),
+        (spec.align == Some('='), "'=' alignment"),
+    ];
     if let Some((_, what)) = bad.iter().find(|(b, _)| *b) {
         return fail(format!("{what} is not allowed with a string"));
     }
@@ -397,7 +422,8 @@ fn general(x: f64, p: usize, alt: bool, none: bool) -> String {
     if !alt {
         let at = s.find('e').unwrap_or(s.len());
         let (mantissa, exp) = s.split_at(at);
-        let mantissa = if mantissa.contains('.') { mantissa.trim_end_matches('0').trim_end_matches('.') } else { mantissa };
+        let mantissa =
+            if mantissa.contains('.') { mantissa.trim_end_matches('0').trim_end_matches('.') } else { mantissa };
         s = format!("{mantissa}{exp}");
     }
     if none && !s.contains(['.', 'e']) {
@@ -435,7 +461,7 @@ fn number(neg: bool, prefix: &str, digits: &str, rest: &str, every: usize, spec:
 fn group(digits: &str, sep: char, every: usize) -> String {
     let mut out = String::with_capacity(digits.len() * 2);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % every == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(every) {
             out.push(sep);
         }
         out.push(c);

@@ -28,7 +28,9 @@ fn json_encode(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         }
         Some(v) => match vm.heap.as_str(v) {
             Some(s) if s.s.chars().count() <= MAX_INDENT as usize => Some(s.s.to_string()),
-            Some(_) => return err(ErrorKind::Value, format!("json_encode() indent string is longer than {MAX_INDENT}")),
+            Some(_) => {
+                return err(ErrorKind::Value, format!("json_encode() indent string is longer than {MAX_INDENT}"))
+            }
             None => {
                 let kind = vm.heap.type_name(v);
                 return err(ErrorKind::Type, format!("json_encode() indent must be an int or a string, not {kind}"));
