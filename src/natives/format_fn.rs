@@ -8,8 +8,7 @@ use crate::limits::MAX_STRING;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Heap, Key, Res, Value, Vm};
 
-/// The largest precision accepted (digits of a float; more is never useful).
-const MAX_PRECISION: usize = 10_000;
+const MAX_PRECISION: usize = 10_000; // digits of a float; more is never useful
 
 pub fn register(vm: &mut Vm) {
     vm.define_native("format", format);
@@ -183,11 +182,8 @@ fn positional(fields: &Fields, i: usize) -> Res<Value> {
     match fields.args.get(i) {
         Some(v) => Ok(*v),
         None => {
-            let n = fields.args.len();
-            fail(format!(
-                "no argument {i} for field {{{}}} ({n} given)",
-                if fields.auto { String::new() } else { i.to_string() }
-            ))
+            let (n, field) = (fields.args.len(), if fields.auto { String::new() } else { i.to_string() });
+            fail(format!("no argument {i} for field {{{field}}} ({n} given)"))
         }
     }
 }
@@ -208,6 +204,7 @@ fn key(heap: &Heap, v: Value, step: &str) -> Res<Value> {
 }
 
 /// `[[fill]align][sign][#][0][width][,|_][.precision][type]`.
+#[derive(Default)]
 struct Spec {
     fill: Option<char>,
     align: Option<char>,
@@ -222,17 +219,7 @@ struct Spec {
 
 fn parse_spec(s: &str) -> Res<Spec> {
     let cs: Vec<char> = s.chars().collect();
-    let mut spec = Spec {
-        fill: None,
-        align: None,
-        sign: None,
-        alt: false,
-        zero: false,
-        width: 0,
-        group: None,
-        prec: None,
-        ty: None,
-    };
+    let mut spec = Spec::default();
     let is_align = |c: Option<&char>| matches!(c, Some('<' | '>' | '^' | '='));
     let mut i = 0;
     if cs.len() >= 2 && is_align(cs.get(1)) {
@@ -503,10 +490,6 @@ mod tests {
         assert_eq!(f("{:e}", &[F(1e-300)]), "1.000000e-300");
         assert_eq!(f("{:_}", &[I(12345)]), "12_345");
         assert_eq!(f("{:x<+6}", &[I(3)]), "+3xxxx");
-    }
-
-    #[test]
-    fn group_and_pad() {
         assert_eq!(group("1234567", ',', 3), "1,234,567");
         assert_eq!(group("123", ',', 3), "123");
         assert_eq!(group("11111111", '_', 4), "1111_1111");
