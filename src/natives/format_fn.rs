@@ -433,15 +433,16 @@ fn number(neg: bool, prefix: &str, digits: &str, rest: &str, every: usize, spec:
     let Some(sep) = spec.group else {
         return pad(&head, &format!("{digits}{rest}"), spec.width, align, fill);
     };
-    let mut digits = digits.to_string();
-    let mut grouped = group(&digits, sep, every);
-    // Zero padding with grouping pads with grouped zeros: `00,001,234`.
-    if fill == '0' && align == '=' {
-        while head.len() + grouped.chars().count() + rest.chars().count() < spec.width {
-            digits.insert(0, '0');
-            grouped = group(&digits, sep, every);
-        }
+    // Zero padding with grouping pads with grouped zeros: `00,001,234`. Find the
+    // fewest digits `m` whose grouped length fills the width.
+    let target = spec.width.saturating_sub(head.len() + rest.chars().count());
+    let grouped_len = |m: usize| m + m.saturating_sub(1) / every;
+    let mut m = digits.len().max(target * every / (every + 1));
+    while fill == '0' && align == '=' && grouped_len(m) < target {
+        m += 1;
     }
+    let zeros = if fill == '0' && align == '=' { m - digits.len() } else { 0 };
+    let grouped = group(&format!("{}{digits}", "0".repeat(zeros)), sep, every);
     pad(&head, &format!("{grouped}{rest}"), spec.width, align, fill)
 }
 
