@@ -433,8 +433,7 @@ fn number(neg: bool, prefix: &str, digits: &str, rest: &str, every: usize, spec:
     let Some(sep) = spec.group else {
         return pad(&head, &format!("{digits}{rest}"), spec.width, align, fill);
     };
-    // Zero padding with grouping pads with grouped zeros: `00,001,234`. Find the
-    // fewest digits `m` whose grouped length fills the width.
+    // Zero padding with grouping adds grouped zeros (`00,001,234`): the fewest digits that fill.
     let target = spec.width.saturating_sub(head.len() + rest.chars().count());
     let grouped_len = |m: usize| m + m.saturating_sub(1) / every;
     let mut m = digits.len().max(target * every / (every + 1));
