@@ -15,11 +15,34 @@ pub fn register(vm: &mut Vm) {
     vm.define_native("json_decode", json_decode);
 }
 
+/// `json_encode(v, indent)`: compact, or pretty-printed as JSON.stringify(v, null,
+/// indent) and Python's json.dumps(v, indent=) with an int (spaces; 0 puts items on
+/// their own lines unindented, as Python) or a string indent.
 fn json_encode(vm: &mut Vm, args: &[Value]) -> Res<Value> {
-    arity("json_encode", args, 1, 1)?;
-    let s = encode(&vm.heap, args[0])?;
+    arity("json_encode", args, 1, 2)?;
+    let indent = match args.get(1).copied() {
+        None | Some(Value::Nil) => None,
+        Some(Value::Int(n)) if (0..=MAX_INDENT).contains(&n) => Some(" ".repeat(n as usize)),
+        Some(Value::Int(n)) => {
+            return err(ErrorKind::Value, format!("json_encode() indent must be 0 to {MAX_INDENT}, got {n}"))
+        }
+        Some(v) => match vm.heap.as_str(v) {
+            Some(s) if s.s.chars().count() <= MAX_INDENT as usize => Some(s.s.to_string()),
+            Some(_) => {
+                return err(ErrorKind::Value, format!("json_encode() indent string is longer than {MAX_INDENT}"))
+            }
+            None => {
+                let kind = vm.heap.type_name(v);
+                return err(ErrorKind::Type, format!("json_encode() indent must be an int or a string, not {kind}"));
+            }
+        },
+    };
+    let s = encode_with(&vm.heap, args[0], indent.as_deref())?;
     Ok(vm.heap.string(s))
 }
+
+/// The longest indent `json_encode` takes (output grows by it on every line).
+const MAX_INDENT: i64 = 100;
 
 fn json_decode(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("json_decode", args, 1, 1)?;
@@ -35,11 +58,18 @@ enum Open {
 
 /// Compact JSON for `v`, map keys in insertion order.
 pub fn encode(heap: &Heap, v: Value) -> Res<String> {
+    encode_with(heap, v, None)
+}
+
+/// JSON for `v`; with an indent, each item on its own line.
+fn encode_with(heap: &Heap, v: Value, indent: Option<&str>) -> Res<String> {
     let mut out = String::new();
     let mut stack = Vec::new();
     let mut open = HashSet::new();
     enter(heap, v, &mut out, &mut stack, &mut open)?;
-    while let Some(top) = stack.last_mut() {
+    while let Some(depth) = std::num::NonZeroUsize::new(stack.len()) {
+        let depth = depth.get();
+        let top = stack.last_mut().expect("the stack is not empty");
         if out.len() > MAX_STRING {
             return err(ErrorKind::Limit, format!("JSON output too long ({} bytes)", out.len()));
         }
@@ -52,6 +82,9 @@ pub fn encode(heap: &Heap, v: Value) -> Res<String> {
             _ => unreachable!("only containers are open"),
         };
         let Some((key, item)) = next else {
+            if let Some(ind) = indent.filter(|_| *i > 0) {
+                newline(&mut out, ind, depth - 1);
+            }
             out.push(if matches!(top, Open::List(..)) { ']' } else { '}' });
             open.remove(&h.0);
             stack.pop();
@@ -61,6 +94,9 @@ pub fn encode(heap: &Heap, v: Value) -> Res<String> {
             out.push(',');
         }
         *i += 1;
+        if let Some(ind) = indent {
+            newline(&mut out, ind, depth);
+        }
         if let Some(k) = key {
             match k {
                 Key::Str(s) => quote(s, &mut out),
@@ -69,11 +105,18 @@ pub fn encode(heap: &Heap, v: Value) -> Res<String> {
                 Key::Nil => out.push_str("\"null\""),
                 Key::Bytes(_) => return err(ErrorKind::Type, "cannot encode a bytes map key as JSON"),
             }
-            out.push(':');
+            out.push_str(if indent.is_some() { ": " } else { ":" });
         }
         enter(heap, item, &mut out, &mut stack, &mut open)?;
     }
     Ok(out)
+}
+
+fn newline(out: &mut String, indent: &str, depth: usize) {
+    out.push('\n');
+    for _ in 0..depth {
+        out.push_str(indent);
+    }
 }
 
 fn enter(heap: &Heap, v: Value, out: &mut String, stack: &mut Vec<Open>, open: &mut HashSet<u32>) -> Res<()> {

@@ -1,5 +1,5 @@
 //! Math as global functions: `sqrt sin cos tan log exp atan2 abs floor ceil round
-//! pow min max random`, and the float globals `PI` and `E`.
+//! pow min max random` (`round` as Python's, halves to even), and the float globals `PI` and `E`.
 
 use super::{arity, int_arg, num_arg};
 use crate::vm::arith::compare;
@@ -63,7 +63,7 @@ fn abs(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     }
 }
 
-/// `floor`, `ceil` and `round` keep the type: ints unchanged, floats stay floats.
+/// `floor` and `ceil` keep the type: ints unchanged, floats stay floats.
 macro_rules! rounding_fn {
     ($name:ident, $f:expr) => {
         fn $name(vm: &mut Vm, args: &[Value]) -> Res<Value> {
@@ -81,8 +81,88 @@ macro_rules! rounding_fn {
 
 rounding_fn!(floor, f64::floor);
 rounding_fn!(ceil, f64::ceil);
-// Half away from zero: round(2.5) is 3.0, round(-2.5) is -3.0.
-rounding_fn!(round, f64::round);
+/// `round(x)` is an int, halves to even as Python rounds (`round(2.5) == 2`);
+/// `round(x, n)` rounds to `n` decimals (negative `n`: tens, hundreds) keeping the
+/// type, deciding halves on the exact binary value (`round(2.675, 2) == 2.67`).
+fn round(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("round", args, 1, 2)?;
+    let digits = match args.get(1) {
+        None | Some(Value::Nil) => None,
+        Some(&d) => Some(int_arg(&vm.heap, "round", d)?),
+    };
+    let x = match args[0] {
+        Value::Int(i) => return round_int(i, digits.unwrap_or(0)),
+        v => num_arg(&vm.heap, "round", v)?,
+    };
+    let Some(d) = digits else {
+        let r = x.round_ties_even();
+        // i64::MAX as f64 rounds up to 2^63, which does not fit.
+        if r.is_finite() && r >= i64::MIN as f64 && r < i64::MAX as f64 {
+            return Ok(Value::Int(r as i64));
+        }
+        return err(ErrorKind::Value, format!("round() cannot convert {} to int", crate::format::fmt_float(x)));
+    };
+    if !x.is_finite() || x == 0.0 || d > 400 {
+        return Ok(Value::Float(x));
+    }
+    if d >= 0 {
+        // `{:.N}` rounds the exact binary value, ties to even.
+        let d = d as usize;
+        return Ok(Value::Float(format!("{x:.d$}").parse().expect("a formatted float parses")));
+    }
+    let k = d.unsigned_abs().min(400) as usize;
+    let int = format!("{:.0}", x.abs().trunc());
+    let r: f64 = round_digits(&int, k, x.fract() != 0.0).parse().expect("digits parse");
+    if r.is_infinite() {
+        return err(ErrorKind::Overflow, "round(): rounded value too large for a float");
+    }
+    Ok(Value::Float(r.copysign(x)))
+}
+
+fn round_int(i: i64, d: i64) -> Res<Value> {
+    if d >= 0 {
+        return Ok(Value::Int(i));
+    }
+    let k = d.unsigned_abs().min(21) as usize;
+    let r: i128 = round_digits(&i.unsigned_abs().to_string(), k, false).parse().expect("digits parse");
+    let r = if i < 0 { -r } else { r };
+    i64::try_from(r).map(Value::Int).or_else(|_| err(ErrorKind::Overflow, "integer overflow"))
+}
+
+/// Decimal `digits` (an integer, plus a nonzero fraction if `frac`) rounded to a
+/// multiple of 10^k, halves to even.
+fn round_digits(digits: &str, k: usize, frac: bool) -> String {
+    let mut d: Vec<u8> = digits.bytes().collect();
+    if d.len() <= k {
+        d.splice(0..0, std::iter::repeat_n(b'0', k + 1 - d.len()));
+    }
+    let cut = d.len() - k;
+    let dropped = &d[cut..];
+    let rest_nonzero = frac || dropped[1..].iter().any(|&c| c != b'0');
+    let up = match dropped[0].cmp(&b'5') {
+        Ordering::Greater => true,
+        Ordering::Less => false,
+        Ordering::Equal => rest_nonzero || (d[cut - 1] - b'0') % 2 == 1,
+    };
+    d[cut..].fill(b'0');
+    if up {
+        let mut i = cut;
+        loop {
+            if i == 0 {
+                d.insert(0, b'1');
+                break;
+            }
+            i -= 1;
+            if d[i] == b'9' {
+                d[i] = b'0';
+            } else {
+                d[i] += 1;
+                break;
+            }
+        }
+    }
+    String::from_utf8(d).expect("ASCII digits")
+}
 
 /// `pow(int, int >= 0)` is an exact int (overflow is an error); otherwise a float.
 fn pow(vm: &mut Vm, args: &[Value]) -> Res<Value> {
@@ -193,9 +273,10 @@ mod tests {
         assert_eq!(run(vm, "floor", &[F(-2.5)]), "-3.0");
         assert_eq!(run(vm, "floor", &[I(7)]), "7");
         assert_eq!(run(vm, "ceil", &[F(2.1)]), "3.0");
-        assert_eq!(run(vm, "round", &[F(2.5)]), "3.0");
-        assert_eq!(run(vm, "round", &[F(-2.5)]), "-3.0");
-        assert_eq!(run(vm, "round", &[F(2.4)]), "2.0");
+        assert_eq!(run(vm, "round", &[F(2.5)]), "2");
+        assert_eq!(run(vm, "round", &[F(-2.5)]), "-2");
+        assert_eq!(run(vm, "round", &[F(3.5)]), "4");
+        assert_eq!(run(vm, "round", &[F(2.4)]), "2");
         assert_eq!(err_msg(call(vm, "sqrt", &[Value::Nil])), "sqrt() expects a number, got nil");
         let pi = vm.globals[vm.global_names["PI"] as usize];
         assert_eq!(show(vm, pi), "3.141592653589793");
@@ -254,5 +335,21 @@ mod tests {
         let Value::Int(x) = call(&mut Vm::new(), "random", &[I(1000)]).unwrap() else { panic!() };
         let Value::Int(y) = call(&mut Vm::new(), "random", &[I(1000)]).unwrap() else { panic!() };
         assert_eq!(x, y, "same seed, same numbers");
+    }
+}
+
+#[cfg(test)]
+mod round_tests {
+    use super::round_digits;
+
+    #[test]
+    fn halves_to_even_on_digits() {
+        assert_eq!(round_digits("1250", 2, false), "1200");
+        assert_eq!(round_digits("1250", 2, true), "1300");
+        assert_eq!(round_digits("1350", 2, false), "1400");
+        assert_eq!(round_digits("9950", 2, false), "10000");
+        assert_eq!(round_digits("49", 2, false), "000");
+        assert_eq!(round_digits("50", 2, false), "000");
+        assert_eq!(round_digits("51", 2, false), "100");
     }
 }

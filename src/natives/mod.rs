@@ -5,6 +5,7 @@
 pub mod bytes;
 pub mod conc;
 pub mod core;
+pub mod format_fn;
 pub mod fs;
 pub mod http;
 pub mod io;
@@ -37,6 +38,7 @@ pub fn register(vm: &mut Vm) {
     bytes::register(vm);
     math::register(vm);
     json::register(vm);
+    format_fn::register(vm);
     conc::register(vm);
     io::register(vm);
     process::register(vm);

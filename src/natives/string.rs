@@ -7,6 +7,7 @@ pub const METHODS: &[&str] = &[
     "contains",
     "encode",
     "ends_with",
+    "format",
     "index_of",
     "len",
     "lower",
@@ -119,6 +120,7 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
             }
             Ok(heap.string(s.repeat(n as usize)))
         }
+        "format" => super::format_fn::method(heap, &s, args),
         _ => no_method("string", name),
     }
 }
