@@ -4,6 +4,7 @@
 
 pub mod bytes;
 pub mod conc;
+pub mod convert;
 pub mod core;
 pub mod fs;
 pub mod http;
@@ -19,6 +20,7 @@ pub mod process;
 pub mod signal;
 pub mod stream;
 pub mod string;
+pub mod string_ext;
 pub mod tls;
 mod walk;
 
@@ -31,6 +33,7 @@ use std::rc::Rc;
 /// Registers every builtin as a global.
 pub fn register(vm: &mut Vm) {
     core::register(vm);
+    convert::register(vm);
     bytes::register(vm);
     math::register(vm);
     json::register(vm);
