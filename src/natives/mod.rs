@@ -11,6 +11,7 @@ pub mod http;
 pub mod io;
 pub mod json;
 pub mod list;
+pub mod list_ext;
 pub mod map;
 pub mod math;
 pub mod net;
