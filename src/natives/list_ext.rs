@@ -113,12 +113,12 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
         }
         "chunks" => {
             arity(name, args, 1, 1)?;
-            let n = count_arg(heap, name, args[0])?;
-            if n == 0 {
-                return err(ErrorKind::Value, "chunks() size must be positive, got 0");
+            let n = int_arg(heap, name, args[0])?;
+            if n <= 0 {
+                return err(ErrorKind::Value, format!("chunks() size must be positive, got {n}"));
             }
             let l = items(heap, h).clone();
-            let parts = l.chunks(n).map(|c| heap.list(c.to_vec())).collect();
+            let parts = l.chunks(n as usize).map(|c| heap.list(c.to_vec())).collect();
             heap.list(parts)
         }
         "take" | "skip" => {
@@ -206,4 +206,47 @@ fn unique(heap: &mut Heap, l: &[Value]) -> Value {
         }
     }
     heap.list(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+    use crate::vm::Rng;
+    use Value::Int as I;
+
+    fn shuffled(seed: u64) -> String {
+        let mut vm = Vm::new();
+        vm.rng = Rng::new(seed);
+        let l = vm.heap.list((0..20).map(I).collect());
+        method(&mut vm, l, "shuffle", &[]).unwrap();
+        let c = method(&mut vm, l, "choice", &[]).unwrap();
+        format!("{} {}", show(&vm, l), show(&vm, c))
+    }
+
+    /// `shuffle` and `choice` draw from the VM's generator, so `--seed` repeats them.
+    #[test]
+    fn shuffle_follows_the_seed() {
+        assert_eq!(shuffled(1), shuffled(1));
+        assert_ne!(shuffled(1), shuffled(2));
+        let mut vm = Vm::new();
+        let l = vm.heap.list((0..20).map(I).collect());
+        method(&mut vm, l, "shuffle", &[]).unwrap();
+        method(&mut vm, l, "sort", &[]).unwrap();
+        let want = vm.heap.list((0..20).map(I).collect());
+        assert_eq!(show(&vm, l), show(&vm, want));
+    }
+
+    #[test]
+    fn callback_methods_call_the_prelude() {
+        let mut vm = Vm::new();
+        let l = vm.heap.list(vec![I(1)]);
+        vm.loader.set_prelude([("__list_find".into(), I(3))].into());
+        assert!(matches!(call_method(&mut vm, &Default::default(), l, "find", &[I(0)]), Ok(Ret::Call(I(3), _))));
+        // Without a callback these finish natively.
+        assert_eq!(method_s(&mut vm, l, "any", &[]), "true");
+        assert_eq!(method_s(&mut vm, l, "min", &[]), "1");
+    }
+
+    use super::super::call_method;
 }
