@@ -2,7 +2,8 @@
 
 /// Every map method (for suggestions and completion).
 pub const METHODS: &[&str] = &[
-    "contains", "copy", "delete", "entries", "get", "has", "items", "keys", "len", "merge", "remove", "update", "values",
+    "contains", "copy", "delete", "entries", "get", "has", "items", "keys", "len", "merge", "remove", "update",
+    "values",
 ];
 
 use super::{arity, no_method};
