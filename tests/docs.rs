@@ -1,9 +1,10 @@
 //! The examples in the documentation are run, so the docs cannot drift from
 //! the code. A fenced block marked ```` ```csp ```` in `docs/*.md` or the
-//! README is a whole program: it must exit 0, and every line that starts
-//! with `print(` must end with `// OUTPUT`, the line that print writes (in
-//! order; a block's stdout has exactly those lines). Blocks fenced without
-//! `csp` (sketches, output that depends on the machine) are not run.
+//! README is a whole program: it must exit 0, and every line with a
+//! `print(` must end with `// OUTPUT`, the line that print writes, or be
+//! followed by `// LINE` comments (the lines it writes); a block's stdout is
+//! exactly those lines, in order. Blocks fenced without `csp` (sketches,
+//! output that depends on the machine) are not run.
 
 mod common;
 
@@ -26,16 +27,35 @@ fn blocks(text: &str) -> Vec<(usize, String)> {
     out
 }
 
-/// What a block's prints must write, from their `// ` comments.
+/// What a block's prints must write: a line with `print(` ends with
+/// `// OUTPUT`, or is followed by `// LINE` comment lines (output of several
+/// lines).
 fn expected(src: &str) -> Result<Vec<String>, String> {
-    let mut lines = Vec::new();
-    for line in src.lines().filter(|l| l.trim_start().starts_with("print(")) {
-        match line.rsplit_once("// ") {
-            Some((_, want)) => lines.push(want.to_string()),
-            None => return Err(format!("a print without its output: {line}")),
+    let lines: Vec<&str> = src.lines().collect();
+    let mut want = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if !line.contains("print(") || line.trim_start().starts_with("//") {
+            continue;
         }
+        if let Some((code, out)) = line.rsplit_once("// ") {
+            if code.trim_end().ends_with([')', '}']) {
+                want.push(out.to_string());
+                continue;
+            }
+        }
+        let more: Vec<String> = lines[i + 1..]
+            .iter()
+            .map_while(|l| {
+                l.trim_start().strip_prefix("// ").or(l.trim_start().strip_prefix("//").filter(|r| r.is_empty()))
+            })
+            .map(str::to_string)
+            .collect();
+        if more.is_empty() {
+            return Err(format!("a print without its output: {line}"));
+        }
+        want.extend(more);
     }
-    Ok(lines)
+    Ok(want)
 }
 
 #[test]
@@ -81,4 +101,6 @@ fn blocks_and_expectations_are_found() {
     assert_eq!(b, vec![(2, "let x = 2\nprint(x * 3)   // 6\n".to_string())]);
     assert_eq!(expected(&b[0].1), Ok(vec!["6".to_string()]));
     assert!(expected("print(1)\n").is_err());
+    assert_eq!(expected("print(\"a\\nb\")\n// a\n// b\nx()\n"), Ok(vec!["a".to_string(), "b".to_string()]));
+    assert_eq!(expected("try { print(2) } catch e {}  // 2\n"), Ok(vec!["2".to_string()]));
 }

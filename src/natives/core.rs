@@ -56,9 +56,12 @@ fn str(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 }
 
 /// `int(v)`: floats truncate toward zero; strings parse as decimal with an optional
-/// sign (surrounding whitespace is ignored).
+/// sign (surrounding whitespace is ignored); `int(s, base)` is in `convert`.
 fn int(vm: &mut Vm, args: &[Value]) -> Res<Value> {
-    arity("int", args, 1, 1)?;
+    arity("int", args, 1, 2)?;
+    if args.len() == 2 {
+        return super::convert::int_base(&vm.heap, args);
+    }
     match args[0] {
         Value::Int(i) => Ok(Value::Int(i)),
         Value::Float(f) => {

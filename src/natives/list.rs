@@ -3,11 +3,45 @@
 
 /// Every list method (for suggestions and completion).
 pub const METHODS: &[&str] = &[
-    "contains", "copy", "each", "filter", "index_of", "insert", "join", "len", "map", "pop", "push", "reduce",
-    "remove", "reverse", "slice", "sort",
+    "all",
+    "any",
+    "choice",
+    "chunks",
+    "clear",
+    "contains",
+    "copy",
+    "each",
+    "enumerate",
+    "extend",
+    "filter",
+    "find",
+    "find_index",
+    "flat",
+    "flat_map",
+    "group_by",
+    "index_of",
+    "insert",
+    "join",
+    "len",
+    "map",
+    "max",
+    "min",
+    "pop",
+    "push",
+    "reduce",
+    "remove",
+    "reverse",
+    "shuffle",
+    "skip",
+    "slice",
+    "sort",
+    "sort_by",
+    "sum",
+    "take",
+    "unique",
 ];
 
-use super::{arity, no_method, resolve_index, slice_bounds, str_arg};
+use super::{arity, resolve_index, slice_bounds, str_arg};
 use crate::limits::MAX_LIST;
 use crate::vm::arith::{compare, equal};
 use crate::vm::object::Obj;
@@ -152,7 +186,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
                 None => err(ErrorKind::Internal, format!("list.{name}() is unavailable: the prelude is not loaded")),
             }
         }
-        _ => no_method("list", name),
+        _ => super::list_ext::call(vm, h, name, args),
     }
 }
 

@@ -1,12 +1,15 @@
 //! Builtin map methods. Maps keep insertion order; removal keeps the order of the rest.
 
 /// Every map method (for suggestions and completion).
-pub const METHODS: &[&str] = &["contains", "copy", "get", "has", "items", "keys", "len", "remove", "values"];
+pub const METHODS: &[&str] = &[
+    "contains", "copy", "delete", "entries", "get", "has", "items", "keys", "len", "merge", "remove", "update",
+    "values",
+];
 
 use super::{arity, no_method};
 use crate::vm::arith::{key_value, to_key};
 use crate::vm::object::Obj;
-use crate::vm::{Handle, Heap, Key, Res, Value, Vm};
+use crate::vm::{err, ErrorKind, Handle, Heap, Key, Res, Value, Vm};
 
 fn entries(heap: &Heap, h: Handle) -> &crate::vm::value::Map {
     match heap.get(h) {
@@ -40,7 +43,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
             let items = entries(heap, h).values().copied().collect();
             Ok(heap.list(items))
         }
-        "items" => {
+        "items" | "entries" => {
             arity(name, args, 0, 0)?;
             let pairs: Vec<(Key, Value)> = entries(heap, h).iter().map(|(k, v)| (k.clone(), *v)).collect();
             let items = pairs
@@ -57,7 +60,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
             let k = to_key(heap, args[0])?;
             Ok(Value::Bool(entries(heap, h).contains_key(&k)))
         }
-        "remove" => {
+        "remove" | "delete" => {
             arity(name, args, 1, 1)?;
             let k = to_key(heap, args[0])?;
             Ok(entries_mut(heap, h).shift_remove(&k).unwrap_or(Value::Nil))
@@ -72,6 +75,23 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
             arity(name, args, 0, 0)?;
             let m = entries(heap, h).clone();
             Ok(Value::Obj(heap.alloc(Obj::Map(Box::new(m)))))
+        }
+        "merge" | "update" => {
+            arity(name, args, 1, 1)?;
+            let other = match args[0] {
+                Value::Obj(o) if matches!(heap.get(o), Obj::Map(_)) => entries(heap, o).clone(),
+                v => return err(ErrorKind::Type, format!("{name}() expects a map, got {}", heap.type_name(v))),
+            };
+            // merge makes a new map (the receiver's keys first); update changes the receiver.
+            let target = if name == "merge" {
+                let m = entries(heap, h).clone();
+                heap.alloc(Obj::Map(Box::new(m)))
+            } else {
+                h
+            };
+            heap.note_growth(other.len() * 32);
+            entries_mut(heap, target).extend(other);
+            Ok(if name == "merge" { Value::Obj(target) } else { Value::Nil })
         }
         _ => no_method("map", name),
     }

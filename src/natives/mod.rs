@@ -4,6 +4,7 @@
 
 pub mod bytes;
 pub mod conc;
+pub mod convert;
 pub mod core;
 pub mod format_fn;
 pub mod fs;
@@ -11,6 +12,7 @@ pub mod http;
 pub mod io;
 pub mod json;
 pub mod list;
+pub mod list_ext;
 pub mod map;
 pub mod math;
 pub mod net;
@@ -20,6 +22,7 @@ pub mod process;
 pub mod signal;
 pub mod stream;
 pub mod string;
+pub mod string_ext;
 pub mod text;
 pub mod time;
 mod time_text;
@@ -35,6 +38,7 @@ use std::rc::Rc;
 /// Registers every builtin as a global.
 pub fn register(vm: &mut Vm) {
     core::register(vm);
+    convert::register(vm);
     bytes::register(vm);
     math::register(vm);
     json::register(vm);
@@ -137,6 +141,26 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("shift", "remove"),
     ("delete", "remove"),
     ("clone", "copy"),
+    ("lstrip", "trim_start"),
+    ("rstrip", "trim_end"),
+    ("trimStart", "trim_start"),
+    ("trimEnd", "trim_end"),
+    ("padStart", "pad_start"),
+    ("padEnd", "pad_end"),
+    ("rjust", "pad_start"),
+    ("ljust", "pad_end"),
+    ("lastIndexOf", "rfind"),
+    ("isdigit", "is_digit"),
+    ("isalpha", "is_alpha"),
+    ("isspace", "is_space"),
+    ("flatMap", "flat_map"),
+    ("findIndex", "find_index"),
+    ("some", "any"),
+    ("every", "all"),
+    ("uniq", "unique"),
+    ("distinct", "unique"),
+    ("groupBy", "group_by"),
+    ("concat", "extend"),
 ];
 
 /// A hint for a method that does not exist: the one meant, or how to do it.

@@ -3,24 +3,38 @@
 
 /// Every string method (for suggestions and completion).
 pub const METHODS: &[&str] = &[
+    "capitalize",
+    "center",
     "chars",
     "contains",
+    "count",
     "encode",
     "ends_with",
     "format",
+    "find",
     "index_of",
+    "is_alpha",
+    "is_digit",
+    "is_space",
     "len",
     "lower",
+    "pad_end",
+    "pad_start",
     "repeat",
     "replace",
+    "rfind",
     "slice",
     "split",
+    "splitlines",
     "starts_with",
+    "title",
     "trim",
+    "trim_end",
+    "trim_start",
     "upper",
 ];
 
-use super::{arity, int_arg, no_method, slice_bounds, str_arg};
+use super::{arity, int_arg, slice_bounds, str_arg};
 use crate::limits::MAX_STRING;
 use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};
 use std::rc::Rc;
@@ -42,19 +56,6 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
         "lower" => {
             arity(name, args, 0, 0)?;
             Ok(heap.string(s.to_lowercase()))
-        }
-        "trim" => {
-            arity(name, args, 0, 0)?;
-            let t = s.trim();
-            Ok(if t.len() == s.len() { recv } else { heap.str(t) })
-        }
-        "split" => {
-            arity(name, args, 0, 1)?;
-            if args.is_empty() {
-                let items = s.split_whitespace().map(|p| heap.str(p)).collect();
-                return Ok(heap.list(items));
-            }
-            split(heap, &s, &arg_str(heap, 0)?)
         }
         "replace" => {
             arity(name, args, 2, 2)?;
@@ -121,19 +122,8 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
             Ok(heap.string(s.repeat(n as usize)))
         }
         "format" => super::format_fn::method(heap, &s, args),
-        _ => no_method("string", name),
+        _ => super::string_ext::call(vm, recv, name, args),
     }
-}
-
-/// `s.split(sep)`: an empty separator splits into characters.
-fn split(heap: &mut Heap, s: &str, sep: &str) -> Res<Value> {
-    let items = if sep.is_empty() {
-        let mut buf = [0u8; 4];
-        s.chars().map(|c| heap.str(c.encode_utf8(&mut buf))).collect()
-    } else {
-        s.split(sep).map(|p| heap.str(p)).collect()
-    };
-    Ok(heap.list(items))
 }
 
 /// The byte offset of char index `i` (`i <= chars`).

@@ -62,7 +62,37 @@ macro_rules! num_op {
 }
 
 num_op!(sub, -, checked_sub, "-");
-num_op!(mul, *, checked_mul, "*");
+num_op!(num_mul, *, checked_mul, "*");
+
+/// `*`: numbers, or a string or list repeated `n` times (`"-" * 40`, `[0] * n`,
+/// either order). Reached only from the slow path, so int arithmetic does not pay.
+pub fn mul(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
+    let (seq, n) = match (a, b) {
+        (Value::Obj(h), Value::Int(n)) | (Value::Int(n), Value::Obj(h)) => (h, n),
+        _ => return num_mul(heap, a, b),
+    };
+    let n = n.max(0) as u128;
+    match heap.get(seq) {
+        Obj::Str(s) => {
+            let len = s.s.len() as u128 * n;
+            if len > crate::limits::MAX_STRING as u128 {
+                return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
+            }
+            let out = s.s.repeat(n as usize);
+            Ok(heap.string(out))
+        }
+        Obj::List(l) => {
+            let len = l.len() as u128 * n;
+            if len > crate::limits::MAX_LIST as u128 {
+                return err(ErrorKind::Limit, format!("list too long ({len} items)"));
+            }
+            let out = l.repeat(n as usize);
+            heap.note_growth(out.len() * 16);
+            Ok(heap.list(out))
+        }
+        _ => num_mul(heap, a, b),
+    }
+}
 
 #[inline]
 pub fn div(heap: &Heap, a: Value, b: Value) -> Res<Value> {
@@ -338,7 +368,7 @@ pub(super) fn arith_slow(vm: &mut Vm, op: Op, x: Value, y: Value) -> Res<Value> 
     match op {
         Op::Add { .. } | Op::AddI { .. } => add(&mut vm.heap, x, y),
         Op::Sub { .. } => sub(&vm.heap, x, y),
-        Op::Mul { .. } | Op::MulI { .. } => mul(&vm.heap, x, y),
+        Op::Mul { .. } | Op::MulI { .. } => mul(&mut vm.heap, x, y),
         Op::Div { .. } => div(&vm.heap, x, y),
         _ => rem(&vm.heap, x, y),
     }

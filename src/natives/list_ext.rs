@@ -1,0 +1,252 @@
+//! More list methods: `extend clear sum enumerate unique flat chunks take skip
+//! shuffle choice`, `min`/`max`, and `any`/`all` without a callback. The ones that
+//! take a callback call csp code in the prelude (`PRELUDE`), as in `list.rs`.
+
+use super::{arity, int_arg, no_method};
+use crate::limits::MAX_LIST;
+use crate::vm::arith::{compare, equal, to_key};
+use crate::vm::object::Obj;
+use crate::vm::{err, ErrorKind, Handle, Heap, Res, Ret, Value, Vm};
+use std::cmp::Ordering;
+
+/// Methods taking a callback, and the prelude function each calls.
+const PRELUDE: &[(&str, &str)] = &[
+    ("any", "__list_any"),
+    ("all", "__list_all"),
+    ("find", "__list_find"),
+    ("find_index", "__list_find_index"),
+    ("flat_map", "__list_flat_map"),
+    ("sort_by", "__list_sort_key"),
+    ("min", "__list_min_by"),
+    ("max", "__list_max_by"),
+    ("group_by", "__list_group_by"),
+];
+
+fn items(heap: &Heap, h: Handle) -> &Vec<Value> {
+    heap.as_list(Value::Obj(h)).expect("receiver is a list")
+}
+
+fn items_mut(heap: &mut Heap, h: Handle) -> &mut Vec<Value> {
+    match heap.get_mut(h) {
+        Obj::List(l) => l,
+        _ => unreachable!("receiver is a list"),
+    }
+}
+
+fn count_arg(heap: &Heap, name: &str, v: Value) -> Res<usize> {
+    let n = int_arg(heap, name, v)?;
+    usize::try_from(n).or_else(|_| err(ErrorKind::Value, format!("{name}() count must not be negative, got {n}")))
+}
+
+pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    let heap = &mut vm.heap;
+    let v = match name {
+        "extend" => {
+            arity(name, args, 1, 1)?;
+            let Some(more) = heap.as_list(args[0]).cloned() else {
+                return err(ErrorKind::Type, format!("extend() expects a list, got {}", heap.type_name(args[0])));
+            };
+            let l = items_mut(heap, h);
+            if l.len() + more.len() > MAX_LIST {
+                return err(ErrorKind::Limit, "list too long");
+            }
+            l.extend_from_slice(&more);
+            heap.note_growth(more.len() * 16);
+            Value::Nil
+        }
+        "clear" => {
+            arity(name, args, 0, 0)?;
+            items_mut(heap, h).clear();
+            Value::Nil
+        }
+        "sum" => {
+            arity(name, args, 0, 0)?;
+            sum(heap, items(heap, h))?
+        }
+        "any" | "all" if args.is_empty() => {
+            let l = items(heap, h);
+            Value::Bool(if name == "any" { l.iter().any(|v| v.truthy()) } else { l.iter().all(|v| v.truthy()) })
+        }
+        "min" | "max" if args.is_empty() => {
+            let want = if name == "min" { Ordering::Less } else { Ordering::Greater };
+            let l = items(heap, h);
+            let Some((&first, rest)) = l.split_first() else {
+                return err(ErrorKind::Value, format!("{name}() of an empty list"));
+            };
+            let mut best = first;
+            for &v in rest {
+                if compare(heap, v, best)? == want {
+                    best = v;
+                }
+            }
+            best
+        }
+        "enumerate" => {
+            arity(name, args, 0, 1)?;
+            let start = match args.first() {
+                Some(v) => int_arg(heap, name, *v)?,
+                None => 0,
+            };
+            let l = items(heap, h).clone();
+            let pairs = l.iter().zip(start..).map(|(v, i)| heap.list(vec![Value::Int(i), *v])).collect();
+            heap.list(pairs)
+        }
+        "unique" => {
+            arity(name, args, 0, 0)?;
+            let l = items(heap, h).clone();
+            unique(heap, &l)
+        }
+        "flat" => {
+            arity(name, args, 0, 0)?;
+            let mut out = Vec::new();
+            for v in items(heap, h) {
+                match heap.as_list(*v) {
+                    Some(inner) => out.extend_from_slice(inner),
+                    None => out.push(*v),
+                }
+                if out.len() > MAX_LIST {
+                    return err(ErrorKind::Limit, "list too long");
+                }
+            }
+            heap.note_growth(out.len() * 16);
+            heap.list(out)
+        }
+        "chunks" => {
+            arity(name, args, 1, 1)?;
+            let n = int_arg(heap, name, args[0])?;
+            if n <= 0 {
+                return err(ErrorKind::Value, format!("chunks() size must be positive, got {n}"));
+            }
+            let l = items(heap, h).clone();
+            let parts = l.chunks(n as usize).map(|c| heap.list(c.to_vec())).collect();
+            heap.list(parts)
+        }
+        "take" | "skip" => {
+            arity(name, args, 1, 1)?;
+            let l = items(heap, h);
+            let n = count_arg(heap, name, args[0])?.min(l.len());
+            let part = if name == "take" { l[..n].to_vec() } else { l[n..].to_vec() };
+            heap.list(part)
+        }
+        "shuffle" => {
+            arity(name, args, 0, 0)?;
+            // Fisher-Yates on the VM's seeded generator, so `--seed` repeats a run.
+            let mut l = std::mem::take(items_mut(&mut vm.heap, h));
+            for i in (1..l.len()).rev() {
+                let j = ((vm.rng.next_u64() as u128 * (i as u128 + 1)) >> 64) as usize;
+                l.swap(i, j);
+            }
+            *items_mut(&mut vm.heap, h) = l;
+            Value::Nil
+        }
+        "choice" => {
+            arity(name, args, 0, 0)?;
+            let n = items(heap, h).len();
+            if n == 0 {
+                return err(ErrorKind::Index, "choice() from an empty list");
+            }
+            let j = ((vm.rng.next_u64() as u128 * n as u128) >> 64) as usize;
+            items(&vm.heap, h)[j]
+        }
+        _ => return callback(vm, h, name, args),
+    };
+    Ok(Ret::Value(v))
+}
+
+/// The callback-taking methods: the count is checked here so that a wrong one names
+/// the method, not the prelude's function.
+fn callback(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    let Some((_, f)) = PRELUDE.iter().find(|(m, _)| *m == name) else {
+        return no_method("list", name);
+    };
+    arity(name, args, 1, 1)?;
+    if matches!(name, "min" | "max") && items(&vm.heap, h).is_empty() {
+        return err(ErrorKind::Value, format!("{name}() of an empty list"));
+    }
+    match vm.loader.prelude(f) {
+        Some(f) => Ok(Ret::Call(f, vec![Value::Obj(h), args[0]])),
+        None => err(ErrorKind::Internal, format!("list.{name}() is unavailable: the prelude is not loaded")),
+    }
+}
+
+/// `sum()`: ints add as ints (overflow is an error), a float makes the sum a float.
+fn sum(heap: &Heap, l: &[Value]) -> Res<Value> {
+    let mut acc = Value::Int(0);
+    for v in l {
+        acc = match (acc, *v) {
+            (Value::Int(a), Value::Int(b)) => match a.checked_add(b) {
+                Some(s) => Value::Int(s),
+                None => return err(ErrorKind::Overflow, "integer overflow in sum()"),
+            },
+            (Value::Int(a), Value::Float(b)) => Value::Float(a as f64 + b),
+            (Value::Float(a), Value::Int(b)) => Value::Float(a + b as f64),
+            (Value::Float(a), Value::Float(b)) => Value::Float(a + b),
+            _ => return err(ErrorKind::Type, format!("sum() needs numbers, got {}", heap.type_name(*v))),
+        };
+    }
+    Ok(acc)
+}
+
+/// `unique()`: the first of each group of `==` items, in order. Items that can be
+/// map keys are found by hash; others (floats, lists, maps) by comparing with those kept.
+fn unique(heap: &mut Heap, l: &[Value]) -> Value {
+    let mut seen = std::collections::HashSet::new();
+    let mut kept: Vec<Value> = Vec::new();
+    let mut unkeyed = false;
+    for &v in l {
+        let dup = match to_key(heap, v) {
+            Ok(k) => !seen.insert(k) || (unkeyed && kept.iter().any(|w| equal(heap, v, *w))),
+            Err(_) => {
+                unkeyed = true;
+                kept.iter().any(|w| equal(heap, v, *w))
+            }
+        };
+        if !dup {
+            kept.push(v);
+        }
+    }
+    heap.list(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+    use crate::vm::Rng;
+    use Value::Int as I;
+
+    fn shuffled(seed: u64) -> String {
+        let mut vm = Vm::new();
+        vm.rng = Rng::new(seed);
+        let l = vm.heap.list((0..20).map(I).collect());
+        method(&mut vm, l, "shuffle", &[]).unwrap();
+        let c = method(&mut vm, l, "choice", &[]).unwrap();
+        format!("{} {}", show(&vm, l), show(&vm, c))
+    }
+
+    /// `shuffle` and `choice` draw from the VM's generator, so `--seed` repeats them.
+    #[test]
+    fn shuffle_follows_the_seed() {
+        assert_eq!(shuffled(1), shuffled(1));
+        assert_ne!(shuffled(1), shuffled(2));
+        let mut vm = Vm::new();
+        let l = vm.heap.list((0..20).map(I).collect());
+        method(&mut vm, l, "shuffle", &[]).unwrap();
+        method(&mut vm, l, "sort", &[]).unwrap();
+        let want = vm.heap.list((0..20).map(I).collect());
+        assert_eq!(show(&vm, l), show(&vm, want));
+    }
+
+    #[test]
+    fn callback_methods_call_the_prelude() {
+        let mut vm = Vm::new();
+        let l = vm.heap.list(vec![I(1)]);
+        vm.loader.set_prelude([("__list_find".into(), I(3))].into());
+        assert!(matches!(call_method(&mut vm, &Default::default(), l, "find", &[I(0)]), Ok(Ret::Call(I(3), _))));
+        // Without a callback these finish natively.
+        assert_eq!(method_s(&mut vm, l, "any", &[]), "true");
+        assert_eq!(method_s(&mut vm, l, "min", &[]), "1");
+    }
+
+    use super::super::call_method;
+}

@@ -1,0 +1,192 @@
+//! More string methods: searching from either end, counting, trimming given
+//! characters, padding, case, character classes, `split` with a limit, `splitlines`.
+//! Positions are character indices, as in `string.rs`.
+
+use super::{arity, int_arg, no_method, str_arg};
+use crate::limits::MAX_STRING;
+use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};
+use std::rc::Rc;
+
+/// The methods this file answers (listed in `string::METHODS` too).
+pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> {
+    let so = vm.heap.as_str(recv).expect("receiver is a string");
+    let (s, chars): (Rc<str>, usize) = (so.s.clone(), so.chars);
+    let heap = &mut vm.heap;
+    match name {
+        "find" | "rfind" => {
+            arity(name, args, 1, 1)?;
+            let sub = str_arg(heap, name, args[0])?;
+            let b = if name == "find" { s.find(&*sub) } else { s.rfind(&*sub) };
+            Ok(Value::Int(b.map_or(-1, |b| char_index(&s, chars, b))))
+        }
+        "count" => {
+            arity(name, args, 1, 1)?;
+            let sub = str_arg(heap, name, args[0])?;
+            let n = if sub.is_empty() { chars + 1 } else { s.matches(&*sub).count() };
+            Ok(Value::Int(n as i64))
+        }
+        "trim" | "trim_start" | "trim_end" => {
+            arity(name, args, 0, 1)?;
+            let set = match args.first() {
+                Some(v) => Some(str_arg(heap, name, *v)?),
+                None => None,
+            };
+            let t = trim(&s, name, set.as_deref());
+            Ok(if t.len() == s.len() { recv } else { heap.str(t) })
+        }
+        "pad_start" | "pad_end" | "center" => {
+            arity(name, args, 1, 2)?;
+            let n = int_arg(heap, name, args[0])?;
+            let fill = match args.get(1) {
+                Some(v) => str_arg(heap, name, *v)?,
+                None => " ".into(),
+            };
+            if fill.is_empty() {
+                return err(ErrorKind::Value, format!("{name}() fill must not be empty"));
+            }
+            let pad = (n.max(0) as usize).saturating_sub(chars);
+            if s.len() as u128 + pad as u128 * 4 > MAX_STRING as u128 {
+                return err(ErrorKind::Limit, format!("{name}() result too long ({n} characters)"));
+            }
+            let (left, right) = match name {
+                "pad_start" => (pad, 0),
+                "pad_end" => (0, pad),
+                _ => (pad / 2, pad - pad / 2),
+            };
+            let out = format!("{}{s}{}", fill_of(&fill, left), fill_of(&fill, right));
+            Ok(heap.string(out))
+        }
+        "title" => {
+            arity(name, args, 0, 0)?;
+            let mut out = String::with_capacity(s.len());
+            let mut after_letter = false;
+            for c in s.chars() {
+                if after_letter {
+                    out.extend(c.to_lowercase());
+                } else {
+                    out.extend(c.to_uppercase());
+                }
+                after_letter = c.is_alphabetic() || c == '\'';
+            }
+            Ok(heap.string(out))
+        }
+        "capitalize" => {
+            arity(name, args, 0, 0)?;
+            let mut it = s.chars();
+            let out = match it.next() {
+                Some(c) => c.to_uppercase().chain(it.as_str().to_lowercase().chars()).collect(),
+                None => String::new(),
+            };
+            Ok(heap.string(out))
+        }
+        "is_digit" | "is_alpha" | "is_space" => {
+            arity(name, args, 0, 0)?;
+            let class: fn(char) -> bool = match name {
+                "is_digit" => |c| c.is_ascii_digit(),
+                "is_alpha" => char::is_alphabetic,
+                _ => char::is_whitespace,
+            };
+            Ok(Value::Bool(!s.is_empty() && s.chars().all(class)))
+        }
+        "split" => split(heap, &s, args),
+        "splitlines" => {
+            arity(name, args, 0, 0)?;
+            let items = lines(&s).map(|l| heap.str(l)).collect();
+            Ok(heap.list(items))
+        }
+        _ => no_method("string", name),
+    }
+}
+
+/// The character index of byte offset `b`.
+fn char_index(s: &str, chars: usize, b: usize) -> i64 {
+    if chars == s.len() {
+        b as i64
+    } else {
+        s[..b].chars().count() as i64
+    }
+}
+
+/// `trim`, `trim_start`, `trim_end`: whitespace, or any of the characters in `set`.
+fn trim<'a>(s: &'a str, name: &str, set: Option<&str>) -> &'a str {
+    let hit = |c: char| set.map_or(c.is_whitespace(), |set| set.contains(c));
+    match name {
+        "trim_start" => s.trim_start_matches(hit),
+        "trim_end" => s.trim_end_matches(hit),
+        _ => s.trim_matches(hit),
+    }
+}
+
+/// `n` characters of `fill` repeated (cut short at the end), as JavaScript's `padStart`.
+fn fill_of(fill: &str, n: usize) -> String {
+    fill.chars().cycle().take(n).collect()
+}
+
+/// `s.split(sep?, limit?)`: at most `limit` splits (Python's `maxsplit`; negative: no
+/// limit). No separator or `nil` splits on runs of whitespace; an empty one into characters.
+fn split(heap: &mut Heap, s: &str, args: &[Value]) -> Res<Value> {
+    arity("split", args, 0, 2)?;
+    let limit = match args.get(1) {
+        Some(v) => int_arg(heap, "split", *v)?,
+        None => -1,
+    };
+    let limit = if limit < 0 { usize::MAX } else { limit as usize };
+    let sep = match args.first() {
+        None | Some(Value::Nil) => None,
+        Some(v) => Some(str_arg(heap, "split", *v)?),
+    };
+    let parts: Vec<&str> = match sep.as_deref() {
+        None => {
+            let mut parts = Vec::new();
+            let mut rest = s.trim_start();
+            while !rest.is_empty() {
+                if parts.len() == limit {
+                    parts.push(rest);
+                    break;
+                }
+                let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+                parts.push(&rest[..end]);
+                rest = rest[end..].trim_start();
+            }
+            parts
+        }
+        Some("") => {
+            let mut parts: Vec<&str> = Vec::new();
+            let mut it = s.char_indices().peekable();
+            while let Some((b, c)) = it.next() {
+                if parts.len() == limit {
+                    parts.push(&s[b..]);
+                    break;
+                }
+                parts.push(&s[b..b + c.len_utf8()]);
+                if it.peek().is_none() {
+                    break;
+                }
+            }
+            parts
+        }
+        Some(sep) => s.splitn(limit.saturating_add(1), sep).collect(),
+    };
+    let items = parts.into_iter().map(|p| heap.str(p)).collect();
+    Ok(heap.list(items))
+}
+
+/// Lines split at `\n`, `\r\n` or `\r`, without their ends; no empty last line
+/// for text ending in a newline.
+fn lines(s: &str) -> impl Iterator<Item = &str> {
+    let mut rest = s;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        match rest.find(['\n', '\r']) {
+            None => Some(std::mem::take(&mut rest)),
+            Some(i) => {
+                let line = &rest[..i];
+                let skip = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
+                rest = &rest[i + skip..];
+                Some(line)
+            }
+        }
+    })
+}
