@@ -17,7 +17,7 @@ CSP="${CSP:-target/release/csp}"
 RUNS="${RUNS:-3}"
 LUA="${LUA:-lua5.4}"
 PYTHON="${PYTHON:-python3}"
-ALL=(fib loop binary_trees nbody strings_maps)
+ALL=(fib loop binary_trees nbody strings_maps string_build)
 
 # shellcheck source=benches/lib.sh
 source "$here/lib.sh"

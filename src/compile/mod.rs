@@ -337,7 +337,7 @@ impl Compiler<'_> {
             return k;
         }
         let rc = self.vm.intern(s);
-        let v = self.vm.heap.rc_str(rc);
+        let v = self.vm.heap.shared_str(rc);
         let f = self.funcs.last_mut().unwrap();
         f.consts.push(v);
         let k = (f.consts.len() - 1) as u16;

@@ -246,7 +246,7 @@ fn stat(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 pub(super) fn record(heap: &mut Heap, fields: &[(&str, Value)]) -> Value {
     let mut m = crate::vm::value::new_map(fields.len());
     for (k, v) in fields {
-        m.insert(crate::vm::Key::Str(std::rc::Rc::from(*k)), *v);
+        m.insert(crate::vm::Key::Str((*k).into()), *v);
     }
     Value::Obj(heap.alloc(crate::vm::Obj::Map(Box::new(m))))
 }

@@ -33,7 +33,6 @@ use crate::vm::object::Obj;
 use crate::vm::ErrorKind;
 use crate::vm::Heap;
 use crate::vm::{err, Res, Ret, Value, Vm};
-use std::rc::Rc;
 
 /// Registers every builtin as a global.
 pub fn register(vm: &mut Vm) {
@@ -213,7 +212,7 @@ pub(crate) fn num_arg(heap: &Heap, name: &str, v: Value) -> Res<f64> {
 }
 
 /// A string argument, shared so the heap can be mutated while it is held.
-pub(crate) fn str_arg(heap: &Heap, name: &str, v: Value) -> Res<Rc<str>> {
+pub(crate) fn str_arg(heap: &Heap, name: &str, v: Value) -> Res<crate::vm::Str> {
     match heap.as_str(v) {
         Some(s) => Ok(s.s.clone()),
         None => err(ErrorKind::Type, format!("{name}() expects a string, got {}", heap.type_name(v))),

@@ -37,10 +37,9 @@ pub const METHODS: &[&str] = &[
 use super::{arity, int_arg, slice_bounds, str_arg};
 use crate::limits::MAX_STRING;
 use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};
-use std::rc::Rc;
 
 pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> {
-    let s: Rc<str> = vm.heap.as_str(recv).expect("receiver is a string").s.clone();
+    let s: crate::vm::Str = vm.heap.as_str(recv).expect("receiver is a string").s.clone();
     let chars = vm.heap.as_str(recv).map_or(0, |s| s.chars);
     let heap = &mut vm.heap;
     let arg_str = |heap: &Heap, i: usize| str_arg(heap, name, args[i]);

@@ -5,12 +5,11 @@
 use super::{arity, int_arg, no_method, str_arg};
 use crate::limits::MAX_STRING;
 use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};
-use std::rc::Rc;
 
 /// The methods this file answers (listed in `string::METHODS` too).
 pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> {
     let so = vm.heap.as_str(recv).expect("receiver is a string");
-    let (s, chars): (Rc<str>, usize) = (so.s.clone(), so.chars);
+    let (s, chars): (crate::vm::Str, usize) = (so.s.clone(), so.chars);
     let heap = &mut vm.heap;
     match name {
         "find" | "rfind" => {

@@ -53,7 +53,7 @@ fn visit(dir: &Path, out: &mut Vec<Entry>) -> Result<(), String> {
 
 /// The entries as a list of `{path, kind, size}` maps (keys and kinds shared).
 fn entries(heap: &mut Heap, found: Vec<Entry>) -> Value {
-    let keys: [std::rc::Rc<str>; 3] = ["path".into(), "kind".into(), "size".into()];
+    let keys: [crate::vm::Str; 3] = ["path".into(), "kind".into(), "size".into()];
     let mut kinds: Vec<(&'static str, Value)> = Vec::new();
     let mut items = Vec::with_capacity(found.len());
     for e in found {

@@ -155,9 +155,9 @@ pub fn status_map(heap: &mut Heap, st: ExitStatus) -> Value {
         None => Value::Nil,
     };
     let mut m = crate::vm::value::Map::default();
-    m.insert(crate::vm::Key::Str(Rc::from("code")), code);
-    m.insert(crate::vm::Key::Str(Rc::from("signal")), signal);
-    m.insert(crate::vm::Key::Str(Rc::from("ok")), Value::Bool(st.success()));
+    m.insert(crate::vm::Key::Str("code".into()), code);
+    m.insert(crate::vm::Key::Str("signal".into()), signal);
+    m.insert(crate::vm::Key::Str("ok".into()), Value::Bool(st.success()));
     Value::Obj(heap.alloc(Obj::Map(Box::new(m))))
 }
 

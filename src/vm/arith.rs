@@ -23,8 +23,8 @@ pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
                 if len > crate::limits::MAX_STRING {
                     return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
                 }
-                let (x, y) = (x.s.clone(), y.s.clone());
-                Ok(heap.concat(&[&x, &y]))
+                let s = x.plus(&y.s, y.chars);
+                Ok(heap.append_result(s, y.s.len()))
             }
             (Obj::List(x), Obj::List(y)) => {
                 let len = x.len() + y.len();
@@ -334,7 +334,7 @@ pub fn key_value(heap: &mut Heap, k: &Key) -> Value {
         Key::Nil => Value::Nil,
         Key::Bool(b) => Value::Bool(*b),
         Key::Int(i) => Value::Int(*i),
-        Key::Str(s) => heap.rc_str(s.clone()),
+        Key::Str(s) => heap.shared_str(s.clone()),
         Key::Bytes(b) => heap.bytes(b.clone()),
     }
 }

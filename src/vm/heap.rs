@@ -2,6 +2,7 @@
 //! and a precise mark-sweep collector (see gc.rs) that reclaims cycles.
 
 use super::object::{Obj, StrObj};
+use super::str::Str;
 use super::value::{Handle, Value};
 use std::rc::Rc;
 
@@ -31,7 +32,12 @@ impl Heap {
     }
 
     pub fn alloc(&mut self, obj: Obj) -> Handle {
-        self.allocated += obj.size();
+        self.alloc_counting(obj.size(), obj)
+    }
+
+    /// `alloc`, counting `bytes` towards the next collection.
+    fn alloc_counting(&mut self, bytes: usize, obj: Obj) -> Handle {
+        self.allocated += bytes;
         if let Some(i) = self.free.pop() {
             self.objs[i as usize] = obj;
             Handle(i)
@@ -70,38 +76,33 @@ impl Heap {
     }
 
     pub fn str(&mut self, s: &str) -> Value {
-        Value::Obj(self.alloc(Obj::Str(StrObj::new(Rc::from(s)))))
+        Value::Obj(self.alloc(Obj::Str(StrObj::new(Str::from(s)))))
     }
 
     /// `str` of text known to be ASCII (its length is its count of chars).
     pub fn ascii_str(&mut self, s: &str) -> Value {
         debug_assert!(s.is_ascii());
-        Value::Obj(self.alloc(Obj::Str(StrObj { s: Rc::from(s), chars: s.len() })))
+        Value::Obj(self.alloc(Obj::Str(StrObj { s: Str::from(s), chars: s.len() })))
     }
 
     pub fn string(&mut self, s: String) -> Value {
-        Value::Obj(self.alloc(Obj::Str(StrObj::new(Rc::from(s)))))
+        Value::Obj(self.alloc(Obj::Str(StrObj::new(Str::from(s)))))
     }
 
     /// A string made of `parts` joined, built in place in its final allocation.
     pub fn concat(&mut self, parts: &[&str]) -> Value {
-        let len = parts.iter().map(|p| p.len()).sum();
-        let mut buf = Rc::<[u8]>::new_uninit_slice(len);
-        let dst = Rc::get_mut(&mut buf).expect("fresh Rc is unique");
-        let mut at = 0;
-        for p in parts {
-            for (d, b) in dst[at..at + p.len()].iter_mut().zip(p.bytes()) {
-                d.write(b);
-            }
-            at += p.len();
-        }
-        // SAFETY: every byte was written above, and they are concatenated UTF-8
-        // strings, so the whole is UTF-8.
-        let s: Rc<str> = unsafe { Rc::from_raw(Rc::into_raw(buf.assume_init()) as *const str) };
-        Value::Obj(self.alloc(Obj::Str(StrObj::new(s))))
+        Value::Obj(self.alloc(Obj::Str(StrObj::new(Str::concat(parts)))))
     }
 
-    pub fn rc_str(&mut self, s: Rc<str>) -> Value {
+    /// The string `s + tail` made by `StrObj::plus`, counting only the bytes it
+    /// added: an append in place shares its text with `s`.
+    pub fn append_result(&mut self, s: StrObj, tail: usize) -> Value {
+        let bytes = std::mem::size_of::<Obj>() + tail;
+        Value::Obj(self.alloc_counting(bytes, Obj::Str(s)))
+    }
+
+    /// A string value of shared text.
+    pub fn shared_str(&mut self, s: Str) -> Value {
         Value::Obj(self.alloc(Obj::Str(StrObj::new(s))))
     }
 

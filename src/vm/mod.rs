@@ -16,6 +16,7 @@ pub mod kind;
 pub mod object;
 mod ops;
 pub mod output;
+pub mod str;
 pub mod value;
 
 pub use builtin::{Blocking, IoDone, IoWork, NativeFn, Ret};
@@ -25,6 +26,7 @@ pub use heap::Heap;
 pub use kind::ErrorKind;
 pub use object::Obj;
 pub use output::Output;
+pub use str::Str;
 pub use value::{Handle, Key, Value};
 
 use crate::bytecode::{Proto, ProtoRef};
@@ -63,7 +65,7 @@ pub struct Vm {
     pub args: Vec<String>,
     pub rng: Rng,
     /// One shared copy of each string that appears in source (see `Key`).
-    pub interned: std::collections::HashSet<Rc<str>>,
+    pub interned: std::collections::HashSet<Str>,
     pub sched: crate::sched::ops::Sched,
     pub loader: crate::compile::Loader,
 }
@@ -127,11 +129,11 @@ impl Vm {
     }
 
     /// The shared copy of `s`.
-    pub fn intern(&mut self, s: &str) -> Rc<str> {
+    pub fn intern(&mut self, s: &str) -> Str {
         if let Some(r) = self.interned.get(s) {
             return r.clone();
         }
-        let r: Rc<str> = Rc::from(s);
+        let r = Str::from(s);
         self.interned.insert(r.clone());
         r
     }

@@ -2,6 +2,7 @@
 //! so dropping one never recurses and the collector sees every edge.
 
 use super::builtin::NativeFn;
+use super::str::Str;
 use super::value::{Handle, Value};
 use crate::bytecode::{ProtoRef, Site};
 use crate::sched::ops::{Chan, Mutex, Task, WaitGroup};
@@ -46,16 +47,21 @@ pub enum Obj {
 }
 
 pub struct StrObj {
-    pub s: Rc<str>,
+    pub s: Str,
     /// Number of chars (Unicode scalar values); equal to `s.len()` for ASCII, which
     /// makes indexing O(1) in the common case.
     pub chars: usize,
 }
 
 impl StrObj {
-    pub fn new(s: Rc<str>) -> StrObj {
+    pub fn new(s: Str) -> StrObj {
         let chars = if s.is_ascii() { s.len() } else { s.chars().count() };
         StrObj { s, chars }
+    }
+
+    /// `self` followed by `tail` (see `Str::plus`: in place when it can be).
+    pub fn plus(&self, tail: &str, tail_chars: usize) -> StrObj {
+        StrObj { s: self.s.plus(tail), chars: self.chars + tail_chars }
     }
     pub fn is_ascii(&self) -> bool {
         self.chars == self.s.len()

@@ -113,11 +113,11 @@ pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
             Obj::Error(e) => match name {
                 "message" => {
                     let m = e.message.clone();
-                    return Ok(vm.heap.rc_str(m));
+                    return Ok(vm.heap.str(&m));
                 }
                 "trace" => {
                     let t = e.trace.clone();
-                    let items = t.into_iter().map(|s| vm.heap.rc_str(s)).collect();
+                    let items = t.iter().map(|s| vm.heap.str(s)).collect();
                     return Ok(vm.heap.list(items));
                 }
                 "others" => {
@@ -230,16 +230,31 @@ pub(super) fn new_closure(vm: &mut Vm, proto: ProtoRef, regs: &[Value], closure:
 }
 
 /// String interpolation: the parts displayed and joined.
+/// An interpolated string. When it starts with a string value (`"${s}..."`),
+/// the rest is appended to it as `+` does, so building a string by
+/// interpolation in a loop is linear too.
 pub(super) fn concat(vm: &mut Vm, parts: &[Value]) -> Res<Value> {
+    let (head, rest) = match parts.split_first() {
+        Some((&h, rest)) if vm.heap.as_str(h).is_some() => (Some(h), rest),
+        _ => (None, parts),
+    };
     let mut s = String::new();
-    for &v in parts {
+    for &v in rest {
         match vm.heap.as_str(v) {
             Some(x) => s.push_str(&x.s),
             None => s.push_str(&crate::format::display(&vm.heap, v)),
         }
     }
-    if s.len() > crate::limits::MAX_STRING {
+    let head = head.and_then(|h| vm.heap.as_str(h));
+    if s.len() + head.map_or(0, |h| h.s.len()) > crate::limits::MAX_STRING {
         return err(ErrorKind::Limit, "string too long");
     }
-    Ok(vm.heap.string(s))
+    match head {
+        Some(h) => {
+            let chars = if s.is_ascii() { s.len() } else { s.chars().count() };
+            let joined = h.plus(&s, chars);
+            Ok(vm.heap.append_result(joined, s.len()))
+        }
+        None => Ok(vm.heap.string(s)),
+    }
 }

@@ -1,5 +1,6 @@
 //! The 16-byte `Copy` value every register and container slot holds.
 
+use super::Str;
 use std::rc::Rc;
 
 /// An index into the heap's slot table; valid while the object is reachable.
@@ -74,7 +75,7 @@ pub enum Key {
     Nil,
     Bool(bool),
     Int(i64),
-    Str(Rc<str>),
+    Str(Str),
     Bytes(Rc<[u8]>),
 }
 
@@ -125,7 +126,7 @@ impl PartialEq for Key {
     #[inline]
     fn eq(&self, other: &Key) -> bool {
         match (self, other) {
-            (Key::Str(a), Key::Str(b)) => Rc::ptr_eq(a, b) || **a == **b,
+            (Key::Str(a), Key::Str(b)) => a == b,
             (Key::Int(a), Key::Int(b)) => a == b,
             (Key::Bool(a), Key::Bool(b)) => a == b,
             (Key::Nil, Key::Nil) => true,
@@ -146,7 +147,7 @@ pub fn map_slot(m: &Map, key: &Key) -> Option<usize> {
         if m.len() <= SCAN_MAX {
             for (i, (mk, _)) in m.iter().enumerate() {
                 if let Key::Str(s) = mk {
-                    if Rc::ptr_eq(s, k) {
+                    if Str::ptr_eq(s, k) {
                         return Some(i);
                     }
                 }

@@ -4,12 +4,11 @@
 use crate::limits::MAX_DEPTH;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Heap, Key, Res, Value};
-use std::rc::Rc;
 
 /// An array or object being decoded; an object holds the key its next value gets.
 enum Partial {
     List(Vec<Value>),
-    Map(crate::vm::value::Map, Rc<str>),
+    Map(crate::vm::value::Map, crate::vm::Str),
 }
 
 pub(super) struct Parser<'a> {
@@ -117,7 +116,7 @@ impl Parser<'_> {
     }
 
     /// An object key and the `:` after it.
-    fn key(&mut self) -> Res<Rc<str>> {
+    fn key(&mut self) -> Res<crate::vm::Str> {
         if self.peek() != Some(b'"') {
             return self.fail_here("expected a string key");
         }

@@ -8,7 +8,6 @@ use crate::natives::arity;
 use crate::vm::object::Obj;
 use crate::vm::value::Map;
 use crate::vm::{err, ErrorKind, Key, NativeFn, Res, Value, Vm};
-use std::rc::Rc;
 
 pub fn register(vm: &mut Vm) {
     vm.define_hidden("csv.parse", NativeFn::Value(parse_fn));
@@ -47,7 +46,7 @@ fn parse_fn(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     }
     let mut rows = rows.into_iter();
     let (_, names) = rows.next().expect("not empty");
-    let mut keys: Vec<Rc<str>> = Vec::with_capacity(names.len());
+    let mut keys: Vec<crate::vm::Str> = Vec::with_capacity(names.len());
     for n in names {
         if keys.iter().any(|k| **k == *n) {
             return err(ErrorKind::Value, format!("csv.parse(): the header names {n:?} twice"));

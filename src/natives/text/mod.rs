@@ -68,7 +68,7 @@ impl<'a> Opts<'a> {
     }
 
     /// A string option (None when missing or nil).
-    pub fn str(&self, vm: &Vm, key: &str) -> Res<Option<std::rc::Rc<str>>> {
+    pub fn str(&self, vm: &Vm, key: &str) -> Res<Option<crate::vm::Str>> {
         match self.get(key) {
             None => Ok(None),
             Some(v) => match vm.heap.as_str(v) {

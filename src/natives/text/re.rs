@@ -21,7 +21,7 @@ pub const METHODS: &[&str] = &["find", "find_all", "replace", "split", "test"];
 const CACHE_SIZE: usize = 128;
 
 thread_local! {
-    static CACHE: RefCell<IndexMap<Rc<str>, Rc<Regex>>> = RefCell::new(IndexMap::new());
+    static CACHE: RefCell<IndexMap<crate::vm::Str, Rc<Regex>>> = RefCell::new(IndexMap::new());
 }
 
 pub fn register(vm: &mut Vm) {
@@ -81,7 +81,7 @@ fn pattern_arg(heap: &Heap, name: &str, v: Value) -> Res<Rc<Regex>> {
     err(ErrorKind::Type, format!("{name}() needs a pattern string or a regex, not {}", heap.type_name(v)))
 }
 
-fn text_arg(heap: &Heap, name: &str, v: Value) -> Res<Rc<str>> {
+fn text_arg(heap: &Heap, name: &str, v: Value) -> Res<crate::vm::Str> {
     match heap.as_str(v) {
         Some(s) => Ok(s.s.clone()),
         None => err(ErrorKind::Type, format!("{name}() needs a string, not {}", heap.type_name(v))),
@@ -241,7 +241,7 @@ fn replace(vm: &mut Vm, r: &Regex, name: &str, s: &str, args: &[Value]) -> Res<R
 }
 
 /// The keys of a match map, interned once per call.
-struct MatchKeys([Rc<str>; 5]);
+struct MatchKeys([crate::vm::Str; 5]);
 
 impl MatchKeys {
     fn new(vm: &mut Vm) -> MatchKeys {
