@@ -233,6 +233,7 @@ pub(super) fn new_closure(vm: &mut Vm, proto: ProtoRef, regs: &[Value], closure:
 /// An interpolated string. When it starts with a string value (`"${s}..."`),
 /// the rest is appended to it as `+` does, so building a string by
 /// interpolation in a loop is linear too.
+#[inline(never)]
 pub(super) fn concat(vm: &mut Vm, parts: &[Value]) -> Res<Value> {
     let (head, rest) = match parts.split_first() {
         Some((&h, rest)) if vm.heap.as_str(h).is_some() => (Some(h), rest),
