@@ -715,3 +715,31 @@ fn many_live_temporaries() {
         c => panic!("exit {c}: {}", r.stderr),
     }
 }
+
+/// Guards (issue 16): operands that do not fit the registers left — a call,
+/// method call, list literal, interpolation or `go` after many temporaries — are
+/// a compile error. Registers past 250 used to be handed out again silently, and
+/// the VM then panicked reading a call window past the frame.
+#[test]
+fn register_windows_past_the_frame() {
+    let ones = |n: usize| vec!["1"; n].join(",");
+    let rest = "fn f(...a) { return len(a) }\n";
+    let cases = [
+        format!("{rest}print({}, f({}))\n", ones(200), ones(60)),
+        format!("let xs = []\nprint({}, xs.push({}))\n", ones(230), ones(30)),
+        format!("print({}, [{}])\n", ones(230), ones(60)),
+        format!("print(\"{}\")\n", "${1}".repeat(251)),
+        format!("{rest}let t = go f({})\nprint(wait t)\n", ones(250)),
+        format!(
+            "{rest}fn h() {{\n{}  return f({})\n}}\nprint(h())\n",
+            (0..240).map(|i| format!("  let v{i} = {i}\n")).collect::<String>(),
+            ones(30)
+        ),
+    ];
+    for src in cases {
+        compile_error(src, "function too complex");
+    }
+    // Just inside the limit, the same shapes run.
+    let r = succeeds(format!("{rest}print(len([{}]), f({}))\n", ones(60), ones(200)));
+    assert_eq!(r.stdout, "60 200\n");
+}

@@ -328,8 +328,11 @@ impl Compiler<'_> {
         self.fs().next_reg = r as usize;
     }
 
+    /// The first free register, to free back to. Past 250 `alloc` has reported
+    /// the function as too complex; the mark must not clamp to a register in use
+    /// before that, or later temporaries would silently share it.
     pub(crate) fn mark(&mut self) -> u8 {
-        self.fs().next_reg.min(250) as u8
+        self.fs().next_reg.min(255) as u8
     }
 
     pub(crate) fn str_const(&mut self, s: &str) -> u16 {
