@@ -46,7 +46,12 @@ pub fn write_repr(heap: &Heap, v: Value, out: &mut String) {
     let mut open: HashSet<u32> = HashSet::new();
     enter(heap, v, out, &mut stack, &mut open);
     while let Some(top) = stack.last_mut() {
-        if out.len() > MAX_STRING {
+        if out.len() > MAX_STRING - 3 {
+            let mut cut = MAX_STRING - 3;
+            while !out.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out.truncate(cut);
             out.push_str("...");
             return;
         }

@@ -743,3 +743,40 @@ fn register_windows_past_the_frame() {
     let r = succeeds(format!("{rest}print(len([{}]), f({}))\n", ones(60), ones(200)));
     assert_eq!(r.stdout, "60 200\n");
 }
+
+/// Guards (issue 16): coroutines resumed inside coroutines count their
+/// resumers' frames, so unbounded nesting is the catchable stack-overflow error,
+/// not growth until the allocator aborts.
+#[test]
+fn nested_coroutines_overflow_cleanly() {
+    let r = succeeds(
+        "let depth = 0\nfn nest() { depth += 1; coroutine(nest).resume() }\n\
+         try { nest() } catch e { print(e.kind, depth > 1000) }\n",
+    );
+    assert_eq!(r.stdout, "stack_overflow true\n");
+}
+
+/// Guards (issue 16): the list and string limits hold on every path — a list
+/// comprehension, a builtin whose result grows (`upper` of a character whose
+/// capital is longer), and whole-file reads (refused before reading).
+#[test]
+fn limits_hold_on_every_path() {
+    runtime_error("let xs = [x for x in 0..1000000000]\n", "list too long (at most 33554432 items)");
+    let r = succeeds("let s = \"ŉ\".repeat(100000000)\ntry { s.upper() } catch e { print(e.kind, e.message) }\n");
+    assert_eq!(r.stdout, "limit string too long (300000000 bytes; at most 268435456)\n");
+    // A sparse file: its size is past the limit without using the disk.
+    let dir = std::env::temp_dir().join(format!("csp-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.txt");
+    std::fs::File::create(&big).unwrap().set_len(300 << 20).unwrap();
+    let p = big.display();
+    let src = format!(
+        "import \"std/fs\"\nfor f in [read_file, lines, fs.read, fs.read_bytes] {{\n  \
+         try {{ f(\"{p}\") }} catch e {{ print(e.kind, e.message) }}\n}}\n"
+    );
+    let r = succeeds(src);
+    let want =
+        format!("limit cannot read {p}: longer than the 256 MiB a string may hold (read it in parts with fs.open)\n");
+    assert_eq!(r.stdout, want.repeat(4));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -40,6 +40,33 @@ pub(super) fn fail(verb: &str, path: &str, e: &std::io::Error) -> String {
     format!("cannot {verb} {path}: {}", io_reason(e))
 }
 
+/// A whole file, refused when it is longer than a string may be (the 256 MiB
+/// limit) before it is read into memory.
+pub(crate) fn read_whole(path: &str) -> Result<Vec<u8>, (ErrorKind, String)> {
+    use std::io::Read;
+    let limit = crate::limits::MAX_STRING;
+    let too_long = || {
+        let msg = format!(
+            "cannot read {path}: longer than the {} MiB a string may hold (read it in parts with fs.open)",
+            limit >> 20
+        );
+        (ErrorKind::Limit, msg)
+    };
+    let file = std::fs::File::open(path).map_err(|e| (ErrorKind::Io, fail("read", path, &e)))?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if size > limit as u64 {
+        return Err(too_long());
+    }
+    let mut out = Vec::with_capacity(size as usize);
+    // A file that grows while read (or reports no size, as /proc does) stops at
+    // the limit too.
+    file.take(limit as u64 + 1).read_to_end(&mut out).map_err(|e| (ErrorKind::Io, fail("read", path, &e)))?;
+    if out.len() > limit {
+        return Err(too_long());
+    }
+    Ok(out)
+}
+
 fn nil(_: &mut Heap, _: ()) -> Value {
     Value::Nil
 }
@@ -57,7 +84,7 @@ fn boolean(_: &mut Heap, b: bool) -> Value {
 fn read(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let path = path_arg(vm, "fs.read", args, 1)?;
     let work = move || {
-        let bytes = std::fs::read(&path).map_err(|e| (ErrorKind::Io, fail("read", &path, &e)))?;
+        let bytes = read_whole(&path)?;
         String::from_utf8(bytes).map_err(|e| {
             let at = e.utf8_error().valid_up_to();
             let msg =
@@ -77,7 +104,7 @@ fn data_arg(vm: &Vm, name: &str, v: Value) -> Res<Vec<u8>> {
 /// `fs.read_bytes(path)`: the file's contents as bytes.
 fn read_bytes(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let path = path_arg(vm, "fs.read_bytes", args, 1)?;
-    Ok(io(move || std::fs::read(&path).map_err(|e| fail("read", &path, &e)), |heap, b| heap.bytes(b)))
+    Ok(io_kind(move || read_whole(&path), |heap, b| heap.bytes(b)))
 }
 
 /// `fs.write(path, text)`: creates or replaces the file.

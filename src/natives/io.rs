@@ -2,7 +2,7 @@
 //! worker thread does the work (`vm::builtin::Blocking::Io`).
 
 use super::arity;
-use crate::vm::builtin::io;
+use crate::vm::builtin::{io, io_kind};
 use crate::vm::ErrorKind;
 use crate::vm::{err, Fiber, Heap, NativeFn, Res, Ret, Value, Vm};
 
@@ -15,8 +15,10 @@ pub fn register(vm: &mut Vm) {
     vm.define_builtin("exists", NativeFn::Full(exists));
 }
 
-fn read(path: &str) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+fn read(path: &str) -> Result<String, (ErrorKind, String)> {
+    let bytes = super::fs::read_whole(path)?;
+    String::from_utf8(bytes)
+        .map_err(|_| (ErrorKind::Io, format!("cannot read {path}: stream did not contain valid UTF-8")))
 }
 
 fn text(heap: &mut Heap, s: String) -> Value {
@@ -30,7 +32,7 @@ fn nil(_: &mut Heap, _: ()) -> Value {
 /// `read_file(path)`: the file's text.
 fn read_file(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let path = path_arg(vm, "read_file", args, 1)?;
-    Ok(io(move || read(&path), text))
+    Ok(io_kind(move || read(&path), text))
 }
 
 /// `lines(path)`: the file's lines without their `\n` or `\r\n`.
@@ -40,7 +42,7 @@ fn lines(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
         let items = text.lines().map(|l| heap.str(l)).collect();
         heap.list(items)
     };
-    Ok(io(move || read(&path), to_list))
+    Ok(io_kind(move || read(&path), to_list))
 }
 
 /// `exists(path)`: whether a file or folder is there.

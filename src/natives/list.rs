@@ -49,6 +49,12 @@ use crate::vm::ErrorKind;
 use crate::vm::{err, Handle, Heap, Res, Ret, Value, Vm};
 use std::cmp::Ordering;
 
+/// The error of a list growing past `MAX_LIST` items.
+#[cold]
+pub fn too_long<T>() -> Res<T> {
+    err(ErrorKind::Limit, format!("list too long (at most {MAX_LIST} items)"))
+}
+
 fn items(heap: &Heap, h: Handle) -> &Vec<Value> {
     match heap.get(h) {
         Obj::List(l) => l,
@@ -75,7 +81,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             arity(name, args, 1, 1)?;
             let l = items_mut(heap, h);
             if l.len() >= MAX_LIST {
-                return err(ErrorKind::Limit, "list too long");
+                return too_long();
             }
             l.push(args[0]);
             heap.note_growth(16);
@@ -101,7 +107,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             }
             let j = j as usize;
             if len >= MAX_LIST {
-                return err(ErrorKind::Limit, "list too long");
+                return too_long();
             }
             l.insert(j, args[1]);
             heap.note_growth(16);

@@ -78,7 +78,10 @@ pub(super) fn deliver(vm: &mut Vm) {
         }
     }
     for (w, finish, retry) in done {
-        let resume = match finish(&mut vm.heap) {
+        let resume = match finish(&mut vm.heap).and_then(|v| match vm.heap.take_oversize() {
+            Some(msg) => Err((crate::vm::ErrorKind::Limit, msg)),
+            None => Ok(v),
+        }) {
             Ok(_) if retry => Resume::Retry,
             Ok(v) => Resume::Value(v),
             Err((kind, msg)) => Resume::Throw(crate::vm::error::bare_error(vm, kind, &msg)),

@@ -74,6 +74,9 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
 pub fn builtin_ret(vm: &mut Vm, fiber: &mut Fiber, r: Ret, ret: usize) -> Res<Called> {
     match r {
         Ret::Value(v) => {
+            if let Some(msg) = vm.heap.take_oversize() {
+                return err(ErrorKind::Limit, msg);
+            }
             fiber.put(ret, &v);
             Ok(Called::Value)
         }

@@ -8,6 +8,7 @@ use super::call::{call_value, Called};
 use super::fiber::{Fiber, Frame, Handler};
 use super::object::Obj;
 use super::{err, Fault, Handle, Res, Value, Vm};
+use crate::limits::MAX_FRAMES;
 use crate::vm::ErrorKind;
 use std::rc::Rc;
 
@@ -111,6 +112,13 @@ pub fn enter(
         }
         _ => {}
     }
+    // The resumers' frames are swapped out but still held: nested resumes count
+    // them, so a coroutine resuming coroutines cannot grow without bound.
+    let outer = fiber.co_stack.as_ref().and_then(|c| c.last()).map_or(0, |&(_, n)| n) + fiber.frames.len();
+    if outer >= MAX_FRAMES {
+        return err(ErrorKind::StackOverflow, format!("stack overflow ({MAX_FRAMES} nested calls)"));
+    }
+    let co = co_mut(vm, h);
     let fresh = co.state == CoState::Fresh;
     co.ret = ret as u32;
     co.iter_exit = iter_exit;
@@ -118,7 +126,7 @@ pub fn enter(
     swap(fiber, &mut co.ctx);
     let func = co.func;
     let yield_slot = co.yield_slot as usize;
-    fiber.co_stack.get_or_insert_with(Default::default).push(h);
+    fiber.co_stack.get_or_insert_with(Default::default).push((h, outer));
     match entry {
         Entry::Resume(v) if fresh => {
             // The argument fills the first parameter; further required ones get nil.
@@ -166,7 +174,7 @@ pub fn enter(
 
 /// Swaps the resumer's context back in; returns the coroutine left.
 fn leave(vm: &mut Vm, fiber: &mut Fiber) -> Handle {
-    let h = fiber.co_stack.as_mut().and_then(|c| c.pop()).expect("inside a coroutine");
+    let (h, _) = fiber.co_stack.as_mut().and_then(|c| c.pop()).expect("inside a coroutine");
     let co = co_mut(vm, h);
     swap(fiber, &mut co.ctx);
     h

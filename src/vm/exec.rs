@@ -411,6 +411,9 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let v = reg!(src);
                 if let Value::Obj(h) = reg!(list) {
                     if let Obj::List(l) = vm.heap.get_mut(h) {
+                        if l.len() >= crate::limits::MAX_LIST {
+                            t!(crate::natives::list::too_long());
+                        }
                         l.push(v);
                     }
                     vm.heap.note_growth(16);

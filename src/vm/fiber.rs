@@ -96,8 +96,10 @@ pub struct Fiber {
     pub frames: Vec<Frame>,
     pub handlers: Vec<Handler>,
     /// Coroutines running in this fiber, innermost last (each holds its
-    /// resumer's context); boxed apart, as few fibers run coroutines.
-    pub co_stack: Option<Box<Vec<Handle>>>,
+    /// resumer's context), with the frames of all the resumers' contexts so far,
+    /// which count towards the frame limit; boxed apart, as few fibers run
+    /// coroutines.
+    pub co_stack: Option<Box<Vec<(Handle, usize)>>>,
     /// For a fiber started by `go`: its first call (made when it first runs).
     pub start: Option<Start>,
 }
@@ -154,7 +156,7 @@ impl Fiber {
     pub fn roots(&self, mut push: impl FnMut(Value)) {
         self.stack[..self.live_top()].iter().for_each(|&v| push(v));
         self.frames.iter().filter_map(|f| f.closure).for_each(|h| push(Value::Obj(h)));
-        self.co_stack.iter().flat_map(|c| c.iter()).for_each(|&h| push(Value::Obj(h)));
+        self.co_stack.iter().flat_map(|c| c.iter()).for_each(|&(h, _)| push(Value::Obj(h)));
     }
 
     /// Does it hold object `h` in a live register, or in a variable its running

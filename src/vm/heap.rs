@@ -18,6 +18,10 @@ pub struct Heap {
     pub(crate) threshold: usize,
     /// Approximate live bytes after the last collection.
     pub(crate) live: usize,
+    /// A string, bytes or list made past its size limit by code that cannot
+    /// fail where it allocates (a builtin's result, an I/O completion): the
+    /// caller turns it into a `limit` error (see `take_oversize`).
+    oversize: Option<String>,
 }
 
 impl Default for Heap {
@@ -28,7 +32,15 @@ impl Default for Heap {
 
 impl Heap {
     pub fn new() -> Heap {
-        Heap { objs: Vec::new(), marks: Vec::new(), free: Vec::new(), allocated: 0, threshold: 8 << 20, live: 0 }
+        Heap {
+            objs: Vec::new(),
+            marks: Vec::new(),
+            free: Vec::new(),
+            allocated: 0,
+            threshold: 8 << 20,
+            live: 0,
+            oversize: None,
+        }
     }
 
     pub fn alloc(&mut self, obj: Obj) -> Handle {
@@ -38,6 +50,9 @@ impl Heap {
     /// `alloc`, counting `bytes` towards the next collection.
     fn alloc_counting(&mut self, bytes: usize, obj: Obj) -> Handle {
         self.allocated += bytes;
+        if bytes > crate::limits::MAX_STRING {
+            self.check_size(&obj);
+        }
         if let Some(i) = self.free.pop() {
             self.objs[i as usize] = obj;
             Handle(i)
@@ -46,6 +61,28 @@ impl Heap {
             self.marks.push(false);
             Handle(self.objs.len() as u32 - 1)
         }
+    }
+
+    #[cold]
+    fn check_size(&mut self, obj: &Obj) {
+        use crate::limits::{MAX_LIST, MAX_STRING};
+        let msg = match obj {
+            Obj::Str(s) if s.s.len() > MAX_STRING => {
+                format!("string too long ({} bytes; at most {MAX_STRING})", s.s.len())
+            }
+            Obj::Bytes(b) if b.len() > MAX_STRING => {
+                format!("bytes too long ({} bytes; at most {MAX_STRING})", b.len())
+            }
+            Obj::List(l) if l.len() > MAX_LIST => format!("list too long ({} items; at most {MAX_LIST})", l.len()),
+            _ => return,
+        };
+        self.oversize.get_or_insert(msg);
+    }
+
+    /// The limit error for an object made too big since the last call, if any.
+    #[inline]
+    pub fn take_oversize(&mut self) -> Option<String> {
+        self.oversize.take()
     }
 
     /// Frees an object at once; the caller knows nothing refers to it.
