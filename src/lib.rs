@@ -1,5 +1,24 @@
 //! csp: a scripting language with Go-style concurrency built in.
 
+/// `eprint!` that cannot panic: with stderr full or closed the text is lost, as
+/// there is nowhere left to report it (`eprint!` would abort the program).
+#[macro_export]
+macro_rules! err_print {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($t)*);
+    }};
+}
+
+/// `eprintln!` that cannot panic (see `err_print!`).
+#[macro_export]
+macro_rules! err_println {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 pub mod bytecode;
 pub mod check;
 pub mod compile;

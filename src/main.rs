@@ -27,7 +27,7 @@ Exit codes: 0 success, 1 uncaught runtime error, 2 compile error, 3 deadlock,
 64 bad command line.";
 
 fn usage_error(msg: &str) -> ExitCode {
-    eprintln!("csp: {msg}\n\n{USAGE}");
+    csp::err_println!("csp: {msg}\n\n{USAGE}");
     ExitCode::from(64)
 }
 
@@ -37,6 +37,20 @@ struct Options {
     seed: Option<u64>,
     slice_us: Option<u64>,
     trace: Option<String>,
+}
+
+/// Runs before Rust's runtime, which replaces closed standard descriptors with
+/// `/dev/null`: a program started with stdout closed must fail to print, not
+/// print into nothing.
+#[used]
+#[link_section = ".init_array"]
+static CHECK_STDOUT: extern "C" fn() = check_stdout;
+
+extern "C" fn check_stdout() {
+    // SAFETY: F_GETFD only reads the descriptor's flags.
+    if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
+        csp::vm::output::mark_stdout_closed();
+    }
 }
 
 fn main() -> ExitCode {
@@ -115,7 +129,7 @@ fn write_stdout(s: &str) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("csp: cannot write output: {e}");
+            csp::err_println!("csp: cannot write output: {e}");
             ExitCode::from(74)
         }
     }
@@ -202,7 +216,7 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
         Ok(b) => b,
         Err(e) => {
             // A missing file is not a usage mistake: no help text.
-            eprintln!("csp: cannot read {path}: {}", csp::runner::io_reason(&e));
+            csp::err_println!("csp: cannot read {path}: {}", csp::runner::io_reason(&e));
             return ExitCode::from(64);
         }
     };
@@ -210,7 +224,7 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
         Ok(s) => s,
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
-            eprintln!("error[csp::syntax]: {path} is not valid UTF-8 (invalid byte at offset {at})");
+            csp::err_println!("error[csp::syntax]: {path} is not valid UTF-8 (invalid byte at offset {at})");
             return ExitCode::from(2);
         }
     };
@@ -221,13 +235,13 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
     match cmd {
         "run" => {
             if let Err(e) = csp::sched::install_signal_handlers(&mut vm) {
-                eprintln!("csp: cannot handle signals: {e}");
+                csp::err_println!("csp: cannot handle signals: {e}");
             }
             let out = csp::runner::run_source(&mut vm, path, &src, color);
-            eprint!("{}", out.stderr);
+            csp::err_print!("{}", out.stderr);
             if let (Some(file), Some(json)) = (&opts.trace, csp::sched::trace_json(&vm)) {
                 if let Err(e) = std::fs::write(file, json) {
-                    eprintln!("csp: cannot write trace {file}: {e}");
+                    csp::err_println!("csp: cannot write trace {file}: {e}");
                 }
             }
             ExitCode::from(out.exit_code as u8)
@@ -243,7 +257,7 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
             match done {
                 Ok(listing) => write_stdout(&listing),
                 Err(diags) => {
-                    eprint!("{}", csp::diag::render_all(&diags, &file, color));
+                    csp::err_print!("{}", csp::diag::render_all(&diags, &file, color));
                     ExitCode::from(2)
                 }
             }

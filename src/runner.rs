@@ -119,7 +119,10 @@ fn report(vm: &Vm, outcome: crate::sched::Outcome, color: bool) -> Outcome {
             Outcome { exit_code: code, stderr }
         }
         // The reader of stdout has gone: end quietly, as `head` users expect.
-        crate::sched::Outcome::BrokenPipe => Outcome { exit_code: 0, stderr: String::new() },
+        crate::sched::Outcome::BrokenPipe => match vm.out.failure() {
+            Some(why) => Outcome { exit_code: 1, stderr: format!("csp: {why}\n") },
+            None => Outcome { exit_code: 0, stderr: String::new() },
+        },
         crate::sched::Outcome::Deadlock(report) => Outcome { exit_code: 3, stderr: report },
         crate::sched::Outcome::Exit(code) => Outcome { exit_code: code, stderr: String::new() },
         crate::sched::Outcome::Error(u) => {

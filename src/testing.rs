@@ -91,7 +91,7 @@ pub fn run_tests(root: &str, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> i32
     let mut files = Vec::new();
     let root_path = Path::new(root);
     if !root_path.exists() {
-        eprintln!("csp test: no such file or folder: {root}");
+        crate::err_println!("csp test: no such file or folder: {root}");
         return 64;
     }
     if root_path.is_file() {
@@ -121,7 +121,7 @@ fn run_file(path: &Path, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> (i64, i
     let src = match std::fs::read_to_string(path) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("csp test: cannot read {shown}: {e}");
+            crate::err_println!("csp test: cannot read {shown}: {e}");
             return (0, 1);
         }
     };
@@ -129,7 +129,7 @@ fn run_file(path: &Path, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> (i64, i
     // generated driver's import of it.
     let file = std::rc::Rc::new(crate::source::SourceFile::new(shown.clone(), src.clone()));
     if let Err(diags) = crate::runner::compile(&mut crate::runner::new_vm(), &file) {
-        eprint!("{}", crate::diag::render_all(&diags, &file, opts.color));
+        crate::err_print!("{}", crate::diag::render_all(&diags, &file, opts.color));
         say(&format!("FAIL {shown}: the file does not compile"));
         return (0, 1);
     }
@@ -166,7 +166,7 @@ fn run_file(path: &Path, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> (i64, i
     };
     let (passed, mut failed) = (count(&vm, "__passed"), count(&vm, "__failed"));
     if out.exit_code != 0 {
-        eprint!("{}", out.stderr);
+        crate::err_print!("{}", out.stderr);
         say(&format!("FAIL {shown}: the file failed to load or run (exit code {})", out.exit_code));
         failed += 1;
     }

@@ -120,7 +120,7 @@ impl Console {
 
     pub fn err(&self, text: &str) {
         if !self.above_prompt(text) {
-            eprint!("{text}");
+            crate::err_print!("{text}");
         }
     }
 }

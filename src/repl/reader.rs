@@ -200,9 +200,23 @@ fn read_entry(rl: &mut Rl, console: &Console, stop: &Mutex<Stop>) -> Option<Stri
             // The terminal's interrupt key, if not Ctrl-C, still fails the read.
             (Err(ReadlineError::Interrupted), _) => buf.clear(),
             (Err(ReadlineError::Eof), _) if !buf.is_empty() => buf.clear(),
-            (Err(_), _) => return None,
+            (Err(ReadlineError::Eof), _) => return None,
+            // Bytes that are not UTF-8 (piped input): that line is dropped, as
+            // a syntax error would be, and the session goes on.
+            (Err(e), _) if is_not_utf8(&e) => {
+                console.err("error: input line is not valid UTF-8 (skipped)\n");
+                buf.clear();
+            }
+            (Err(e), _) => {
+                console.err(&format!("csp: cannot read input: {e}\n"));
+                return None;
+            }
         }
     }
+}
+
+fn is_not_utf8(e: &ReadlineError) -> bool {
+    matches!(e, ReadlineError::Io(e) if e.kind() == std::io::ErrorKind::InvalidData)
 }
 
 /// Where the word being completed starts, and what it may become.

@@ -153,7 +153,7 @@ impl Reactor {
         if let Err(e) = self.poll.poll(&mut self.events, timeout) {
             // EINTR (a signal arrived): the caller looks again.
             if e.kind() != std::io::ErrorKind::Interrupted {
-                eprintln!("csp: poll failed: {e}");
+                crate::err_println!("csp: poll failed: {e}");
             }
             return std::mem::take(&mut self.orphans);
         }

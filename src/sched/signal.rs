@@ -199,7 +199,7 @@ pub(super) fn deliver(vm: &mut Vm) {
         } else if vm.sched.signals.as_ref().is_some_and(|s| s.default) {
             match i {
                 INT | TERM => stop(vm, i),
-                QUIT => eprint!("{}", super::report::fiber_dump(vm)),
+                QUIT => crate::err_print!("{}", super::report::fiber_dump(vm)),
                 _ => {}
             }
         }

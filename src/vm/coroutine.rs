@@ -112,6 +112,11 @@ pub fn enter(
         }
         _ => {}
     }
+    if let (CoState::Fresh, Entry::Resume(v), func) = (co.state, &entry, co.func) {
+        if !matches!(func, Value::Obj(f) if matches!(vm.heap.get(f), Obj::Closure(_))) {
+            return builtin_body(vm, fiber, h, *v, ret, iter_exit);
+        }
+    }
     // The resumers' frames are swapped out but still held: nested resumes count
     // them, so a coroutine resuming coroutines cannot grow without bound.
     let outer = fiber.co_stack.as_ref().and_then(|c| c.last()).map_or(0, |&(_, n)| n) + fiber.frames.len();
@@ -170,6 +175,25 @@ pub fn enter(
             Err(Fault::Throw(super::error::bare_error(vm, ErrorKind::CoroutineClosed, CLOSED)))
         }
     }
+}
+
+/// A builtin as a coroutine's body cannot yield: it is called in the resumer,
+/// where it may block like any call, and the coroutine is finished.
+fn builtin_body(vm: &mut Vm, fiber: &mut Fiber, h: Handle, arg: Value, ret: usize, exit: Option<u32>) -> Res<Called> {
+    let co = co_mut(vm, h);
+    co.state = CoState::Done;
+    let func = co.func;
+    let at = fiber.live_top().max(ret + 1);
+    if fiber.stack.len() <= at {
+        fiber.stack.resize(at + 1, Value::Nil);
+    }
+    fiber.stack[at] = arg;
+    let called = call_value(vm, fiber, func, at, 1, ret)?;
+    // A `for` loop over it gets no value: it ends.
+    if let (Called::Value, Some(pc)) = (&called, exit) {
+        fiber.frames.last_mut().expect("a for loop's frame").pc = pc;
+    }
+    Ok(called)
 }
 
 /// Swaps the resumer's context back in; returns the coroutine left.

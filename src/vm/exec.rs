@@ -494,10 +494,12 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                         }
                         save_pc!();
                         let entry = coroutine::Entry::Resume(Value::Nil);
-                        if let Called::Frame = coroutine::enter(vm, fiber, h, entry, base + dst as usize, Some(target))?
-                        {
-                            reload!();
+                        // A builtin body runs in this frame: it may block, or
+                        // end the loop at once (see `coroutine::builtin_body`).
+                        if let Called::Blocked = coroutine::enter(vm, fiber, h, entry, base + dst as usize, Some(target))? {
+                            return Ok(Halt::Blocked);
                         }
+                        reload!();
                         continue;
                     }
                     if let Obj::Chan(_) = vm.heap.get(h) {

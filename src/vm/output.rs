@@ -2,6 +2,8 @@
 //! when it grows large, and by the scheduler every few milliseconds and before a
 //! fiber waits on I/O. A closed stdout (`csp run x.csp | head`) marks the output
 //! broken; the scheduler then stops the program and `main.rs` exits quietly.
+//! Any other write error (a full disk, a closed descriptor) stops it too, and
+//! the program exits 1 saying why.
 //! `eprint` text goes to stderr at once, after what is buffered for stdout, so
 //! the two interleave on a terminal as they were written.
 
@@ -22,8 +24,11 @@ pub enum Sink {
 pub struct Output {
     buf: Vec<u8>,
     sink: Sink,
-    /// stdout was closed by its reader.
+    /// stdout was closed by its reader, or failed (see `failure`).
     broken: bool,
+    /// Why writing to stdout failed, other than a closed pipe (a full disk, a
+    /// closed descriptor): the program stops and exits 1 with this message.
+    failure: Option<String>,
     /// Captured stderr text (tests).
     err: Vec<u8>,
     /// Where `eprint` text goes instead of stderr (the REPL's console).
@@ -32,7 +37,7 @@ pub struct Output {
 
 impl Default for Output {
     fn default() -> Self {
-        Output { buf: Vec::new(), sink: Sink::Stdout, broken: false, err: Vec::new(), err_sink: None }
+        Output { buf: Vec::new(), sink: Sink::Stdout, broken: false, failure: None, err: Vec::new(), err_sink: None }
     }
 }
 
@@ -69,10 +74,13 @@ impl Output {
             }
             Sink::Stdout => {
                 let mut out = std::io::stdout().lock();
-                let res = out.write_all(&self.buf).and_then(|_| out.flush());
+                let res = stdout_open().and_then(|_| out.write_all(&self.buf)).and_then(|_| out.flush());
                 self.buf.clear();
-                if res.is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) {
+                if let Err(e) = res {
                     self.broken = true;
+                    if e.kind() != std::io::ErrorKind::BrokenPipe {
+                        self.failure = Some(format!("cannot write to stdout: {}", crate::runner::io_reason(&e)));
+                    }
                 }
             }
         }
@@ -102,13 +110,36 @@ impl Output {
         std::mem::take(&mut self.err)
     }
 
-    /// Has stdout been closed by its reader?
+    /// Has stdout been closed by its reader, or failed?
     pub fn is_broken(&self) -> bool {
         self.broken
+    }
+
+    /// Why stdout failed, when it was not its reader closing it.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
     }
 
     /// Takes what was captured so far.
     pub fn take(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.buf)
     }
+}
+
+/// stdout was closed when the program started (see `mark_stdout_closed`).
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Records that the process started with descriptor 1 closed. Rust's runtime
+/// opens `/dev/null` there before `main` (so no file takes the number), which
+/// makes output vanish without an error; `main.rs` checks before that runs.
+pub fn mark_stdout_closed() {
+    STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// A program run with stdout closed must learn that its output goes nowhere.
+fn stdout_open() -> std::io::Result<()> {
+    if STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(std::io::Error::from_raw_os_error(libc::EBADF));
+    }
+    Ok(())
 }
