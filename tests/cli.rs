@@ -519,3 +519,33 @@ fn trace_file() {
     assert!(json.contains("\"name\":\"main\"") && json.contains("\"name\":\"fiber 1\""), "{json}");
     assert!(json.contains("\"ph\":\"X\""), "{json}");
 }
+
+/// Guards (issue 16): output that cannot be written is an error, never a
+/// silent exit 0 or a panic — stdout on a full disk (`/dev/full`) or closed,
+/// an error report on a full stderr — and piped REPL input that is not UTF-8
+/// fails that entry and goes on.
+#[test]
+fn output_and_input_failures_are_reported() {
+    let dir = std::env::temp_dir().join(format!("csp-outfail-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("p.csp");
+    std::fs::write(&script, "print(\"hi\")\n").unwrap();
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let o = Command::new(CSP).args(["run", script.to_str().unwrap()]).stdout(full()).output().unwrap();
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("cannot write to stdout: No space left on device"), "{}", stderr(&o));
+    // stdout closed: `>&-` in a shell.
+    let o = Command::new("/bin/sh").arg("-c").arg(format!("{CSP} run {} >&-", script.display())).output().unwrap();
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("cannot write to stdout: Bad file descriptor"), "{}", stderr(&o));
+    // An uncaught error with stderr full: exit 1, no panic (exit 101/70).
+    std::fs::write(&script, "throw \"boom\"\n").unwrap();
+    let o = Command::new(CSP).args(["run", script.to_str().unwrap()]).stderr(full()).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Piped REPL input with a line that is not UTF-8.
+    let o = csp_with_stdin(&[], b"print(1)\nprint(\"\xff\")\nprint(2)\n");
+    assert_exit(&o, 1);
+    assert_eq!(stdout(&o), "1\n2\n");
+    assert!(stderr(&o).contains("input line is not valid UTF-8"), "{}", stderr(&o));
+}

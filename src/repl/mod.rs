@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 /// What the reader thread sends.
 pub enum Input {
     Entry(String),
+    /// Input that is not text: reported as a failed entry.
+    Unreadable(String),
     Quit,
 }
 
@@ -167,6 +169,7 @@ pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
                     session.eval("<repl>", &text);
                 }
             }
+            Input::Unreadable(why) => session.fail(&why),
             Input::Quit => break,
         }
     }

@@ -157,9 +157,18 @@ pub fn run(console: Console, names: Arc<Mutex<Names>>, entries: Sender<Input>, r
         console.set_printer(Box::new(p));
     }
     while ready.recv().is_ok() {
-        let Some(entry) = read_entry(&mut rl, &console, &stop) else {
-            let _ = entries.send(Input::Quit);
-            break;
+        let entry = match read_entry(&mut rl, &console, &stop) {
+            Read::Entry(text) => text,
+            Read::Unreadable(why) => {
+                if entries.send(Input::Unreadable(why)).is_err() {
+                    break;
+                }
+                continue;
+            }
+            Read::End => {
+                let _ = entries.send(Input::Quit);
+                break;
+            }
         };
         let _ = rl.add_history_entry(entry.trim_end());
         if let Some(h) = &history {
@@ -171,8 +180,17 @@ pub fn run(console: Console, names: Arc<Mutex<Names>>, entries: Sender<Input>, r
     }
 }
 
-/// Reads lines until they form a whole entry; None on Ctrl-D or `:quit`.
-fn read_entry(rl: &mut Rl, console: &Console, stop: &Mutex<Stop>) -> Option<String> {
+enum Read {
+    Entry(String),
+    /// A line that is not text (bytes that are not UTF-8, piped in): dropped
+    /// with an error, as an entry with a syntax error would be.
+    Unreadable(String),
+    /// Ctrl-D, `:quit`, or input that cannot be read at all.
+    End,
+}
+
+/// Reads lines until they form a whole entry.
+fn read_entry(rl: &mut Rl, console: &Console, stop: &Mutex<Stop>) -> Read {
     let mut buf = String::new();
     loop {
         console.prompting(true);
@@ -183,7 +201,7 @@ fn read_entry(rl: &mut Rl, console: &Console, stop: &Mutex<Stop>) -> Option<Stri
             // Ctrl-C drops the half-typed entry; Ctrl-D on an empty line leaves,
             // or drops the half-typed entry at a continuation line.
             (Ok(_), Stop::Interrupt) => buf.clear(),
-            (Ok(_), Stop::Eof) if buf.is_empty() => return None,
+            (Ok(_), Stop::Eof) if buf.is_empty() => return Read::End,
             (Ok(_), Stop::Eof) => buf.clear(),
             (Ok(line), Stop::None) => {
                 buf.push_str(&line);
@@ -192,24 +210,19 @@ fn read_entry(rl: &mut Rl, console: &Console, stop: &Mutex<Stop>) -> Option<Stri
                 if t.is_empty() {
                     buf.clear();
                 } else if t == ":quit" || t == ":q" {
-                    return None;
+                    return Read::End;
                 } else if t.starts_with(':') || !incomplete(&buf) {
-                    return Some(buf);
+                    return Read::Entry(buf);
                 }
             }
             // The terminal's interrupt key, if not Ctrl-C, still fails the read.
             (Err(ReadlineError::Interrupted), _) => buf.clear(),
             (Err(ReadlineError::Eof), _) if !buf.is_empty() => buf.clear(),
-            (Err(ReadlineError::Eof), _) => return None,
-            // Bytes that are not UTF-8 (piped input): that line is dropped, as
-            // a syntax error would be, and the session goes on.
-            (Err(e), _) if is_not_utf8(&e) => {
-                console.err("error: input line is not valid UTF-8 (skipped)\n");
-                buf.clear();
-            }
+            (Err(ReadlineError::Eof), _) => return Read::End,
+            (Err(e), _) if is_not_utf8(&e) => return Read::Unreadable("error: input line is not valid UTF-8\n".into()),
             (Err(e), _) => {
                 console.err(&format!("csp: cannot read input: {e}\n"));
-                return None;
+                return Read::End;
             }
         }
     }

@@ -10,6 +10,8 @@ pub struct Chan {
     cap: usize,
     buf: VecDeque<Value>,
     closed: bool,
+    /// A task's `done()` channel: closed when the task ends, and nothing else.
+    pub(super) signal_only: bool,
     pub(super) recvq: VecDeque<Waiter>,
     pub(super) sendq: VecDeque<SendWaiter>,
 }
@@ -22,7 +24,14 @@ pub(super) struct SendWaiter {
 
 impl Chan {
     pub fn new(cap: usize) -> Chan {
-        Chan { cap, buf: VecDeque::new(), closed: false, recvq: VecDeque::new(), sendq: VecDeque::new() }
+        Chan {
+            cap,
+            buf: VecDeque::new(),
+            closed: false,
+            signal_only: false,
+            recvq: VecDeque::new(),
+            sendq: VecDeque::new(),
+        }
     }
 
     /// Values buffered now.
@@ -88,13 +97,16 @@ pub(super) fn can_recv(c: &Chan, sched: &Sched) -> bool {
 
 /// Can a send complete now (or fail because the channel is closed)?
 pub(super) fn can_send(c: &Chan, sched: &Sched) -> bool {
-    c.closed || c.buf.len() < c.cap || c.recvq.iter().any(|r| sched.is_parked(*r))
+    c.closed || c.signal_only || c.buf.len() < c.cap || c.recvq.iter().any(|r| sched.is_parked(*r))
 }
 
 /// Sends without blocking if possible: true when done, false when it must wait.
 pub(super) fn try_send(vm: &mut Vm, h: Handle, v: Value) -> Res<bool> {
     let (sched, heap) = (&mut vm.sched, &mut vm.heap);
     let Obj::Chan(c) = heap.get_mut(h) else { unreachable!() };
+    if c.signal_only {
+        return signal_only("send on");
+    }
     if c.closed {
         return err(ErrorKind::Closed, "send on closed channel");
     }
@@ -133,6 +145,18 @@ pub(super) fn try_recv(vm: &mut Vm, h: Handle) -> Option<(Value, bool)> {
 
 fn wake_sender(vm: &mut Vm, w: Waiter) {
     super::select::wake(vm, w, w.sent());
+}
+
+fn signal_only<T>(what: &str) -> Res<T> {
+    err(ErrorKind::Type, format!("cannot {what} a task's done() channel: it is closed when the task ends"))
+}
+
+/// `close(ch)` in a program: a task's `done()` channel is not the program's to close.
+pub(super) fn close_checked(vm: &mut Vm, h: Handle) -> Res<()> {
+    if chan_mut(vm, h).signal_only {
+        return signal_only("close");
+    }
+    close(vm, h)
 }
 
 /// `close(ch)`: parked receivers get (nil, false); parked senders get an error.

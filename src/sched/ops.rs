@@ -297,7 +297,7 @@ pub fn new_chan(vm: &mut Vm, cap: usize) -> Value {
 /// `close(ch)`: parked receivers get (nil, false); parked senders an error.
 pub fn close(vm: &mut Vm, ch: Value) -> Res<()> {
     match chan::as_chan(vm, ch, "close")? {
-        Some(h) => chan::close(vm, h),
+        Some(h) => chan::close_checked(vm, h),
         None => err(ErrorKind::Closed, "close of nil channel"),
     }
 }
@@ -331,6 +331,7 @@ pub fn task_done(vm: &mut Vm, t: Handle) -> Value {
     let finished = tk.finished();
     let c = new_chan(vm, 0);
     let Value::Obj(ch) = c else { unreachable!() };
+    chan::chan_mut(vm, ch).signal_only = true;
     if finished {
         let _ = chan::close(vm, ch);
     }

@@ -7,6 +7,7 @@
 use super::call::{call_value, Called};
 use super::fiber::{Fiber, Frame, Handler};
 use super::object::Obj;
+use super::NativeFn;
 use super::{err, Fault, Handle, Res, Value, Vm};
 use crate::limits::MAX_FRAMES;
 use crate::vm::ErrorKind;
@@ -178,17 +179,34 @@ pub fn enter(
 }
 
 /// A builtin as a coroutine's body cannot yield: it is called in the resumer,
-/// where it may block like any call, and the coroutine is finished.
+/// where it may block like any call, and the coroutine is finished. The
+/// argument is passed from here, not the stack: growing the stack would move
+/// the registers under the running instruction. `resume()` (a nil argument)
+/// calls it with none, so builtins that take no argument work too.
 fn builtin_body(vm: &mut Vm, fiber: &mut Fiber, h: Handle, arg: Value, ret: usize, exit: Option<u32>) -> Res<Called> {
     let co = co_mut(vm, h);
     co.state = CoState::Done;
     let func = co.func;
-    let at = fiber.live_top().max(ret + 1);
-    if fiber.stack.len() <= at {
-        fiber.stack.resize(at + 1, Value::Nil);
-    }
-    fiber.stack[at] = arg;
-    let called = call_value(vm, fiber, func, at, 1, ret)?;
+    let native = match func {
+        Value::Obj(f) => match vm.heap.get(f) {
+            Obj::Native(n) => Some(n.func),
+            _ => None,
+        },
+        _ => None,
+    };
+    let args: &[Value] = if matches!(arg, Value::Nil) { &[] } else { &[arg] };
+    let called = match native {
+        Some(NativeFn::Value(f)) => {
+            let v = f(vm, args)?;
+            fiber.put(ret, &v);
+            Called::Value
+        }
+        Some(NativeFn::Full(f)) => {
+            let r = f(vm, fiber, args)?;
+            super::call::builtin_ret(vm, fiber, r, ret)?
+        }
+        None => return err(ErrorKind::Type, format!("cannot call {}", vm.heap.type_name(func))),
+    };
     // A `for` loop over it gets no value: it ends.
     if let (Called::Value, Some(pc)) = (&called, exit) {
         fiber.frames.last_mut().expect("a for loop's frame").pc = pc;

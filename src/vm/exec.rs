@@ -496,7 +496,9 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                         let entry = coroutine::Entry::Resume(Value::Nil);
                         // A builtin body runs in this frame: it may block, or
                         // end the loop at once (see `coroutine::builtin_body`).
-                        if let Called::Blocked = coroutine::enter(vm, fiber, h, entry, base + dst as usize, Some(target))? {
+                        if let Called::Blocked =
+                            coroutine::enter(vm, fiber, h, entry, base + dst as usize, Some(target))?
+                        {
                             return Ok(Halt::Blocked);
                         }
                         reload!();
