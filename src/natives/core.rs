@@ -78,7 +78,7 @@ fn int(vm: &mut Vm, args: &[Value]) -> Res<Value> {
                 Ok(i) => Ok(Value::Int(i)),
                 Err(_) => err(ErrorKind::Value, format!("cannot convert {} to int", repr(&vm.heap, v))),
             },
-            None => err(ErrorKind::Type, format!("cannot convert {} to int", vm.heap.type_name(v))),
+            None => err(ErrorKind::Type, format!("int() needs a number or a string, not {}", vm.heap.type_name(v))),
         },
     }
 }
@@ -94,7 +94,7 @@ fn float(vm: &mut Vm, args: &[Value]) -> Res<Value> {
                 Ok(f) => Ok(Value::Float(f)),
                 Err(_) => err(ErrorKind::Value, format!("cannot convert {} to float", repr(&vm.heap, v))),
             },
-            None => err(ErrorKind::Type, format!("cannot convert {} to float", vm.heap.type_name(v))),
+            None => err(ErrorKind::Type, format!("float() needs a number or a string, not {}", vm.heap.type_name(v))),
         },
     }
 }
@@ -248,7 +248,7 @@ mod tests {
         assert_eq!(err_msg(call(&mut vm, "int", &[Value::Float(f64::NAN)])), "cannot convert nan to int");
         assert!(call(&mut vm, "int", &[Value::Float(9.3e18)]).is_err());
         assert!(call(&mut vm, "int", &[Value::Float(i64::MIN as f64)]).is_ok());
-        assert_eq!(err_msg(call(&mut vm, "int", &[Value::Nil])), "cannot convert nil to int");
+        assert_eq!(err_msg(call(&mut vm, "int", &[Value::Nil])), "int() needs a number or a string, not nil");
     }
 
     #[test]
