@@ -34,7 +34,7 @@ fn expected(src: &str) -> Result<Vec<String>, String> {
     let lines: Vec<&str> = src.lines().collect();
     let mut want = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        if !line.contains("print(") || line.trim_start().starts_with("//") {
+        if !calls_print(line) || line.trim_start().starts_with("//") {
             continue;
         }
         if let Some((code, out)) = line.rsplit_once("// ") {
@@ -56,6 +56,11 @@ fn expected(src: &str) -> Result<Vec<String>, String> {
         want.extend(more);
     }
     Ok(want)
+}
+
+/// Whether `line` calls `print` (not `eprint`, whose output is not checked).
+fn calls_print(line: &str) -> bool {
+    line.match_indices("print(").any(|(i, _)| !line[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
 }
 
 #[test]
@@ -103,4 +108,5 @@ fn blocks_and_expectations_are_found() {
     assert!(expected("print(1)\n").is_err());
     assert_eq!(expected("print(\"a\\nb\")\n// a\n// b\nx()\n"), Ok(vec!["a".to_string(), "b".to_string()]));
     assert_eq!(expected("try { print(2) } catch e {}  // 2\n"), Ok(vec!["2".to_string()]));
+    assert_eq!(expected("eprint(1)\nprint(3)  // 3\n"), Ok(vec!["3".to_string()]));
 }
