@@ -19,6 +19,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_builtin("__timeout_error", NativeFn::Full(timeout_error));
     vm.define_builtin("__limit_error", NativeFn::Full(limit_error));
     vm.define_builtin("__io_error", NativeFn::Full(io_error));
+    vm.define_native("__rename_error", rename_error);
     vm.define_native("assert", assert);
     vm.define_native("args", args);
 }
@@ -174,6 +175,29 @@ fn limit_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
 fn io_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("__io_error", args, 1, 1)?;
     Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Io))
+}
+
+/// `__rename_error(name, e, part)`: for the prelude's callback methods, a `type`
+/// or `key` error whose message contains `part` (`cannot compare int with
+/// string`, met comparing keys) is renamed to the method the user called
+/// (`sort_by(): ...`). Any other value is returned as is.
+fn rename_error(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("__rename_error", args, 3, 3)?;
+    let name = display(&vm.heap, args[0]);
+    let part = display(&vm.heap, args[2]);
+    if let Value::Obj(h) = args[1] {
+        if let Obj::Error(e) = vm.heap.get_mut(h) {
+            if matches!(e.kind, ErrorKind::Type | ErrorKind::Key) && e.message.contains(part.as_str()) {
+                // Drop a name an inner builtin put first ("sort(): ").
+                let msg = match e.message.split_once("(): ") {
+                    Some((inner, rest)) if inner.chars().all(|c| c.is_alphanumeric() || c == '_') => rest,
+                    _ => &e.message,
+                };
+                e.message = format!("{name}(): {msg}").into();
+            }
+        }
+    }
+    Ok(args[1])
 }
 
 fn error_of_kind(vm: &mut Vm, fiber: &Fiber, message: Value, kind: ErrorKind) -> Ret {
