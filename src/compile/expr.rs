@@ -150,6 +150,7 @@ impl Compiler<'_> {
                 self.span = e.span;
                 self.emit(Op::Field { dst, obj: ro, name: k });
             }
+            ExprKind::Call(f, args) if self.is_module(f) => self.module_called(f),
             ExprKind::Call(f, args) => {
                 let base = self.call_base(dst);
                 self.expr_to(f, base);

@@ -128,6 +128,26 @@ impl Compiler<'_> {
         }
     }
 
+    /// `alias(...)`: a module is not a function. Most often the import hid a
+    /// builtin of the same name (`import "std/hex"` then `hex(255)`).
+    pub(crate) fn module_called(&mut self, f: &Expr) {
+        let ExprKind::Name(alias) = &f.kind else { return };
+        let m = self.imports[alias].clone();
+        let msg = format!("'{alias}' is the module {}, not a function", shown(&m.key));
+        let builtin = self.vm.global_names.get(alias.as_str()).and_then(|&i| self.vm.globals.get(i as usize)).is_some_and(
+            |&v| matches!(v, crate::vm::Value::Obj(h) if matches!(self.vm.heap.get(h), crate::vm::object::Obj::Native(_))),
+        );
+        let help = if builtin {
+            format!("the import hides the builtin {alias}(); import the module under another name: `import \"{}\" as {alias}_mod`", shown(&m.key))
+        } else {
+            format!(
+                "call one of its functions: {}",
+                m.exports.iter().take(4).map(|e| format!("{alias}.{e}()")).collect::<Vec<_>>().join(", ")
+            )
+        };
+        self.error_help(f.span, msg, help);
+    }
+
     /// The export's global when `recv.name` reads a member of an imported module.
     pub(crate) fn module_member(&mut self, recv: &Expr, name: &Ident) -> Option<u16> {
         if !self.is_module(recv) {

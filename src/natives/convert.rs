@@ -3,7 +3,6 @@
 
 use super::{arity, int_arg, str_arg};
 use crate::format::repr;
-use crate::vm::arith::to_key;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};
 
@@ -68,7 +67,9 @@ fn oct(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 /// `int(s, base)`: `s` in base 2..36 with an optional sign, surrounding whitespace,
 /// and for bases 16, 8 and 2 an optional `0x`, `0o` or `0b` prefix.
 pub(crate) fn int_base(heap: &Heap, args: &[Value]) -> Res<Value> {
-    let base = int_arg(heap, "int", args[1])?;
+    let Value::Int(base) = args[1] else {
+        return err(ErrorKind::Type, format!("int() base must be an int, got {}", heap.type_name(args[1])));
+    };
     if !(2..=36).contains(&base) {
         return err(ErrorKind::Value, format!("int() base must be 2 to 36, got {base}"));
     }
@@ -130,7 +131,7 @@ fn from_entries(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     for p in pairs {
         match vm.heap.as_list(*p).map(|l| &l[..]) {
             Some([k, v]) => {
-                m.insert(to_key(&vm.heap, *k)?, *v);
+                m.insert(super::key_arg(&vm.heap, "from_entries", *k)?, *v);
             }
             _ => {
                 let shown = repr(&vm.heap, *p);
@@ -153,7 +154,7 @@ fn set(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     };
     let mut m = crate::vm::value::new_map(items.len());
     for v in items {
-        m.insert(to_key(&vm.heap, v)?, Value::Bool(true));
+        m.insert(super::key_arg(&vm.heap, "set", v)?, Value::Bool(true));
     }
     Ok(Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m)))))
 }

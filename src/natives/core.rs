@@ -19,6 +19,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_builtin("__timeout_error", NativeFn::Full(timeout_error));
     vm.define_builtin("__limit_error", NativeFn::Full(limit_error));
     vm.define_builtin("__io_error", NativeFn::Full(io_error));
+    vm.define_native("__rename_error", rename_error);
     vm.define_native("assert", assert);
     vm.define_native("args", args);
 }
@@ -78,7 +79,7 @@ fn int(vm: &mut Vm, args: &[Value]) -> Res<Value> {
                 Ok(i) => Ok(Value::Int(i)),
                 Err(_) => err(ErrorKind::Value, format!("cannot convert {} to int", repr(&vm.heap, v))),
             },
-            None => err(ErrorKind::Type, format!("cannot convert {} to int", vm.heap.type_name(v))),
+            None => err(ErrorKind::Type, format!("int() needs a number or a string, not {}", vm.heap.type_name(v))),
         },
     }
 }
@@ -94,7 +95,7 @@ fn float(vm: &mut Vm, args: &[Value]) -> Res<Value> {
                 Ok(f) => Ok(Value::Float(f)),
                 Err(_) => err(ErrorKind::Value, format!("cannot convert {} to float", repr(&vm.heap, v))),
             },
-            None => err(ErrorKind::Type, format!("cannot convert {} to float", vm.heap.type_name(v))),
+            None => err(ErrorKind::Type, format!("float() needs a number or a string, not {}", vm.heap.type_name(v))),
         },
     }
 }
@@ -176,6 +177,29 @@ fn io_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Io))
 }
 
+/// `__rename_error(name, e, part)`: for the prelude's callback methods, a `type`
+/// or `key` error whose message contains `part` (`cannot compare int with
+/// string`, met comparing keys) is renamed to the method the user called
+/// (`sort_by(): ...`). Any other value is returned as is.
+fn rename_error(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("__rename_error", args, 3, 3)?;
+    let name = display(&vm.heap, args[0]);
+    let part = display(&vm.heap, args[2]);
+    if let Value::Obj(h) = args[1] {
+        if let Obj::Error(e) = vm.heap.get_mut(h) {
+            if matches!(e.kind, ErrorKind::Type | ErrorKind::Key) && e.message.contains(part.as_str()) {
+                // Drop a name an inner builtin put first ("sort(): ").
+                let msg = match e.message.split_once("(): ") {
+                    Some((inner, rest)) if inner.chars().all(|c| c.is_alphanumeric() || c == '_') => rest,
+                    _ => &e.message,
+                };
+                e.message = format!("{name}(): {msg}").into();
+            }
+        }
+    }
+    Ok(args[1])
+}
+
 fn error_of_kind(vm: &mut Vm, fiber: &Fiber, message: Value, kind: ErrorKind) -> Ret {
     let message = display(&vm.heap, message).into();
     Ret::Value(crate::vm::error::new_error(vm, fiber, kind, message))
@@ -248,7 +272,7 @@ mod tests {
         assert_eq!(err_msg(call(&mut vm, "int", &[Value::Float(f64::NAN)])), "cannot convert nan to int");
         assert!(call(&mut vm, "int", &[Value::Float(9.3e18)]).is_err());
         assert!(call(&mut vm, "int", &[Value::Float(i64::MIN as f64)]).is_ok());
-        assert_eq!(err_msg(call(&mut vm, "int", &[Value::Nil])), "cannot convert nil to int");
+        assert_eq!(err_msg(call(&mut vm, "int", &[Value::Nil])), "int() needs a number or a string, not nil");
     }
 
     #[test]

@@ -103,7 +103,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             // insert(-1, v) puts v before the last item (as Python and JS splice do).
             let j = if i < 0 { len as i64 + i } else { i };
             if j < 0 || j > len as i64 {
-                return err(ErrorKind::Index, format!("insert index {i} out of range for length {len}"));
+                return err(ErrorKind::Index, format!("insert() index {i} out of range for length {len}"));
             }
             let j = j as usize;
             if len >= MAX_LIST {
@@ -119,7 +119,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             let l = items_mut(heap, h);
             match resolve_index(i, l.len()) {
                 Some(j) => done(l.remove(j)),
-                None => out_of_range(i, l.len()),
+                None => err(ErrorKind::Index, format!("remove() index {i} out of range for length {}", l.len())),
             }
         }
         "contains" | "index_of" => {
@@ -143,7 +143,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
         }
         "sort" if args.is_empty() => {
             let mut v = items(heap, h).clone();
-            merge_sort(&mut v, |a, b| compare(heap, a, b))?;
+            super::named(name, merge_sort(&mut v, |a, b| compare(heap, a, b)))?;
             *items_mut(heap, h) = v;
             done(Value::Nil)
         }
@@ -179,6 +179,9 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
                 "reduce" => arity(name, args, 1, 2)?,
                 "sort" => arity(name, args, 0, 1)?,
                 _ => arity(name, args, 1, 1)?,
+            }
+            if let Some(&f) = args.first() {
+                super::fn_arg(heap, name, f)?;
             }
             let f = match name {
                 "map" => "__list_map",
@@ -289,10 +292,10 @@ mod tests {
         method(vm, l, "insert", &[I(3), I(9)]).unwrap();
         method(vm, l, "insert", &[I(-1), I(8)]).unwrap();
         assert_eq!(show(vm, l), "[0, 1, 2, 8, 9]");
-        assert_eq!(err_msg(method(vm, l, "insert", &[I(6), I(0)])), "insert index 6 out of range for length 5");
-        assert_eq!(err_msg(method(vm, l, "insert", &[I(-6), I(0)])), "insert index -6 out of range for length 5");
+        assert_eq!(err_msg(method(vm, l, "insert", &[I(6), I(0)])), "insert() index 6 out of range for length 5");
+        assert_eq!(err_msg(method(vm, l, "insert", &[I(-6), I(0)])), "insert() index -6 out of range for length 5");
         assert_eq!(method_s(vm, l, "remove", &[I(-2)]), "8");
-        assert_eq!(err_msg(method(vm, l, "remove", &[I(4)])), "list index 4 out of range for length 4");
+        assert_eq!(err_msg(method(vm, l, "remove", &[I(4)])), "remove() index 4 out of range for length 4");
         method(vm, l, "reverse", &[]).unwrap();
         assert_eq!(show(vm, l), "[9, 2, 1, 0]");
         let e = list(vm, &[]);
@@ -336,7 +339,7 @@ mod tests {
         assert_eq!(show(vm, sl), r#"["apple", "fig", "pear"]"#);
         let s = vm.heap.str("a");
         let bad = vm.heap.list(vec![I(1), s]);
-        assert_eq!(err_msg(method(vm, bad, "sort", &[])), "cannot compare string with int");
+        assert_eq!(err_msg(method(vm, bad, "sort", &[])), "sort(): cannot compare string with int");
         assert_eq!(show(vm, bad), "[1, \"a\"]");
         let nan = vm.heap.list(vec![Value::Float(f64::NAN), I(2), I(1), Value::Float(f64::NAN), I(0)]);
         method(vm, nan, "sort", &[]).unwrap();
@@ -360,14 +363,17 @@ mod tests {
     fn callback_methods_call_the_prelude() {
         let mut vm = Vm::new();
         let l = list(&mut vm, &[1]);
-        assert!(err_msg(method(&mut vm, l, "map", &[I(0)])).contains("prelude"));
+        // Any function will do as the callback: the prelude's is what gets called.
+        let f = vm.globals[*vm.global_names.get("len").unwrap() as usize];
+        assert_eq!(err_msg(method(&mut vm, l, "map", &[I(0)])), "map() expects a function, got int");
+        assert!(err_msg(method(&mut vm, l, "map", &[f])).contains("prelude"));
         let marker = vm.heap.str("map-impl");
         vm.loader.set_prelude([("__list_map".into(), marker), ("__list_sort_by".into(), I(7))].into());
-        let Ok(Ret::Call(f, args)) = call_method(&mut vm, &Default::default(), l, "map", &[I(0)]) else {
+        let Ok(Ret::Call(called, args)) = call_method(&mut vm, &Default::default(), l, "map", &[f]) else {
             panic!("map did not call")
         };
-        assert_eq!((show(&vm, f), args.len()), ("\"map-impl\"".to_string(), 2));
-        assert!(matches!(call_method(&mut vm, &Default::default(), l, "sort", &[I(0)]), Ok(Ret::Call(I(7), _))));
+        assert_eq!((show(&vm, called), args.len()), ("\"map-impl\"".to_string(), 2));
+        assert!(matches!(call_method(&mut vm, &Default::default(), l, "sort", &[f]), Ok(Ret::Call(I(7), _))));
     }
 
     #[test]

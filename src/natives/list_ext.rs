@@ -75,7 +75,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             };
             let mut best = first;
             for &v in rest {
-                if compare(heap, v, best)? == want {
+                if super::named(name, compare(heap, v, best))? == want {
                     best = v;
                 }
             }
@@ -160,6 +160,7 @@ fn callback(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
         return no_method("list", name);
     };
     arity(name, args, 1, 1)?;
+    super::fn_arg(&vm.heap, name, args[0])?;
     if matches!(name, "min" | "max") && items(&vm.heap, h).is_empty() {
         return err(ErrorKind::Value, format!("{name}() of an empty list"));
     }
@@ -242,7 +243,8 @@ mod tests {
         let mut vm = Vm::new();
         let l = vm.heap.list(vec![I(1)]);
         vm.loader.set_prelude([("__list_find".into(), I(3))].into());
-        assert!(matches!(call_method(&mut vm, &Default::default(), l, "find", &[I(0)]), Ok(Ret::Call(I(3), _))));
+        let f = vm.globals[*vm.global_names.get("len").unwrap() as usize];
+        assert!(matches!(call_method(&mut vm, &Default::default(), l, "find", &[f]), Ok(Ret::Call(I(3), _))));
         // Without a callback these finish natively.
         assert_eq!(method_s(&mut vm, l, "any", &[]), "true");
         assert_eq!(method_s(&mut vm, l, "min", &[]), "1");

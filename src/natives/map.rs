@@ -57,17 +57,18 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
         }
         "contains" | "has" => {
             arity(name, args, 1, 1)?;
-            let k = to_key(heap, args[0])?;
+            // Like `k in m`: a value that cannot be a key is in no map.
+            let Ok(k) = to_key(heap, args[0]) else { return Ok(Value::Bool(false)) };
             Ok(Value::Bool(entries(heap, h).contains_key(&k)))
         }
         "remove" | "delete" => {
             arity(name, args, 1, 1)?;
-            let k = to_key(heap, args[0])?;
+            let k = super::key_arg(heap, name, args[0])?;
             Ok(entries_mut(heap, h).shift_remove(&k).unwrap_or(Value::Nil))
         }
         "get" => {
             arity(name, args, 1, 2)?;
-            let k = to_key(heap, args[0])?;
+            let k = super::key_arg(heap, name, args[0])?;
             let default = args.get(1).copied().unwrap_or(Value::Nil);
             Ok(entries(heap, h).get(&k).copied().unwrap_or(default))
         }
@@ -128,7 +129,7 @@ mod tests {
         assert_eq!(method_s(vm, m, "remove", &[a]), "nil");
         assert_eq!(show(vm, m), "{2: 20, nil: 0, true: 5}");
         assert_eq!(show(vm, c), r#"{"a": 1, 2: 20, nil: 0, true: 5}"#);
-        assert_eq!(err_msg(method(vm, m, "get", &[Value::Float(1.0)])), "float map keys are not allowed");
+        assert_eq!(err_msg(method(vm, m, "get", &[Value::Float(1.0)])), "get(): float map keys are not allowed");
         assert_eq!(err_msg(method(vm, m, "push", &[])), "map has no method 'push'");
     }
 }

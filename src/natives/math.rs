@@ -88,7 +88,10 @@ fn round(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("round", args, 1, 2)?;
     let digits = match args.get(1) {
         None | Some(Value::Nil) => None,
-        Some(&d) => Some(int_arg(&vm.heap, "round", d)?),
+        Some(&Value::Int(d)) => Some(d),
+        Some(&d) => {
+            return err(ErrorKind::Type, format!("round() digits must be an int, got {}", vm.heap.type_name(d)))
+        }
     };
     let x = match args[0] {
         Value::Int(i) => return round_int(i, digits.unwrap_or(0)),
@@ -209,7 +212,7 @@ fn extreme(vm: &mut Vm, name: &str, args: &[Value], want: Ordering) -> Res<Value
     };
     let mut best = first;
     for &v in rest {
-        if compare(heap, v, best)? == want {
+        if super::named(name, compare(heap, v, best))? == want {
             best = v;
         }
     }
@@ -313,7 +316,7 @@ mod tests {
         let e = vm.heap.list(vec![]);
         assert_eq!(err_msg(call(vm, "min", &[e])), "min() of an empty list");
         assert_eq!(err_msg(call(vm, "min", &[])), "min() takes at least 1 argument (0 given)");
-        assert_eq!(err_msg(call(vm, "min", &[I(1), a])), "cannot compare string with int");
+        assert_eq!(err_msg(call(vm, "min", &[I(1), a])), "min(): cannot compare string with int");
     }
 
     #[test]

@@ -202,6 +202,32 @@ pub(crate) fn int_arg(heap: &Heap, name: &str, v: Value) -> Res<i64> {
     }
 }
 
+/// A function argument (a closure or a builtin), or an error naming the method
+/// that takes it, rather than the prelude's "cannot call" deep inside.
+pub(crate) fn fn_arg(heap: &Heap, name: &str, v: Value) -> Res<()> {
+    match v {
+        Value::Obj(h) if matches!(heap.get(h), Obj::Closure(_) | Obj::Native(_)) => Ok(()),
+        _ => err(ErrorKind::Type, format!("{name}() expects a function, got {}", heap.type_name(v))),
+    }
+}
+
+/// `r` with its `type` error's message prefixed by the function's name, for
+/// errors met deep in a shared helper (`cannot compare string with int`).
+pub(crate) fn named<T>(name: &str, r: Res<T>) -> Res<T> {
+    match r {
+        Err(crate::vm::Fault::Error(e)) if e.0 == ErrorKind::Type => err(ErrorKind::Type, format!("{name}(): {}", e.1)),
+        r => r,
+    }
+}
+
+/// A map key argument, or a `key` error naming the function.
+pub(crate) fn key_arg(heap: &Heap, name: &str, v: Value) -> Res<crate::vm::Key> {
+    crate::vm::arith::to_key(heap, v).or_else(|_| match v {
+        Value::Float(_) => err(ErrorKind::Key, format!("{name}(): float map keys are not allowed")),
+        _ => err(ErrorKind::Key, format!("{name}(): a {} cannot be a map key", heap.type_name(v))),
+    })
+}
+
 /// A number argument (int or float) as a float.
 pub(crate) fn num_arg(heap: &Heap, name: &str, v: Value) -> Res<f64> {
     match v {
