@@ -8,6 +8,7 @@
 
 use super::watched::Watched;
 use crate::vm::builtin::{Blocking, Ready};
+use std::cell::RefCell;
 use std::io::Write;
 use std::os::fd::{AsRawFd, RawFd};
 use std::rc::Rc;
@@ -36,6 +37,19 @@ pub struct Stream {
     /// `SOCKET_LINE_LIMIT`, so a peer cannot grow the buffer without end.
     pub line_limit: Option<usize>,
     shared: Arc<Mutex<Shared>>,
+    /// A read-only file's buffered lines, read without the lock (`Front`).
+    front: Rc<RefCell<Front>>,
+}
+
+/// What `read_line` of a read-only file left in the buffer, moved out of the
+/// shared state (the buffers are swapped) so that the next lines are taken
+/// without locking it: the lock was a sixth of the time of `for line in f`.
+/// It goes back (`lock`) before anything else uses the shared state, and a
+/// pool job starts only from there, so a job never misses it.
+#[derive(Default)]
+struct Front {
+    buf: Vec<u8>,
+    pos: usize,
 }
 
 /// The default longest line read from a socket (as Python asyncio's StreamReader).
@@ -75,22 +89,37 @@ impl Stream {
             tls: None,
         };
         let shared = Arc::new(Mutex::new(shared));
-        Stream { name: Rc::from(name), kind, readable, writable, line_limit: None, shared }
+        let front = Rc::default();
+        Stream { name: Rc::from(name), kind, readable, writable, line_limit: None, shared, front }
     }
 
     /// The shared state, or a wait until a pool job on it is done.
     fn lock(&self) -> Result<MutexGuard<'_, Shared>, Blocking> {
-        match self.shared.try_lock() {
-            Ok(g) => Ok(g),
-            Err(TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+        let mut g = match self.shared.try_lock() {
+            Ok(g) => g,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
             Err(TryLockError::WouldBlock) => {
                 let shared = self.shared.clone();
-                Err(Blocking::IoThenRetry(Box::new(move || {
+                return Err(Blocking::IoThenRetry(Box::new(move || {
                     drop(shared.lock());
                     Box::new(|_: &mut crate::vm::Heap| Ok(crate::vm::Value::Nil))
-                })))
+                })));
             }
+        };
+        let mut f = self.front.borrow_mut();
+        if f.pos < f.buf.len() {
+            // The shared buffer was emptied into the front (`read_line`).
+            std::mem::swap(&mut f.buf, &mut g.rbuf);
+            g.rpos = f.pos;
+            f.buf.clear();
+            f.pos = 0;
         }
+        Ok(g)
+    }
+
+    /// Whether `read_line` keeps lines in `front` (see there).
+    fn fronted(&self) -> bool {
+        self.kind == Kind::File && !self.writable
     }
 
     /// The buffer to read from: an error if the stream is not for reading or
@@ -120,6 +149,18 @@ impl Stream {
     /// (or `line_limit`) is an error, its bytes staying in the buffer.
     pub fn read_line<T>(&self, limit: Option<usize>, take: impl FnOnce(&[u8]) -> T) -> Res<Option<T>> {
         let limit = limit.or(self.line_limit).unwrap_or(usize::MAX);
+        if self.fronted() {
+            let mut f = self.front.borrow_mut();
+            let start = f.pos;
+            if let Some(i) = memchr::memchr(b'\n', &f.buf[start..]) {
+                let end = start + i;
+                let end = end - usize::from(end > start && f.buf[end - 1] == b'\r');
+                if end - start <= limit {
+                    f.pos = start + i + 1;
+                    return Ok(Step::Done(Some(take(&f.buf[start..end]))));
+                }
+            }
+        }
         let too_long = || format!("a line from {} is longer than {limit} bytes", self.name);
         let mut s = match self.reading()? {
             Ok(s) => s,
@@ -140,7 +181,15 @@ impl Stream {
                 if end > start && s.rbuf[end - 1] == b'\r' {
                     end -= 1;
                 }
-                return Ok(Step::Done(Some(take(&s.rbuf[start..end]))));
+                let line = take(&s.rbuf[start..end]);
+                if self.fronted() {
+                    let mut f = self.front.borrow_mut();
+                    std::mem::swap(&mut f.buf, &mut s.rbuf);
+                    f.pos = s.rpos;
+                    s.rbuf.clear();
+                    s.rpos = 0;
+                }
+                return Ok(Step::Done(Some(line)));
             }
             if s.eof {
                 if start == s.rbuf.len() {
@@ -448,6 +497,7 @@ impl Stream {
 
     /// Closes it without writing buffered output (its owner is gone).
     pub fn close_now(&self) {
+        *self.front.borrow_mut() = Front::default();
         if let Ok(mut s) = self.shared.lock() {
             s.file = None;
             s.closed = true;

@@ -258,12 +258,13 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let r = compare!(cmp, a, b);
                 reg!(dst) = Value::Bool(r);
             }
-            Op::In { .. }
-            | Op::Is { .. }
-            | Op::Bitwise { .. }
-            | Op::BitNot { .. }
-            | Op::Unpack { .. }
-            | Op::IterPair { .. } => {
+            Op::In { dst, a, b } => {
+                // Out of line, but not through `rare_op`: `word in line` runs once
+                // a line in grep-like loops.
+                let r = t!(super::exec_rare::contains(vm, reg!(a), reg!(b)));
+                reg!(dst) = Value::Bool(r);
+            }
+            Op::Is { .. } | Op::Bitwise { .. } | Op::BitNot { .. } | Op::Unpack { .. } | Op::IterPair { .. } => {
                 save_pc!();
                 t!(super::exec_rare::rare_op(vm, fiber, op, base));
             }

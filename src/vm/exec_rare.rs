@@ -8,6 +8,12 @@ use super::value::Value;
 use super::{arith, err, ErrorKind, Res, Vm};
 use crate::bytecode::Op;
 
+/// `a in b`.
+#[inline(never)]
+pub(super) fn contains(vm: &Vm, a: Value, b: Value) -> Res<bool> {
+    arith::contains(&vm.heap, a, b)
+}
+
 /// Runs `op` for the frame whose registers start at `base`.
 #[inline(never)]
 pub(super) fn rare_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<()> {
@@ -17,10 +23,6 @@ pub(super) fn rare_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Re
         };
     }
     match op {
-        Op::In { dst, a, b } => {
-            let r = arith::contains(&vm.heap, reg!(a), reg!(b))?;
-            reg!(dst) = Value::Bool(r);
-        }
         Op::Is { dst, a, b } => {
             let r = arith::identical(&vm.heap, reg!(a), reg!(b));
             reg!(dst) = Value::Bool(r);

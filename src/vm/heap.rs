@@ -33,7 +33,10 @@ impl Heap {
     pub fn alloc(&mut self, obj: Obj) -> Handle {
         self.allocated += obj.size();
         if let Some(i) = self.free.pop() {
-            self.objs[i as usize] = obj;
+            // A free slot holds nothing to drop (assigning would call the drop glue).
+            let free = std::mem::replace(&mut self.objs[i as usize], obj);
+            debug_assert!(matches!(free, Obj::Free));
+            std::mem::forget(free);
             Handle(i)
         } else {
             self.objs.push(obj);

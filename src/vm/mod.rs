@@ -16,6 +16,7 @@ pub mod kind;
 pub mod object;
 mod ops;
 pub mod output;
+mod substr;
 pub mod value;
 
 pub use builtin::{Blocking, IoDone, IoWork, NativeFn, Ret};
