@@ -508,6 +508,10 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                         continue;
                     }
                     if let Obj::Stream(_) = vm.heap.get(h) {
+                        if let Some(v) = crate::natives::stream::buffered_line(vm, h) {
+                            fiber.put(base + dst as usize, &v);
+                            continue;
+                        }
                         save_pc!();
                         // A line, nil at the end, or a wait (woken with Retry,
                         // which runs this instruction again).

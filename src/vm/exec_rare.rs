@@ -11,6 +11,9 @@ use crate::bytecode::Op;
 /// `a in b`.
 #[inline(never)]
 pub(super) fn contains(vm: &Vm, a: Value, b: Value) -> Res<bool> {
+    if let (Some(needle), Some(hay)) = (vm.heap.as_str(a), vm.heap.as_str(b)) {
+        return Ok(super::substr::contains(&hay.s, &needle.s));
+    }
     arith::contains(&vm.heap, a, b)
 }
 
