@@ -221,7 +221,7 @@ pub fn contains(heap: &Heap, item: Value, coll: Value) -> Res<bool> {
             Obj::Map(m) => return Ok(to_key(heap, item).is_ok_and(|k| m.contains_key(&k))),
             Obj::Str(s) => {
                 return match heap.as_str(item) {
-                    Some(sub) => Ok(s.s.contains(&*sub.s)),
+                    Some(sub) => Ok(super::substr::contains(&s.s, &sub.s)),
                     None => err(
                         ErrorKind::Type,
                         format!("'in <string>' needs a string on the left, not {}", heap.type_name(item)),

@@ -258,12 +258,13 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let r = compare!(cmp, a, b);
                 reg!(dst) = Value::Bool(r);
             }
-            Op::In { .. }
-            | Op::Is { .. }
-            | Op::Bitwise { .. }
-            | Op::BitNot { .. }
-            | Op::Unpack { .. }
-            | Op::IterPair { .. } => {
+            Op::In { dst, a, b } => {
+                // Out of line, but not through `rare_op`: `word in line` runs once
+                // a line in grep-like loops.
+                let r = t!(super::exec_rare::contains(vm, reg!(a), reg!(b)));
+                reg!(dst) = Value::Bool(r);
+            }
+            Op::Is { .. } | Op::Bitwise { .. } | Op::BitNot { .. } | Op::Unpack { .. } | Op::IterPair { .. } => {
                 save_pc!();
                 t!(super::exec_rare::rare_op(vm, fiber, op, base));
             }
@@ -514,6 +515,10 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                         continue;
                     }
                     if let Obj::Stream(_) = vm.heap.get(h) {
+                        if let Some(v) = crate::natives::stream::buffered_line(vm, h) {
+                            fiber.put(base + dst as usize, &v);
+                            continue;
+                        }
                         save_pc!();
                         // A line, nil at the end, or a wait (woken with Retry,
                         // which runs this instruction again).

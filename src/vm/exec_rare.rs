@@ -8,6 +8,15 @@ use super::value::Value;
 use super::{arith, err, ErrorKind, Res, Vm};
 use crate::bytecode::Op;
 
+/// `a in b`.
+#[inline(never)]
+pub(super) fn contains(vm: &Vm, a: Value, b: Value) -> Res<bool> {
+    if let (Some(needle), Some(hay)) = (vm.heap.as_str(a), vm.heap.as_str(b)) {
+        return Ok(super::substr::contains(&hay.s, &needle.s));
+    }
+    arith::contains(&vm.heap, a, b)
+}
+
 /// Runs `op` for the frame whose registers start at `base`.
 #[inline(never)]
 pub(super) fn rare_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<()> {
@@ -17,10 +26,6 @@ pub(super) fn rare_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Re
         };
     }
     match op {
-        Op::In { dst, a, b } => {
-            let r = arith::contains(&vm.heap, reg!(a), reg!(b))?;
-            reg!(dst) = Value::Bool(r);
-        }
         Op::Is { dst, a, b } => {
             let r = arith::identical(&vm.heap, reg!(a), reg!(b));
             reg!(dst) = Value::Bool(r);

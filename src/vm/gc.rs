@@ -81,5 +81,5 @@ fn sweep(vm: &mut Vm) {
     }
     heap.live = live;
     heap.allocated = 0;
-    heap.threshold = (live * 2).max(8 << 20);
+    heap.threshold = (live * 2).max(super::heap::GC_MIN);
 }

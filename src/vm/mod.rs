@@ -17,6 +17,7 @@ pub mod object;
 mod ops;
 pub mod output;
 pub mod str;
+mod substr;
 pub mod value;
 
 pub use builtin::{Blocking, IoDone, IoWork, NativeFn, Ret};
