@@ -218,91 +218,17 @@ pub fn fmt_float(f: f64) -> String {
     if f == 0.0 {
         return if f.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
     }
-    let (digits, exp) = shortest_digits(f.abs());
-    let k = digits.len() as i32;
-    // The value is 0.DIGITS × 10^n.
-    let n = exp + 1;
-    let mut out = String::with_capacity(k as usize + 8);
-    if f < 0.0 {
-        out.push('-');
-    }
-    if k <= n && n <= 21 {
-        out.push_str(&digits);
-        out.extend(std::iter::repeat_n('0', (n - k) as usize));
+    // ryu-js writes the shortest round-trip digits under JavaScript's rules
+    // (Number::toString: plain form from 1e-6 up to 1e21, ties to the even
+    // digit); csp adds `.0` to a plain integral value.
+    let mut buf = ryu_js::Buffer::new();
+    let s = buf.format_finite(f);
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push_str(s);
+    if !s.contains(['.', 'e']) {
         out.push_str(".0");
-    } else if 0 < n && n <= 21 {
-        out.push_str(&digits[..n as usize]);
-        out.push('.');
-        out.push_str(&digits[n as usize..]);
-    } else if -6 < n && n <= 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-n) as usize));
-        out.push_str(&digits);
-    } else {
-        out.push_str(&digits[..1]);
-        if k > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        let e = n - 1;
-        write!(out, "e{}{}", if e < 0 { '-' } else { '+' }, e.abs()).unwrap();
     }
     out
-}
-
-/// Splits `{:e}` output ("d.ddde-x") into its digits and decimal exponent.
-fn sci_parts(sci: &str) -> (String, i32) {
-    let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
-    let digits = mantissa.chars().filter(|c| *c != '.').collect();
-    (digits, exp.parse().expect("{:e} exponent is an integer"))
-}
-
-/// The shortest digits that round-trip to `f` (positive, finite, nonzero) and the
-/// exponent of the first one. Rust's `{:e}` finds them; when two candidates of that
-/// length are exactly equally near `f`, JavaScript takes the one with the even last
-/// digit, which Rust does not promise, so such ties are settled here.
-fn shortest_digits(f: f64) -> (String, i32) {
-    let (digits, exp) = sci_parts(&format!("{:e}", f));
-    let k = digits.len();
-    // A tie means the exact value of `f` has exactly k + 1 significant digits, the
-    // last a 5. `{:.N$e}` rounds exactly, so check cheaply first, then in full.
-    let (near, _) = sci_parts(&format!("{:.*e}", k + 1, f));
-    if !near.ends_with("50") {
-        return (digits, exp);
-    }
-    let (full, full_exp) = sci_parts(&format!("{:.800e}", f));
-    let full = full.trim_end_matches('0');
-    if full.len() != k + 1 || full_exp != exp {
-        return (digits, exp);
-    }
-    let mut cand: Vec<u8> = full.as_bytes()[..k].to_vec();
-    let mut cand_exp = exp;
-    if (cand[k - 1] - b'0') % 2 == 1 {
-        // Round the odd lower candidate up to the even upper one.
-        let mut i = k;
-        loop {
-            if i == 0 {
-                cand.insert(0, b'1');
-                cand.pop();
-                cand_exp += 1;
-                break;
-            }
-            i -= 1;
-            if cand[i] == b'9' {
-                cand[i] = b'0';
-            } else {
-                cand[i] += 1;
-                break;
-            }
-        }
-    }
-    let cand = String::from_utf8(cand).expect("ASCII digits");
-    let cand = cand.trim_end_matches('0');
-    let cand = if cand.is_empty() { "0" } else { cand };
-    match format!("{}.{}e{}", &cand[..1], &cand[1..], cand_exp).parse::<f64>() {
-        Ok(back) if back == f => (cand.to_string(), cand_exp),
-        _ => (digits, exp),
-    }
 }
 
 #[cfg(test)]
