@@ -52,9 +52,10 @@ pub(super) fn uncaught_at_top(vm: &mut Vm, e: Value) -> Uncaught {
 /// The deadlock report: every parked fiber, what it waits on, where, and who started it.
 pub(super) fn deadlock_report(vm: &Vm) -> String {
     let mut out = String::from("deadlock: no fiber can make progress\n");
+    let mut holders = Holders::default();
     for (f, s) in fibers(vm) {
         let Some(w) = &s.parked else { continue };
-        out.push_str(&format!("  {}\n", blocked_line(vm, f, s, w)));
+        out.push_str(&format!("  {}\n", blocked_line(vm, f, s, w, &mut holders)));
         started_chain(vm, s, &mut out);
     }
     out
@@ -79,8 +80,9 @@ fn started_chain(vm: &Vm, s: &FiberState, out: &mut String) {
 /// its stack, and where it was started; then fibers not started yet.
 pub(super) fn fiber_dump(vm: &Vm) -> String {
     let mut out = String::from("SIGQUIT: every fiber\n");
+    let mut holders = Holders::default();
     for (f, s) in fibers(vm) {
-        out.push_str(&format!("  {}\n", state_line(vm, f, s)));
+        out.push_str(&format!("  {}\n", state_line(vm, f, s, &mut holders)));
         for frame in crate::vm::error::capped_trace(f) {
             out.push_str(&format!("    at {frame}\n"));
         }
@@ -108,18 +110,40 @@ fn location(site: Option<Site>) -> String {
     site.map_or(String::new(), |s| s.location())
 }
 
+/// The fibers and globals holding each channel, found once per report.
+type Holders = std::collections::HashMap<Handle, Vec<(*const Fiber, String)>>;
+
+/// Holders of a channel named in a blocked fiber's line.
+const HOLDERS_SHOWN: usize = 4;
+
 /// `"fiber N blocked on OPERATION at file:line:col"`.
-fn blocked_line(vm: &Vm, f: &Fiber, s: &FiberState, w: &Wait) -> String {
+fn blocked_line(vm: &Vm, f: &Fiber, s: &FiberState, w: &Wait, holders: &mut Holders) -> String {
     let who = fiber_name(vm, s);
     let at = location(f.current_site());
     let what = match w {
         Wait::Recv(h) | Wait::Send(h) => {
-            let mut holders: Vec<String> = fibers(vm)
-                .filter(|(o, os)| !std::ptr::eq(*o, f) && o.holds(&vm.heap, *h) && os.task.is_some())
-                .map(|(_, os)| fiber_name(vm, os))
+            let all = holders.entry(*h).or_insert_with(|| {
+                let mut v: Vec<(*const Fiber, String)> = fibers(vm)
+                    .filter(|(o, os)| o.holds(&vm.heap, *h) && os.task.is_some())
+                    .map(|(o, os)| (o as *const Fiber, fiber_name(vm, os)))
+                    .collect();
+                v.extend(globals_holding(vm, *h).map(|name| (std::ptr::null(), format!("global `{name}`"))));
+                v
+            });
+            // Named up to a few: thousands of fibers on one channel would
+            // otherwise make the report quadratic in size.
+            let others = all.len() - usize::from(f.holds(&vm.heap, *h) && s.task.is_some());
+            let shown: Vec<&str> = all
+                .iter()
+                .filter(|(o, _)| !std::ptr::eq(*o, f))
+                .take(HOLDERS_SHOWN)
+                .map(|(_, name)| name.as_str())
                 .collect();
-            holders.extend(globals_holding(vm, *h).map(|name| format!("global `{name}`")));
-            let held = if holders.is_empty() { String::new() } else { format!(" (held by {})", holders.join(", ")) };
+            let mut list = shown.join(", ");
+            if others > HOLDERS_SHOWN {
+                list.push_str(&format!(" and {} more", others - HOLDERS_SHOWN));
+            }
+            let held = if others == 0 { String::new() } else { format!(" (held by {list})") };
             format!("{} {}{held}", w.describe(), crate::format::repr(&vm.heap, Value::Obj(*h)))
         }
         Wait::Lock(m) => {
@@ -151,17 +175,18 @@ fn blocked_line(vm: &Vm, f: &Fiber, s: &FiberState, w: &Wait) -> String {
 }
 
 /// "fiber N blocked on ..." or "fiber N ready at ...".
-fn state_line(vm: &Vm, f: &Fiber, s: &FiberState) -> String {
+fn state_line(vm: &Vm, f: &Fiber, s: &FiberState, holders: &mut Holders) -> String {
     match &s.parked {
-        Some(w) => blocked_line(vm, f, s, w),
+        Some(w) => blocked_line(vm, f, s, w, holders),
         None => format!("{} ready at {}", fiber_name(vm, s), location(f.next_site())),
     }
 }
 
 /// One line per fiber not running now, started or not (the REPL's `:fibers`).
 pub(super) fn fiber_lines(vm: &Vm) -> Vec<String> {
+    let mut holders = Holders::default();
     fibers(vm)
-        .map(|(f, s)| state_line(vm, f, s))
+        .map(|(f, s)| state_line(vm, f, s, &mut holders))
         .chain(
             super::start::not_started(vm)
                 .map(|(n, site)| format!("fiber {n} not started yet (go at {})", site.location())),

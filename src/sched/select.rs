@@ -5,6 +5,7 @@ use super::chan::{self, SendWaiter};
 use super::{Wait, Waiter};
 use crate::vm::ErrorKind;
 use crate::vm::{err, Handle, Obj, Res, Resume, Value, Vm};
+use std::collections::VecDeque;
 
 /// One evaluated case: its channel (None for a nil channel) and, for a send, the value.
 pub(super) struct Case {
@@ -78,6 +79,26 @@ pub(super) fn remove_from(vm: &mut Vm, h: Handle, w: Waiter) {
     if let Obj::Chan(c) = vm.heap.get_mut(h) {
         c.recvq.retain(|r| r.fiber != w.fiber);
         c.sendq.retain(|s| s.w.fiber != w.fiber);
+    }
+}
+
+/// Takes the one queue entry of a fiber parked on a single channel (not a
+/// `select`) off channel `h`. Fibers are usually taken off in the order they
+/// parked (the program's end cancels them in turn): the entry is then at an
+/// end of the queue, and a million cancellations stay linear, not quadratic.
+pub(super) fn remove_one(vm: &mut Vm, h: Handle, w: Waiter) {
+    fn take_out<T>(q: &mut VecDeque<T>, is: impl Fn(&T) -> bool) {
+        if q.front().is_some_and(&is) {
+            q.pop_front();
+        } else if q.back().is_some_and(&is) {
+            q.pop_back();
+        } else {
+            q.retain(|x| !is(x));
+        }
+    }
+    if let Obj::Chan(c) = vm.heap.get_mut(h) {
+        take_out(&mut c.recvq, |r| r.fiber == w.fiber);
+        take_out(&mut c.sendq, |s| s.w.fiber == w.fiber);
     }
 }
 
