@@ -790,6 +790,12 @@ fn many_fibers_on_one_channel_end_and_report_in_linear_time() {
     let r = succeeds("let c = chan()\nfor i in 0..100000 { go fn() { <-c }() }\nprint(\"spawned\")\n");
     assert_eq!(r.stdout, "spawned\n");
     assert!(r.took < Duration::from_secs(10), "took {:?}", r.took);
+    // In a `select` with two cases on one channel too.
+    let r = succeeds(
+        "let c = chan()\nlet d = chan()\n\
+         for i in 0..100000 { go fn() { select { case <-c { } case <-d { } case <-c { } } }() }\n",
+    );
+    assert!(r.took < Duration::from_secs(10), "took {:?}", r.took);
     let r = run("let c = chan()\nfor i in 0..3000 { go fn() { <-c }() }\n<-c\n");
     assert_fails(&r, 3, "deadlock");
     assert!(r.stderr.contains("(held by main fiber, fiber 2, fiber 3, fiber 4 and 2997 more)"), "{}", &r.stderr[..600]);

@@ -281,7 +281,7 @@ fn unpark(vm: &mut Vm, fid: u32) {
     let wait = s.parked.clone();
     let w = Waiter { fiber: fid, gen: s.gen, case: None };
     match wait {
-        Some(Wait::Recv(h)) | Some(Wait::Send(h)) => select::remove_one(vm, h, w),
+        Some(Wait::Recv(h)) | Some(Wait::Send(h)) => select::remove_from(vm, h, w),
         Some(Wait::Select) => {
             let chans = vm.sched.state_mut(fid).extra.as_mut().map(|x| std::mem::take(&mut x.select));
             for h in chans.into_iter().flatten() {

@@ -58,7 +58,13 @@ pub(super) fn try_select(vm: &mut Vm, cases: &[Case], has_default: bool) -> Res<
 
 /// Parks the running fiber with a waiter for each case on its channel.
 pub(super) fn park_on_all(vm: &mut Vm, cases: &[Case]) {
-    let chans: Vec<Handle> = cases.iter().filter_map(|c| c.chan).collect();
+    // Each channel once: taking the fiber off a channel takes all its entries.
+    let mut chans: Vec<Handle> = Vec::with_capacity(cases.len());
+    for h in cases.iter().filter_map(|c| c.chan) {
+        if !chans.contains(&h) {
+            chans.push(h);
+        }
+    }
     if !chans.is_empty() || vm.sched.cur().extra.is_some() {
         vm.sched.cur().extra_mut().select = chans;
     }
@@ -74,24 +80,21 @@ pub(super) fn park_on_all(vm: &mut Vm, cases: &[Case]) {
     }
 }
 
-/// Removes every queue entry of `w`'s fiber from channel `h`.
+/// Removes every queue entry of `w`'s fiber from channel `h`. A fiber's entries
+/// in one queue are side by side (a `select` parks on all its cases at once),
+/// and fibers usually leave in the order they parked (the program's end
+/// cancels them in turn), so they are mostly at an end of the queue: taken
+/// from there, a million cancellations stay linear, not quadratic.
 pub(super) fn remove_from(vm: &mut Vm, h: Handle, w: Waiter) {
-    if let Obj::Chan(c) = vm.heap.get_mut(h) {
-        c.recvq.retain(|r| r.fiber != w.fiber);
-        c.sendq.retain(|s| s.w.fiber != w.fiber);
-    }
-}
-
-/// Takes the one queue entry of a fiber parked on a single channel (not a
-/// `select`) off channel `h`. Fibers are usually taken off in the order they
-/// parked (the program's end cancels them in turn): the entry is then at an
-/// end of the queue, and a million cancellations stay linear, not quadratic.
-pub(super) fn remove_one(vm: &mut Vm, h: Handle, w: Waiter) {
     fn take_out<T>(q: &mut VecDeque<T>, is: impl Fn(&T) -> bool) {
         if q.front().is_some_and(&is) {
-            q.pop_front();
+            while q.front().is_some_and(&is) {
+                q.pop_front();
+            }
         } else if q.back().is_some_and(&is) {
-            q.pop_back();
+            while q.back().is_some_and(&is) {
+                q.pop_back();
+            }
         } else {
             q.retain(|x| !is(x));
         }
