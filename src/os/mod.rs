@@ -2,8 +2,10 @@
 //! ends, sockets, TLS sessions) and child processes. Their builtins are in `natives/`.
 
 pub mod fdlimit;
+mod front;
 pub mod net;
 pub mod process;
+mod read;
 pub mod stream;
 pub mod tls;
 mod tls_config;

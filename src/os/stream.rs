@@ -6,6 +6,8 @@
 //! A socket may carry a TLS session (`os/tls.rs`): reads and writes then go
 //! through it.
 
+pub use super::front::Front;
+use super::read::{read_some, read_through_scratch, CHUNK};
 use super::watched::Watched;
 use crate::vm::builtin::{Blocking, Ready};
 use std::cell::RefCell;
@@ -14,8 +16,6 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
-/// Bytes read from a file or pipe at a time.
-const CHUNK: usize = 256 * 1024;
 /// Buffered file output is written out past this size.
 const WRITE_BUFFER: usize = 64 * 1024;
 
@@ -39,66 +39,6 @@ pub struct Stream {
     shared: Arc<Mutex<Shared>>,
     /// A read-only file's buffered lines, read without the lock (`Front`).
     front: Rc<RefCell<Front>>,
-}
-
-/// What `read_line` of a read-only file left in the buffer, moved out of the
-/// shared state (the buffers are swapped) so that the next lines are taken
-/// without locking it: the lock was a sixth of the time of `for line in f`.
-/// It goes back (`lock`) before anything else uses the shared state, and a
-/// pool job starts only from there, so a job never misses it.
-#[derive(Default)]
-pub struct Front {
-    buf: Vec<u8>,
-    pos: usize,
-    /// `buf[pos..]` is all ASCII (checked once for the lot rather than a line at a time).
-    ascii: bool,
-}
-
-impl Front {
-    /// The next whole line (without its `\n` or `\r\n`) if it is here and at
-    /// most `limit` bytes, handed to `take` with whether it is known to be
-    /// ASCII; consumed if `take` gives Some.
-    pub fn line<T>(&mut self, limit: usize, take: impl FnOnce(&[u8], bool) -> Option<T>) -> Option<T> {
-        let start = self.pos;
-        let i = newline(&self.buf, start)?;
-        let end = start + i;
-        let end = end - usize::from(end > start && self.buf[end - 1] == b'\r');
-        if end - start > limit {
-            return None;
-        }
-        let t = take(&self.buf[start..end], self.ascii)?;
-        self.pos = start + i + 1;
-        Some(t)
-    }
-
-    /// Takes the unread part of the shared buffer (leaving it empty).
-    fn fill_from(&mut self, s: &mut Shared) {
-        std::mem::swap(&mut self.buf, &mut s.rbuf);
-        self.pos = s.rpos;
-        self.ascii = self.buf[self.pos..].is_ascii();
-        s.rbuf.clear();
-        s.rpos = 0;
-    }
-}
-
-/// The offset of the first `\n` in `buf[start..]`. Lines are short: sixteen
-/// bytes at a time inline cost less than memchr's set-up for each.
-fn newline(buf: &[u8], start: usize) -> Option<usize> {
-    let mut i = start;
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE2 is part of x86_64; each load reads `buf[i..i + 16]`, in bounds.
-    unsafe {
-        use std::arch::x86_64::*;
-        let nl = _mm_set1_epi8(b'\n' as i8);
-        while i + 16 <= buf.len() {
-            let m = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(buf.as_ptr().add(i).cast()), nl));
-            if m != 0 {
-                return Some(i - start + m.trailing_zeros() as usize);
-            }
-            i += 16;
-        }
-    }
-    memchr::memchr(b'\n', &buf[i..]).map(|j| i - start + j)
 }
 
 /// The default longest line read from a socket (as Python asyncio's StreamReader).
@@ -155,14 +95,8 @@ impl Stream {
                 })));
             }
         };
-        let mut f = self.front.borrow_mut();
-        if f.pos < f.buf.len() {
-            // The shared buffer was emptied into the front (`read_line`).
-            std::mem::swap(&mut f.buf, &mut g.rbuf);
-            g.rpos = f.pos;
-            f.buf.clear();
-            f.pos = 0;
-        }
+        let shared = &mut *g;
+        self.front.borrow_mut().give_back(&mut shared.rbuf, &mut shared.rpos);
         Ok(g)
     }
 
@@ -233,7 +167,8 @@ impl Stream {
                 }
                 let line = take(&s.rbuf[start..end]);
                 if self.fronted() {
-                    self.front.borrow_mut().fill_from(&mut s);
+                    let s = &mut *s;
+                    self.front.borrow_mut().fill_from(&mut s.rbuf, &mut s.rpos);
                 }
                 return Ok(Step::Done(Some(line)));
             }
@@ -587,48 +522,6 @@ fn head_end(buf: &[u8]) -> Option<usize> {
         }
     }
     None
-}
-
-/// Reads what a pipe or socket has (up to `CHUNK` bytes) onto the end of
-/// `buf` through one scratch buffer per thread, so that a stream's buffer
-/// grows only by what arrived: reading straight into it left 256 KiB per
-/// connection, 2.5 GB for 10,000 idle ones that had each received 64 bytes.
-fn read_through_scratch(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usize> {
-    thread_local! {
-        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    SCRATCH.with(|scratch| {
-        let mut scratch = scratch.borrow_mut();
-        scratch.clear();
-        let n = read_some(f, &mut scratch)?;
-        buf.extend_from_slice(&scratch[..n]);
-        Ok(n)
-    })
-}
-
-/// Reads up to `CHUNK` bytes onto the end of `buf` (into its spare capacity:
-/// zeroing 256 KiB before every read cost more than finding the lines).
-fn read_some(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usize> {
-    read_up_to(f, buf, CHUNK)
-}
-
-/// Reads onto the end of `buf`, into its spare capacity (at least `room` bytes).
-pub(super) fn read_up_to(f: &std::fs::File, buf: &mut Vec<u8>, room: usize) -> std::io::Result<usize> {
-    buf.reserve(room);
-    let spare = buf.spare_capacity_mut();
-    loop {
-        // SAFETY: read(2) writes at most `spare.len()` bytes into the spare
-        // capacity, and only the bytes it reports are then counted as initialised.
-        let n = unsafe { libc::read(f.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
-        if n >= 0 {
-            unsafe { buf.set_len(buf.len() + n as usize) };
-            return Ok(n as usize);
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -279,7 +279,7 @@ impl Tls {
         if self.inpos == self.inbuf.len() {
             self.inbuf.clear();
             self.inpos = 0;
-            match super::stream::read_up_to(sock, &mut self.inbuf, READ_AHEAD) {
+            match super::read::read_up_to(sock, &mut self.inbuf, READ_AHEAD) {
                 Ok(_) => {}
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     self.inbuf = Vec::new();

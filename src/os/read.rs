@@ -1,0 +1,48 @@
+//! Reading a descriptor onto the end of a buffer, into its spare capacity.
+
+use std::os::fd::AsRawFd;
+
+/// How much one read of a stream asks for.
+pub(super) const CHUNK: usize = 256 * 1024;
+
+/// Reads what a pipe or socket has (up to `CHUNK` bytes) onto the end of
+/// `buf` through one scratch buffer per thread, so that a stream's buffer
+/// grows only by what arrived: reading straight into it left 256 KiB per
+/// connection, 2.5 GB for 10,000 idle ones that had each received 64 bytes.
+pub(super) fn read_through_scratch(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        scratch.clear();
+        let n = read_some(f, &mut scratch)?;
+        buf.extend_from_slice(&scratch[..n]);
+        Ok(n)
+    })
+}
+
+/// Reads up to `CHUNK` bytes onto the end of `buf` (into its spare capacity:
+/// zeroing 256 KiB before every read cost more than finding the lines).
+pub(super) fn read_some(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    read_up_to(f, buf, CHUNK)
+}
+
+/// Reads onto the end of `buf`, into its spare capacity (at least `room` bytes).
+pub(super) fn read_up_to(f: &std::fs::File, buf: &mut Vec<u8>, room: usize) -> std::io::Result<usize> {
+    buf.reserve(room);
+    let spare = buf.spare_capacity_mut();
+    loop {
+        // SAFETY: read(2) writes at most `spare.len()` bytes into the spare
+        // capacity, and only the bytes it reports are then counted as initialised.
+        let n = unsafe { libc::read(f.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
+        if n >= 0 {
+            unsafe { buf.set_len(buf.len() + n as usize) };
+            return Ok(n as usize);
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
