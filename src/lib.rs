@@ -19,6 +19,7 @@ macro_rules! err_println {
     }};
 }
 
+pub mod alloc;
 pub mod bytecode;
 pub mod check;
 pub mod compile;

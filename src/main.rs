@@ -321,4 +321,4 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
 }
 
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: csp::alloc::Mimalloc = csp::alloc::Mimalloc;
