@@ -153,3 +153,21 @@ fn bad_limit_values_are_usage_errors() {
         assert!(text(&o.stderr).contains(flags[0]), "{flags:?}: {}", text(&o.stderr));
     }
 }
+
+#[test]
+fn what_was_dropped_does_not_count_against_a_big_allocation() {
+    // Straight-line code has no preemption point between the lines: the big
+    // allocations wait for a collection instead of failing on dropped strings.
+    let src = r#"
+let a = "x" * 20_000_000
+let b = a + a
+a = nil
+b = nil
+let c = "y" * 30_000_000
+let d = c + "z"
+print(len(d))
+let parts = []
+try { for i in 0..100 { parts.push("p" * 10_000_000) } } catch e { print(e.kind, len(parts) < 7) }
+"#;
+    expect(&run(&["--max-memory", "64M"], src), 0, "30000001\nmemory true\n", "");
+}

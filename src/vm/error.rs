@@ -15,6 +15,12 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
     let mut value = match fault {
         Fault::Throw(v) => v,
         Fault::Error(e) => new_error(vm, fiber, e.0, Rc::from(e.1)),
+        // Where an instruction cannot be run again (a builtin called back
+        // from another), the request just fails.
+        Fault::Collect => {
+            let msg = vm.heap.over_message(0);
+            new_error(vm, fiber, ErrorKind::Memory, Rc::from(msg))
+        }
     };
     place_bare_error(vm, fiber, value);
     // Out of a coroutine's body the error continues in its resumer.

@@ -45,6 +45,11 @@ pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
     let halt = loop {
         match dispatch(vm, fiber, &mut budget) {
             Ok(halt) => break halt,
+            // The instruction runs again after the collection the slice's end brings.
+            Err(Fault::Collect) => {
+                fiber.frames.last_mut().expect("a frame").pc -= 1;
+                break Halt::Preempted;
+            }
             Err(fault) => {
                 if let Some(halt) = throw(vm, fiber, fault) {
                     break halt;

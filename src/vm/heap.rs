@@ -34,9 +34,11 @@ pub struct Heap {
     pub(crate) outside: usize,
     /// `--max-memory`: the most bytes `live + outside + allocated` may reach.
     pub(crate) limit: usize,
-    /// `reserve` granted a request that fits only if garbage is collected:
-    /// collect at the next chance.
-    gambled: std::cell::Cell<bool>,
+    /// Collections so far.
+    collections: u64,
+    /// `reserve` asked for a collection before it decides (`Fault::Collect`)
+    /// when `collections` was this: collect at the next chance.
+    asked: std::cell::Cell<Option<u64>>,
     /// A string, bytes or list made past its size limit, or a big object past
     /// the memory limit, by code that cannot fail where it allocates (a
     /// builtin's result, an I/O completion): the caller throws it (see
@@ -61,7 +63,8 @@ impl Heap {
             live: 0,
             outside: 0,
             limit: crate::limits::MAX_HEAP,
-            gambled: std::cell::Cell::new(false),
+            collections: 0,
+            asked: std::cell::Cell::new(None),
             oversize: None,
         }
     }
@@ -92,8 +95,11 @@ impl Heap {
     #[cold]
     fn check_size(&mut self, bytes: usize, obj: &Obj) {
         use crate::limits::{MAX_LIST, MAX_STRING};
-        if let Err(Fault::Error(e)) = self.reserve(bytes) {
-            self.oversize.get_or_insert(*e);
+        // Made without asking `reserve` first (a builtin's result): over the
+        // limit only if it is even were all else made since the collection
+        // garbage.
+        if self.live + self.outside + bytes > self.limit {
+            self.oversize.get_or_insert((ErrorKind::Memory, self.over_message(bytes)));
             return;
         }
         let msg = match obj {
@@ -121,30 +127,40 @@ impl Heap {
     }
 
     /// The `memory` error unless `bytes` more fit under the limit. Code about to
-    /// make a big object (a repeat, a range, a file's contents) asks first, so
-    /// a program past its limit gets a catchable error, never the allocator's
-    /// abort. What was live at the last collection may since have been
-    /// dropped, so a request that fits only if it was is granted once, and the
-    /// collector runs at the next preemption point to settle it (a program
-    /// really over the limit gets its error there); a second such request
-    /// before that collection fails.
+    /// make a big object (a repeat, a range, a file's contents) asks first,
+    /// before any effect, so a program past its limit gets a catchable error,
+    /// never the allocator's abort. When it would fit only if what was made
+    /// or dropped since the last collection is garbage, the answer is
+    /// `Fault::Collect`: the instruction runs again after a collection, and
+    /// then the answer is certain.
     pub fn reserve(&self, bytes: usize) -> Res<()> {
         let held = self.live + self.outside;
-        if bytes < BIG || (held + self.allocated).saturating_add(bytes) <= self.limit {
+        if bytes < BIG {
             return Ok(());
         }
-        if bytes <= self.limit.saturating_sub(self.outside) && !self.gambled.get() {
-            self.gambled.set(true);
+        if (held + self.allocated).saturating_add(bytes) <= self.limit {
+            self.asked.set(None);
             return Ok(());
         }
-        err(
-            ErrorKind::Memory,
-            format!(
-                "out of memory: {} more would pass the {} limit ({} in use; see --max-memory)",
-                crate::limits::show_bytes(bytes),
-                crate::limits::show_bytes(self.limit),
-                crate::limits::show_bytes(held)
-            ),
+        match self.asked.get() {
+            Some(n) if n < self.collections => {
+                self.asked.set(None);
+                err(ErrorKind::Memory, self.over_message(bytes))
+            }
+            _ if bytes > self.limit.saturating_sub(self.outside) => err(ErrorKind::Memory, self.over_message(bytes)),
+            _ => {
+                self.asked.set(Some(self.collections));
+                Err(Fault::Collect)
+            }
+        }
+    }
+
+    pub(crate) fn over_message(&self, bytes: usize) -> String {
+        format!(
+            "out of memory: {} more would pass the {} limit ({} in use; see --max-memory)",
+            crate::limits::show_bytes(bytes),
+            crate::limits::show_bytes(self.limit),
+            crate::limits::show_bytes(self.live + self.outside)
         )
     }
 
@@ -153,7 +169,7 @@ impl Heap {
     /// live is over the limit.
     pub fn after_collection(&mut self, outside: usize) -> Option<String> {
         self.outside = outside;
-        self.gambled.set(false);
+        self.collections += 1;
         let held = self.live + outside;
         let room = self.limit.saturating_sub(held);
         // Collect before the limit, but not after less than an eighth of what
@@ -183,7 +199,7 @@ impl Heap {
 
     #[inline]
     pub fn should_collect(&self) -> bool {
-        self.allocated > self.threshold || self.gambled.get()
+        self.allocated > self.threshold || self.asked.get() == Some(self.collections)
     }
 
     #[inline]

@@ -42,6 +42,10 @@ pub enum Fault {
     /// on every call; a wide `Err` makes every `Ok` pay for it).
     Error(Box<(ErrorKind, String)>),
     Throw(Value),
+    /// A big allocation fits under `--max-memory` only if garbage is
+    /// collected (see `Heap::reserve`): the instruction runs again after a
+    /// collection, which only happens between slices.
+    Collect,
 }
 
 pub type Res<T> = Result<T, Fault>;
