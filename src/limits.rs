@@ -48,7 +48,7 @@ pub fn parse_bytes(s: &str) -> Option<usize> {
 /// The default `--max-memory`: half of what the machine can give (physical
 /// memory, or the control group's limit when lower), as the process's resident
 /// size runs up to about twice what the heap counts (allocator rounding, the
-/// object table's spare room); a quarter of an address-space or data limit
+/// object table's spare room); an eighth of an address-space or data limit
 /// (`ulimit -v`/`-d`), which also covers code, thread stacks, the allocator's
 /// reservations and a growing table's old and new copies.
 pub fn default_max_memory() -> usize {
@@ -60,7 +60,7 @@ pub fn default_max_memory() -> usize {
         let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
         // SAFETY: getrlimit writes into the struct we pass.
         if unsafe { libc::getrlimit(res, &mut r) } == 0 && r.rlim_cur != libc::RLIM_INFINITY {
-            limit = limit.min(r.rlim_cur as usize / 4);
+            limit = limit.min(r.rlim_cur as usize / 8);
         }
     }
     limit

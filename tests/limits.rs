@@ -171,3 +171,15 @@ try { for i in 0..100 { parts.push("p" * 10_000_000) } } catch e { print(e.kind,
 "#;
     expect(&run(&["--max-memory", "64M"], src), 0, "30000001\nmemory true\n", "");
 }
+
+#[test]
+fn under_an_address_space_limit_the_default_limit_leaves_room() {
+    // `ulimit -v`: allocation failure would abort; the default --max-memory is
+    // an eighth of the limit, so the program gets its error first.
+    let src = "let xs = []\ntry { while true { xs.push(\"item ${len(xs)}\") } } catch e { print(e.kind) }\n";
+    let path = std::env::temp_dir().join(format!("csp_limits_as_{}.csp", std::process::id()));
+    std::fs::write(&path, src).unwrap();
+    let o = Command::new("prlimit").arg("--as=600000000").arg(CSP).arg("run").arg(&path).output().unwrap();
+    let _ = std::fs::remove_file(&path);
+    expect(&o, 0, "memory\n", "");
+}
