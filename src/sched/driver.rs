@@ -145,6 +145,9 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
 /// Sleeps until the next timer (None: none) or an I/O completion, then
 /// delivers what came due.
 pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
+    if vm.sched.explore.is_some() {
+        return super::explore::idle_wait(vm, next_timer);
+    }
     let wait = next_timer.map(|t| t.saturating_duration_since(Instant::now()));
     // Watched signals end the wait too (the reactor sees their self-pipe).
     if outside_pending(vm) || signal::watching(vm) {
@@ -157,6 +160,9 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
 
 /// Fires due timers and delivers finished I/O, without waiting.
 pub(super) fn deliver_events(vm: &mut Vm) {
+    if vm.sched.explore.is_some() {
+        return super::explore::deliver_events(vm);
+    }
     vm.sched.ready.share_slice(vm.sched.slice);
     timer::fire_due(vm);
     if io::in_flight(vm) {
@@ -170,7 +176,7 @@ pub(super) fn deliver_events(vm: &mut Vm) {
 
 /// Waits up to `timeout` (None: until something happens) in the reactor, then
 /// wakes the fibers whose descriptors are ready and delivers finished pool work.
-fn poll_outside(vm: &mut Vm, timeout: Option<Duration>) {
+pub(super) fn poll_outside(vm: &mut Vm, timeout: Option<Duration>) {
     if let Some(r) = vm.sched.reactor.as_mut() {
         let woken = r.poll(timeout);
         wake_all(vm, woken);
@@ -195,6 +201,7 @@ pub(super) fn wake_all(vm: &mut Vm, woken: Vec<(super::Waiter, Woken)>) {
 fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
     let Some((id, mut f)) = start::take(vm, r) else { return Ran::Idle };
     vm.sched.current = id;
+    let woken_before = vm.sched.ready.woken_len();
     let began = vm.sched.trace.as_ref().map(|_| Instant::now());
     let halt = run_slice(vm, &mut f);
     if let Some(began) = began {
@@ -217,6 +224,9 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
         Halt::Done(v) => finish(vm, id, Ok(v)).map_or(Ran::Idle, Ran::Error),
         Halt::Error(u) => finish(vm, id, Err(u)).map_or(Ran::Idle, Ran::Error),
     };
+    if let Some(x) = vm.sched.explore.as_mut() {
+        x.place_woken(&mut vm.sched.ready, woken_before);
+    }
     if let Some(code) = vm.sched.exit {
         return Ran::Exit(code);
     }
@@ -234,6 +244,9 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
         if let Some(h) = crate::vm::resume(vm, f, r) {
             return h;
         }
+    }
+    if vm.sched.explore.is_some() {
+        return super::explore::run_slice(vm, f);
     }
     // The clock is read only once the countdown first runs out, so the many
     // fibers that block within a few instructions never pay for it.

@@ -76,6 +76,26 @@ impl RunQueue {
         e.map(decode)
     }
 
+    /// How many woken fibers wait (a mark for `demote_woken`).
+    #[inline]
+    pub fn woken_len(&self) -> usize {
+        self.woken.len()
+    }
+
+    /// Schedule exploration: each fiber woken from the `from`th on stays
+    /// among the woken or, when `demote()` says so, goes to the back.
+    pub fn demote_woken(&mut self, from: usize, mut demote: impl FnMut() -> bool) {
+        let mut i = from;
+        while i < self.woken.len() {
+            if demote() {
+                let f = self.woken.remove(i).expect("in range");
+                self.fifo.push_back(f);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.woken.is_empty() && self.fifo.is_empty()
     }
