@@ -137,9 +137,10 @@ fn deliver_io(vm: &mut Vm) {
 /// the virtual clock to the next timer.
 pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
     deliver_io(vm);
-    if vm.sched.ready.is_empty() && (outside_pending(vm) || signal::watching(vm)) {
-        // Descriptors, slow pool work and signals run in real time: wait for
-        // them, but no longer than the next timer's (virtual) wait.
+    if vm.sched.ready.is_empty() && outside_pending(vm) {
+        // Descriptors and slow pool work run in real time: wait for them, but
+        // no longer than the next timer's (virtual) wait. (Signals watched
+        // for Ctrl-C are only looked at: time jumps past them.)
         let wait = next_timer.map(|t| t.saturating_duration_since(vm.sched.now()));
         let began = Instant::now();
         poll_shuffled(vm, wait);
