@@ -201,7 +201,6 @@ pub(super) fn wake_all(vm: &mut Vm, woken: Vec<(super::Waiter, Woken)>) {
 fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
     let Some((id, mut f)) = start::take(vm, r) else { return Ran::Idle };
     vm.sched.current = id;
-    let woken_before = vm.sched.ready.woken_len();
     let began = vm.sched.trace.as_ref().map(|_| Instant::now());
     let halt = run_slice(vm, &mut f);
     if let Some(began) = began {
@@ -224,9 +223,6 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
         Halt::Done(v) => finish(vm, id, Ok(v)).map_or(Ran::Idle, Ran::Error),
         Halt::Error(u) => finish(vm, id, Err(u)).map_or(Ran::Idle, Ran::Error),
     };
-    if let Some(x) = vm.sched.explore.as_mut() {
-        x.place_woken(&mut vm.sched.ready, woken_before);
-    }
     if let Some(code) = vm.sched.exit {
         return Ran::Exit(code);
     }

@@ -70,6 +70,15 @@ impl Cause {
 /// A fiber ended: record its outcome in its task, wake waiters, close `done()`,
 /// and propagate an unobserved failure. Returns an error that ends the program.
 pub(super) fn finish(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Option<Box<Uncaught>> {
+    let woken = vm.sched.ready.woken_len();
+    let end = finish_task(vm, id, result);
+    if vm.sched.explore.is_some() {
+        super::explore::place_woken(vm, woken);
+    }
+    end
+}
+
+fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Option<Box<Uncaught>> {
     vm.sched.free.push(id);
     vm.sched.live -= 1;
     let st = std::mem::take(vm.sched.state_mut(id));

@@ -82,18 +82,19 @@ impl RunQueue {
         self.woken.len()
     }
 
-    /// Schedule exploration: each fiber woken from the `from`th on stays
+    /// Schedule exploration: each woken fiber from the `from`th on stays
     /// among the woken or, when `demote()` says so, goes to the back.
     pub fn demote_woken(&mut self, from: usize, mut demote: impl FnMut() -> bool) {
-        let mut i = from;
-        while i < self.woken.len() {
-            if demote() {
-                let f = self.woken.remove(i).expect("in range");
+        let from = from.min(self.woken.len());
+        let mut kept = self.woken.split_off(from);
+        kept.retain(|&f| {
+            let back = demote();
+            if back {
                 self.fifo.push_back(f);
-            } else {
-                i += 1;
             }
-        }
+            !back
+        });
+        self.woken.append(&mut kept);
     }
 
     pub fn is_empty(&self) -> bool {
@@ -142,6 +143,21 @@ mod tests {
         let order = std::iter::from_fn(|| q.pop()).collect::<Vec<_>>();
         use Runnable::*;
         assert_eq!(order, [Fiber(7), Fiber(5), Fiber(1), Task(Handle(9)), Record]);
+    }
+
+    #[test]
+    fn exploring_moves_some_woken_behind_the_queued() {
+        let mut q = RunQueue::default();
+        q.push(Runnable::Fiber(1));
+        q.push_woken(7);
+        q.push_woken(5);
+        q.push_woken(3);
+        // 7 was placed before; of 5 and 3, 5 is sent back.
+        let mut draws = [true, false].into_iter();
+        q.demote_woken(1, || draws.next().unwrap());
+        let order = std::iter::from_fn(|| q.pop()).collect::<Vec<_>>();
+        use Runnable::*;
+        assert_eq!(order, [Fiber(7), Fiber(3), Fiber(1), Fiber(5)]);
     }
 
     #[test]
