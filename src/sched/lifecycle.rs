@@ -361,7 +361,9 @@ pub(super) fn interrupt(vm: &mut Vm) -> Option<Value> {
 pub(super) fn scope_end(vm: &mut Vm, abort: Option<Value>) -> Res<bool> {
     let Some(scope) = vm.sched.cur().scopes().last() else { return Ok(true) };
     let children = scope.children.clone();
-    if abort.is_some() {
+    // A fiber started after a sibling failed (the body ran on) was not among
+    // those cancelled then: the block is being left by an error, so cancel it.
+    if abort.is_some() || !scope.errors.is_empty() {
         for &c in &children {
             cancel_task(vm, c, Cause::BlockLeft);
         }
