@@ -71,7 +71,8 @@ fn collect(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
             if !p.ends_with("lib") {
                 collect(&p, files);
             }
-        } else if p.extension().is_some_and(|x| x == "csp") {
+        } else if p.extension().is_some_and(|x| x == "csp") && !p.to_string_lossy().ends_with("_test.csp") {
+            // `*_test.csp` files hold tests for `csp test`, not programs.
             files.push(p);
         }
     }

@@ -24,6 +24,7 @@ pub mod bytecode;
 pub mod check;
 pub mod compile;
 pub mod diag;
+pub mod explore;
 pub mod format;
 pub mod limits;
 pub mod natives;

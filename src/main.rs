@@ -28,6 +28,9 @@ Options (before or after the command, before FILE):
   --max-fibers N           most fibers running or waiting at once; past it `go` throws
                            a catchable `fibers` error (default no limit)
   --run PATTERN            `csp test`: run only tests whose file::name contains PATTERN
+  --explore N              `run`/`test`: run under N schedules (each test alone), stop at
+                           the first failure and print the seed that replays it
+  --explore-seed S         `run`/`test`: run under schedule S (with --explore: the first)
 
 Exit codes: 0 success, 1 uncaught runtime error, 2 compile error, 3 deadlock,
 64 bad command line, 124 --timeout, 130/143 SIGINT/SIGTERM.";
@@ -45,6 +48,24 @@ struct Options {
     seed: Option<u64>,
     slice_us: Option<u64>,
     trace: Option<String>,
+    explore: Option<u64>,
+    explore_seed: Option<u64>,
+}
+
+impl Options {
+    /// The schedules `--explore N` / `--explore-seed S` ask for.
+    fn schedules(&self) -> Option<csp::explore::Schedules> {
+        match (self.explore, self.explore_seed) {
+            (Some(count), first) => Some(csp::explore::Schedules { first: first.unwrap_or(1), count }),
+            (None, Some(first)) => Some(csp::explore::Schedules { first, count: 1 }),
+            (None, None) => None,
+        }
+    }
+
+    /// What a replay command must repeat besides the schedule.
+    fn replay_flags(&self) -> String {
+        self.seed.map(|s| format!("--seed {s} ")).unwrap_or_default()
+    }
 }
 
 /// Runs before Rust's runtime, which replaces closed standard descriptors with
@@ -141,6 +162,22 @@ fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
             }
             None => Flag::Exit(usage_error("--slice-us needs a positive integer (microseconds)")),
         },
+        "--explore" => match args.get(*i + 1).and_then(|s| s.parse::<u64>().ok()).filter(|&n| n > 0) {
+            Some(n) => {
+                opts.explore = Some(n);
+                *i += 1;
+                Flag::Continue
+            }
+            None => Flag::Exit(usage_error("--explore needs a positive number of schedules")),
+        },
+        "--explore-seed" => match args.get(*i + 1).and_then(|s| s.parse::<u64>().ok()) {
+            Some(n) => {
+                opts.explore_seed = Some(n);
+                *i += 1;
+                Flag::Continue
+            }
+            None => Flag::Exit(usage_error("--explore-seed needs a non-negative integer")),
+        },
         other => Flag::Exit(usage_error(&format!("unknown option '{other}'"))),
     }
 }
@@ -185,6 +222,8 @@ fn cli() -> ExitCode {
         seed: None,
         slice_us: None,
         trace: None,
+        explore: None,
+        explore_seed: None,
     };
     // Options go before the command or between the command and FILE:
     // `csp --seed 5 run x.csp` and `csp run --seed 5 x.csp` are the same.
@@ -194,6 +233,11 @@ fn cli() -> ExitCode {
             return code;
         }
         i += 1;
+    }
+    let explore_cmd = matches!(args.get(i).map(String::as_str), Some("run" | "test"))
+        || args.get(i).is_some_and(|a| looks_like_script(a));
+    if opts.schedules().is_some() && !explore_cmd {
+        return usage_error("--explore and --explore-seed are for `csp run` and `csp test`");
     }
     let Some(cmd) = args.get(i) else {
         return ExitCode::from(csp::repl::run(&|vm| configure(vm, &opts)) as u8);
@@ -223,6 +267,8 @@ fn cli() -> ExitCode {
                     timeout_ms: opts.timeout_ms.unwrap_or(10_000),
                     filter: opts.run.as_deref(),
                     color: csp::diag::use_color(),
+                    explore: opts.schedules(),
+                    flags: opts.replay_flags(),
                 };
                 let code = csp::testing::run_tests(root, &test_opts, &|vm| configure(vm, &opts));
                 return ExitCode::from(code as u8);
@@ -261,6 +307,9 @@ fn configure(vm: &mut csp::vm::Vm, opts: &Options) {
     if let Some(seed) = opts.seed {
         vm.rng = csp::vm::Rng::new(seed);
     }
+    if let Some(s) = opts.explore_seed {
+        vm.sched.set_explore(s);
+    }
 }
 
 fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -> ExitCode {
@@ -280,6 +329,11 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
             return ExitCode::from(2);
         }
     };
+    if let (Some(schedules), Some(_), "run") = (opts.schedules(), opts.explore, cmd) {
+        let flags = opts.replay_flags();
+        let code = csp::explore::run_program(path, &src, script_args, schedules, &flags, &|vm| configure(vm, opts));
+        return ExitCode::from(code as u8);
+    }
     let color = csp::diag::use_color();
     let mut vm = csp::runner::new_vm();
     configure(&mut vm, opts);

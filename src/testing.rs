@@ -83,6 +83,11 @@ pub struct TestOptions<'a> {
     /// Run only tests whose `file::test_name` contains this.
     pub filter: Option<&'a str>,
     pub color: bool,
+    /// `--explore N` / `--explore-seed S`: each test alone in a VM, under
+    /// each of these schedules.
+    pub explore: Option<crate::explore::Schedules>,
+    /// The options a replay command repeats besides the seed (`--seed N `).
+    pub flags: String,
 }
 
 /// Runs the tests under `root`; returns the exit code (0 all passed or there
@@ -149,28 +154,87 @@ fn run_file(path: &Path, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> (i64, i
     if names.is_empty() {
         return (0, 0);
     }
+    if let Some(schedules) = opts.explore {
+        let mut counts = (0, 0);
+        for n in &names {
+            let ok = explore_test(path, &shown, n, schedules, opts, setup);
+            counts = if ok { (counts.0 + 1, counts.1) } else { (counts.0, counts.1 + 1) };
+        }
+        return counts;
+    }
+    let mut vm = crate::runner::new_vm();
+    setup(&mut vm);
+    let (passed, failed) = run_driver(&mut vm, path, &shown, &names, opts);
+    (passed, failed)
+}
+
+/// Runs the driver of `names` (tests of the file at `path`) in `vm`;
+/// returns (passed, failed).
+fn run_driver(vm: &mut Vm, path: &Path, shown: &str, names: &[String], opts: &TestOptions) -> (i64, i64) {
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let dir = path.parent().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
     let mut driver = format!("import {:?} as __t\n{DRIVER}", format!("./{file_name}"));
-    for n in &names {
+    for n in names {
         let label = format!("{shown}::{n}");
         driver.push_str(&format!("__run({label:?}, __t.{n}, {})\n", opts.timeout_ms));
     }
     let driver_name = if dir.is_empty() { "<csp test>".to_string() } else { format!("{dir}/<csp test>") };
-    let mut vm = crate::runner::new_vm();
-    setup(&mut vm);
-    let out = crate::runner::run_source(&mut vm, &driver_name, &driver, opts.color);
+    let out = crate::runner::run_source(vm, &driver_name, &driver, opts.color);
     let count = |vm: &Vm, name: &str| match vm.global_names.get(name).map(|&i| vm.globals[i as usize]) {
         Some(Value::Int(n)) => n,
         _ => 0,
     };
-    let (passed, mut failed) = (count(&vm, "__passed"), count(&vm, "__failed"));
+    let (passed, mut failed) = (count(vm, "__passed"), count(vm, "__failed"));
     if out.exit_code != 0 {
-        crate::err_print!("{}", out.stderr);
-        say(&format!("FAIL {shown}: the file failed to load or run (exit code {})", out.exit_code));
+        vm.out.write_err(out.stderr.as_bytes());
+        vm.out
+            .write(format!("FAIL {shown}: the file failed to load or run (exit code {})\n", out.exit_code).as_bytes());
         failed += 1;
     }
+    vm.out.flush();
     (passed, failed)
+}
+
+/// Runs one test under each schedule, each time in a fresh VM, until one
+/// fails; returns whether all passed. The failing run's lines are shown with
+/// the command that replays it.
+fn explore_test(
+    path: &Path,
+    shown: &str,
+    name: &str,
+    schedules: crate::explore::Schedules,
+    opts: &TestOptions,
+    setup: &dyn Fn(&mut Vm),
+) -> bool {
+    let label = format!("{shown}::{name}");
+    for (k, seed) in schedules.seeds().enumerate() {
+        let mut vm = crate::runner::new_vm();
+        setup(&mut vm);
+        vm.sched.set_explore(seed);
+        vm.out.capture();
+        let (passed, failed) = run_driver(&mut vm, path, shown, &[name.to_string()], opts);
+        let ok = passed == 1 && failed == 0;
+        if ok && schedules.count > 1 {
+            continue;
+        }
+        crate::err_print!("{}", String::from_utf8_lossy(&vm.out.take_err()));
+        say(String::from_utf8_lossy(&vm.out.take()).trim_end_matches('\n'));
+        if !ok && schedules.count > 1 {
+            let timeout =
+                if opts.timeout_ms == 10_000 { String::new() } else { format!("--timeout {} ", opts.timeout_ms) };
+            say(&format!(
+                "    schedule {seed} failed ({} of {} tried); replay: csp test {}{timeout}--explore-seed {seed} --run {} {}",
+                k + 1,
+                schedules.count,
+                opts.flags,
+                crate::explore::quote(&label),
+                crate::explore::quote(shown),
+            ));
+        }
+        return ok;
+    }
+    say(&format!("PASS {label} ({} schedules, {})", schedules.count, crate::explore::span(schedules)));
+    true
 }
 
 /// A line on stdout; a closed pipe is not an error worth reporting here.

@@ -341,6 +341,7 @@ pub(crate) mod testutil {
         match r {
             Err(crate::vm::Fault::Error(e)) => e.1,
             Err(crate::vm::Fault::Throw(_)) => panic!("threw a value"),
+            Err(crate::vm::Fault::Collect) => panic!("asked for a collection"),
             Ok(_) => panic!("expected an error"),
         }
     }

@@ -156,6 +156,9 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
 /// Sleeps until the next timer (None: none) or an I/O completion, then
 /// delivers what came due.
 pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
+    if vm.sched.explore.is_some() {
+        return super::explore::idle_wait(vm, next_timer);
+    }
     let wait = next_timer.map(|t| t.saturating_duration_since(Instant::now()));
     // Watched signals end the wait too (the reactor sees their self-pipe).
     if outside_pending(vm) || signal::watching(vm) {
@@ -169,6 +172,9 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
 
 /// Fires due timers and delivers finished I/O, without waiting.
 pub(super) fn deliver_events(vm: &mut Vm) {
+    if vm.sched.explore.is_some() {
+        return super::explore::deliver_events(vm);
+    }
     vm.sched.ready.share_slice(vm.sched.slice);
     timer::fire_due(vm);
     deadline::check(vm);
@@ -183,7 +189,7 @@ pub(super) fn deliver_events(vm: &mut Vm) {
 
 /// Waits up to `timeout` (None: until something happens) in the reactor, then
 /// wakes the fibers whose descriptors are ready and delivers finished pool work.
-fn poll_outside(vm: &mut Vm, timeout: Option<Duration>) {
+pub(super) fn poll_outside(vm: &mut Vm, timeout: Option<Duration>) {
     if let Some(r) = vm.sched.reactor.as_mut() {
         let woken = r.poll(timeout);
         wake_all(vm, woken);
@@ -248,6 +254,9 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
             return h;
         }
     }
+    if vm.sched.explore.is_some() {
+        return super::explore::run_slice(vm, f);
+    }
     // The clock is read only once the countdown first runs out, so the many
     // fibers that block within a few instructions never pay for it.
     let mut started: Option<Instant> = None;
@@ -298,7 +307,7 @@ pub(super) fn collect(vm: &mut Vm) {
 /// (many of them may be what a spawning loop makes, and it should get the
 /// error).
 #[inline]
-fn out_of_memory(vm: &mut Vm, f: &Fiber) -> Option<Fault> {
+pub(super) fn out_of_memory(vm: &mut Vm, f: &Fiber) -> Option<Fault> {
     if vm.sched.out_of_memory.is_none() || f.unstarted() {
         return None;
     }

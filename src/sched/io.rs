@@ -17,7 +17,7 @@ type Job = (Waiter, IoWork, bool);
 
 pub(super) struct IoPool {
     jobs: Sender<Job>,
-    done: Receiver<(Waiter, IoDone, bool)>,
+    done: Receiver<Done>,
     /// The waiters of jobs submitted and not yet delivered. A job whose fiber
     /// stopped waiting (cancelled) still runs, but can wake nobody: it must not
     /// keep the program alive nor hide a deadlock.
@@ -68,10 +68,44 @@ pub(super) fn pending(vm: &Vm) -> bool {
     vm.sched.io.as_ref().is_some_and(|p| p.waiting.iter().any(|&w| vm.sched.is_parked(w)))
 }
 
+/// A finished job: its waiter, the work's output, whether the builtin runs again.
+pub(super) type Done = (Waiter, IoDone, bool);
+
 /// Delivers finished work, without waiting.
 pub(super) fn deliver(vm: &mut Vm) {
     let Some(pool) = vm.sched.io.as_mut() else { return };
     let done: Vec<_> = pool.done.try_iter().collect();
+    complete(vm, done);
+}
+
+/// Takes finished work without delivering it; with `patience`, first waits up
+/// to that long for every job in flight (schedule exploration). In submission
+/// order (park generations grow), so the order never depends on the workers.
+pub(super) fn take_done(vm: &mut Vm, patience: Option<std::time::Duration>) -> Vec<Done> {
+    let Some(pool) = vm.sched.io.as_mut() else { return Vec::new() };
+    let mut done: Vec<Done> = pool.done.try_iter().collect();
+    if let Some(p) = patience {
+        let until = std::time::Instant::now() + p;
+        while done.len() < pool.waiting.len() {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            match pool.done.recv_timeout(left) {
+                Ok(d) => done.push(d),
+                Err(_) => break,
+            }
+        }
+    }
+    done.sort_by_key(|d| d.0.gen);
+    done
+}
+
+/// Are jobs still running besides the `taken` ones taken and not yet completed?
+pub(super) fn in_flight_after(vm: &Vm, taken: usize) -> bool {
+    vm.sched.io.as_ref().is_some_and(|p| p.waiting.len() > taken)
+}
+
+/// Wakes the fibers of finished work with its results, in the order given.
+pub(super) fn complete(vm: &mut Vm, done: Vec<Done>) {
+    let Some(pool) = vm.sched.io.as_mut() else { return };
     for (w, _, _) in &done {
         if let Some(i) = pool.waiting.iter().position(|x| x == w) {
             pool.waiting.swap_remove(i);

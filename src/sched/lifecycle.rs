@@ -73,6 +73,15 @@ impl Cause {
 /// A fiber ended: record its outcome in its task, wake waiters, close `done()`,
 /// and propagate an unobserved failure. Returns an error that ends the program.
 pub(super) fn finish(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Option<Box<Uncaught>> {
+    let woken = vm.sched.ready.woken_len();
+    let end = finish_task(vm, id, result);
+    if vm.sched.explore.is_some() {
+        super::explore::place_woken(vm, woken);
+    }
+    end
+}
+
+fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Option<Box<Uncaught>> {
     vm.sched.free.push(id);
     vm.sched.live -= 1;
     let st = std::mem::take(vm.sched.state_mut(id));
@@ -355,7 +364,9 @@ pub(super) fn interrupt(vm: &mut Vm) -> Option<Value> {
 pub(super) fn scope_end(vm: &mut Vm, abort: Option<Value>) -> Res<bool> {
     let Some(scope) = vm.sched.cur().scopes().last() else { return Ok(true) };
     let children = scope.children.clone();
-    if abort.is_some() {
+    // A fiber started after a sibling failed (the body ran on) was not among
+    // those cancelled then: the block is being left by an error, so cancel it.
+    if abort.is_some() || !scope.errors.is_empty() {
         for &c in &children {
             cancel_task(vm, c, Cause::BlockLeft);
         }

@@ -9,6 +9,7 @@
 mod chan;
 mod deadline;
 mod driver;
+mod explore;
 pub mod io;
 mod lifecycle;
 mod lock;
@@ -198,6 +199,8 @@ pub struct Sched {
     out_of_memory: Option<String>,
     /// `--timeout` for `run`: when the program is cancelled (see driver.rs).
     deadline: Option<deadline::Deadline>,
+    /// Schedule exploration: the seeded choices and the virtual clock.
+    explore: Option<Box<explore::Explore>>,
 }
 
 impl Default for Sched {
@@ -226,6 +229,7 @@ impl Default for Sched {
             deadline: None,
             signals: None,
             exit: None,
+            explore: None,
         }
     }
 }
@@ -241,9 +245,23 @@ impl Sched {
         self.trace = Some(Vec::new());
     }
 
+    /// Runs the program under the schedule numbered `seed`, on a virtual
+    /// clock (`--explore-seed`; see explore.rs).
+    pub fn set_explore(&mut self, seed: u64) {
+        self.explore = Some(Box::new(explore::Explore::new(seed)));
+    }
+
+    /// The scheduler's clock: real, or virtual when exploring schedules.
+    fn now(&self) -> Instant {
+        match &self.explore {
+            None => Instant::now(),
+            Some(x) => x.now(self.start, self.ticks),
+        }
+    }
+
     /// Milliseconds since the program started.
     pub fn now_ms(&self) -> f64 {
-        self.start.elapsed().as_secs_f64() * 1000.0
+        self.now().duration_since(self.start).as_secs_f64() * 1000.0
     }
 
     fn state(&self, id: u32) -> &FiberState {

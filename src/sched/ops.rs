@@ -206,7 +206,7 @@ pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
     match b {
         Blocking::Sleep(ms) => {
             let w = park(vm, Wait::Sleep)?;
-            timer::add(vm, timer::deadline(ms), timer::TimerKind::Wake(w));
+            timer::add(vm, timer::deadline(vm, ms), timer::TimerKind::Wake(w));
         }
         Blocking::Io(work) | Blocking::IoThenRetry(work) => {
             let w = park(vm, Wait::Io)?;
@@ -354,7 +354,7 @@ pub fn task_done(vm: &mut Vm, t: Handle) -> Value {
 pub fn after(vm: &mut Vm, ms: f64) -> Value {
     let c = new_chan(vm, 1);
     let Value::Obj(h) = c else { unreachable!() };
-    timer::add(vm, timer::deadline(ms), timer::TimerKind::Send(h));
+    timer::add(vm, timer::deadline(vm, ms), timer::TimerKind::Send(h));
     c
 }
 
@@ -364,7 +364,7 @@ pub fn ticker(vm: &mut Vm, ms: f64) -> Value {
     let c = new_chan(vm, 1);
     let Value::Obj(h) = c else { unreachable!() };
     let period = Duration::from_secs_f64(ms / 1000.0);
-    timer::add(vm, timer::deadline(ms), timer::TimerKind::Tick(h, period));
+    timer::add(vm, timer::deadline(vm, ms), timer::TimerKind::Tick(h, period));
     c
 }
 

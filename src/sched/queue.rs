@@ -76,6 +76,27 @@ impl RunQueue {
         e.map(decode)
     }
 
+    /// How many woken fibers wait (a mark for `demote_woken`).
+    #[inline]
+    pub fn woken_len(&self) -> usize {
+        self.woken.len()
+    }
+
+    /// Schedule exploration: each woken fiber from the `from`th on stays
+    /// among the woken or, when `demote()` says so, goes to the back.
+    pub fn demote_woken(&mut self, from: usize, mut demote: impl FnMut() -> bool) {
+        let from = from.min(self.woken.len());
+        let mut kept = self.woken.split_off(from);
+        kept.retain(|&f| {
+            let back = demote();
+            if back {
+                self.fifo.push_back(f);
+            }
+            !back
+        });
+        self.woken.append(&mut kept);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.woken.is_empty() && self.fifo.is_empty()
     }
@@ -122,6 +143,21 @@ mod tests {
         let order = std::iter::from_fn(|| q.pop()).collect::<Vec<_>>();
         use Runnable::*;
         assert_eq!(order, [Fiber(7), Fiber(5), Fiber(1), Task(Handle(9)), Record]);
+    }
+
+    #[test]
+    fn exploring_moves_some_woken_behind_the_queued() {
+        let mut q = RunQueue::default();
+        q.push(Runnable::Fiber(1));
+        q.push_woken(7);
+        q.push_woken(5);
+        q.push_woken(3);
+        // 7 was placed before; of 5 and 3, 5 is sent back.
+        let mut draws = [true, false].into_iter();
+        q.demote_woken(1, || draws.next().unwrap());
+        let order = std::iter::from_fn(|| q.pop()).collect::<Vec<_>>();
+        use Runnable::*;
+        assert_eq!(order, [Fiber(7), Fiber(3), Fiber(1), Fiber(5)]);
     }
 
     #[test]

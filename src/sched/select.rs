@@ -34,7 +34,11 @@ pub(super) fn try_select(vm: &mut Vm, cases: &[Case], has_default: bool) -> Res<
         .map(|(i, _)| i)
         .collect();
     if !ready.is_empty() {
-        let i = ready[(vm.rng.next_u64() % ready.len() as u64) as usize];
+        let r = match vm.sched.explore.as_mut() {
+            Some(x) => x.next(),
+            None => vm.rng.next_u64(),
+        };
+        let i = ready[(r % ready.len() as u64) as usize];
         let c = &cases[i];
         let h = c.chan.unwrap();
         return match c.send {

@@ -59,14 +59,15 @@ impl Timers {
 pub(super) fn add(vm: &mut Vm, at: Instant, kind: TimerKind) {
     let t = &mut vm.sched.timers;
     t.seq += 1;
-    let seq = t.seq;
+    // Equal deadlines fire in the order added, or at random when exploring.
+    let seq = vm.sched.explore.as_mut().map_or(t.seq, |x| x.next());
     t.heap.push(Timer { at, seq, kind });
 }
 
 /// A deadline `ms` milliseconds from now (negative and NaN mean now).
-pub(super) fn deadline(ms: f64) -> Instant {
+pub(super) fn deadline(vm: &Vm, ms: f64) -> Instant {
     let ms = if ms.is_finite() && ms > 0.0 { ms.min(1e12) } else { 0.0 };
-    Instant::now() + Duration::from_secs_f64(ms / 1000.0)
+    vm.sched.now() + Duration::from_secs_f64(ms / 1000.0)
 }
 
 /// Runs every timer whose deadline has passed.
@@ -74,7 +75,7 @@ pub(super) fn fire_due(vm: &mut Vm) {
     if vm.sched.timers.heap.is_empty() {
         return;
     }
-    let now = Instant::now();
+    let now = vm.sched.now();
     while vm.sched.timers.heap.peek().is_some_and(|t| t.at <= now) {
         let t = vm.sched.timers.heap.pop().unwrap();
         match t.kind {
