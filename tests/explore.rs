@@ -236,3 +236,18 @@ fn the_replay_keeps_the_random_seed() {
     let args = replay_args(&err);
     assert_eq!(args[..3], ["run", "--seed", "7"]);
 }
+
+#[test]
+fn rwlock_cleanup_of_a_cancelled_waiter_survives_every_schedule() {
+    // It took `lock m` in the cancelled fiber, which throws again when m is
+    // held: the request stayed queued and the next reader waited for ever.
+    let o = csp(&[
+        "test",
+        "--explore",
+        "300",
+        "--run",
+        "test_rwlock_cancelled_waiter_leaves_queue",
+        "tests/std/sync_test.csp",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", text(&o.stdout), text(&o.stderr));
+}

@@ -20,6 +20,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_native("cap", cap);
     vm.define_native("coroutine", coroutine);
     vm.define_native("__deadlocked", deadlocked);
+    vm.define_hidden("go.detached", NativeFn::Full(go_detached));
 }
 
 fn number(vm: &Vm, name: &str, v: Value) -> Res<f64> {
@@ -156,4 +157,14 @@ pub fn call_method(vm: &mut Vm, fiber: &Fiber, h: Handle, name: &str, args: &[Va
         _ => return None,
     };
     Some(r)
+}
+
+/// `__go_detached(f)` (for `std/`): starts `f()` in a fiber owned by the
+/// program, not by the caller, so it is not cancelled with the caller: a
+/// server's connection left to finish its request when the server's fiber is
+/// cancelled, a cancelled waiter's cleanup that must take a lock. Its task.
+fn go_detached(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("go", args, 1, 1)?;
+    let site = fiber.current_site().expect("a builtin is called from a frame");
+    Ok(Ret::Value(ops::go_detached(vm, args, site)?))
 }

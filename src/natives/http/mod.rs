@@ -7,7 +7,7 @@ mod text;
 mod write;
 
 use text::{date, escape, unescape};
-use write::{go_detached, respond, send, write_chunk};
+use write::{respond, send, write_chunk};
 
 use super::{arity, step};
 use crate::os::stream::{Head, Stream};
@@ -23,7 +23,6 @@ pub fn register(vm: &mut Vm) {
     vm.define_hidden("http.send", NativeFn::Full(send));
     vm.define_hidden("http.respond", NativeFn::Full(respond));
     vm.define_hidden("http.write_chunk", NativeFn::Full(write_chunk));
-    vm.define_hidden("http.go", NativeFn::Full(go_detached));
     vm.define_hidden("http.date", NativeFn::Full(date));
     vm.define_hidden("http.unescape", NativeFn::Full(unescape));
     vm.define_hidden("http.escape", NativeFn::Full(escape));

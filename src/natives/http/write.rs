@@ -1,6 +1,6 @@
 //! Writing HTTP messages: heads from a start line and a headers map (no line
 //! breaks in values: no header injection), a server's response in one write,
-//! chunks; and `__http_go`, a connection's fiber owned by the program.
+//! chunks.
 
 use super::conn;
 use crate::natives::{arity, step};
@@ -188,13 +188,4 @@ pub(super) fn write_chunk(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     out.extend_from_slice(b"\r\n");
     let r = c.write(&out);
     step(vm, r, |_, ()| Ok(Value::Nil))
-}
-
-/// `__http_go(f)`: starts `f()` in a fiber owned by the program, not by the
-/// caller (a server's connection, left to finish its request when the
-/// server's fiber is cancelled); its task.
-pub(super) fn go_detached(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
-    arity("go", args, 1, 1)?;
-    let site = fiber.current_site().expect("a builtin is called from a frame");
-    Ok(Ret::Value(crate::sched::ops::go_detached(vm, args, site)?))
 }
