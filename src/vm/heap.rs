@@ -14,8 +14,10 @@ use std::rc::Rc;
 /// their live size whatever this is.
 pub const GC_MIN: usize = 2 << 20;
 
-/// Objects at least this big check the memory limit as they are made.
-const BIG: usize = 1 << 20;
+/// Objects at least this big check the memory limit as they are made; smaller
+/// ones at the next preemption point (at most 1024 back-edges or calls away,
+/// so a loop passes the limit by at most about 64 MB before it is stopped).
+const BIG: usize = 64 << 10;
 
 pub struct Heap {
     /// Object slots; `Obj::Free` marks a slot on `free`.
