@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// A sandboxed run's budget: enough for every test and example to do real
 /// work, small enough that a fuzzer makes hundreds of runs a second.
-pub const BUDGET: Budget = Budget { ticks: 1_000_000, time: Duration::from_secs(1) };
+pub const BUDGET: Budget = Budget { ticks: 1_000_000, time: Duration::from_millis(250) };
 
 /// The stack each input runs on (see `on_stack`): tests/bad_input.rs's.
 pub const STACK: usize = 256 * 1024;
