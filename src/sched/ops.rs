@@ -352,7 +352,7 @@ pub fn after(vm: &mut Vm, ms: f64) -> Value {
 pub fn ticker(vm: &mut Vm, ms: f64) -> Value {
     let c = new_chan(vm, 1);
     let Value::Obj(h) = c else { unreachable!() };
-    let period = Duration::from_secs_f64(ms / 1000.0);
+    let period = timer::period(ms);
     timer::add(vm, timer::deadline(ms), timer::TimerKind::Tick(h, period));
     c
 }
