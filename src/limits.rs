@@ -8,8 +8,78 @@ pub const MAX_LIST: usize = 1 << 25;
 pub const MAX_FRAMES: usize = 200_000;
 /// Deepest nesting that JSON and list ordering walk before giving up.
 pub const MAX_DEPTH: usize = 2_000;
-/// Live heap bytes beyond which allocation fails with an out-of-memory error.
+/// `--max-memory` when neither the flag nor the machine says otherwise.
 pub const MAX_HEAP: usize = 8 << 30;
+
+/// Bytes as people read them: `512 B`, `64.0 MB`, `1.5 GB` (powers of 1024).
+pub fn show_bytes(n: usize) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut x = n as f64 / 1024.0;
+    let mut unit = 0;
+    while x >= 1024.0 && unit < UNITS.len() - 1 {
+        x /= 1024.0;
+        unit += 1;
+    }
+    format!("{x:.1} {}", UNITS[unit])
+}
+
+/// Reads a size: bytes, or with a unit `K`, `M`, `G`, `T` (powers of 1024,
+/// optionally followed by `B`/`iB`, any case): `512M`, `2GB`, `1.5g`.
+pub fn parse_bytes(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let split = s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let scale: f64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" | "kib" => 1024.0,
+        "m" | "mb" | "mib" => 1024.0 * 1024.0,
+        "g" | "gb" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "t" | "tb" | "tib" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    let n: f64 = num.parse().ok().filter(|n: &f64| n.is_finite() && *n > 0.0)?;
+    let bytes = n * scale;
+    (bytes >= 1.0 && bytes < usize::MAX as f64).then_some(bytes as usize)
+}
+
+/// The default `--max-memory`: half of what the machine can give (physical
+/// memory, or the control group's limit when lower), as the process's resident
+/// size runs up to about twice what the heap counts (allocator rounding, the
+/// object table's spare room); a quarter of an address-space or data limit
+/// (`ulimit -v`/`-d`), which also covers code, thread stacks, the allocator's
+/// reservations and a growing table's old and new copies.
+pub fn default_max_memory() -> usize {
+    let mut limit = physical_memory().map_or(MAX_HEAP, |m| m / 2);
+    if let Some(c) = cgroup_memory() {
+        limit = limit.min(c / 2);
+    }
+    for res in [libc::RLIMIT_AS, libc::RLIMIT_DATA] {
+        let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit writes into the struct we pass.
+        if unsafe { libc::getrlimit(res, &mut r) } == 0 && r.rlim_cur != libc::RLIM_INFINITY {
+            limit = limit.min(r.rlim_cur as usize / 4);
+        }
+    }
+    limit
+}
+
+fn physical_memory() -> Option<usize> {
+    // SAFETY: sysconf only reads system configuration.
+    let (pages, size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+    (pages > 0 && size > 0).then(|| pages as usize * size as usize)
+}
+
+/// The cgroup v2 (or v1) memory limit of this process's group, if it has one.
+fn cgroup_memory() -> Option<usize> {
+    ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"]
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .find_map(|s| s.trim().parse::<usize>().ok())
+        .filter(|&n| n < 1 << 50)
+}
 
 /// Runs `f` with room on the stack, switching to a fresh heap-allocated segment when
 /// little is left. Every recursion that follows the shape of user input (compiling
@@ -18,4 +88,33 @@ pub const MAX_HEAP: usize = 8 << 30;
 #[inline]
 pub fn with_stack<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(64 * 1024, 1024 * 1024, f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_and_print_in_powers_of_1024() {
+        assert_eq!(parse_bytes("512"), Some(512));
+        assert_eq!(parse_bytes("64M"), Some(64 << 20));
+        assert_eq!(parse_bytes("2GB"), Some(2 << 30));
+        assert_eq!(parse_bytes("1.5g"), Some(3 << 29));
+        assert_eq!(parse_bytes("10KiB"), Some(10 << 10));
+        for bad in ["", "M", "0", "-1G", "1X", "nan", "1e400"] {
+            assert_eq!(parse_bytes(bad), None, "{bad}");
+        }
+        assert_eq!(show_bytes(100), "100 B");
+        assert_eq!(show_bytes(64 << 20), "64.0 MB");
+        assert_eq!(show_bytes(3 << 29), "1.5 GB");
+    }
+
+    #[test]
+    fn the_default_memory_limit_is_below_physical_memory() {
+        let m = default_max_memory();
+        assert!(m > 0);
+        if let Some(p) = physical_memory() {
+            assert!(m <= p / 2);
+        }
+    }
 }

@@ -20,11 +20,17 @@ Options (before or after the command, before FILE):
   --seed N                 seed for random() and select (default fixed, so runs repeat)
   --slice-us N             a fiber's time slice before preemption (default 1000)
   --trace FILE             write Chrome trace events of fiber scheduling (open in Perfetto)
-  --timeout MS             `csp test`: fail a test still running after MS ms (default 10000)
+  --timeout TIME           `run`: cancel the program after TIME (its `finally` blocks run;
+                           exit 124); `test`: fail a test still running after TIME
+                           (default 10s). TIME is milliseconds, or with a unit: 30s, 2m
+  --max-memory SIZE        heap limit; past it a catchable `memory` error (default half
+                           of physical memory). SIZE is bytes, or 512M, 2G, ...
+  --max-fibers N           most fibers running or waiting at once; past it `go` throws
+                           a catchable `fibers` error (default no limit)
   --run PATTERN            `csp test`: run only tests whose file::name contains PATTERN
 
 Exit codes: 0 success, 1 uncaught runtime error, 2 compile error, 3 deadlock,
-64 bad command line.";
+64 bad command line, 124 --timeout, 130/143 SIGINT/SIGTERM.";
 
 fn usage_error(msg: &str) -> ExitCode {
     csp::err_println!("csp: {msg}\n\n{USAGE}");
@@ -33,6 +39,8 @@ fn usage_error(msg: &str) -> ExitCode {
 
 struct Options {
     timeout_ms: Option<u64>,
+    max_memory: Option<usize>,
+    max_fibers: Option<usize>,
     run: Option<String>,
     seed: Option<u64>,
     slice_us: Option<u64>,
@@ -93,13 +101,29 @@ fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
             }
             None => Flag::Exit(usage_error("--trace needs a FILE")),
         },
-        "--timeout" => match args.get(*i + 1).and_then(|s| s.parse::<u64>().ok()).filter(|&n| n > 0) {
+        "--timeout" => match args.get(*i + 1).and_then(|s| parse_millis(s)) {
             Some(n) => {
                 opts.timeout_ms = Some(n);
                 *i += 1;
                 Flag::Continue
             }
-            None => Flag::Exit(usage_error("--timeout needs a positive integer (milliseconds)")),
+            None => Flag::Exit(usage_error("--timeout needs a positive time: milliseconds, or 30s, 2m, 1h")),
+        },
+        "--max-memory" => match args.get(*i + 1).and_then(|s| csp::limits::parse_bytes(s)) {
+            Some(n) => {
+                opts.max_memory = Some(n);
+                *i += 1;
+                Flag::Continue
+            }
+            None => Flag::Exit(usage_error("--max-memory needs a positive size: bytes, or 512M, 2G")),
+        },
+        "--max-fibers" => match args.get(*i + 1).and_then(|s| s.parse::<usize>().ok()).filter(|&n| n > 0) {
+            Some(n) => {
+                opts.max_fibers = Some(n);
+                *i += 1;
+                Flag::Continue
+            }
+            None => Flag::Exit(usage_error("--max-fibers needs a positive integer")),
         },
         "--run" => match args.get(*i + 1) {
             Some(pattern) => {
@@ -121,6 +145,22 @@ fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
     }
 }
 
+/// A time on the command line: milliseconds, or a number with a unit (`ms`,
+/// `s`, `m`, `h`), as Go's `-timeout 30s` reads.
+fn parse_millis(s: &str) -> Option<u64> {
+    let split = s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let scale = match unit {
+        "" | "ms" => 1.0,
+        "s" => 1e3,
+        "m" => 60e3,
+        "h" => 3600e3,
+        _ => return None,
+    };
+    let ms = num.parse::<f64>().ok().filter(|n| n.is_finite() && *n > 0.0)? * scale;
+    (1.0..1e15).contains(&ms).then_some(ms as u64)
+}
+
 /// Writes to stdout; a closed pipe (`csp disasm x.csp | head`) ends quietly.
 fn write_stdout(s: &str) -> ExitCode {
     use std::io::Write;
@@ -137,7 +177,15 @@ fn write_stdout(s: &str) -> ExitCode {
 
 fn cli() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut opts = Options { timeout_ms: None, run: None, seed: None, slice_us: None, trace: None };
+    let mut opts = Options {
+        timeout_ms: None,
+        max_memory: None,
+        max_fibers: None,
+        run: None,
+        seed: None,
+        slice_us: None,
+        trace: None,
+    };
     // Options go before the command or between the command and FILE:
     // `csp --seed 5 run x.csp` and `csp run --seed 5 x.csp` are the same.
     let mut i = 0;
@@ -198,8 +246,12 @@ fn looks_like_script(arg: &str) -> bool {
     arg.ends_with(".csp") || arg.contains('/') || std::path::Path::new(arg).is_file()
 }
 
-/// Applies the scheduling options to a fresh VM.
+/// Applies the scheduling options and limits to a fresh VM.
 fn configure(vm: &mut csp::vm::Vm, opts: &Options) {
+    vm.heap.set_limit(opts.max_memory.unwrap_or_else(csp::limits::default_max_memory));
+    if let Some(n) = opts.max_fibers {
+        vm.sched.set_max_fibers(n);
+    }
     if opts.trace.is_some() {
         vm.sched.enable_trace();
     }
@@ -234,6 +286,9 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
     vm.args = script_args.to_vec();
     match cmd {
         "run" => {
+            if let Some(ms) = opts.timeout_ms {
+                vm.sched.set_deadline(std::time::Duration::from_millis(ms));
+            }
             if let Err(e) = csp::sched::install_signal_handlers(&mut vm) {
                 csp::err_println!("csp: cannot handle signals: {e}");
             }

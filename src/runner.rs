@@ -113,14 +113,12 @@ fn report(vm: &Vm, outcome: crate::sched::Outcome, color: bool) -> Outcome {
         // Cancelled by SIGINT/SIGTERM: that signal's code, and quietly, as a
         // shell's command ends; only another error that cleanup raised shows.
         crate::sched::Outcome::Signalled(code, how) => {
-            let quiet = match &*how {
-                crate::sched::Outcome::Error(u) => {
-                    crate::vm::error::is_kind(vm, u.value, crate::vm::ErrorKind::Cancelled)
-                }
-                _ => false,
-            };
-            let stderr = if quiet { String::new() } else { report(vm, *how, color).stderr };
-            Outcome { exit_code: code, stderr }
+            Outcome { exit_code: code, stderr: after_cancel(vm, *how, color) }
+        }
+        // `--timeout`: GNU timeout's status, and a line saying why.
+        crate::sched::Outcome::TimedOut(limit, how) => {
+            let stderr = format!("csp: timed out after {limit} (--timeout)\n{}", after_cancel(vm, *how, color));
+            Outcome { exit_code: 124, stderr }
         }
         // The reader of stdout has gone: end quietly, as `head` users expect.
         crate::sched::Outcome::BrokenPipe => match vm.out.failure() {
@@ -139,6 +137,18 @@ fn report(vm: &Vm, outcome: crate::sched::Outcome, color: bool) -> Outcome {
             Outcome { exit_code: 1, stderr: diag::render(&d, &f, color) }
         }
     }
+}
+
+/// What to say about how a program cancelled by a signal or `--timeout` ended:
+/// nothing when it ended by that cancellation, as a shell's command ends; only
+/// another error that cleanup raised shows.
+fn after_cancel(vm: &Vm, how: crate::sched::Outcome, color: bool) -> String {
+    if let crate::sched::Outcome::Error(u) = &how {
+        if crate::vm::error::is_kind(vm, u.value, crate::vm::ErrorKind::Cancelled) {
+            return String::new();
+        }
+    }
+    report(vm, how, color).stderr
 }
 
 /// An I/O error's reason without Rust's `(os error N)` suffix.

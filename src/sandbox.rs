@@ -14,6 +14,10 @@ use std::time::Duration;
 /// work, small enough that a fuzzer makes hundreds of runs a second.
 pub const BUDGET: Budget = Budget { ticks: 1_000_000, time: Duration::from_millis(250) };
 
+/// A sandboxed VM's heap limit (`--max-memory`) and most fibers (`--max-fibers`).
+pub const MAX_MEMORY: usize = 64 << 20;
+pub const MAX_FIBERS: usize = 10_000;
+
 /// The stack each input runs on (see `on_stack`): tests/bad_input.rs's.
 pub const STACK: usize = 256 * 1024;
 
@@ -99,7 +103,8 @@ fn disabled(_: &mut Vm, _: &[Value]) -> Res<Value> {
 /// A VM whose builtins cannot touch the machine: those that reach files,
 /// directories, processes, the network, the environment, signals or stdin
 /// throw (keeping their names, for traces); `import` takes only `std/`
-/// modules; output and `eprint` text are discarded.
+/// modules; output and `eprint` text are discarded; the heap and the number
+/// of fibers are limited.
 pub fn vm() -> Vm {
     let mut vm = runner::new_vm();
     let names: Vec<(Rc<str>, u32)> = vm.global_names.iter().map(|(n, &i)| (n.clone(), i)).collect();
@@ -111,6 +116,8 @@ pub fn vm() -> Vm {
             vm.globals[slot as usize] = Value::Obj(vm.heap.alloc(Obj::Native(Box::new(native))));
         }
     }
+    vm.heap.set_limit(MAX_MEMORY);
+    vm.sched.set_max_fibers(MAX_FIBERS);
     vm.loader.std_only = true;
     vm.out.set_sink(crate::vm::output::Sink::Func(Box::new(|_| {})));
     vm.out.set_err_sink(Box::new(|_| {}));
@@ -190,5 +197,14 @@ mod tests {
             assert_eq!(run(src).exit_code, runner::OUT_OF_BUDGET, "{src}");
             assert!(t.elapsed() < BUDGET.time * 3, "{src}: {:?}", t.elapsed());
         }
+    }
+
+    /// Guards: the heap and fiber limits hold in the sandbox.
+    #[test]
+    fn memory_and_fibers_are_limited() {
+        let out = run("let l = []\nwhile true { l.push(\"x\" * 2000000) }");
+        assert!(out.stderr.contains("csp::runtime::memory"), "{}", out.stderr);
+        let out = run("let c = chan()\nwhile true { go fn() { <-c }() }");
+        assert!(out.stderr.contains("csp::runtime::fibers"), "{}", out.stderr);
     }
 }

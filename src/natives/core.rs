@@ -147,6 +147,7 @@ fn range(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     if count > MAX_LIST as i128 {
         return err(ErrorKind::Limit, format!("range() too long ({count} items)"));
     }
+    vm.heap.reserve(count as usize * 16)?;
     let items = (0..count as i64).map(|i| Value::Int(a + i * step)).collect();
     vm.heap.note_growth(count as usize * 16);
     Ok(vm.heap.list(items))

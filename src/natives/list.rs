@@ -55,6 +55,24 @@ pub fn too_long<T>() -> Res<T> {
     err(ErrorKind::Limit, format!("list too long (at most {MAX_LIST} items)"))
 }
 
+/// Appends `v` to list `h` (`xs.push(v)`, a comprehension's items): past
+/// `MAX_LIST` items a `limit` error, and a list that must grow first asks the
+/// memory limit for the room (it doubles).
+#[inline]
+pub fn push(heap: &mut Heap, h: Handle, v: Value) -> Res<()> {
+    let l = items_mut(heap, h);
+    if l.len() == l.capacity() {
+        let (len, cap) = (l.len(), l.capacity());
+        if len >= MAX_LIST {
+            return too_long();
+        }
+        heap.reserve(cap * 16)?;
+    }
+    items_mut(heap, h).push(v);
+    heap.note_growth(16);
+    Ok(())
+}
+
 fn items(heap: &Heap, h: Handle) -> &Vec<Value> {
     match heap.get(h) {
         Obj::List(l) => l,
@@ -79,12 +97,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
         }
         "push" => {
             arity(name, args, 1, 1)?;
-            let l = items_mut(heap, h);
-            if l.len() >= MAX_LIST {
-                return too_long();
-            }
-            l.push(args[0]);
-            heap.note_growth(16);
+            push(heap, h, args[0])?;
             done(Value::Nil)
         }
         "pop" => {

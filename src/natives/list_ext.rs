@@ -46,11 +46,12 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             let Some(more) = heap.as_list(args[0]).cloned() else {
                 return err(ErrorKind::Type, format!("extend() expects a list, got {}", heap.type_name(args[0])));
             };
-            let l = items_mut(heap, h);
-            if l.len() + more.len() > MAX_LIST {
+            let len = items_mut(heap, h).len() + more.len();
+            if len > MAX_LIST {
                 return err(ErrorKind::Limit, "list too long");
             }
-            l.extend_from_slice(&more);
+            heap.reserve(len * 16)?;
+            items_mut(heap, h).extend_from_slice(&more);
             heap.note_growth(more.len() * 16);
             Value::Nil
         }

@@ -64,6 +64,7 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
             if len > MAX_STRING as i128 {
                 return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
             }
+            heap.reserve(len as usize)?;
             Ok(heap.string(s.replace(&*from, &to)))
         }
         "starts_with" => {
@@ -118,6 +119,7 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
             if len > MAX_STRING as i128 {
                 return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
             }
+            heap.reserve(len as usize)?;
             Ok(heap.string(s.repeat(n as usize)))
         }
         "format" => super::format_fn::method(heap, &s, args),

@@ -47,6 +47,7 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
             if s.len() as u128 + pad as u128 * 4 > MAX_STRING as u128 {
                 return err(ErrorKind::Limit, format!("{name}() result too long ({n} characters)"));
             }
+            heap.reserve(s.len() + pad * fill.len())?;
             let (left, right) = match name {
                 "pad_start" => (pad, 0),
                 "pad_end" => (0, pad),

@@ -7,7 +7,7 @@ use super::lifecycle::{cancel_fiber, finish, interrupt};
 use super::queue::Runnable;
 use super::reactor::Woken;
 use super::report::{deadlock_report, trace_slice, uncaught_at_top};
-use super::{io, outside_pending, signal, start, task, timer};
+use super::{deadline, io, outside_pending, signal, start, task, timer};
 use crate::bytecode::ProtoRef;
 use crate::vm::exec::{self, Halt};
 use crate::vm::{gc, Fault, Fiber, Handle, Resume, Uncaught, Vm};
@@ -29,6 +29,9 @@ pub enum Outcome {
     /// SIGINT or SIGTERM cancelled the program: the exit code (130, 143) and
     /// how the program then ended.
     Signalled(i32, Box<Outcome>),
+    /// `--timeout` (as given: "5s") cancelled the program (exit 124), and how
+    /// it then ended.
+    TimedOut(String, Box<Outcome>),
     /// `exit(code)` ended the program.
     Exit(i32),
     /// The program used up the budget it was given (`Sched::set_budget`).
@@ -98,6 +101,9 @@ pub fn run_main(vm: &mut Vm, proto: ProtoRef) -> Outcome {
     vm.sched.main_task = None;
     vm.out.flush();
     let outcome = if vm.out.is_broken() { Outcome::BrokenPipe } else { outcome };
+    if let Some(d) = vm.sched.deadline.as_ref().filter(|d| d.fired) {
+        return Outcome::TimedOut(d.describe(), Box::new(outcome));
+    }
     match vm.sched.signals.as_ref().and_then(|s| s.stopped_by) {
         Some(i) => Outcome::Signalled(signal::exit_code(i), Box::new(outcome)),
         None => outcome,
@@ -120,9 +126,14 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
         }
         let next_timer = timer::next_deadline(vm);
         if next_timer.is_some() || outside_pending(vm) {
-            // Idle until the next timer or I/O completion: no polling loop.
+            // Idle until the next timer or I/O completion (or `--timeout`): no
+            // polling loop.
             vm.out.flush();
-            idle_wait(vm, next_timer);
+            let wake = match (next_timer, deadline::next(vm)) {
+                (Some(t), Some(d)) => Some(t.min(d)),
+                (t, d) => t.or(d),
+            };
+            idle_wait(vm, wake);
             continue;
         }
         // Nothing can run and nothing is pending.
@@ -166,12 +177,14 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
         std::thread::sleep(d);
     }
     timer::fire_due(vm);
+    deadline::check(vm);
 }
 
 /// Fires due timers and delivers finished I/O, without waiting.
 pub(super) fn deliver_events(vm: &mut Vm) {
     vm.sched.ready.share_slice(vm.sched.slice);
     timer::fire_due(vm);
+    deadline::check(vm);
     if io::in_flight(vm) {
         io::deliver(vm);
     }
@@ -252,8 +265,16 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
     // fibers that block within a few instructions never pay for it.
     let mut started: Option<Instant> = None;
     loop {
+        if let Some(fault) = out_of_memory(vm, f) {
+            if let Some(h) = exec::throw(vm, f, fault) {
+                return h;
+            }
+        }
         match exec::run(vm, f, SLICE_BUDGET) {
             Halt::Yielded => return Halt::Preempted,
+            // Allocation has passed the collector's threshold: end the slice
+            // so it runs now, not after the slice's time is up.
+            Halt::Preempted if vm.heap.should_collect() => return Halt::Preempted,
             Halt::Preempted => {
                 // A preemption point: deliver cancellation or a child's failure,
                 // but never inside a critical section.
@@ -275,9 +296,25 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
     }
 }
 
-/// Collects garbage: the VM's roots and the scheduler's.
+/// Collects garbage: the VM's roots and the scheduler's; notes whether what is
+/// live is over `--max-memory`.
 pub(super) fn collect(vm: &mut Vm) {
     let mut roots = Vec::new();
     vm.sched.roots(&mut roots);
     gc::collect(vm, roots);
+    vm.sched.out_of_memory = vm.heap.after_collection(vm.sched.fiber_bytes());
+}
+
+/// The `memory` error for a heap over its limit, thrown into the next fiber
+/// that goes on computing, at a preemption point: the one allocating, as a
+/// rule. Not into a fiber just starting, which has had no time to allocate
+/// (many of them may be what a spawning loop makes, and it should get the
+/// error).
+#[inline]
+fn out_of_memory(vm: &mut Vm, f: &Fiber) -> Option<Fault> {
+    if vm.sched.out_of_memory.is_none() || f.unstarted() {
+        return None;
+    }
+    let msg = vm.sched.out_of_memory.take()?;
+    Some(Fault::Error(Box::new((crate::vm::ErrorKind::Memory, msg))))
 }

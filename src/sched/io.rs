@@ -78,10 +78,7 @@ pub(super) fn deliver(vm: &mut Vm) {
         }
     }
     for (w, finish, retry) in done {
-        let resume = match finish(&mut vm.heap).and_then(|v| match vm.heap.take_oversize() {
-            Some(msg) => Err((crate::vm::ErrorKind::Limit, msg)),
-            None => Ok(v),
-        }) {
+        let resume = match finish(&mut vm.heap).and_then(|v| vm.heap.take_oversize().map_or(Ok(v), Err)) {
             Ok(_) if retry => Resume::Retry,
             Ok(v) => Resume::Value(v),
             Err((kind, msg)) => Resume::Throw(crate::vm::error::bare_error(vm, kind, &msg)),

@@ -50,6 +50,8 @@ pub(super) enum Cause {
     BlockLeft,
     /// The process got this signal ("SIGINT").
     Signal(&'static str),
+    /// `--timeout` passed (the limit, as given: "5s").
+    Timeout(String),
 }
 
 impl Cause {
@@ -63,6 +65,7 @@ impl Cause {
             Cause::Sibling(n) => format!("cancelled because fiber {n} in the same `wait {{ }}` block failed"),
             Cause::BlockLeft => "cancelled because its `wait { }` block was left by an error".to_string(),
             Cause::Signal(name) => format!("cancelled by {name}"),
+            Cause::Timeout(limit) => format!("cancelled: the program timed out after {limit} (--timeout)"),
         }
     }
 }

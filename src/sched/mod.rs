@@ -7,6 +7,7 @@
 //! It never writes a fiber's registers or program counter.
 
 mod chan;
+mod deadline;
 mod driver;
 pub mod io;
 mod lifecycle;
@@ -190,6 +191,13 @@ pub struct Sched {
     signals: Option<Box<signal::Signals>>,
     /// `exit(code)` was called: the program ends with this status.
     exit: Option<i32>,
+    /// `--max-fibers`: the most fibers started and not finished.
+    max_fibers: usize,
+    /// A collection found the heap over `--max-memory`: the error the next
+    /// fiber to go on computing gets (see `driver::out_of_memory`).
+    out_of_memory: Option<String>,
+    /// `--timeout` for `run`: when the program is cancelled (see driver.rs).
+    deadline: Option<deadline::Deadline>,
     /// Running untrusted programs (fuzzing): where the program is stopped.
     budget: Option<Budget>,
 }
@@ -224,6 +232,9 @@ impl Default for Sched {
             reactor: None,
             trace: None,
             children: Vec::new(),
+            max_fibers: usize::MAX,
+            out_of_memory: None,
+            deadline: None,
             signals: None,
             exit: None,
             budget: None,
@@ -366,6 +377,27 @@ impl Sched {
         self.unstarted.roots().for_each(&mut push);
         self.orphan_error.map(&mut push);
         self.signals.iter().flat_map(|s| s.roots()).for_each(|h| push(Value::Obj(h)));
+    }
+}
+
+impl Sched {
+    /// Bytes the fibers hold outside the heap's objects: their stacks, frames
+    /// and handlers, and the records of `go`s not started yet. Counted against
+    /// `--max-memory` at each collection.
+    fn fiber_bytes(&self) -> usize {
+        let slots = self.slots.capacity() * std::mem::size_of::<Slot>();
+        let fibers: usize = self.slots.iter().filter_map(|s| s.fiber.as_deref()).map(Fiber::bytes).sum();
+        slots + fibers + self.unstarted.bytes()
+    }
+
+    /// Sets `--max-fibers`.
+    pub fn set_max_fibers(&mut self, n: usize) {
+        self.max_fibers = n;
+    }
+
+    /// Sets `--timeout` for `run`: the program is cancelled after `limit`.
+    pub fn set_deadline(&mut self, limit: Duration) {
+        self.deadline = Some(deadline::Deadline::new(limit));
     }
 }
 

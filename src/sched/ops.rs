@@ -39,14 +39,25 @@ fn park(vm: &mut Vm, wait: Wait) -> Res<super::Waiter> {
 /// `go`: starts a fiber whose first step is `call[0](call[1..])`, or with
 /// `method`, the method call `call[1].<name call[0]>(call[2..])`. Returns its task
 /// (nil for a dropped `go` outside `wait { }`, which gets only a record).
-pub fn go(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool) -> Value {
-    start::spawn(vm, call, method, site, dropped)
+pub fn go(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool) -> Res<Value> {
+    fiber_room(vm)?;
+    Ok(start::spawn(vm, call, method, site, dropped))
+}
+
+/// The `fibers` error when `--max-fibers` fibers are already live.
+fn fiber_room(vm: &Vm) -> Res<()> {
+    if vm.sched.live < vm.sched.max_fibers {
+        return Ok(());
+    }
+    let max = vm.sched.max_fibers;
+    err(ErrorKind::Fibers, format!("too many fibers: {max} are running or waiting (see --max-fibers)"))
 }
 
 /// Starts `call[0](call[1..])` in a fiber owned by the program, not by the
 /// running fiber (see `start::spawn_detached`); returns its task.
-pub fn go_detached(vm: &mut Vm, call: &[Value], site: Site) -> Value {
-    start::spawn_detached(vm, call, site)
+pub fn go_detached(vm: &mut Vm, call: &[Value], site: Site) -> Res<Value> {
+    fiber_room(vm)?;
+    Ok(start::spawn_detached(vm, call, site))
 }
 
 /// `<-ch`: Some((value, ok)) now, or None after parking (woken with `Resume::Recv`).

@@ -122,7 +122,9 @@ fn begin(vm: &mut Vm, call: &[Value], method: bool, site: Site, id: u32, th: Han
         },
         _ => 0,
     };
-    Box::new(Fiber::for_call(call, method, site, regs))
+    let f = Box::new(Fiber::for_call(call, method, site, regs));
+    vm.heap.note_growth(f.bytes());
+    f
 }
 
 /// Marks what task `t` has not started yet as cancelled: its own fiber if it is

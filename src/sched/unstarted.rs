@@ -104,6 +104,12 @@ impl Unstarted {
         owners.chain(self.values.iter().copied()).chain(self.pushed.iter().copied()).chain(self.taken.iter().copied())
     }
 
+    /// Bytes held, for the memory limit (whole chunks, as allocated).
+    pub fn bytes(&self) -> usize {
+        self.records.chunks.len() * CHUNK * std::mem::size_of::<Record>()
+            + self.values.chunks.len() * CHUNK * std::mem::size_of::<Value>()
+    }
+
     /// `(task number, go site)` of each record, for `:fibers`.
     pub fn describe(&self) -> impl Iterator<Item = (u32, &Site)> + '_ {
         self.records.iter().map(|r| (r.number, &self.sites[r.site as usize]))

@@ -23,6 +23,7 @@ pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
                 if len > crate::limits::MAX_STRING {
                     return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
                 }
+                heap.reserve(len)?;
                 let s = x.plus(&y.s, y.chars);
                 Ok(heap.append_result(s, y.s.len()))
             }
@@ -31,6 +32,7 @@ pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
                 if len > crate::limits::MAX_LIST {
                     return err(ErrorKind::Limit, format!("list too long ({len} items)"));
                 }
+                heap.reserve(len * 16)?;
                 let mut v = Vec::with_capacity(len);
                 v.extend_from_slice(x);
                 v.extend_from_slice(y);
@@ -78,6 +80,7 @@ pub fn mul(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
             if len > crate::limits::MAX_STRING as u128 {
                 return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
             }
+            heap.reserve(len as usize)?;
             let out = s.s.repeat(n as usize);
             Ok(heap.string(out))
         }
@@ -86,6 +89,7 @@ pub fn mul(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
             if len > crate::limits::MAX_LIST as u128 {
                 return err(ErrorKind::Limit, format!("list too long ({len} items)"));
             }
+            heap.reserve(len as usize * 16)?;
             let out = l.repeat(n as usize);
             heap.note_growth(out.len() * 16);
             Ok(heap.list(out))

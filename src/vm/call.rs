@@ -35,6 +35,7 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
             }
             let need = args + proto.nregs as usize;
             if fiber.stack.len() < need {
+                vm.heap.note_growth((need - fiber.stack.len()) * 16);
                 fiber.stack.resize(need, Value::Nil);
             }
             if proto.has_rest {
@@ -74,8 +75,8 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
 pub fn builtin_ret(vm: &mut Vm, fiber: &mut Fiber, r: Ret, ret: usize) -> Res<Called> {
     match r {
         Ret::Value(v) => {
-            if let Some(msg) = vm.heap.take_oversize() {
-                return err(ErrorKind::Limit, msg);
+            if let Some((kind, msg)) = vm.heap.take_oversize() {
+                return err(kind, msg);
             }
             fiber.put(ret, &v);
             Ok(Called::Value)

@@ -325,6 +325,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                             let args = slot + 1;
                             let need = args + p.nregs as usize;
                             if fiber.stack.len() < need {
+                                vm.heap.note_growth((need - fiber.stack.len()) * 16);
                                 fiber.stack.resize(need, Value::Nil);
                             }
                             let ret = slot as u32;
@@ -411,13 +412,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             Op::ListPush { list, src } => {
                 let v = reg!(src);
                 if let Value::Obj(h) = reg!(list) {
-                    if let Obj::List(l) = vm.heap.get_mut(h) {
-                        if l.len() >= crate::limits::MAX_LIST {
-                            t!(crate::natives::list::too_long());
-                        }
-                        l.push(v);
-                    }
-                    vm.heap.note_growth(16);
+                    t!(crate::natives::list::push(&mut vm.heap, h, v));
                 }
             }
             Op::NewMap { dst, start, count } => {

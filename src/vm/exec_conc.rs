@@ -72,7 +72,7 @@ fn other_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
         Op::Go { base: b, argc, method, dropped } => {
             let slot = base + b as usize;
             let call = &fiber.stack[slot..=slot + argc as usize + method as usize];
-            fiber.stack[slot] = ops::go(vm, call, method, site(fiber), dropped);
+            fiber.stack[slot] = ops::go(vm, call, method, site(fiber), dropped)?;
         }
         Op::Select { base: b, desc } => {
             let proto = fiber.frames.last().unwrap().proto;

@@ -144,6 +144,14 @@ impl Fiber {
         self.start.is_some_and(|s| !s.done)
     }
 
+    /// Bytes it holds, for the memory limit.
+    pub fn bytes(&self) -> usize {
+        std::mem::size_of::<Fiber>()
+            + self.stack.capacity() * std::mem::size_of::<Value>()
+            + self.frames.capacity() * std::mem::size_of::<Frame>()
+            + self.handlers.capacity() * std::mem::size_of::<Handler>()
+    }
+
     /// Highest stack slot in use, for the collector.
     pub fn live_top(&self) -> usize {
         match self.frames.last() {

@@ -4,6 +4,7 @@
 use super::object::{Obj, StrObj};
 use super::str::Str;
 use super::value::{Handle, Value};
+use super::{err, ErrorKind, Fault, Res};
 use std::rc::Rc;
 
 /// The least the heap grows by between collections. Small enough that a loop
@@ -12,6 +13,9 @@ use std::rc::Rc;
 /// process 10 MB bigger. Programs with more than 1 MB live collect at twice
 /// their live size whatever this is.
 pub const GC_MIN: usize = 2 << 20;
+
+/// Objects at least this big check the memory limit as they are made.
+const BIG: usize = 1 << 20;
 
 pub struct Heap {
     /// Object slots; `Obj::Free` marks a slot on `free`.
@@ -25,10 +29,19 @@ pub struct Heap {
     pub(crate) threshold: usize,
     /// Approximate live bytes after the last collection.
     pub(crate) live: usize,
-    /// A string, bytes or list made past its size limit by code that cannot
-    /// fail where it allocates (a builtin's result, an I/O completion): the
-    /// caller turns it into a `limit` error (see `take_oversize`).
-    oversize: Option<String>,
+    /// Bytes held outside the heap's objects (fibers' stacks and frames, `go`s
+    /// not started yet) at the last collection; they count towards `limit`.
+    pub(crate) outside: usize,
+    /// `--max-memory`: the most bytes `live + outside + allocated` may reach.
+    pub(crate) limit: usize,
+    /// `reserve` granted a request that fits only if garbage is collected:
+    /// collect at the next chance.
+    gambled: std::cell::Cell<bool>,
+    /// A string, bytes or list made past its size limit, or a big object past
+    /// the memory limit, by code that cannot fail where it allocates (a
+    /// builtin's result, an I/O completion): the caller throws it (see
+    /// `take_oversize`).
+    oversize: Option<(ErrorKind, String)>,
 }
 
 impl Default for Heap {
@@ -46,6 +59,9 @@ impl Heap {
             allocated: 0,
             threshold: GC_MIN,
             live: 0,
+            outside: 0,
+            limit: crate::limits::MAX_HEAP,
+            gambled: std::cell::Cell::new(false),
             oversize: None,
         }
     }
@@ -57,8 +73,8 @@ impl Heap {
     /// `alloc`, counting `bytes` towards the next collection.
     fn alloc_counting(&mut self, bytes: usize, obj: Obj) -> Handle {
         self.allocated += bytes;
-        if bytes > crate::limits::MAX_STRING {
-            self.check_size(&obj);
+        if bytes > BIG {
+            self.check_size(bytes, &obj);
         }
         if let Some(i) = self.free.pop() {
             // A free slot holds nothing to drop (assigning would call the drop glue).
@@ -74,8 +90,12 @@ impl Heap {
     }
 
     #[cold]
-    fn check_size(&mut self, obj: &Obj) {
+    fn check_size(&mut self, bytes: usize, obj: &Obj) {
         use crate::limits::{MAX_LIST, MAX_STRING};
+        if let Err(Fault::Error(e)) = self.reserve(bytes) {
+            self.oversize.get_or_insert(*e);
+            return;
+        }
         let msg = match obj {
             Obj::Str(s) if s.s.len() > MAX_STRING => {
                 format!("string too long ({} bytes; at most {MAX_STRING})", s.s.len())
@@ -86,13 +106,67 @@ impl Heap {
             Obj::List(l) if l.len() > MAX_LIST => format!("list too long ({} items; at most {MAX_LIST})", l.len()),
             _ => return,
         };
-        self.oversize.get_or_insert(msg);
+        self.oversize.get_or_insert((ErrorKind::Limit, msg));
     }
 
-    /// The limit error for an object made too big since the last call, if any.
+    /// The error for an object made too big since the last call, if any.
     #[inline]
-    pub fn take_oversize(&mut self) -> Option<String> {
+    pub fn take_oversize(&mut self) -> Option<(ErrorKind, String)> {
         self.oversize.take()
+    }
+
+    /// Sets `--max-memory`.
+    pub fn set_limit(&mut self, bytes: usize) {
+        self.limit = bytes;
+    }
+
+    /// The `memory` error unless `bytes` more fit under the limit. Code about to
+    /// make a big object (a repeat, a range, a file's contents) asks first, so
+    /// a program past its limit gets a catchable error, never the allocator's
+    /// abort. What was live at the last collection may since have been
+    /// dropped, so a request that fits only if it was is granted once, and the
+    /// collector runs at the next preemption point to settle it (a program
+    /// really over the limit gets its error there); a second such request
+    /// before that collection fails.
+    pub fn reserve(&self, bytes: usize) -> Res<()> {
+        let held = self.live + self.outside;
+        if bytes < BIG || (held + self.allocated).saturating_add(bytes) <= self.limit {
+            return Ok(());
+        }
+        if bytes <= self.limit.saturating_sub(self.outside) && !self.gambled.get() {
+            self.gambled.set(true);
+            return Ok(());
+        }
+        err(
+            ErrorKind::Memory,
+            format!(
+                "out of memory: {} more would pass the {} limit ({} in use; see --max-memory)",
+                crate::limits::show_bytes(bytes),
+                crate::limits::show_bytes(self.limit),
+                crate::limits::show_bytes(held)
+            ),
+        )
+    }
+
+    /// After a collection: what the fibers hold (`outside`); paces the next
+    /// collection to come before the limit. The `memory` error when what is
+    /// live is over the limit.
+    pub fn after_collection(&mut self, outside: usize) -> Option<String> {
+        self.outside = outside;
+        self.gambled.set(false);
+        let held = self.live + outside;
+        let room = self.limit.saturating_sub(held);
+        // Collect before the limit, but not after less than an eighth of what
+        // is live: near its limit a program collects more often, never in a
+        // loop that does nothing else (the limit may be passed by that eighth).
+        self.threshold = (held * 2).max(GC_MIN).min(room.max(held / 8).max(GC_MIN / 2));
+        (held > self.limit).then(|| {
+            format!(
+                "out of memory: {} live after collection, over the {} limit (see --max-memory)",
+                crate::limits::show_bytes(held),
+                crate::limits::show_bytes(self.limit)
+            )
+        })
     }
 
     /// Frees an object at once; the caller knows nothing refers to it.
@@ -109,7 +183,7 @@ impl Heap {
 
     #[inline]
     pub fn should_collect(&self) -> bool {
-        self.allocated > self.threshold
+        self.allocated > self.threshold || self.gambled.get()
     }
 
     #[inline]

@@ -35,6 +35,10 @@ pub enum ErrorKind {
     StackOverflow,
     /// A resource limit: string, list or JSON too long, nesting too deep.
     Limit,
+    /// The heap would pass `--max-memory`.
+    Memory,
+    /// A `go` would pass `--max-fibers` live fibers.
+    Fibers,
     /// No fiber can make progress. A deadlock ends the program with its own
     /// report (exit 3) rather than throwing, so no error value has this kind yet.
     Deadlock,
@@ -48,7 +52,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 19] = [
+    pub const ALL: [ErrorKind; 21] = [
         ErrorKind::Type,
         ErrorKind::Index,
         ErrorKind::Key,
@@ -64,6 +68,8 @@ impl ErrorKind {
         ErrorKind::Io,
         ErrorKind::StackOverflow,
         ErrorKind::Limit,
+        ErrorKind::Memory,
+        ErrorKind::Fibers,
         ErrorKind::Deadlock,
         ErrorKind::Assert,
         ErrorKind::User,
@@ -88,6 +94,8 @@ impl ErrorKind {
             ErrorKind::Io => "io",
             ErrorKind::StackOverflow => "stack_overflow",
             ErrorKind::Limit => "limit",
+            ErrorKind::Memory => "memory",
+            ErrorKind::Fibers => "fibers",
             ErrorKind::Deadlock => "deadlock",
             ErrorKind::Assert => "assert",
             ErrorKind::User => "user",
@@ -113,6 +121,8 @@ impl ErrorKind {
             ErrorKind::Io => "csp::runtime::io",
             ErrorKind::StackOverflow => "csp::runtime::stack_overflow",
             ErrorKind::Limit => "csp::runtime::limit",
+            ErrorKind::Memory => "csp::runtime::memory",
+            ErrorKind::Fibers => "csp::runtime::fibers",
             ErrorKind::Deadlock => "csp::runtime::deadlock",
             ErrorKind::Assert => "csp::runtime::assert",
             ErrorKind::User => "csp::runtime::user",

@@ -120,10 +120,14 @@ impl Obj {
     /// Rough byte size, used to pace the collector.
     pub fn size(&self) -> usize {
         let extra = match self {
-            Obj::Str(s) => s.s.len(),
+            // The text and its buffer's header.
+            Obj::Str(s) => s.s.len() + 16,
             Obj::Bytes(b) => b.len(),
             Obj::List(v) => v.capacity() * 16,
-            Obj::Map(m) => m.capacity() * 48,
+            // The box and the map itself; per entry its bucket (hash, key,
+            // value: 40 bytes) and its index (8 bytes and a control byte, the
+            // table kept at most 7/8 full).
+            Obj::Map(m) => 96 + m.capacity() * 52,
             Obj::Closure(c) => c.upvals.len() * 4,
             Obj::Error(e) => e.message.len() + e.trace.len() * 48,
             // Boxed apart from the slot: a million tasks or channels must count.

@@ -196,5 +196,5 @@ pub(super) fn write_chunk(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 pub(super) fn go_detached(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("go", args, 1, 1)?;
     let site = fiber.current_site().expect("a builtin is called from a frame");
-    Ok(Ret::Value(crate::sched::ops::go_detached(vm, args, site)))
+    Ok(Ret::Value(crate::sched::ops::go_detached(vm, args, site)?))
 }

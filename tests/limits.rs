@@ -1,0 +1,155 @@
+//! Limits users set on the command line (`--max-memory`, `--max-fibers`,
+//! `--timeout`), driven through the real binary: past each, the documented
+//! error or exit, never an abort, the OOM killer or a hang (docs/limits.md).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+const CSP: &str = env!("CARGO_BIN_EXE_csp");
+
+/// Runs `src` as a script with `flags` before it; the script file is removed after.
+fn run(flags: &[&str], src: &str) -> Output {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let n = N.fetch_add(1, Ordering::SeqCst);
+    let path: PathBuf = std::env::temp_dir().join(format!("csp_limits_{}_{n}.csp", std::process::id()));
+    std::fs::write(&path, src).unwrap();
+    let out = Command::new(CSP).arg("run").args(flags).arg(&path).env("NO_COLOR", "1").output().unwrap();
+    let _ = std::fs::remove_file(&path);
+    out
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[track_caller]
+fn expect(o: &Output, code: i32, stdout: &str, stderr_has: &str) {
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(code), "stdout:\n{out}\nstderr:\n{err}");
+    assert_eq!(out, stdout, "stderr:\n{err}");
+    assert!(err.contains(stderr_has), "stderr lacks {stderr_has:?}:\n{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_growing_list_past_max_memory_is_a_catchable_memory_error() {
+    let src = r#"
+let xs = []
+try {
+    for i in 0..100_000_000 { xs.push([i, i]) }
+} catch e {
+    print(e.kind, len(xs) > 100_000, len(xs) < 5_000_000)
+}
+xs = nil
+// The memory is back once the list is dropped.
+let ys = []
+for i in 0..100_000 { ys.push([i]) }
+print(len(ys))
+"#;
+    expect(&run(&["--max-memory", "64M"], src), 0, "memory true true\n100000\n", "");
+}
+
+#[test]
+fn big_allocations_check_the_limit_before_they_are_made() {
+    let src = r#"
+for f in [fn() { return [0] * 20_000_000 }, fn() { return "abcd" * 50_000_000 },
+          fn() { return "x".repeat(200_000_000) }, fn() { return range(0, 20_000_000) },
+          fn() { return [1] + [0] * 10_000_000 }] {
+    try { f(); print("made") } catch e { print(e.kind) }
+}
+"#;
+    let began = Instant::now();
+    let o = run(&["--max-memory", "32M"], src);
+    expect(&o, 0, &"memory\n".repeat(5), "");
+    assert!(began.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn an_uncaught_memory_error_reports_its_kind() {
+    let o = run(&["--max-memory", "16M"], "let s = []\nwhile true { s.push(\"${len(s)}\" * 8) }\n");
+    expect(&o, 1, "", "csp::runtime::memory");
+    assert!(text(&o.stderr).contains("--max-memory"), "{}", text(&o.stderr));
+}
+
+#[test]
+fn parked_fibers_count_towards_max_memory() {
+    // Each blocked fiber holds a stack, frames and a task outside any list.
+    let src = r#"
+let c = chan()
+let n = 0
+try {
+    while true { go fn() { <-c }(); n += 1 }
+} catch e {
+    print(e.kind, n > 1000)
+}
+close(c)
+"#;
+    expect(&run(&["--max-memory", "48M"], src), 0, "memory true\n", "");
+}
+
+#[test]
+fn go_past_max_fibers_is_a_catchable_fibers_error() {
+    let src = r#"
+let c = chan()
+let started = 0
+try {
+    for i in 0..1000 { go fn() { <-c }(); started += 1 }
+} catch e {
+    print(e.kind, started)
+    print(e.message)
+}
+close(c)
+sleep(1)
+// The fibers have ended: there is room again.
+let t = go fn() { return 7 }()
+print(wait t)
+"#;
+    let o = run(&["--max-fibers", "10"], src);
+    // The main fiber is one of the 10.
+    expect(&o, 0, "fibers 9\ntoo many fibers: 10 are running or waiting (see --max-fibers)\n7\n", "");
+}
+
+#[test]
+fn timeout_cancels_the_program_and_runs_its_finally_blocks() {
+    let src = "try { print(\"start\"); sleep(60000) } finally { print(\"cleanup\") }\n";
+    let began = Instant::now();
+    let o = run(&["--timeout", "300ms"], src);
+    expect(&o, 124, "start\ncleanup\n", "csp: timed out after 300ms (--timeout)");
+    assert!(began.elapsed() < Duration::from_secs(10));
+    // A busy loop is preempted and cancelled the same way.
+    expect(&run(&["--timeout", "1s"], "while true { }\n"), 124, "", "timed out after 1s");
+}
+
+#[test]
+fn timeout_ends_cleanup_that_does_not_finish() {
+    // Cancellation waits for the end of a `lock` block: this cleanup never ends.
+    let src = "let m = mutex()\ntry { sleep(60000) } finally { lock m { while true { } } }\n";
+    let began = Instant::now();
+    let o = run(&["--timeout", "200"], src);
+    expect(&o, 124, "", "cleanup did not finish");
+    assert!(began.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn a_program_that_ends_in_time_is_not_affected() {
+    expect(&run(&["--timeout", "10s"], "sleep(5)\nprint(\"done\")\n"), 0, "done\n", "");
+}
+
+#[test]
+fn bad_limit_values_are_usage_errors() {
+    for flags in [
+        ["--max-memory", "lots"],
+        ["--max-memory", "0"],
+        ["--max-memory", "-5M"],
+        ["--max-fibers", "0"],
+        ["--max-fibers", "x"],
+        ["--timeout", "0"],
+        ["--timeout", "5 parsecs"],
+    ] {
+        let o = run(&flags, "print(1)\n");
+        assert_eq!(o.status.code(), Some(64), "{flags:?}: {}", text(&o.stderr));
+        assert!(text(&o.stderr).contains(flags[0]), "{flags:?}: {}", text(&o.stderr));
+    }
+}
