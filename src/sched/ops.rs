@@ -9,7 +9,6 @@ use crate::bytecode::Site;
 use crate::vm::builtin::Ready;
 use crate::vm::ErrorKind;
 use crate::vm::{err, Blocking, Fault, Handle, Obj, Res, Resume, Value, Vm};
-use std::time::Duration;
 
 pub use super::chan::Chan;
 pub use super::lock::{Mutex, WaitGroup};
