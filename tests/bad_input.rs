@@ -816,3 +816,15 @@ fn fuzz_ticker_with_a_huge_period() {
     );
     assert_eq!(r.stdout, "no\n");
 }
+
+/// Known gap, found probing the sandbox (not fixed here: `--max-memory` is
+/// another change's): an object under 1 MB is not checked against the limit
+/// as it is made, and the check after a collection waits for a preemption
+/// point (1024 back-edges and calls), so a loop keeping ~1 MB strings passes a
+/// 64 MB limit by hundreds of MB (530 MB resident) before anything stops it.
+#[test]
+#[ignore = "the memory limit is checked only at preemption points for objects under 1 MB"]
+fn fuzz_objects_just_under_a_megabyte_pass_the_memory_limit() {
+    let out = csp::sandbox::run("let l = []\nwhile true { l.push(\"x\" * 1048000) }\n");
+    assert!(out.stderr.contains("csp::runtime::memory"), "exit {}: {}", out.exit_code, out.stderr);
+}
