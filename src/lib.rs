@@ -31,6 +31,7 @@ pub mod natives;
 pub mod os;
 pub mod repl;
 pub mod runner;
+pub mod sandbox;
 pub mod sched;
 pub mod source;
 pub mod suggest;

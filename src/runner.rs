@@ -81,6 +81,10 @@ pub fn runtime_diag(vm: &Vm, u: &Uncaught) -> Diag {
     Diag { code, message, span: u.span, label: label.into(), help: Some(help), file: None }
 }
 
+/// The exit code of a program stopped by its budget (`Sched::set_budget`),
+/// as `timeout(1)`'s.
+pub const OUT_OF_BUDGET: i32 = 124;
+
 /// What running a file produced, for the CLI and the tests.
 pub struct Outcome {
     pub exit_code: i32,
@@ -123,6 +127,10 @@ fn report(vm: &Vm, outcome: crate::sched::Outcome, color: bool) -> Outcome {
         },
         crate::sched::Outcome::Deadlock(report) => Outcome { exit_code: 3, stderr: report },
         crate::sched::Outcome::Exit(code) => Outcome { exit_code: code, stderr: String::new() },
+        // Only fuzzing and its replay set a budget (docs/fuzzing.md).
+        crate::sched::Outcome::OutOfBudget => {
+            Outcome { exit_code: OUT_OF_BUDGET, stderr: "csp: the program used up its budget\n".into() }
+        }
         crate::sched::Outcome::Error(u) => {
             let d = runtime_diag(vm, &u);
             let f = u.file.clone();

@@ -801,3 +801,28 @@ fn many_fibers_on_one_channel_end_and_report_in_linear_time() {
     assert!(r.stderr.contains("(held by main fiber, fiber 2, fiber 3, fiber 4 and 2997 more)"), "{}", &r.stderr[..600]);
     assert!(r.stderr.len() < 1_000_000, "{} bytes of report", r.stderr.len());
 }
+
+// ---------------------------------------------------------------------------
+// Fuzzer findings (docs/fuzzing.md): each input that crashed a fuzz target.
+
+/// Guards: a ticker period too long for a `Duration` (`ticker(1e300)`) is
+/// capped like a sleep's; it panicked converting the period.
+#[test]
+fn fuzz_ticker_with_a_huge_period() {
+    let r = succeeds("let t = ticker(1e300)\nlet u = ticker(1e19)\nprint(\"ok\")\n");
+    assert_eq!(r.stdout, "ok\n");
+    let r = succeeds(
+        "let t = ticker(1e300)\nselect {\ncase <-t { print(\"tick\") }\ncase <-after(1) { print(\"no\") }\n}\n",
+    );
+    assert_eq!(r.stdout, "no\n");
+}
+
+/// Found probing the sandbox: objects under 1 MB were not checked against
+/// the limit as they were made, and the check after a collection waited for
+/// a preemption point (1024 back-edges and calls), so a loop keeping ~1 MB
+/// strings passed a 64 MB limit by hundreds of MB (530 MB resident).
+#[test]
+fn fuzz_objects_just_under_a_megabyte_stop_at_the_memory_limit() {
+    let out = csp::sandbox::run("let l = []\nwhile true { l.push(\"x\" * 1048000) }\n");
+    assert!(out.stderr.contains("csp::runtime::memory"), "exit {}: {}", out.exit_code, out.stderr);
+}

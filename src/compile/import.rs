@@ -229,6 +229,11 @@ impl Compiler<'_> {
             self.error_help(span, format!("cannot import '{path}'"), help);
             return None;
         }
+        if self.vm.loader.std_only {
+            let help = "only `std/NAME` modules can be imported here";
+            self.error_help(span, format!("cannot import '{path}' in the sandbox"), help);
+            return None;
+        }
         let dir = Path::new(&self.file.name).parent().unwrap_or(Path::new(""));
         let full = normalize(&dir.join(path));
         let src = match std::fs::read_to_string(&full) {

@@ -18,6 +18,8 @@ pub struct Loader {
     /// The prelude's top-level functions by name (builtin methods with callbacks
     /// call them), kept apart from the globals that user code may reassign.
     prelude: HashMap<Rc<str>, Value>,
+    /// Only `std/` modules may be imported: no file is read (the sandbox).
+    pub std_only: bool,
 }
 
 impl Default for Loader {
@@ -28,6 +30,7 @@ impl Default for Loader {
             importing: Vec::new(),
             builtin_globals: u32::MAX,
             prelude: HashMap::new(),
+            std_only: false,
         }
     }
 }

@@ -34,6 +34,8 @@ pub enum Outcome {
     TimedOut(String, Box<Outcome>),
     /// `exit(code)` ended the program.
     Exit(i32),
+    /// The program used up the budget it was given (`Sched::set_budget`).
+    OutOfBudget,
 }
 
 /// Why `run_ready` returned.
@@ -49,6 +51,8 @@ pub(super) enum Ran {
     BrokenPipe,
     /// A fiber called `exit(code)`.
     Exit(i32),
+    /// The budget ran out (`Sched::set_budget`).
+    OutOfBudget,
 }
 
 /// Runs ready fibers (and delivers timers and I/O as they come due) until none
@@ -77,6 +81,7 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
         }
         let Some(r) = vm.sched.ready.pop() else { return Ran::Idle };
         match run_fiber(vm, r) {
+            Ran::Idle if vm.sched.budget.is_some() && vm.sched.over_budget() => return Ran::OutOfBudget,
             Ran::Idle => {}
             other => return other,
         }
@@ -107,6 +112,9 @@ pub fn run_main(vm: &mut Vm, proto: ProtoRef) -> Outcome {
 
 fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
     loop {
+        if vm.sched.over_budget() {
+            return Outcome::OutOfBudget;
+        }
         match run_ready(vm, None, None) {
             Ran::Idle => {}
             Ran::Stopped => unreachable!("the program's driver has no stop condition"),
@@ -114,6 +122,7 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
             Ran::Deadlock(report) => return Outcome::Deadlock(report),
             Ran::BrokenPipe => return Outcome::BrokenPipe,
             Ran::Exit(code) => return Outcome::Exit(code),
+            Ran::OutOfBudget => return Outcome::OutOfBudget,
         }
         let next_timer = timer::next_deadline(vm);
         if next_timer.is_some() || outside_pending(vm) {
@@ -159,7 +168,11 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
     if vm.sched.explore.is_some() {
         return super::explore::idle_wait(vm, next_timer);
     }
-    let wait = next_timer.map(|t| t.saturating_duration_since(Instant::now()));
+    let mut wait = next_timer.map(|t| t.saturating_duration_since(Instant::now()));
+    // A budget's time ends the wait (the driver then stops the program).
+    if let Some(left) = vm.sched.budget_left() {
+        wait = Some(wait.map_or(left, |w| w.min(left)));
+    }
     // Watched signals end the wait too (the reactor sees their self-pipe).
     if outside_pending(vm) || signal::watching(vm) {
         poll_outside(vm, wait);

@@ -201,6 +201,17 @@ pub struct Sched {
     deadline: Option<deadline::Deadline>,
     /// Schedule exploration: the seeded choices and the virtual clock.
     explore: Option<Box<explore::Explore>>,
+    /// Running untrusted programs (fuzzing): where the program is stopped.
+    budget: Option<Budget>,
+}
+
+/// A limit on a program's run (`Sched::set_budget`): once it has run `ticks`
+/// back-edges and calls, or `time` has passed since it started (sleeping
+/// included), it ends with `Outcome::OutOfBudget` at the next slice boundary.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    pub ticks: u64,
+    pub time: Duration,
 }
 
 impl Default for Sched {
@@ -230,6 +241,7 @@ impl Default for Sched {
             signals: None,
             exit: None,
             explore: None,
+            budget: None,
         }
     }
 }
@@ -238,6 +250,22 @@ impl Sched {
     /// Sets the preemption time slice (`--slice-us`).
     pub fn set_slice(&mut self, slice: Duration) {
         self.slice = slice;
+    }
+
+    /// Stops the program once it has used up `budget` (fuzzing, replaying
+    /// fuzz inputs; see docs/fuzzing.md).
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.budget = Some(budget);
+    }
+
+    /// Has the program used up its budget?
+    fn over_budget(&self) -> bool {
+        self.budget.is_some_and(|b| self.ticks >= b.ticks || self.start.elapsed() >= b.time)
+    }
+
+    /// How long the scheduler may sleep before the budget's time runs out.
+    fn budget_left(&self) -> Option<Duration> {
+        self.budget.map(|b| b.time.saturating_sub(self.start.elapsed()))
     }
 
     /// Records Chrome trace events of every slice (`--trace`).

@@ -9,7 +9,6 @@ use crate::bytecode::Site;
 use crate::vm::builtin::Ready;
 use crate::vm::ErrorKind;
 use crate::vm::{err, Blocking, Fault, Handle, Obj, Res, Resume, Value, Vm};
-use std::time::Duration;
 
 pub use super::chan::Chan;
 pub use super::lock::{Mutex, WaitGroup};
@@ -363,7 +362,7 @@ pub fn after(vm: &mut Vm, ms: f64) -> Value {
 pub fn ticker(vm: &mut Vm, ms: f64) -> Value {
     let c = new_chan(vm, 1);
     let Value::Obj(h) = c else { unreachable!() };
-    let period = Duration::from_secs_f64(ms / 1000.0);
+    let period = timer::period(ms);
     timer::add(vm, timer::deadline(vm, ms), timer::TimerKind::Tick(h, period));
     c
 }

@@ -52,6 +52,8 @@ pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mu
         // Output goes to the console, never to a pipe.
         Ran::BrokenPipe => Pumped::Busy,
         Ran::Exit(code) => Pumped::Exit(code),
+        // The REPL sets no budget.
+        Ran::OutOfBudget => Pumped::Busy,
         Ran::Stopped | Ran::Idle => {
             // An error found is handed back at once: only the VM roots values, so
             // it must be reported before the collector can run again.

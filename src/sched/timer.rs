@@ -64,10 +64,19 @@ pub(super) fn add(vm: &mut Vm, at: Instant, kind: TimerKind) {
     t.heap.push(Timer { at, seq, kind });
 }
 
+/// Longest wait, in milliseconds (about 31 years): longer ones would not fit
+/// a `Duration` or overflow an `Instant`.
+const MAX_MS: f64 = 1e12;
+
 /// A deadline `ms` milliseconds from now (negative and NaN mean now).
 pub(super) fn deadline(vm: &Vm, ms: f64) -> Instant {
-    let ms = if ms.is_finite() && ms > 0.0 { ms.min(1e12) } else { 0.0 };
-    vm.sched.now() + Duration::from_secs_f64(ms / 1000.0)
+    vm.sched.now() + period(ms)
+}
+
+/// `ms` milliseconds as a duration, at most `MAX_MS` (negative and NaN: zero).
+pub(super) fn period(ms: f64) -> Duration {
+    let ms = if ms.is_finite() && ms > 0.0 { ms.min(MAX_MS) } else { 0.0 };
+    Duration::from_secs_f64(ms / 1000.0)
 }
 
 /// Runs every timer whose deadline has passed.

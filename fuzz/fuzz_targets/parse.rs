@@ -1,0 +1,9 @@
+//! Lexer and parser: any UTF-8 text parses or is a syntax error.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(src) = std::str::from_utf8(data) {
+        csp::sandbox::on_stack(csp::sandbox::STACK, || csp::sandbox::parse(src));
+    }
+});

@@ -1,0 +1,210 @@
+//! Untrusted source for the fuzz targets and their replay test
+//! (docs/fuzzing.md): the three paths they take (parse; compile and check; run)
+//! with a VM that cannot reach the machine, under a budget, output discarded.
+
+use crate::runner;
+use crate::sched::Budget;
+use crate::source::SourceFile;
+use crate::vm::object::{Native, Obj};
+use crate::vm::{builtin::NativeFn, err, ErrorKind, Res, Value, Vm};
+use std::rc::Rc;
+use std::time::Duration;
+
+/// A sandboxed run's budget: enough for every test and example to do real
+/// work, small enough that a fuzzer makes hundreds of runs a second.
+pub const BUDGET: Budget = Budget { ticks: 1_000_000, time: Duration::from_millis(250) };
+
+/// A sandboxed VM's heap limit (`--max-memory`) and most fibers (`--max-fibers`).
+pub const MAX_MEMORY: usize = 64 << 20;
+pub const MAX_FIBERS: usize = 10_000;
+
+/// The stack each input runs on (see `on_stack`): tests/bad_input.rs's.
+pub const STACK: usize = 256 * 1024;
+
+/// The name the sandboxed source is compiled under.
+const NAME: &str = "fuzz.csp";
+
+/// Global builtins that only compute (or read the clock): every other builtin,
+/// including any added later, throws in the sandbox.
+const PURE: &[&str] = &[
+    "abs",
+    "after",
+    "args",
+    "assert",
+    "atan2",
+    "bin",
+    "bytes",
+    "cap",
+    "ceil",
+    "chan",
+    "chr",
+    "close",
+    "coroutine",
+    "cos",
+    "eprint",
+    "error",
+    "exit",
+    "exp",
+    "float",
+    "floor",
+    "format",
+    "from_entries",
+    "hex",
+    "int",
+    "json_decode",
+    "json_encode",
+    "len",
+    "log",
+    "max",
+    "min",
+    "mutex",
+    "now",
+    "oct",
+    "ord",
+    "pow",
+    "print",
+    "random",
+    "range",
+    "round",
+    "set",
+    "sin",
+    "sleep",
+    "sqrt",
+    "str",
+    "tan",
+    "ticker",
+    "type",
+    "waitgroup",
+    "zip",
+    "__deadlocked",
+    "__rename_error",
+    "__io_error",
+    "__limit_error",
+    "__timeout_error",
+    "__os_time",
+    "__http_chunk_size",
+    "__http_date",
+    "__http_escape",
+    "__http_unescape",
+];
+
+/// Hidden builtins of the std modules that only compute, by prefix.
+const PURE_MODULES: &[&str] = &["__base64_", "__csv_", "__hash_", "__hex_", "__path_", "__re_", "__time_"];
+
+/// Whether the global builtin `name` may stay callable in the sandbox.
+pub fn is_pure(name: &str) -> bool {
+    PURE.contains(&name) || PURE_MODULES.iter().any(|p| name.starts_with(p))
+}
+
+fn disabled(_: &mut Vm, _: &[Value]) -> Res<Value> {
+    err(ErrorKind::Io, "not allowed in the sandbox: it would reach files, processes, the network or the environment")
+}
+
+/// A VM whose builtins cannot touch the machine: those that reach files,
+/// directories, processes, the network, the environment, signals or stdin
+/// throw (keeping their names, for traces); `import` takes only `std/`
+/// modules; output and `eprint` text are discarded; the heap and the number
+/// of fibers are limited.
+pub fn vm() -> Vm {
+    let mut vm = runner::new_vm();
+    let names: Vec<(Rc<str>, u32)> = vm.global_names.iter().map(|(n, &i)| (n.clone(), i)).collect();
+    for (name, slot) in names {
+        let Value::Obj(h) = vm.globals[slot as usize] else { continue };
+        let Obj::Native(n) = vm.heap.get(h) else { continue };
+        if !is_pure(&name) {
+            let native = Native { name: n.name, func: NativeFn::Value(disabled) };
+            vm.globals[slot as usize] = Value::Obj(vm.heap.alloc(Obj::Native(Box::new(native))));
+        }
+    }
+    vm.heap.set_limit(MAX_MEMORY);
+    vm.sched.set_max_fibers(MAX_FIBERS);
+    vm.loader.std_only = true;
+    vm.out.set_sink(crate::vm::output::Sink::Func(Box::new(|_| {})));
+    vm.out.set_err_sink(Box::new(|_| {}));
+    vm
+}
+
+/// The `parse` target: lexer and parser.
+pub fn parse(src: &str) {
+    let _ = crate::syntax::parse(src);
+}
+
+/// The `compile` target: parse and compile, then `csp check`'s pass.
+pub fn compile(src: &str) {
+    let file = Rc::new(SourceFile::new(NAME, src));
+    let _ = runner::compile(&mut vm(), &file);
+    let _ = runner::check(&mut vm(), &file);
+}
+
+/// The `run` target: compiles and runs in the sandbox under `BUDGET`.
+pub fn run(src: &str) -> runner::Outcome {
+    let mut vm = vm();
+    vm.sched.set_budget(BUDGET);
+    runner::run_source(&mut vm, NAME, src, false)
+}
+
+/// Runs `f` on a thread with a `size`-byte stack (so recursion that grows with
+/// the input overflows there, not only on a deep input); its panic is re-raised.
+pub fn on_stack<R: Send>(size: usize, f: impl FnOnce() -> R + Send) -> R {
+    std::thread::scope(|s| {
+        let t = std::thread::Builder::new().stack_size(size).spawn_scoped(s, f).expect("cannot start a thread");
+        t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Guards: the sandbox disables the outside world and keeps the rest.
+    #[test]
+    fn outside_builtins_throw() {
+        for src in [
+            "read_file(\"/etc/hostname\")",
+            "write_file(\"/tmp/csp-sandbox-x\", \"x\")",
+            "read_line()",
+            "import \"std/fs\"\nfs.list(\"/\")",
+            "import \"std/proc\"\nproc.run([\"true\"])",
+            "import \"std/os\"\nos.setenv(\"X\", \"1\")",
+            "import \"std/net\"\nnet.connect(\"127.0.0.1:1\")",
+        ] {
+            let out = run(src);
+            assert_eq!(out.exit_code, 1, "{src}: {}", out.stderr);
+            assert!(out.stderr.contains("not allowed in the sandbox"), "{src}: {}", out.stderr);
+        }
+        assert!(!std::path::Path::new("/tmp/csp-sandbox-x").exists());
+        assert_eq!(run("import \"std/re\"\nassert(re.test(\"a+\", \"caab\"))\nprint(1)").exit_code, 0);
+    }
+
+    /// Guards: a file import is refused without reading the file.
+    #[test]
+    fn only_std_imports() {
+        let out = run("import \"/dev/zero\" as z");
+        assert_eq!(out.exit_code, 2);
+        assert!(out.stderr.contains("cannot import '/dev/zero' in the sandbox"), "{}", out.stderr);
+    }
+
+    /// Guards: endless loops and sleeps end with the budget's outcome.
+    #[test]
+    fn budget_ends_runs() {
+        for src in [
+            "while true { }",
+            "while true { sleep(1) }",
+            "sleep(1e9)",
+            "let c = chan()\ngo fn() { while true { c <- 1 } }()\nwhile true { <-c }",
+        ] {
+            let t = std::time::Instant::now();
+            assert_eq!(run(src).exit_code, runner::OUT_OF_BUDGET, "{src}");
+            assert!(t.elapsed() < BUDGET.time * 3, "{src}: {:?}", t.elapsed());
+        }
+    }
+
+    /// Guards: the heap and fiber limits hold in the sandbox.
+    #[test]
+    fn memory_and_fibers_are_limited() {
+        let out = run("let l = []\nwhile true { l.push(\"x\" * 2000000) }");
+        assert!(out.stderr.contains("csp::runtime::memory"), "{}", out.stderr);
+        let out = run("let c = chan()\nwhile true { go fn() { <-c }() }");
+        assert!(out.stderr.contains("csp::runtime::fibers"), "{}", out.stderr);
+    }
+}
