@@ -162,7 +162,7 @@ impl Heap {
             "out of memory: {} more would pass the {} limit ({} in use; see --max-memory)",
             crate::limits::show_bytes(bytes),
             crate::limits::show_bytes(self.limit),
-            crate::limits::show_bytes(self.live + self.outside)
+            crate::limits::show_bytes(self.live + self.outside + self.allocated)
         )
     }
 
