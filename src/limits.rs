@@ -29,20 +29,36 @@ pub fn show_bytes(n: usize) -> String {
 /// Reads a size: bytes, or with a unit `K`, `M`, `G`, `T` (powers of 1024,
 /// optionally followed by `B`/`iB`, any case): `512M`, `2GB`, `1.5g`.
 pub fn parse_bytes(s: &str) -> Option<usize> {
-    let s = s.trim();
+    let bytes = with_unit(s.trim(), |unit| match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => Some(1.0),
+        "k" | "kb" | "kib" => Some(1024.0),
+        "m" | "mb" | "mib" => Some(1024.0 * 1024.0),
+        "g" | "gb" | "gib" => Some(1024.0 * 1024.0 * 1024.0),
+        "t" | "tb" | "tib" => Some(1024.0 * 1024.0 * 1024.0 * 1024.0),
+        _ => None,
+    })?;
+    (1.0..usize::MAX as f64).contains(&bytes).then_some(bytes as usize)
+}
+
+/// Reads a time in milliseconds: a plain number, or one with a unit (`ms`,
+/// `s`, `m`, `h`), as Go's `-timeout 30s` reads.
+pub fn parse_millis(s: &str) -> Option<u64> {
+    let ms = with_unit(s, |unit| match unit {
+        "" | "ms" => Some(1.0),
+        "s" => Some(1e3),
+        "m" => Some(60e3),
+        "h" => Some(3600e3),
+        _ => None,
+    })?;
+    (1.0..1e15).contains(&ms).then_some(ms as u64)
+}
+
+/// A positive number followed by a unit, times the unit's `scale`.
+fn with_unit(s: &str, scale: impl Fn(&str) -> Option<f64>) -> Option<f64> {
     let split = s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
-    let scale: f64 = match unit.to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "k" | "kb" | "kib" => 1024.0,
-        "m" | "mb" | "mib" => 1024.0 * 1024.0,
-        "g" | "gb" | "gib" => 1024.0 * 1024.0 * 1024.0,
-        "t" | "tb" | "tib" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
-        _ => return None,
-    };
     let n: f64 = num.parse().ok().filter(|n: &f64| n.is_finite() && *n > 0.0)?;
-    let bytes = n * scale;
-    (bytes >= 1.0 && bytes < usize::MAX as f64).then_some(bytes as usize)
+    Some(n * scale(unit)?)
 }
 
 /// The default `--max-memory`: half of what the machine can give (physical
@@ -103,6 +119,12 @@ mod tests {
         assert_eq!(parse_bytes("10KiB"), Some(10 << 10));
         for bad in ["", "M", "0", "-1G", "1X", "nan", "1e400"] {
             assert_eq!(parse_bytes(bad), None, "{bad}");
+        }
+        assert_eq!(parse_millis("250"), Some(250));
+        assert_eq!(parse_millis("30s"), Some(30_000));
+        assert_eq!(parse_millis("1.5m"), Some(90_000));
+        for bad in ["", "0", "5 parsecs", "2d", "-1s"] {
+            assert_eq!(parse_millis(bad), None, "{bad}");
         }
         assert_eq!(show_bytes(100), "100 B");
         assert_eq!(show_bytes(64 << 20), "64.0 MB");

@@ -103,99 +103,72 @@ enum Flag {
 
 /// Parses the option at `args[*i]`, advancing `*i` past any value it takes.
 fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
+    let positive = |n: &u64| *n > 0;
     match args[*i].as_str() {
         "--help" => Flag::Exit(write_stdout(&format!("{USAGE}\n"))),
         "--version" => Flag::Exit(write_stdout(&format!("csp {}\n", env!("CARGO_PKG_VERSION")))),
-        "--seed" => match args.get(*i + 1).and_then(|s| s.parse().ok()) {
-            Some(n) => {
-                opts.seed = Some(n);
-                *i += 1;
-                Flag::Continue
-            }
-            None => Flag::Exit(usage_error("--seed needs an integer")),
-        },
-        "--trace" => match args.get(*i + 1) {
-            Some(path) => {
-                opts.trace = Some(path.clone());
-                *i += 1;
-                Flag::Continue
-            }
-            None => Flag::Exit(usage_error("--trace needs a FILE")),
-        },
-        "--timeout" => match args.get(*i + 1).and_then(|s| parse_millis(s)) {
-            Some(n) => {
-                opts.timeout_ms = Some(n);
-                *i += 1;
-                Flag::Continue
-            }
-            None => Flag::Exit(usage_error("--timeout needs a positive time: milliseconds, or 30s, 2m, 1h")),
-        },
-        "--max-memory" => match args.get(*i + 1).and_then(|s| csp::limits::parse_bytes(s)) {
-            Some(n) => {
-                opts.max_memory = Some(n);
-                *i += 1;
-                Flag::Continue
-            }
-            None => Flag::Exit(usage_error("--max-memory needs a positive size: bytes, or 512M, 2G")),
-        },
-        "--max-fibers" => match args.get(*i + 1).and_then(|s| s.parse::<usize>().ok()).filter(|&n| n > 0) {
-            Some(n) => {
-                opts.max_fibers = Some(n);
-                *i += 1;
-                Flag::Continue
-            }
-            None => Flag::Exit(usage_error("--max-fibers needs a positive integer")),
-        },
-        "--run" => match args.get(*i + 1) {
-            Some(pattern) => {
-                opts.run = Some(pattern.clone());
-                *i += 1;
-                Flag::Continue
-            }
-            None => Flag::Exit(usage_error("--run needs a PATTERN")),
-        },
-        "--slice-us" => match args.get(*i + 1).and_then(|s| s.parse::<u64>().ok()).filter(|&n| n > 0) {
-            Some(n) => {
-                opts.slice_us = Some(n);
-                *i += 1;
-                Flag::Continue
-            }
-            None => Flag::Exit(usage_error("--slice-us needs a positive integer (microseconds)")),
-        },
-        "--explore" => match args.get(*i + 1).and_then(|s| s.parse::<u64>().ok()).filter(|&n| n > 0) {
-            Some(n) => {
-                opts.explore = Some(n);
-                *i += 1;
-                Flag::Continue
-            }
-            None => Flag::Exit(usage_error("--explore needs a positive number of schedules")),
-        },
-        "--explore-seed" => match args.get(*i + 1).and_then(|s| s.parse::<u64>().ok()) {
-            Some(n) => {
-                opts.explore_seed = Some(n);
-                *i += 1;
-                Flag::Continue
-            }
-            None => Flag::Exit(usage_error("--explore-seed needs a non-negative integer")),
-        },
+        "--seed" => value(args, i, &mut opts.seed, |s| s.parse().ok(), "--seed needs an integer"),
+        "--trace" => value(args, i, &mut opts.trace, |s| Some(s.to_string()), "--trace needs a FILE"),
+        "--timeout" => value(
+            args,
+            i,
+            &mut opts.timeout_ms,
+            csp::limits::parse_millis,
+            "--timeout needs a positive time: milliseconds, or 30s, 2m, 1h",
+        ),
+        "--max-memory" => value(
+            args,
+            i,
+            &mut opts.max_memory,
+            csp::limits::parse_bytes,
+            "--max-memory needs a positive size: bytes, or 512M, 2G",
+        ),
+        "--max-fibers" => value(
+            args,
+            i,
+            &mut opts.max_fibers,
+            |s| s.parse().ok().filter(|&n| n > 0),
+            "--max-fibers needs a positive integer",
+        ),
+        "--run" => value(args, i, &mut opts.run, |s| Some(s.to_string()), "--run needs a PATTERN"),
+        "--slice-us" => value(
+            args,
+            i,
+            &mut opts.slice_us,
+            |s| s.parse().ok().filter(positive),
+            "--slice-us needs a positive integer (microseconds)",
+        ),
+        "--explore" => value(
+            args,
+            i,
+            &mut opts.explore,
+            |s| s.parse().ok().filter(positive),
+            "--explore needs a positive number of schedules",
+        ),
+        "--explore-seed" => {
+            value(args, i, &mut opts.explore_seed, |s| s.parse().ok(), "--explore-seed needs a non-negative integer")
+        }
         other => Flag::Exit(usage_error(&format!("unknown option '{other}'"))),
     }
 }
 
-/// A time on the command line: milliseconds, or a number with a unit (`ms`,
-/// `s`, `m`, `h`), as Go's `-timeout 30s` reads.
-fn parse_millis(s: &str) -> Option<u64> {
-    let split = s.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let scale = match unit {
-        "" | "ms" => 1.0,
-        "s" => 1e3,
-        "m" => 60e3,
-        "h" => 3600e3,
-        _ => return None,
-    };
-    let ms = num.parse::<f64>().ok().filter(|n| n.is_finite() && *n > 0.0)? * scale;
-    (1.0..1e15).contains(&ms).then_some(ms as u64)
+/// The value after the option at `args[*i]`, read by `parse` into `slot`
+/// (advancing `*i` past it), or the usage error `needs`.
+fn value<T>(
+    args: &[String],
+    i: &mut usize,
+    slot: &mut Option<T>,
+    parse: impl Fn(&str) -> Option<T>,
+    needs: &str,
+) -> Flag {
+    match args.get(*i + 1).and_then(|s| parse(s)) {
+        Some(v) => {
+            *slot = Some(v);
+            *i += 1;
+            Flag::Continue
+        }
+        None => Flag::Exit(usage_error(needs)),
+    }
 }
 
 /// Writes to stdout; a closed pipe (`csp disasm x.csp | head`) ends quietly.

@@ -81,9 +81,9 @@ pub fn runtime_diag(vm: &Vm, u: &Uncaught) -> Diag {
     Diag { code, message, span: u.span, label: label.into(), help: Some(help), file: None }
 }
 
-/// The exit code of a program stopped by its budget (`Sched::set_budget`),
-/// as `timeout(1)`'s.
-pub const OUT_OF_BUDGET: i32 = 124;
+/// The exit code of a program stopped for time (`--timeout`) or by its budget
+/// (`Sched::set_budget`), as GNU `timeout`'s.
+pub const TIMED_OUT: i32 = 124;
 
 /// What running a file produced, for the CLI and the tests.
 pub struct Outcome {
@@ -118,7 +118,7 @@ fn report(vm: &Vm, outcome: crate::sched::Outcome, color: bool) -> Outcome {
         // `--timeout`: GNU timeout's status, and a line saying why.
         crate::sched::Outcome::TimedOut(limit, how) => {
             let stderr = format!("csp: timed out after {limit} (--timeout)\n{}", after_cancel(vm, *how, color));
-            Outcome { exit_code: 124, stderr }
+            Outcome { exit_code: TIMED_OUT, stderr }
         }
         // The reader of stdout has gone: end quietly, as `head` users expect.
         crate::sched::Outcome::BrokenPipe => match vm.out.failure() {
@@ -129,7 +129,7 @@ fn report(vm: &Vm, outcome: crate::sched::Outcome, color: bool) -> Outcome {
         crate::sched::Outcome::Exit(code) => Outcome { exit_code: code, stderr: String::new() },
         // Only fuzzing and its replay set a budget (docs/fuzzing.md).
         crate::sched::Outcome::OutOfBudget => {
-            Outcome { exit_code: OUT_OF_BUDGET, stderr: "csp: the program used up its budget\n".into() }
+            Outcome { exit_code: TIMED_OUT, stderr: "csp: the program used up its budget\n".into() }
         }
         crate::sched::Outcome::Error(u) => {
             let d = runtime_diag(vm, &u);

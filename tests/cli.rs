@@ -2,33 +2,12 @@
 //! exit codes, stdout and stderr.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+
+mod common;
+use common::Script;
 
 const CSP: &str = env!("CARGO_BIN_EXE_csp");
-
-/// A script file under the temp dir, removed on drop.
-struct Script(PathBuf);
-
-impl Script {
-    fn new(src: &str) -> Script {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let n = N.fetch_add(1, Ordering::SeqCst);
-        let path = std::env::temp_dir().join(format!("csp_cli_{}_{n}.csp", std::process::id()));
-        std::fs::write(&path, src).unwrap();
-        Script(path)
-    }
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for Script {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
 
 fn csp(args: &[&str]) -> Output {
     Command::new(CSP).args(args).env("NO_COLOR", "1").output().unwrap()
@@ -230,7 +209,7 @@ fn missing_file() {
 /// starting `#!/usr/bin/env csp` runs from the shell.
 #[test]
 fn file_as_the_command_and_shebang_scripts() {
-    let s = Script::new("#!/usr/bin/env csp\nprint(\"args:\", args())\n");
+    let s = Script::new("cli.csp", "#!/usr/bin/env csp\nprint(\"args:\", args())\n");
     let o = csp(&[s.path(), "a", "b"]);
     assert_exit(&o, 0);
     assert_eq!(stdout(&o), "args: [\"a\", \"b\"]\n");
@@ -248,7 +227,7 @@ fn file_as_the_command_and_shebang_scripts() {
 
 #[test]
 fn check_good_file() {
-    let s = Script::new("fn f(x) { return x * 2 }\nprint(f(21))\n");
+    let s = Script::new("cli.csp", "fn f(x) { return x * 2 }\nprint(f(21))\n");
     let o = csp(&["check", s.path()]);
     assert_exit(&o, 0);
     assert_eq!(stdout(&o), "", "check must not run the program");
@@ -258,7 +237,7 @@ fn check_good_file() {
 /// Both syntax errors are reported in one pass, each with its line.
 #[test]
 fn check_two_syntax_errors() {
-    let s = Script::new("let x = 1\nlet = 2\nprint(x)\nlet y = )\n");
+    let s = Script::new("cli.csp", "let x = 1\nlet = 2\nprint(x)\nlet y = )\n");
     let o = csp(&["check", s.path()]);
     assert_exit(&o, 2);
     let err = stderr(&o);
@@ -270,14 +249,14 @@ fn check_two_syntax_errors() {
 
 #[test]
 fn check_undefined_name() {
-    let s = Script::new("let x = 1\nprint(y)\n");
+    let s = Script::new("cli.csp", "let x = 1\nprint(y)\n");
     let o = csp(&["check", s.path()]);
     assert_exit(&o, 2);
     let err = stderr(&o);
     assert!(err.contains("undefined name 'y'"), "{err}");
     assert!(err.contains(":2:7]"), "{err}");
     // `run` reports the same before running anything.
-    let s = Script::new("print(\"ran\")\nprint(y)\n");
+    let s = Script::new("cli.csp", "print(\"ran\")\nprint(y)\n");
     let o = csp(&["run", s.path()]);
     assert_exit(&o, 2);
     assert_eq!(stdout(&o), "");
@@ -291,7 +270,7 @@ fn check_arity_of_known_functions() {
                fn one(x) { return x }\nfn shadow(one) { return one(1, 2, 3) }\nlet later = 0\nfn r() { return later }\nlater = 1\n\
                print(add(1, 2), greet(\"a\"), sum(1, 2, 3), r())\n\
                try { add(1) } catch e { print(e.message) }\ngo greet(1, 2, 3)\nprint(sum())\n";
-    let s = Script::new(src);
+    let s = Script::new("cli.csp", src);
     let o = csp(&["check", s.path()]);
     assert_exit(&o, 2);
     let err = stderr(&o);
@@ -307,21 +286,21 @@ fn check_arity_of_known_functions() {
 
 #[test]
 fn disasm() {
-    let s = Script::new("fn f(x) { return x + 1 }\nprint(f(1))\n");
+    let s = Script::new("cli.csp", "fn f(x) { return x + 1 }\nprint(f(1))\n");
     let o = csp(&["disasm", s.path()]);
     assert_exit(&o, 0);
     let out = stdout(&o);
     assert!(out.contains("Return"), "{out}");
     assert!(out.contains("<main>") && out.contains("f"), "{out}");
     // Compile errors are reported as by `check`.
-    let s = Script::new("let = 1\n");
+    let s = Script::new("cli.csp", "let = 1\n");
     let o = csp(&["disasm", s.path()]);
     assert_exit(&o, 2);
 }
 
 #[test]
 fn run_with_args() {
-    let s = Script::new("print(args())\nprint(len(args()))\n");
+    let s = Script::new("cli.csp", "print(args())\nprint(len(args()))\n");
     let o = csp(&["run", s.path(), "a", "b c", "--seed", "-x"]);
     assert_exit(&o, 0);
     assert_eq!(stdout(&o), "[\"a\", \"b c\", \"--seed\", \"-x\"]\n4\n");
@@ -334,7 +313,10 @@ fn run_with_args() {
 /// stack trace naming every function from the innermost out.
 #[test]
 fn runtime_error_report() {
-    let s = Script::new("print(\"before\")\nfn a() { b() }\nfn b() { c() }\nfn c() { throw error(\"boom\") }\na()\n");
+    let s = Script::new(
+        "cli.csp",
+        "print(\"before\")\nfn a() { b() }\nfn b() { c() }\nfn c() { throw error(\"boom\") }\na()\n",
+    );
     let o = csp(&["run", s.path()]);
     assert_exit(&o, 1);
     assert_eq!(stdout(&o), "before\n", "output before the error is flushed");
@@ -350,7 +332,7 @@ fn runtime_error_report() {
 /// A builtin runtime error (not `throw`) is reported the same way.
 #[test]
 fn runtime_error_from_the_vm() {
-    let s = Script::new("let xs = [1, 2]\nfn get(i) { return xs[i] }\nprint(get(5))\n");
+    let s = Script::new("cli.csp", "let xs = [1, 2]\nfn get(i) { return xs[i] }\nprint(get(5))\n");
     let o = csp(&["run", s.path()]);
     assert_exit(&o, 1);
     let err = stderr(&o);
@@ -361,11 +343,11 @@ fn runtime_error_from_the_vm() {
 
 #[test]
 fn uncaught_throw_of_a_value() {
-    let s = Script::new("throw {code: 7}\n");
+    let s = Script::new("cli.csp", "throw {code: 7}\n");
     let o = csp(&["run", s.path()]);
     assert_exit(&o, 1);
     assert!(stderr(&o).contains("uncaught throw: {\"code\": 7}"), "{}", stderr(&o));
-    let s = Script::new("fn f() { throw \"plain\" }\nf()\n");
+    let s = Script::new("cli.csp", "fn f() { throw \"plain\" }\nf()\n");
     let o = csp(&["run", s.path()]);
     assert_exit(&o, 1);
     assert!(stderr(&o).contains("uncaught throw: \"plain\""), "{}", stderr(&o));
@@ -376,7 +358,7 @@ fn uncaught_throw_of_a_value() {
 /// exits 0 without a panic message.
 #[test]
 fn closed_stdout_pipe_exits_quietly() {
-    let s = Script::new("for i in 0..100000 { print(\"line ${i}\") }\n");
+    let s = Script::new("cli.csp", "for i in 0..100000 { print(\"line ${i}\") }\n");
     let mut child =
         Command::new(CSP).args(["run", s.path()]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut first = String::new();
@@ -394,7 +376,7 @@ fn closed_stdout_pipe_exits_quietly() {
 /// runtime ends it; the library never exits the process itself).
 #[test]
 fn closed_stdout_pipe_stops_an_endless_printer() {
-    let s = Script::new("go { while true { sleep(1) } }\nwhile true { print(\"y\") }\n");
+    let s = Script::new("cli.csp", "go { while true { sleep(1) } }\nwhile true { print(\"y\") }\n");
     let mut child =
         Command::new(CSP).args(["run", s.path()]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     {
@@ -411,7 +393,7 @@ fn closed_stdout_pipe_stops_an_endless_printer() {
 /// The same for `disasm` of a big file, which writes its listing in one go.
 #[test]
 fn closed_stdout_pipe_disasm() {
-    let s = Script::new(&format!("let x = 0\n{}", "x = x + 1\n".repeat(100_000)));
+    let s = Script::new("cli.csp", &format!("let x = 0\n{}", "x = x + 1\n".repeat(100_000)));
     let mut child =
         Command::new(CSP).args(["disasm", s.path()]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut first = String::new();
@@ -427,7 +409,7 @@ fn closed_stdout_pipe_disasm() {
 
 #[test]
 fn seed() {
-    let s = Script::new("print(random(), random())\n");
+    let s = Script::new("cli.csp", "print(random(), random())\n");
     let run = |args: &[&str]| {
         let o = csp(args);
         assert_exit(&o, 0);
@@ -464,7 +446,7 @@ fn invalid_utf8_file() {
 /// Stack overflow in a script: exit 1 with the message, never a crash.
 #[test]
 fn deep_recursion_via_cli() {
-    let s = Script::new("fn f(n) { return f(n + 1) }\nf(0)\n");
+    let s = Script::new("cli.csp", "fn f(n) { return f(n + 1) }\nf(0)\n");
     let o = csp(&["run", s.path()]);
     assert_exit(&o, 1);
     assert!(stderr(&o).contains("stack overflow"), "{}", stderr(&o));
@@ -475,6 +457,7 @@ fn deep_recursion_via_cli() {
 #[test]
 fn read_line_from_stdin() {
     let s = Script::new(
+        "cli.csp",
         "let ticks = go { for i in 0..3 { sleep(1) }; return \"ticked\" }\n\
          print(\"name?\")\n\
          let a = read_line()\n\
@@ -489,7 +472,7 @@ fn read_line_from_stdin() {
 /// `--slice-us` is accepted; 0 is a bad command line.
 #[test]
 fn slice_flag() {
-    let s = Script::new("print(1)\n");
+    let s = Script::new("cli.csp", "print(1)\n");
     assert_exit(&csp(&["run", "--slice-us", "200", s.path()]), 0);
     assert_exit(&csp(&["run", "--slice-us", "0", s.path()]), 64);
 }
@@ -497,7 +480,7 @@ fn slice_flag() {
 /// A deadlock exits 3 with a report naming the blocked fiber and where it waits.
 #[test]
 fn deadlock_report() {
-    let s = Script::new("let ch = chan()\nfn f() { ch <- 1; ch <- 2 }\ngo f()\n<-ch\n<-ch\n<-ch\n");
+    let s = Script::new("cli.csp", "let ch = chan()\nfn f() { ch <- 1; ch <- 2 }\ngo f()\n<-ch\n<-ch\n<-ch\n");
     let o = csp(&["run", s.path()]);
     assert_exit(&o, 3);
     let err = stderr(&o);
@@ -509,7 +492,7 @@ fn deadlock_report() {
 /// `--trace FILE` writes Chrome trace events: one complete event per slice.
 #[test]
 fn trace_file() {
-    let s = Script::new("let ch = chan()\ngo { ch <- 1 }\nprint(<-ch)\n");
+    let s = Script::new("cli.csp", "let ch = chan()\ngo { ch <- 1 }\nprint(<-ch)\n");
     let out = std::env::temp_dir().join(format!("csp_trace_{}.json", std::process::id()));
     let o = csp(&["run", "--trace", out.to_str().unwrap(), s.path()]);
     assert_exit(&o, 0);

@@ -5,6 +5,9 @@
 
 use std::process::{Command, Output};
 
+mod common;
+use common::Script;
+
 const CSP: &str = env!("CARGO_BIN_EXE_csp");
 
 fn csp(args: &[&str]) -> Output {
@@ -119,26 +122,6 @@ fn run_explore_reports_schedules_passed() {
     // Seeds 100-119 may or may not deadlock; either way the count is right.
     let err = text(&out.stderr);
     assert!(err.contains("20 schedules passed (seeds 100-119)") || err.contains("of 20 schedules"), "{err}");
-}
-
-/// A temporary script, removed on drop.
-struct Script(std::path::PathBuf);
-
-impl Script {
-    fn new(name: &str, src: &str) -> Script {
-        let path = std::env::temp_dir().join(format!("csp_explore_{}_{name}", std::process::id()));
-        std::fs::write(&path, src).unwrap();
-        Script(path)
-    }
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for Script {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
 }
 
 /// Timers, `select`, `now()` and file I/O together: the same seed gives the

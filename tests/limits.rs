@@ -2,22 +2,18 @@
 //! `--timeout`), driven through the real binary: past each, the documented
 //! error or exit, never an abort, the OOM killer or a hang (docs/limits.md).
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::Script;
 
 const CSP: &str = env!("CARGO_BIN_EXE_csp");
 
-/// Runs `src` as a script with `flags` before it; the script file is removed after.
+/// Runs `src` as a script with `flags` before it.
 fn run(flags: &[&str], src: &str) -> Output {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let n = N.fetch_add(1, Ordering::SeqCst);
-    let path: PathBuf = std::env::temp_dir().join(format!("csp_limits_{}_{n}.csp", std::process::id()));
-    std::fs::write(&path, src).unwrap();
-    let out = Command::new(CSP).arg("run").args(flags).arg(&path).env("NO_COLOR", "1").output().unwrap();
-    let _ = std::fs::remove_file(&path);
-    out
+    let script = Script::new("limits.csp", src);
+    Command::new(CSP).arg("run").args(flags).arg(script.path()).env("NO_COLOR", "1").output().unwrap()
 }
 
 fn text(b: &[u8]) -> String {
@@ -177,9 +173,7 @@ fn under_an_address_space_limit_the_default_limit_leaves_room() {
     // `ulimit -v`: allocation failure would abort; the default --max-memory is
     // an eighth of the limit, so the program gets its error first.
     let src = "let xs = []\ntry { while true { xs.push(\"item ${len(xs)}\") } } catch e { print(e.kind) }\n";
-    let path = std::env::temp_dir().join(format!("csp_limits_as_{}.csp", std::process::id()));
-    std::fs::write(&path, src).unwrap();
-    let o = Command::new("prlimit").arg("--as=600000000").arg(CSP).arg("run").arg(&path).output().unwrap();
-    let _ = std::fs::remove_file(&path);
+    let script = Script::new("limits_as.csp", src);
+    let o = Command::new("prlimit").arg("--as=600000000").arg(CSP).arg("run").arg(script.path()).output().unwrap();
     expect(&o, 0, "memory\n", "");
 }

@@ -25,21 +25,18 @@ impl Deadline {
 
     /// `5s`, `250ms`: the limit as the user gave it.
     pub fn describe(&self) -> String {
-        describe(self.limit)
+        match self.limit.subsec_millis() {
+            0 => format!("{}s", self.limit.as_secs()),
+            _ => format!("{}ms", self.limit.as_millis()),
+        }
     }
 }
 
-fn describe(d: Duration) -> String {
-    if d.subsec_millis() == 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}ms", d.as_millis())
+impl Deadline {
+    /// When the scheduler must next look at it.
+    pub fn at(&self) -> Instant {
+        self.at
     }
-}
-
-/// When the scheduler must next look at the deadline, if there is one.
-pub(super) fn next(vm: &Vm) -> Option<Instant> {
-    vm.sched.deadline.as_ref().map(|d| d.at)
 }
 
 /// Acts on a deadline that has passed: cancels the program the first time,
@@ -54,7 +51,7 @@ pub(super) fn check(vm: &mut Vm) {
         super::ops::kill_children(vm, None);
         vm.out.flush();
         crate::err_println!("csp: timed out after {limit} (--timeout); cleanup did not finish within {GRACE:?}");
-        std::process::exit(124);
+        std::process::exit(crate::runner::TIMED_OUT);
     }
     d.fired = true;
     d.at = Instant::now() + GRACE;

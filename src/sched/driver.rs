@@ -81,7 +81,7 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
         }
         let Some(r) = vm.sched.ready.pop() else { return Ran::Idle };
         match run_fiber(vm, r) {
-            Ran::Idle if vm.sched.budget.is_some() && vm.sched.over_budget() => return Ran::OutOfBudget,
+            Ran::Idle if vm.sched.over_budget() => return Ran::OutOfBudget,
             Ran::Idle => {}
             other => return other,
         }
@@ -126,14 +126,9 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
         }
         let next_timer = timer::next_deadline(vm);
         if next_timer.is_some() || outside_pending(vm) {
-            // Idle until the next timer or I/O completion (or `--timeout`): no
-            // polling loop.
+            // Idle until the next timer or I/O completion: no polling loop.
             vm.out.flush();
-            let wake = match (next_timer, deadline::next(vm)) {
-                (Some(t), Some(d)) => Some(t.min(d)),
-                (t, d) => t.or(d),
-            };
-            idle_wait(vm, wake);
+            idle_wait(vm, next_timer);
             continue;
         }
         // Nothing can run and nothing is pending.
@@ -168,11 +163,12 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
     if vm.sched.explore.is_some() {
         return super::explore::idle_wait(vm, next_timer);
     }
-    let mut wait = next_timer.map(|t| t.saturating_duration_since(Instant::now()));
-    // A budget's time ends the wait (the driver then stops the program).
-    if let Some(left) = vm.sched.budget_left() {
-        wait = Some(wait.map_or(left, |w| w.min(left)));
-    }
+    // `--timeout` or a budget's time ends the wait too.
+    let wake = match (next_timer, vm.sched.stop_at()) {
+        (Some(t), Some(s)) => Some(t.min(s)),
+        (t, s) => t.or(s),
+    };
+    let wait = wake.map(|t| t.saturating_duration_since(Instant::now()));
     // Watched signals end the wait too (the reactor sees their self-pipe).
     if outside_pending(vm) || signal::watching(vm) {
         poll_outside(vm, wait);

@@ -259,13 +259,38 @@ impl Sched {
     }
 
     /// Has the program used up its budget?
+    #[inline]
     fn over_budget(&self) -> bool {
         self.budget.is_some_and(|b| self.ticks >= b.ticks || self.start.elapsed() >= b.time)
     }
 
-    /// How long the scheduler may sleep before the budget's time runs out.
-    fn budget_left(&self) -> Option<Duration> {
-        self.budget.map(|b| b.time.saturating_sub(self.start.elapsed()))
+    /// The earliest time a waiting scheduler must wake to stop the program:
+    /// `--timeout`'s deadline or the end of a budget's time.
+    fn stop_at(&self) -> Option<Instant> {
+        let budget = self.budget.map(|b| self.start + b.time);
+        match (self.deadline.as_ref().map(|d| d.at()), budget) {
+            (Some(d), Some(b)) => Some(d.min(b)),
+            (d, b) => d.or(b),
+        }
+    }
+
+    /// Bytes the fibers hold outside the heap's objects: their stacks, frames
+    /// and handlers, and the records of `go`s not started yet. Counted against
+    /// `--max-memory` at each collection.
+    fn fiber_bytes(&self) -> usize {
+        let slots = self.slots.capacity() * std::mem::size_of::<Slot>();
+        let fibers: usize = self.slots.iter().filter_map(|s| s.fiber.as_deref()).map(Fiber::bytes).sum();
+        slots + fibers + self.unstarted.bytes()
+    }
+
+    /// Sets `--max-fibers`.
+    pub fn set_max_fibers(&mut self, n: usize) {
+        self.max_fibers = n;
+    }
+
+    /// Sets `--timeout` for `run`: the program is cancelled after `limit`.
+    pub fn set_deadline(&mut self, limit: Duration) {
+        self.deadline = Some(deadline::Deadline::new(limit));
     }
 
     /// Records Chrome trace events of every slice (`--trace`).
@@ -395,27 +420,6 @@ impl Sched {
         self.unstarted.roots().for_each(&mut push);
         self.orphan_error.map(&mut push);
         self.signals.iter().flat_map(|s| s.roots()).for_each(|h| push(Value::Obj(h)));
-    }
-}
-
-impl Sched {
-    /// Bytes the fibers hold outside the heap's objects: their stacks, frames
-    /// and handlers, and the records of `go`s not started yet. Counted against
-    /// `--max-memory` at each collection.
-    fn fiber_bytes(&self) -> usize {
-        let slots = self.slots.capacity() * std::mem::size_of::<Slot>();
-        let fibers: usize = self.slots.iter().filter_map(|s| s.fiber.as_deref()).map(Fiber::bytes).sum();
-        slots + fibers + self.unstarted.bytes()
-    }
-
-    /// Sets `--max-fibers`.
-    pub fn set_max_fibers(&mut self, n: usize) {
-        self.max_fibers = n;
-    }
-
-    /// Sets `--timeout` for `run`: the program is cancelled after `limit`.
-    pub fn set_deadline(&mut self, limit: Duration) {
-        self.deadline = Some(deadline::Deadline::new(limit));
     }
 }
 

@@ -136,11 +136,10 @@ impl Heap {
     /// `Fault::Collect`: the instruction runs again after a collection, and
     /// then the answer is certain.
     pub fn reserve(&self, bytes: usize) -> Res<()> {
-        let held = self.live + self.outside;
         if bytes < BIG {
             return Ok(());
         }
-        if (held + self.allocated).saturating_add(bytes) <= self.limit {
+        if (self.live + self.outside + self.allocated).saturating_add(bytes) <= self.limit {
             self.asked.set(None);
             return Ok(());
         }

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // each test crate uses some of the helpers
 
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -22,11 +23,33 @@ pub fn run_sh(tag: &str, sh: &str, src: &str) -> (i32, String, String) {
     run_with(tag, Some(sh), src)
 }
 
+/// A file under the temp dir holding `src` (a script, or data a script
+/// reads), its name ending in `name`; removed on drop.
+pub struct Script(PathBuf);
+
+impl Script {
+    pub fn new(name: &str, src: &str) -> Script {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let path = std::env::temp_dir().join(format!("csp_{}_{n}_{name}", std::process::id()));
+        std::fs::write(&path, src).unwrap();
+        Script(path)
+    }
+
+    pub fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for Script {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 fn run_with(tag: &str, sh: Option<&str>, src: &str) -> (i32, String, String) {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let n = N.fetch_add(1, Ordering::SeqCst);
-    let path = std::env::temp_dir().join(format!("csp_{tag}_{}_{n}.csp", std::process::id()));
-    std::fs::write(&path, src).unwrap();
+    let script = Script::new(&format!("{tag}.csp"), src);
+    let path = script.path();
     let mut cmd = match sh {
         None => Command::new(CSP),
         Some(sh) => {
@@ -35,8 +58,7 @@ fn run_with(tag: &str, sh: Option<&str>, src: &str) -> (i32, String, String) {
             c
         }
     };
-    let out = cmd.arg("run").arg(&path).env("NO_COLOR", "1").output().unwrap();
-    let _ = std::fs::remove_file(&path);
+    let out = cmd.arg("run").arg(path).env("NO_COLOR", "1").output().unwrap();
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
 }
