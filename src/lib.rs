@@ -19,7 +19,6 @@ macro_rules! err_println {
     }};
 }
 
-pub mod alloc;
 pub mod bytecode;
 pub mod check;
 pub mod compile;

@@ -347,5 +347,11 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
     }
 }
 
+/// mimalloc without transparent huge pages (the `no_thp` feature): zeroing
+/// 2 MB pages on first touch cost more than their TLB savings (a program
+/// starting a million fibers spent 70% of its time there) and tripled a small
+/// program's resident size. (Calling `mi_malloc` directly for small alignments
+/// instead of the crate's `mi_malloc_aligned` saved 1-2% of instructions on
+/// string-heavy code but timed 2-4% slower on nbody, fib and loop: not kept.)
 #[global_allocator]
-static GLOBAL: csp::alloc::Mimalloc = csp::alloc::Mimalloc;
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

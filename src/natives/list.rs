@@ -57,8 +57,9 @@ pub fn too_long<T>() -> Res<T> {
 
 /// Appends `v` to list `h` (`xs.push(v)`, a comprehension's items): past
 /// `MAX_LIST` items a `limit` error, and a list that must grow first asks the
-/// memory limit for the room (it doubles).
-#[inline]
+/// memory limit for the room (it doubles). Out of line: the dispatch loop's
+/// comprehension instruction stays small.
+#[inline(never)]
 pub fn push(heap: &mut Heap, h: Handle, v: Value) -> Res<()> {
     let l = items_mut(heap, h);
     if l.len() == l.capacity() {

@@ -35,8 +35,7 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
             }
             let need = args + proto.nregs as usize;
             if fiber.stack.len() < need {
-                vm.heap.note_growth((need - fiber.stack.len()) * 16);
-                fiber.stack.resize(need, Value::Nil);
+                fiber.grow_stack(need, &mut vm.heap);
             }
             if proto.has_rest {
                 let extra = if argc > np { fiber.stack[args + np..args + argc].to_vec() } else { Vec::new() };

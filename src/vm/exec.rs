@@ -330,8 +330,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                             let args = slot + 1;
                             let need = args + p.nregs as usize;
                             if fiber.stack.len() < need {
-                                vm.heap.note_growth((need - fiber.stack.len()) * 16);
-                                fiber.stack.resize(need, Value::Nil);
+                                fiber.grow_stack(need, &mut vm.heap);
                             }
                             let ret = slot as u32;
                             fiber.frames.push(Frame {

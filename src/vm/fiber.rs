@@ -144,6 +144,16 @@ impl Fiber {
         self.start.is_some_and(|s| !s.done)
     }
 
+    /// Makes the stack `need` values long (a call deeper than any before),
+    /// counting the growth towards the collector's pacing and the memory limit.
+    /// Out of line: the call paths of the dispatch loop stay small.
+    #[cold]
+    #[inline(never)]
+    pub fn grow_stack(&mut self, need: usize, heap: &mut super::Heap) {
+        heap.note_growth((need - self.stack.len()) * std::mem::size_of::<Value>());
+        self.stack.resize(need, Value::Nil);
+    }
+
     /// Bytes it holds, for the memory limit.
     pub fn bytes(&self) -> usize {
         std::mem::size_of::<Fiber>()
