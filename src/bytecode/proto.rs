@@ -26,6 +26,9 @@ pub struct Proto {
     pub selects: Vec<(Vec<bool>, bool)>,
     /// Field and method names (operands of Field, SetField, Invoke), as ready map keys.
     pub names: Vec<crate::vm::Key>,
+    /// Inline caches, one per name: the entry index where the name was last
+    /// found in a map (see `vm::ops::find`), tried before searching.
+    pub slots: Box<[std::cell::Cell<u32>]>,
     /// Nested functions (all owned by `Vm::protos`, like every proto).
     pub protos: Vec<ProtoRef>,
     pub upvals: Vec<UpvalDesc>,

@@ -259,6 +259,7 @@ impl Compiler<'_> {
             code: f.code,
             spans: f.spans,
             consts: f.consts,
+            slots: vec![std::cell::Cell::new(0); f.names.len()].into(),
             names: f.names,
             selects: f.selects,
             protos: f.protos,

@@ -133,15 +133,20 @@ pub fn neg(heap: &Heap, a: Value) -> Res<Value> {
 /// `==`: numbers compare numerically, strings by content, lists and maps
 /// structurally, other objects by identity.
 pub fn equal(heap: &Heap, a: Value, b: Value) -> bool {
-    let mut assumed = std::collections::HashSet::new();
+    // Free to make until a pair is inserted (std's default hasher is not:
+    // it reads and bumps per-thread keys on every `x == nil`).
+    let mut assumed = Assumed::with_hasher(super::value::MapHasher);
     eq_inner(heap, a, b, &mut assumed)
 }
+
+/// Pairs of containers under or after comparison.
+type Assumed = std::collections::HashSet<(u32, u32), super::value::MapHasher>;
 
 /// Structural equality as bisimulation: a pair of containers already under
 /// comparison (a cycle) or already compared (a shared sub-list) is taken as equal.
 /// That is sound because any difference makes the whole answer false at once, and
 /// it keeps the work linear in the number of container pairs.
-fn eq_inner(heap: &Heap, a: Value, b: Value, assumed: &mut std::collections::HashSet<(u32, u32)>) -> bool {
+fn eq_inner(heap: &Heap, a: Value, b: Value, assumed: &mut Assumed) -> bool {
     match (a, b) {
         (Value::Nil, Value::Nil) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,

@@ -88,7 +88,7 @@ fn first_call(vm: &mut Vm, fiber: &mut Fiber) -> Res<Called> {
             Some(s) => Key::Str(s.s.clone()),
             None => unreachable!("a method name"),
         };
-        return invoke(vm, fiber, fiber.stack[1], &name, 0, argc);
+        return invoke(vm, fiber, fiber.stack[1], &name, &std::cell::Cell::new(0), 0, argc);
     }
     call_value(vm, fiber, fiber.stack[0], 1, argc, 0)
 }

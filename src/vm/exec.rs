@@ -10,9 +10,9 @@ use super::exec_conc::{concurrency_op, Step};
 use super::fiber::{Fiber, Frame, Handler};
 use super::object::Obj;
 use super::ops::{concat, field, index, invoke, iter_next, iter_start, new_closure, set_field, set_index, upval};
-use super::value::{copy_value, load_value, Value};
+use super::value::{cached_slot, copy_value, load_value, Value};
 use super::{arith, coroutine, err, Fault, Res, Uncaught, Vm};
-use crate::bytecode::{Op, ProtoRef};
+use crate::bytecode::{Cmp, Op, ProtoRef};
 use crate::sched::ops;
 use crate::vm::ErrorKind;
 
@@ -118,6 +118,40 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             }
         };
     }
+    // The common call: a closure given exactly its parameters gets a frame
+    // here, without `call_value`'s general checks; anything else falls through.
+    macro_rules! enter_closure {
+        ($callee:expr, $args:expr, $argc:expr, $ret:expr) => {
+            if let Value::Obj(h) = $callee {
+                if let Obj::Closure(c) = vm.heap.get(h) {
+                    let p = c.proto;
+                    if p.nparams == $argc && !p.has_rest && fiber.frames.len() < crate::limits::MAX_FRAMES {
+                        let args = $args;
+                        let need = args + p.nregs as usize;
+                        if fiber.stack.len() < need {
+                            fiber.grow_stack(need, &mut vm.heap);
+                        }
+                        fiber.frames.push(Frame {
+                            proto: p,
+                            closure: Some(h),
+                            pc: 0,
+                            base: args as u32,
+                            ret: $ret as u32,
+                            argc: $argc,
+                        });
+                        proto = p;
+                        closure = Some(h);
+                        pc = 0;
+                        base = args;
+                        code = p.code.as_ptr();
+                        regs = fiber.stack[base..].as_mut_ptr();
+                        tick!();
+                        continue;
+                    }
+                }
+            }
+        };
+    }
     macro_rules! arith {
         ($op:expr, $dst:expr, $a:expr, $b:expr, $fast:ident, $fop:tt) => {{
             // Matching on references reads the tag and payload in place
@@ -144,6 +178,10 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
         ($cmp:expr, $x:expr, $y:expr) => {{
             match (&reg!($x), &reg!($y)) {
                 (Value::Int(i), Value::Int(j)) => $cmp.ints(*i, *j),
+                // `x == nil`, `x != nil`: nil equals only nil.
+                (Value::Nil, v) | (v, Value::Nil) if matches!($cmp, Cmp::Eq | Cmp::Ne) => {
+                    matches!(v, Value::Nil) == ($cmp == Cmp::Eq)
+                }
                 _ => {
                     let (x, y) = (reg!($x), reg!($y));
                     t!(compare_slow(vm, $cmp, x, y))
@@ -322,36 +360,7 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let slot = base + b as usize;
                 // SAFETY: slot is a register of this frame.
                 let callee = unsafe { load_value(regs.add(b as usize)) };
-                // Fast path: a closure called with exactly its parameters.
-                if let Value::Obj(h) = callee {
-                    if let Obj::Closure(c) = vm.heap.get(h) {
-                        let p = c.proto;
-                        if p.nparams == argc && !p.has_rest && fiber.frames.len() < crate::limits::MAX_FRAMES {
-                            let args = slot + 1;
-                            let need = args + p.nregs as usize;
-                            if fiber.stack.len() < need {
-                                fiber.grow_stack(need, &mut vm.heap);
-                            }
-                            let ret = slot as u32;
-                            fiber.frames.push(Frame {
-                                proto: p,
-                                closure: Some(h),
-                                pc: 0,
-                                base: args as u32,
-                                ret,
-                                argc,
-                            });
-                            proto = p;
-                            closure = Some(h);
-                            pc = 0;
-                            base = args;
-                            code = p.code.as_ptr();
-                            regs = fiber.stack[base..].as_mut_ptr();
-                            tick!();
-                            continue;
-                        }
-                    }
-                }
+                enter_closure!(callee, slot + 1, argc, slot);
                 match call_value(vm, fiber, callee, slot + 1, argc as usize, slot)? {
                     Called::Frame => reload!(),
                     Called::Value => {}
@@ -364,8 +373,19 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 let slot = base + b as usize;
                 // SAFETY: slot + 1 is a register of this frame.
                 let recv = unsafe { load_value(regs.add(b as usize + 1)) };
-                let name = &proto.names[name as usize];
-                match invoke(vm, fiber, recv, name, slot, argc as usize)? {
+                let (key, cache) = (&proto.names[name as usize], &proto.slots[name as usize]);
+                // A map's field holding a function (an object's method, a
+                // module's function): called without the receiver.
+                if let Value::Obj(h) = recv {
+                    if let Obj::Map(m) = vm.heap.get(h) {
+                        if let Some(i) = cached_slot(m, key, cache) {
+                            let f = m[i];
+                            reg!(b + 1) = f;
+                            enter_closure!(f, slot + 2, argc, slot);
+                        }
+                    }
+                }
+                match invoke(vm, fiber, recv, key, cache, slot, argc as usize)? {
                     Called::Frame => reload!(),
                     Called::Value => {}
                     Called::Blocked => return Ok(Halt::Blocked),
@@ -428,18 +448,51 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 reg!(dst) = Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))));
             }
             Op::Index { dst, obj, key } => {
+                // A list at a non-negative index in range: inline.
+                if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
+                    if let Obj::List(l) = vm.heap.get(*h) {
+                        if let Some(v) = l.get(*i as u64 as usize) {
+                            reg!(dst) = *v;
+                            continue;
+                        }
+                    }
+                }
                 let v = t!(index(vm, reg!(obj), reg!(key)));
                 reg!(dst) = v;
             }
             Op::SetIndex { obj, key, src } => {
+                if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
+                    if let Obj::List(l) = vm.heap.get_mut(*h) {
+                        if let Some(v) = l.get_mut(*i as u64 as usize) {
+                            *v = reg!(src);
+                            continue;
+                        }
+                    }
+                }
                 t!(set_index(vm, reg!(obj), reg!(key), reg!(src)));
             }
             Op::Field { dst, obj, name } => {
-                let v = t!(field(vm, reg!(obj), &proto.names[name as usize]));
+                let (key, cache) = (&proto.names[name as usize], &proto.slots[name as usize]);
+                if let Value::Obj(h) = reg!(obj) {
+                    if let Obj::Map(m) = vm.heap.get(h) {
+                        reg!(dst) = cached_slot(m, key, cache).map_or(Value::Nil, |i| m[i]);
+                        continue;
+                    }
+                }
+                let v = t!(field(vm, reg!(obj), key));
                 reg!(dst) = v;
             }
             Op::SetField { obj, name, src } => {
-                t!(set_field(vm, reg!(obj), &proto.names[name as usize], reg!(src)));
+                let (key, cache) = (&proto.names[name as usize], &proto.slots[name as usize]);
+                if let Value::Obj(h) = reg!(obj) {
+                    if let Obj::Map(m) = vm.heap.get_mut(h) {
+                        if let Some(i) = cached_slot(m, key, cache) {
+                            m[i] = reg!(src);
+                            continue;
+                        }
+                    }
+                }
+                t!(set_field(vm, reg!(obj), key, reg!(src)));
             }
             Op::Range { dst, lo, hi, inclusive } => {
                 let (l, h) = match (reg!(lo), reg!(hi)) {

@@ -5,23 +5,45 @@ use super::call::{builtin_ret, call_value, Called};
 use super::fiber::Fiber;
 use super::object::{Closure, Obj};
 use super::value::Handle;
-use super::value::{map_slot, Key, Value};
+use super::value::{cached_slot, map_slot, Key, Value};
 use super::{arith, err, Res, Vm};
 use crate::bytecode::{ProtoRef, UpvalDesc};
 use crate::vm::ErrorKind;
 
 /// `recv.name(args)`: a map field holding a function is called without the
 /// receiver; builtin methods get it (csp-written ones as their first argument).
-pub(super) fn invoke(vm: &mut Vm, fiber: &mut Fiber, recv: Value, key: &Key, slot: usize, argc: usize) -> Res<Called> {
+pub(super) fn invoke(
+    vm: &mut Vm,
+    fiber: &mut Fiber,
+    recv: Value,
+    key: &Key,
+    cache: &std::cell::Cell<u32>,
+    slot: usize,
+    argc: usize,
+) -> Res<Called> {
     if let Value::Obj(h) = recv {
         match vm.heap.get(h) {
             Obj::Map(m) => {
-                if let Some(f) = map_slot(m, key).map(|i| m[i]) {
+                if let Some(f) = cached_slot(m, key, cache).map(|i| m[i]) {
                     fiber.stack[slot + 1] = f;
                     return call_value(vm, fiber, f, slot + 2, argc, slot);
                 }
             }
             Obj::Coroutine(_) => return coroutine_method(vm, fiber, h, key_name(key), slot, argc),
+            // The commonest list methods, without the general method lookup
+            // (about 275 machine instructions for a `push` through it).
+            Obj::List(l) => match (key_name(key), argc) {
+                ("push", 1) => {
+                    crate::natives::list::push(&mut vm.heap, h, fiber.stack[slot + 2])?;
+                    fiber.stack[slot] = Value::Nil;
+                    return Ok(Called::Value);
+                }
+                ("len", 0) => {
+                    fiber.stack[slot] = Value::Int(l.len() as i64);
+                    return Ok(Called::Value);
+                }
+                _ => {}
+            },
             _ => {}
         }
     }

@@ -157,6 +157,28 @@ pub fn map_slot(m: &Map, key: &Key) -> Option<usize> {
     m.get_index_of(key)
 }
 
+/// Index of `key` in `m`, tried first at `cache` (where this instruction's
+/// name was found last time: objects built alike keep their fields at the
+/// same indices) and remembered there when found by searching.
+#[inline(always)]
+pub fn cached_slot(m: &Map, key: &Key, cache: &std::cell::Cell<u32>) -> Option<usize> {
+    if let (Some((Key::Str(k), _)), Key::Str(name)) = (m.get_index(cache.get() as usize), key) {
+        if Str::ptr_eq(k, name) {
+            return Some(cache.get() as usize);
+        }
+    }
+    slot_missed(m, key, cache)
+}
+
+#[inline(never)]
+fn slot_missed(m: &Map, key: &Key, cache: &std::cell::Cell<u32>) -> Option<usize> {
+    let found = map_slot(m, key);
+    if let Some(i) = found {
+        cache.set(i as u32);
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

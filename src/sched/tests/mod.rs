@@ -117,6 +117,7 @@ fn site(vm: &mut Vm) -> Site {
         consts: Vec::new(),
         selects: Vec::new(),
         names: Vec::new(),
+        slots: Box::new([]),
         protos: Vec::new(),
         upvals: Vec::new(),
         nparams: 0,
