@@ -178,11 +178,18 @@ fn method_hint(kind: &str, name: &str) -> Option<String> {
 }
 
 /// Checks that a builtin got between `min` and `max` arguments.
+#[inline]
 pub(crate) fn arity(name: &str, args: &[Value], min: usize, max: usize) -> Res<()> {
     let n = args.len();
     if n >= min && n <= max {
         return Ok(());
     }
+    arity_error(name, n, min, max)
+}
+
+#[cold]
+#[inline(never)]
+fn arity_error(name: &str, n: usize, min: usize, max: usize) -> Res<()> {
     let plural = |k: usize| if k == 1 { "argument" } else { "arguments" };
     let want = if min == max {
         format!("{min} {}", plural(min))
@@ -229,12 +236,19 @@ pub(crate) fn key_arg(heap: &Heap, name: &str, v: Value) -> Res<crate::vm::Key> 
 }
 
 /// A number argument (int or float) as a float.
+#[inline]
 pub(crate) fn num_arg(heap: &Heap, name: &str, v: Value) -> Res<f64> {
     match v {
         Value::Int(i) => Ok(i as f64),
         Value::Float(f) => Ok(f),
-        _ => err(ErrorKind::Type, format!("{name}() expects a number, got {}", heap.type_name(v))),
+        _ => not_a_number(heap, name, v),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn not_a_number(heap: &Heap, name: &str, v: Value) -> Res<f64> {
+    err(ErrorKind::Type, format!("{name}() expects a number, got {}", heap.type_name(v)))
 }
 
 /// A string argument, shared so the heap can be mutated while it is held.

@@ -3,7 +3,7 @@
 //! spends its budget, or fails.
 
 use super::arith::{arith_slow, compare_slow};
-use super::builtin::Ret;
+use super::builtin::{NativeFn, Ret};
 use super::call::{call_value, Called};
 pub use super::error::{capped_trace, new_error, throw};
 use super::exec_conc::{concurrency_op, Step};
@@ -361,6 +361,18 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
                 // SAFETY: slot is a register of this frame.
                 let callee = unsafe { load_value(regs.add(b as usize)) };
                 enter_closure!(callee, slot + 1, argc, slot);
+                // A builtin that only computes a value (`sqrt`, `len`, `abs`).
+                if let Value::Obj(h) = callee {
+                    if let Obj::Native(n) = vm.heap.get(h) {
+                        if let NativeFn::Value(f) = n.func {
+                            let args = slot + 1;
+                            let v = f(vm, &fiber.stack[args..args + argc as usize])?;
+                            reg!(b) = v;
+                            tick!();
+                            continue;
+                        }
+                    }
+                }
                 match call_value(vm, fiber, callee, slot + 1, argc as usize, slot)? {
                     Called::Frame => reload!(),
                     Called::Value => {}
