@@ -53,7 +53,7 @@
 
 ; Keywords
 
-["let" "fn"] @keyword
+"let" @keyword
 "fn" @keyword.function
 "return" @keyword.return
 ["if" "else"] @keyword.conditional
