@@ -81,5 +81,4 @@ fn sweep(vm: &mut Vm) {
     }
     heap.live = live;
     heap.allocated = 0;
-    heap.threshold = (live * 2).max(super::heap::GC_MIN);
 }

@@ -14,6 +14,10 @@ use std::rc::Rc;
 /// their live size whatever this is.
 pub const GC_MIN: usize = 2 << 20;
 
+/// How much may be allocated between collections, in percent of what the
+/// last one found live: the heap peaks near (100 + this)% of the live size.
+pub const GROWTH_PERCENT: usize = 100;
+
 /// Objects at least this big check the memory limit as they are made; smaller
 /// ones at the next preemption point (at most 1024 back-edges or calls away,
 /// so a loop passes the limit by at most about 64 MB before it is stopped).
@@ -176,7 +180,7 @@ impl Heap {
         // Collect before the limit, but not after less than an eighth of what
         // is live: near its limit a program collects more often, never in a
         // loop that does nothing else (the limit may be passed by that eighth).
-        self.threshold = (held * 2).max(GC_MIN).min(room.max(held / 8).max(GC_MIN / 2));
+        self.threshold = (held * GROWTH_PERCENT / 100).max(GC_MIN).min(room.max(held / 8).max(GC_MIN / 2));
         (held > self.limit).then(|| {
             format!(
                 "out of memory: {} live after collection, over the {} limit (see --max-memory)",
@@ -314,5 +318,28 @@ impl Heap {
     /// Number of live objects (for tests and `--stats`).
     pub fn count(&self) -> usize {
         self.objs.len() - self.free.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The next collection comes after allocating what the last one found
+    /// live (the heap peaks near twice the live size, as Lua's default pause
+    /// does), never sooner than GC_MIN, and before the memory limit.
+    #[test]
+    fn collections_are_paced_by_the_live_size() {
+        let mut h = Heap::new();
+        h.live = 64 << 20;
+        h.after_collection(0);
+        assert_eq!(h.threshold, 64 << 20);
+        h.live = 1000;
+        h.after_collection(0);
+        assert_eq!(h.threshold, GC_MIN);
+        h.set_limit(100 << 20);
+        h.live = 80 << 20;
+        h.after_collection(0);
+        assert_eq!(h.threshold, 20 << 20, "the room left under the limit");
     }
 }
