@@ -50,6 +50,10 @@ pub struct Heap {
     /// builtin's result, an I/O completion): the caller throws it (see
     /// `take_oversize`).
     oversize: Option<(ErrorKind, String)>,
+    /// The one-character ASCII strings made so far, shared: indexing a string
+    /// and iterating over one make them all the time (a JSON parser's
+    /// `current == "{"`). Roots for the collector.
+    ascii: Box<[Option<Handle>; 128]>,
 }
 
 impl Default for Heap {
@@ -72,6 +76,7 @@ impl Heap {
             collections: 0,
             asked: std::cell::Cell::new(None),
             oversize: None,
+            ascii: Box::new([None; 128]),
         }
     }
 
@@ -215,6 +220,26 @@ impl Heap {
     #[inline]
     pub fn get_mut(&mut self, h: Handle) -> &mut Obj {
         &mut self.objs[h.0 as usize]
+    }
+
+    /// The string of one character: shared for ASCII, new otherwise.
+    pub fn char_str(&mut self, c: char) -> Value {
+        if c.is_ascii() {
+            if let Some(h) = self.ascii[c as usize] {
+                return Value::Obj(h);
+            }
+            let v = self.str(c.encode_utf8(&mut [0; 4]));
+            if let Value::Obj(h) = v {
+                self.ascii[c as usize] = Some(h);
+            }
+            return v;
+        }
+        self.str(c.encode_utf8(&mut [0; 4]))
+    }
+
+    /// The shared one-character strings (collector roots).
+    pub fn ascii_roots(&self) -> impl Iterator<Item = Handle> + '_ {
+        self.ascii.iter().flatten().copied()
     }
 
     pub fn str(&mut self, s: &str) -> Value {
