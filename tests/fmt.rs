@@ -30,7 +30,9 @@ fn compiled(name: &str, src: &str) -> String {
         Ok(proto) => csp::bytecode::disasm::disasm(&proto, &vm.heap)
             .lines()
             .map(|l| match l.find(" line ") {
-                Some(i) => format!("{}{}", &l[..i], l[i + 6..].trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ')),
+                Some(i) => {
+                    format!("{}{}", &l[..i], l[i + 6..].trim_start_matches(|c: char| c.is_ascii_digit() || c == ' '))
+                }
                 None => l.to_string(),
             })
             .collect::<Vec<_>>()

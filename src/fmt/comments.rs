@@ -108,7 +108,12 @@ fn gap<'a>(src: &'a str, from: usize, to: usize, out: &mut Vec<Item<'a>>) -> usi
             }
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
                 let end = src[i..to].find('\n').map_or(to, |n| i + n);
-                out.push(Item { kind: Kind::LineComment, text: src[i..end].strip_suffix('\r').unwrap_or(&src[i..end]), start: i, breaks });
+                out.push(Item {
+                    kind: Kind::LineComment,
+                    text: src[i..end].strip_suffix('\r').unwrap_or(&src[i..end]),
+                    start: i,
+                    breaks,
+                });
                 breaks = 0;
                 i = end;
             }

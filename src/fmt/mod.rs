@@ -37,8 +37,8 @@ pub fn format_source(src: &str) -> Result<String, Vec<Diag>> {
     if ignored(src) {
         return Ok(src.to_string());
     }
-    let program =
-        crate::syntax::parse(src).map_err(|errs| errs.into_iter().map(crate::runner::syntax_diag).collect::<Vec<_>>())?;
+    let program = crate::syntax::parse(src)
+        .map_err(|errs| errs.into_iter().map(crate::runner::syntax_diag).collect::<Vec<_>>())?;
     let mut maps = MapStarts(HashSet::new());
     walk_block(&mut maps, &program.stmts);
     let bom = if src.starts_with('\u{feff}') { "\u{feff}" } else { "" };

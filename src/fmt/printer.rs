@@ -220,10 +220,10 @@ impl Printer<'_> {
         let Some((prev, prev_line)) = self.prev else { return inner };
         let opened_there = self.stack.last().is_some_and(|f| f.line == prev_line);
         let in_list = self.stack.last().is_some_and(|f| f.open != Raw::LBrace || f.map);
-        let open_expr = !ends_statement(prev)
-            && !is_opener(prev)
-            && prev != Kind::P(Raw::Semi)
-            && !(prev == Kind::P(Raw::Comma) && in_list);
+        let open_expr = !(ends_statement(prev)
+            || is_opener(prev)
+            || prev == Kind::P(Raw::Semi)
+            || prev == Kind::P(Raw::Comma) && in_list);
         inner + usize::from((open_expr || dot) && !opened_there)
     }
 

@@ -67,7 +67,10 @@ fn calls_lists_maps_ranges_and_functions() {
 #[test]
 fn blocks_indent_by_four_and_one_line_blocks_stay() {
     check(&[
-        ("fn f(x) {\nif x {\nreturn 1\n} else {\n  return 2\n      }\n}\n", "fn f(x) {\n    if x {\n        return 1\n    } else {\n        return 2\n    }\n}\n"),
+        (
+            "fn f(x) {\nif x {\nreturn 1\n} else {\n  return 2\n      }\n}\n",
+            "fn f(x) {\n    if x {\n        return 1\n    } else {\n        return 2\n    }\n}\n",
+        ),
         ("if x {   return 1   }\n", "if x { return 1 }\n"),
         ("try { a() } catch e { }\n", "try { a() } catch e {}\n"),
         ("go {\n\tsleep(1)\n}\n", "go {\n    sleep(1)\n}\n"),
@@ -84,10 +87,7 @@ fn continuation_lines_get_one_more_level() {
         ("f(\na,\nb,\n)\n", "f(\n    a,\n    b,\n)\n"),
         ("f(a +\nb)\n", "f(a +\n    b)\n"),
         ("f(\na +\nb)\n", "f(\n    a +\n        b)\n"),
-        (
-            "for f in [a,\n          b] {\n    f()\n}\n",
-            "for f in [a,\n    b] {\n    f()\n}\n",
-        ),
+        ("for f in [a,\n          b] {\n    f()\n}\n", "for f in [a,\n    b] {\n    f()\n}\n"),
         ("g(fn() {\nx()\n}, 2)\n", "g(fn() {\n    x()\n}, 2)\n"),
         ("let c = ok ?\n1 :\n2\n", "let c = ok ?\n    1 :\n    2\n"),
     ]);
