@@ -75,10 +75,13 @@ fn formatting_the_repository_is_idempotent_and_keeps_the_bytecode() {
                 };
                 formatted += 1;
                 assert_eq!(csp::fmt::format_source(&out).unwrap(), out, "{name}: formatting twice changes it");
+                // The repository is formatted already: check a respaced copy
+                // (other indentation, spaces and blank lines) formats back.
+                let scrambled = csp::fmt::scramble(&src);
+                assert_eq!(compiled(&name, &scrambled), compiled(&name, &src), "{name}: respacing changed it");
+                let back = csp::fmt::format_source(&scrambled).unwrap();
+                assert_eq!(back, out, "{name}: a respaced copy formats differently");
                 if out != src {
-                    if std::env::var_os("FMT_DEBUG").is_some() {
-                        eprintln!("{name}: {}", compiled(&name, &src).lines().next().unwrap_or(""));
-                    }
                     assert_eq!(compiled(&name, &out), compiled(&name, &src), "{name}: the bytecode changed");
                 }
             }

@@ -128,3 +128,23 @@ fn gap<'a>(src: &'a str, from: usize, to: usize, out: &mut Vec<Item<'a>>) -> usi
     }
     breaks
 }
+
+/// `src` with the same tokens, comments and line breaks but other blanks:
+/// lines indented at random depths, tokens spaced out, blank lines doubled.
+/// For tests: formatting it must give what formatting `src` gives.
+#[doc(hidden)]
+pub fn scramble(src: &str) -> String {
+    let header = header_len(src);
+    let mut out = src[..header].to_string();
+    for (n, it) in items(src).iter().enumerate() {
+        if it.breaks > 0 {
+            out.push_str(&"\n".repeat(it.breaks + usize::from(it.breaks > 1)));
+            out.push_str(&" ".repeat(n % 7));
+        } else if n > 0 || header > 0 {
+            out.push_str(if n % 2 == 0 { " " } else { "   " });
+        }
+        out.push_str(it.text);
+    }
+    out.push('\n');
+    out
+}

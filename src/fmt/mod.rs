@@ -9,6 +9,9 @@
 
 pub mod cli;
 mod comments;
+
+#[doc(hidden)]
+pub use comments::scramble;
 mod printer;
 
 #[cfg(test)]

@@ -174,3 +174,11 @@ fn a_marked_file_is_left_as_written() {
     let src = "let   a = 1\n  // fmt: ignore-file\n";
     assert_eq!(format_source(src).unwrap(), src);
 }
+
+#[test]
+fn a_respaced_file_formats_back() {
+    let src = "#!/usr/bin/env csp\nfn f(a, b) {\n    return a + b // sum\n}\n\nprint(f(1, -2))\n";
+    let respaced = super::scramble(src);
+    assert_ne!(respaced, src);
+    assert_eq!(fmt(&respaced), src);
+}
