@@ -182,3 +182,24 @@ fn a_respaced_file_formats_back() {
     assert_ne!(respaced, src);
     assert_eq!(fmt(&respaced), src);
 }
+
+#[test]
+fn more_comment_positions() {
+    check(&[
+        ("if x { a() } /* c */ else { b() }\n", "if x { a() } /* c */ else { b() }\n"),
+        ("a()\n\n\n// the end", "a()\n\n// the end\n"),
+        ("select {\ncase <-c {}\n// no default\n}\n", "select {\n    case <-c {}\n    // no default\n}\n"),
+        ("let m = {\n  a: 1, // one\n  bb: 2 // two\n}\n", "let m = {\n    a: 1, // one\n    bb: 2 // two\n}\n"),
+        ("f(\n  // first\n  a)\n", "f(\n    // first\n    a)\n"),
+        ("let t = a +\n// why\nb\n", "let t = a +\n    // why\n    b\n"),
+    ]);
+}
+
+#[test]
+fn the_output_check_catches_changed_tokens_and_lost_comments() {
+    assert!(super::same_program("let x = 1 // c\n", "let x = 1 // c\n").is_ok());
+    assert!(super::same_program("fn f() { a(); }\n", "fn f() { a() }\n").is_ok());
+    assert!(super::same_program("let x = 1\n", "let x = 2\n").is_err());
+    assert!(super::same_program("let x = 1 // c\n", "let x = 1\n").is_err());
+    assert!(super::same_program("a\n-b\n", "a - b\n").is_err());
+}
