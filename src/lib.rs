@@ -22,6 +22,7 @@ macro_rules! err_println {
 pub mod bytecode;
 pub mod check;
 pub mod compile;
+pub mod completions;
 pub mod diag;
 pub mod explore;
 pub mod fmt;

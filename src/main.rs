@@ -1,4 +1,4 @@
-//! The `csp` command: run, check, disasm, fmt; exit codes 0/1/2/64.
+//! The `csp` command: run, check, disasm, fmt, test, completions; exit codes 0/1/2/64.
 
 use std::process::ExitCode;
 
@@ -16,6 +16,7 @@ Usage:
                            the files that would change (exit 1)
   csp test [PATH]          run the test_* functions of every *_test.csp under PATH
                            (default: the current directory)
+  csp completions SHELL    print completions for bash, zsh or fish (docs/install.md)
   csp --version            print the version
   csp --help               print this help
 
@@ -223,6 +224,10 @@ fn cli() -> ExitCode {
         "repl" if i == args.len() => ExitCode::from(csp::repl::run(&|vm| configure(vm, &opts)) as u8),
         "repl" => usage_error("`csp repl` takes no arguments"),
         "fmt" => ExitCode::from(csp::fmt::cli::run(&args[i..], csp::diag::use_color()) as u8),
+        "completions" => match (&args[i..], args.get(i).and_then(|s| csp::completions::script(s))) {
+            ([_], Some(script)) => write_stdout(&script),
+            _ => usage_error("`csp completions` needs one SHELL: bash, zsh or fish"),
+        },
         "run" | "check" | "disasm" | "test" => {
             while i < args.len() && args[i].starts_with("--") {
                 if args[i] == "--" {
