@@ -26,6 +26,7 @@ pub mod diag;
 pub mod explore;
 pub mod format;
 pub mod limits;
+pub mod lsp;
 pub mod natives;
 pub mod os;
 pub mod repl;

@@ -13,6 +13,7 @@ Usage:
   csp disasm FILE          print the bytecode
   csp test [PATH]          run the test_* functions of every *_test.csp under PATH
                            (default: the current directory)
+  csp lsp                  serve the Language Server Protocol on stdin/stdout
   csp --version            print the version
   csp --help               print this help
 
@@ -219,6 +220,8 @@ fn cli() -> ExitCode {
     match cmd.as_str() {
         "repl" if i == args.len() => ExitCode::from(csp::repl::run(&|vm| configure(vm, &opts)) as u8),
         "repl" => usage_error("`csp repl` takes no arguments"),
+        "lsp" if i == args.len() => ExitCode::from(csp::lsp::run() as u8),
+        "lsp" => usage_error("`csp lsp` takes no arguments"),
         "run" | "check" | "disasm" | "test" => {
             while i < args.len() && args[i].starts_with("--") {
                 if args[i] == "--" {
