@@ -195,6 +195,12 @@ fn diagnostics_as_you_type_then_cleared() {
     let change = json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": "print(1)\n"}]});
     s.notify("textDocument/didChange", change);
     assert!(s.diagnostics(uri).is_empty());
+    // Closing a buffer with errors clears them.
+    let change = json!({"textDocument": {"uri": uri, "version": 4}, "contentChanges": [{"text": "print(z)\n"}]});
+    s.notify("textDocument/didChange", change);
+    assert_eq!(s.diagnostics(uri).len(), 1);
+    s.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+    assert!(s.diagnostics(uri).is_empty());
     s.shutdown();
 }
 
@@ -217,6 +223,8 @@ fn definition_of_locals_globals_and_imported_functions() {
     let lib_path = std::fs::canonicalize(dir.0.join("lib.csp")).unwrap();
     assert_eq!(imported["uri"], format!("file://{}", lib_path.display()));
     assert_eq!(imported["range"]["start"], pos(lib, "add(a", 0));
+    let alias = s.result("textDocument/definition", at(&uri, main, "lib.add", 1));
+    assert_eq!(alias["uri"], format!("file://{}", lib_path.display()), "the alias goes to the module's file");
     // A builtin has no definition in the file.
     assert_eq!(s.result("textDocument/definition", at(&uri, main, "print", 1)), Value::Null);
     s.shutdown();
@@ -226,7 +234,7 @@ fn definition_of_locals_globals_and_imported_functions() {
 fn hover_shows_the_reference_text() {
     let mut s = Server::start();
     let uri = "file:///tmp/csp-lsp-hover.csp";
-    let text = "let xs = [1, 2]\nxs.push(len(xs))\nfn double(n) { return n * 2 }\nprint(double(2))\n";
+    let text = "import \"std/sync\" as sy\nlet xs = [1, 2]\nxs.push(len(xs))\nfn double(n) { return n * 2 }\nprint(double(2), sy.once)\n";
     s.open(uri, text);
     let h = s.result("textDocument/hover", at(uri, text, "len(", 1));
     let v = h["contents"]["value"].as_str().unwrap();
@@ -237,6 +245,10 @@ fn hover_shows_the_reference_text() {
     assert!(v.contains("xs.push(v)") && v.contains("appends"), "{v}");
     let h = s.result("textDocument/hover", at(uri, text, "double(2", 0));
     assert!(h["contents"]["value"].as_str().unwrap().contains("fn double(n)"), "{h}");
+    // A module's function: its signature and the comment above it.
+    let h = s.result("textDocument/hover", at(uri, text, "once)", 1));
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(v.contains("fn once(") && !v.contains("//") && v.len() > 40, "{v}");
     s.shutdown();
 }
 
