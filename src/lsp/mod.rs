@@ -172,11 +172,10 @@ impl Server {
             note::DidChangeTextDocument::METHOD => {
                 let Ok(p) = serde_json::from_value::<DidChangeTextDocumentParams>(n.params) else { return Ok(()) };
                 let uri = p.text_document.uri;
-                // Full sync: the last change is the whole text.
-                if let (Some(doc), Some(change)) =
-                    (self.docs.get_mut(uri.as_str()), p.content_changes.into_iter().last())
-                {
-                    doc.text = change.text;
+                if let Some(doc) = self.docs.get_mut(uri.as_str()) {
+                    for change in p.content_changes {
+                        text::apply(&mut doc.text, change, self.enc);
+                    }
                 }
                 self.publish(&uri)?;
             }

@@ -63,6 +63,19 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// Applies an edit: the whole text (what the server asks for), or a range
+/// replaced (which a client may send all the same).
+pub fn apply(text: &mut String, change: lsp_types::TextDocumentContentChangeEvent, enc: Encoding) {
+    match change.range {
+        None => *text = change.text,
+        Some(r) => {
+            let lines = Lines::new(text, enc);
+            let (start, end) = (lines.offset(r.start), lines.offset(r.end));
+            text.replace_range(start..end.max(start), &change.text);
+        }
+    }
+}
+
 /// The path of a `file://` URI, percent-decoded.
 pub fn uri_path(uri: &Uri) -> Option<PathBuf> {
     let rest = uri.as_str().strip_prefix("file://")?;
@@ -117,6 +130,21 @@ mod tests {
         let l8 = Lines::new(src, Encoding::Utf8);
         assert_eq!(l8.position(q), Position { line: 0, character: q as u32 });
         assert_eq!(l8.offset(l8.position(q)), q);
+    }
+
+    #[test]
+    fn edits_replace_a_range_or_everything() {
+        let mut text = String::from("let a = 1\nlet é = 2\n");
+        let range = Range { start: Position { line: 1, character: 4 }, end: Position { line: 1, character: 5 } };
+        let edit = |range, text: &str| lsp_types::TextDocumentContentChangeEvent {
+            range,
+            range_length: None,
+            text: text.to_string(),
+        };
+        apply(&mut text, edit(Some(range), "bb"), Encoding::Utf16);
+        assert_eq!(text, "let a = 1\nlet bb = 2\n");
+        apply(&mut text, edit(None, "x"), Encoding::Utf16);
+        assert_eq!(text, "x");
     }
 
     #[test]
