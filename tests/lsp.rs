@@ -245,6 +245,15 @@ fn hover_shows_the_reference_text() {
     assert!(v.contains("xs.push(v)") && v.contains("appends"), "{v}");
     let h = s.result("textDocument/hover", at(uri, text, "double(2", 0));
     assert!(h["contents"]["value"].as_str().unwrap().contains("fn double(n)"), "{h}");
+    // With a syntax error elsewhere, the other lines still answer.
+    let broken = text.replace("print(double(2), sy.once)", "print(double(2), sy.once)\nlet oops = (1 +)\nlet more = (");
+    let change = json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": broken}]});
+    s.notify("textDocument/didChange", change);
+    assert!(!s.diagnostics(uri).is_empty());
+    let h = s.result("textDocument/hover", at(uri, &broken, "double(2", 0));
+    assert!(h["contents"]["value"].as_str().unwrap().contains("fn double(n)"), "{h}");
+    let d = s.result("textDocument/definition", at(uri, &broken, "xs.push", 0));
+    assert_eq!(d["range"]["start"], pos(&broken, "xs = [", 0));
     // A module's function: its signature and the comment above it.
     let h = s.result("textDocument/hover", at(uri, text, "once)", 1));
     let v = h["contents"]["value"].as_str().unwrap();

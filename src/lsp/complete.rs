@@ -4,6 +4,7 @@
 
 use super::resolve::{Def, DefKind, Index, Ty};
 use super::{modules, reference, Doc};
+use crate::syntax::ast::Program;
 use lsp_types::{CompletionItem, CompletionItemKind};
 use std::sync::OnceLock;
 
@@ -49,28 +50,41 @@ pub fn complete(doc: &Doc, offset: usize) -> Vec<CompletionItem> {
 }
 
 /// An index of the text with the word at `start..end` replaced by a hole,
-/// lines with syntax errors blanked (offsets kept) until it parses; `true`
-/// when the line being completed was kept.
+/// parsed leniently; `true` when the line being completed was kept.
 fn lenient_index(text: &str, start: usize, end: usize) -> (Option<Index>, bool) {
-    let mut src = format!("{}{HOLE}{}", &text[..start], &text[end..]).into_bytes();
+    let holed = format!("{}{HOLE}{}", &text[..start], &text[end..]);
+    let (program, kept) = parse_lenient(holed, Some(start));
+    (program.map(|p| Index::of(&p)), kept)
+}
+
+/// The text parsed with the lines of its syntax errors blanked (offsets
+/// kept) until it parses; whether the line holding `keep` was left.
+pub fn parse_lenient(text: String, keep: Option<usize>) -> (Option<Program>, bool) {
+    let mut src = text.into_bytes();
     let line_of = |src: &[u8], at: usize| {
         let at = at.min(src.len());
         let from = src[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         let to = src[at..].iter().position(|&b| b == b'\n').map_or(src.len(), |i| at + i);
         (from, to)
     };
-    let cursor_line = line_of(&src, start);
+    let kept_line = keep.map(|at| line_of(&src, at));
     let mut kept = true;
     for _ in 0..8 {
         let Ok(parsed) = std::str::from_utf8(&src).map(crate::syntax::parse) else { break };
         let errors = match parsed {
-            Ok(p) => return (Some(Index::of(&p)), kept),
+            Ok(p) => return (Some(p), kept),
             Err(errors) => errors,
         };
         let mut changed = false;
         for e in errors {
-            let (from, to) = line_of(&src, e.span.start as usize);
-            kept &= (from, to) != cursor_line;
+            // An error at the end of the input is blamed on the last line with text.
+            let at = (e.span.start as usize).min(src.len());
+            let at = match src[at..].iter().all(u8::is_ascii_whitespace) {
+                true => src.iter().rposition(|b| !b.is_ascii_whitespace()).unwrap_or(0),
+                false => at,
+            };
+            let (from, to) = line_of(&src, at);
+            kept &= Some((from, to)) != kept_line;
             for b in &mut src[from..to] {
                 // Spaces for every byte, so offsets stay; UTF-8 stays valid
                 // because whole lines are blanked.
@@ -145,4 +159,18 @@ fn def_item(d: &Def) -> CompletionItem {
         _ => CompletionItemKind::VARIABLE,
     };
     item(&d.name, kind, d.signature.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lenient_parsing_blanks_the_lines_in_error() {
+        let text = "let a = 1\nprint(a +)\nlet b = 2\nlet c = (\n";
+        let (program, kept) = super::parse_lenient(text.to_string(), Some(0));
+        let program = program.expect("parses once lines 2 and 4 are blanked");
+        assert!(kept);
+        assert_eq!(program.stmts.len(), 2);
+        let (_, kept) = super::parse_lenient(text.to_string(), Some(text.find("a +").unwrap()));
+        assert!(!kept);
+    }
 }

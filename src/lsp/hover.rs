@@ -8,7 +8,7 @@ use super::{modules, reference, Doc};
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
 
 pub fn hover(doc: &Doc, offset: usize, enc: Encoding) -> Option<Hover> {
-    let program = crate::syntax::parse(&doc.text).ok()?;
+    let program = super::complete::parse_lenient(doc.text.clone(), None).0?;
     let ix = Index::of(&program);
     let (span, text) = if let Some(dot) = ix.dot_at(offset) {
         let text = match &dot.recv {

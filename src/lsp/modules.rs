@@ -38,7 +38,8 @@ pub fn load(path: &str, from: Option<&Path>) -> Option<ModuleSource> {
 
 /// A module's exports: its top-level `let` and `fn` names (hidden `__` names left out).
 pub fn members(src: &str) -> Vec<Member> {
-    let Ok(program) = crate::syntax::parse(src) else { return Vec::new() };
+    // A module being edited may not parse: its other members still count.
+    let Some(program) = super::complete::parse_lenient(src.to_string(), None).0 else { return Vec::new() };
     let mut out: Vec<Member> = Vec::new();
     for s in &program.stmts {
         let doc = comment_above(src, s.span.start as usize);

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 /// Where the name at `offset` is defined.
 pub fn definition(doc: &Doc, offset: usize, enc: Encoding) -> Option<Location> {
-    let program = crate::syntax::parse(&doc.text).ok()?;
+    let program = super::complete::parse_lenient(doc.text.clone(), None).0?;
     let ix = Index::of(&program);
     let lines = Lines::new(&doc.text, enc);
     if let Some(dot) = ix.dot_at(offset) {
@@ -57,7 +57,7 @@ pub fn rename(doc: &Doc, offset: usize, new_name: &str, enc: Encoding) -> Result
 
 /// Functions, variables and imports: the top level, and each function's own.
 pub fn symbols(doc: &Doc, enc: Encoding) -> Vec<DocumentSymbol> {
-    let Ok(program) = crate::syntax::parse(&doc.text) else { return Vec::new() };
+    let Some(program) = super::complete::parse_lenient(doc.text.clone(), None).0 else { return Vec::new() };
     let lines = Lines::new(&doc.text, enc);
     block_symbols(&program.stmts, &lines, true)
 }
