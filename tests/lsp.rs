@@ -323,7 +323,7 @@ fn edits(r: &Value, uri: &str) -> Vec<(Value, String)> {
 }
 
 #[test]
-fn rename_locals_and_globals_within_the_file() {
+fn rename_and_references_of_locals_and_globals_within_the_file() {
     let mut s = Server::start();
     let uri = "file:///tmp/csp-lsp-rename.csp";
     let text = "let n = 1\nfn f(x) {\n    let n = x\n    return n + 1\n}\nprint(f(n), n)\n";
@@ -338,6 +338,14 @@ fn rename_locals_and_globals_within_the_file() {
     let global = edits(&s.result("textDocument/rename", p), uri);
     assert_eq!(global.len(), 3, "{global:?}");
     assert!(global.iter().all(|(_, t)| t == "limit"));
+    // The same uses, as references.
+    let mut p = at(uri, text, "n), n", 0);
+    p["context"] = json!({"includeDeclaration": false});
+    let refs = s.result("textDocument/references", p.clone());
+    assert_eq!(refs.as_array().unwrap().len(), 2, "{refs}");
+    p["context"] = json!({"includeDeclaration": true});
+    let refs = s.result("textDocument/references", p);
+    assert_eq!(refs[0]["range"]["start"], pos(text, "n = 1", 0), "{refs}");
     let mut p = at(uri, text, "n = 1", 0);
     p["newName"] = json!("not a name");
     assert!(s.request("textDocument/rename", p).get("error").is_some());

@@ -106,6 +106,7 @@ fn capabilities(enc: Encoding) -> ServerCapabilities {
         }),
         document_symbol_provider: Some(OneOf::Left(true)),
         rename_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
         ..Default::default()
     }
 }
@@ -155,6 +156,11 @@ impl Server {
                 let p: RenameParams = params(r.params)?;
                 let (doc, at) = self.at(&p.text_document_position)?;
                 json(navigate::rename(doc, at, &p.new_name, enc).map_err(|e| (ErrorCode::InvalidParams, e))?)
+            }
+            req::References::METHOD => {
+                let p: ReferenceParams = params(r.params)?;
+                let (doc, at) = self.at(&p.text_document_position)?;
+                json(navigate::references(doc, at, p.context.include_declaration, enc))
             }
             m => Err((ErrorCode::MethodNotFound, format!("csp lsp does not handle {m}"))),
         }

@@ -31,6 +31,16 @@ pub fn definition(doc: &Doc, offset: usize, enc: Encoding) -> Option<Location> {
     Some(Location { uri: doc.uri.clone(), range: lines.range(def.span) })
 }
 
+/// Every use of the name at `offset` in the file (its declaration too if asked).
+pub fn references(doc: &Doc, offset: usize, declaration: bool, enc: Encoding) -> Vec<Location> {
+    let Some(program) = super::complete::parse_lenient(doc.text.clone(), None).0 else { return Vec::new() };
+    let ix = Index::of(&program);
+    let Some((_, Some(d))) = ix.ref_at(offset) else { return Vec::new() };
+    let lines = Lines::new(&doc.text, enc);
+    let spans = ix.uses(d).filter(|s| declaration || *s != ix.defs[d].span);
+    spans.map(|s| Location { uri: doc.uri.clone(), range: lines.range(s) }).collect()
+}
+
 /// Renames the local or global at `offset` everywhere in the file.
 pub fn rename(doc: &Doc, offset: usize, new_name: &str, enc: Encoding) -> Result<WorkspaceEdit, String> {
     let ident = new_name.starts_with(|c: char| c.is_alphabetic() || c == '_')
