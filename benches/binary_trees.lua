@@ -28,7 +28,7 @@ local function main(n)
 
     local depth = min_depth
     while depth <= max_depth do
-        local iterations = 1 << (max_depth - depth + min_depth)
+        local iterations = math.floor(2 ^ (max_depth - depth + min_depth))  -- also LuaJIT (no <<)
         local total = 0
         for _ = 1, iterations do
             total = total + check(make(depth))

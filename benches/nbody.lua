@@ -96,12 +96,13 @@ local function fixed(e)
     if e < 0 then
         sign = "-"
     end
-    local r = math.tointeger(floor(abs(e) * 1000000000.0 + 0.5))
+    -- floor gives an integer in Lua 5.4; written so LuaJIT (5.1) runs it too.
+    local r = floor(abs(e) * 1000000000.0 + 0.5)
     local frac = tostring(r % 1000000000)
     while #frac < 9 do
         frac = "0" .. frac
     end
-    return sign .. tostring(r // 1000000000) .. "." .. frac
+    return sign .. tostring(floor(r / 1000000000)) .. "." .. frac
 end
 
 local function main(steps)

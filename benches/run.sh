@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run the csp benchmarks against their Lua 5.4 and Python 3 peers.
+# Run the csp benchmarks against their Lua 5.4, LuaJIT's interpreter
+# (`luajit -joff`, the same .lua files) and Python 3 peers.
 #
 #   benches/run.sh                 all benchmarks, 3 runs each
 #   RUNS=5 benches/run.sh fib loop only fib and loop, 5 runs each
@@ -16,6 +17,7 @@ cd "$root"
 CSP="${CSP:-target/release/csp}"
 RUNS="${RUNS:-3}"
 LUA="${LUA:-lua5.4}"
+LUAJIT="${LUAJIT:-luajit}"
 PYTHON="${PYTHON:-python3}"
 ALL=(fib loop binary_trees nbody strings_maps string_build)
 
@@ -36,6 +38,8 @@ if ! command -v "$LUA" >/dev/null 2>&1 && [ "$LUA" = lua5.4 ] && command -v apt-
     (apt-get update -qq && apt-get install -y -qq lua5.4) >/dev/null 2>&1 || true
 fi
 command -v "$LUA" >/dev/null 2>&1 || { echo "warning: $LUA not found; skipping Lua" >&2; have_lua=0; }
+have_lj=1
+command -v "$LUAJIT" >/dev/null 2>&1 || { echo "warning: $LUAJIT not found (apt-get install luajit); skipping LuaJIT" >&2; have_lj=0; }
 have_py=1
 command -v "$PYTHON" >/dev/null 2>&1 || { echo "warning: $PYTHON not found; skipping Python" >&2; have_py=0; }
 
@@ -46,7 +50,7 @@ mismatch=0
 rows=()
 for b in "${benches[@]}"; do
     echo "running $b ..." >&2
-    t_csp="-"; t_lua="-"; t_py="-"
+    t_csp="-"; t_lua="-"; t_lj="-"; t_py="-"
     ref=""
     if [[ $have_csp == 1 ]]; then
         t_csp="$(time_runs "$b.csp" "$CSP" run "$here/$b.csp")"
@@ -63,13 +67,17 @@ for b in "${benches[@]}"; do
         [[ "$t_lua" == FAIL ]] && { echo "!!! $b: lua failed" >&2; cat "$tmp/$b.lua.err" >&2; mismatch=1; }
         [[ -z "$ref" && "$t_lua" != FAIL ]] && ref="$b.lua"
     fi
+    if [[ $have_lj == 1 ]]; then
+        t_lj="$(time_runs "$b.luajit" "$LUAJIT" -joff "$here/$b.lua")"
+        [[ "$t_lj" == FAIL ]] && { echo "!!! $b: luajit failed" >&2; cat "$tmp/$b.luajit.err" >&2; mismatch=1; }
+    fi
     if [[ $have_py == 1 ]]; then
         t_py="$(time_runs "$b.py" "$PYTHON" "$here/$b.py")"
         [[ "$t_py" == FAIL ]] && { echo "!!! $b: python failed" >&2; cat "$tmp/$b.py.err" >&2; mismatch=1; }
         [[ -z "$ref" && "$t_py" != FAIL ]] && ref="$b.py"
     fi
-    declare -A status=(["$b.lua"]="$t_lua" ["$b.py"]="$t_py")
-    for peer in "$b.lua" "$b.py"; do
+    declare -A status=(["$b.lua"]="$t_lua" ["$b.luajit"]="$t_lj" ["$b.py"]="$t_py")
+    for peer in "$b.lua" "$b.luajit" "$b.py"; do
         [[ -n "$ref" && "$peer" != "$ref" ]] || continue
         [[ "${status[$peer]}" != "-" && "${status[$peer]}" != FAIL ]] || continue
         if ! cmp -s "$tmp/$ref.out" "$tmp/$peer.out"; then
@@ -79,7 +87,7 @@ for b in "${benches[@]}"; do
         fi
     done
     unset status
-    rows+=("$b $t_csp $t_lua $t_py $(ratio "$t_csp" "$t_lua") $(ratio "$t_csp" "$t_py")")
+    rows+=("$b $t_csp $t_lua $t_lj $t_py $(ratio "$t_csp" "$t_lua") $(ratio "$t_csp" "$t_lj") $(ratio "$t_csp" "$t_py")")
 done
 
 startup="-"
@@ -96,10 +104,10 @@ if [[ $have_csp == 1 ]]; then
 fi
 
 echo
-printf '%-14s %10s %10s %10s %9s %9s\n' benchmark "csp s" "lua s" "python s" csp/lua csp/py
+printf '%-14s %8s %8s %8s %9s %8s %9s %8s\n' benchmark "csp s" "lua s" "luajit s" "python s" csp/lua csp/lj csp/py
 for row in "${rows[@]}"; do
     # shellcheck disable=SC2086
-    printf '%-14s %10s %10s %10s %9s %9s\n' $row
+    printf '%-14s %8s %8s %8s %9s %8s %9s %8s\n' $row
 done
 echo
 echo "median of $RUNS runs each (seconds, wall clock)"

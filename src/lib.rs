@@ -24,6 +24,7 @@ pub mod check;
 pub mod compile;
 pub mod diag;
 pub mod explore;
+pub mod fmt;
 pub mod format;
 pub mod limits;
 pub mod lsp;

@@ -1,4 +1,4 @@
-//! The `csp` command: run, check, disasm; exit codes 0/1/2/64.
+//! The `csp` command: run, check, disasm, fmt; exit codes 0/1/2/64.
 
 use std::process::ExitCode;
 
@@ -11,6 +11,9 @@ Usage:
   csp FILE [ARGS...]       the same (so `#!/usr/bin/env csp` scripts run)
   csp check FILE           compile only and report diagnostics
   csp disasm FILE          print the bytecode
+  csp fmt [--check] [PATH...]  format *.csp files in place (default: the current
+                           directory; `-`: stdin to stdout); --check only lists
+                           the files that would change (exit 1)
   csp test [PATH]          run the test_* functions of every *_test.csp under PATH
                            (default: the current directory)
   csp lsp                  serve the Language Server Protocol on stdin/stdout
@@ -222,6 +225,7 @@ fn cli() -> ExitCode {
         "repl" => usage_error("`csp repl` takes no arguments"),
         "lsp" if i == args.len() => ExitCode::from(csp::lsp::run() as u8),
         "lsp" => usage_error("`csp lsp` takes no arguments"),
+        "fmt" => ExitCode::from(csp::fmt::cli::run(&args[i..], csp::diag::use_color()) as u8),
         "run" | "check" | "disasm" | "test" => {
             while i < args.len() && args[i].starts_with("--") {
                 if args[i] == "--" {

@@ -353,6 +353,28 @@ fn rename_and_references_of_locals_and_globals_within_the_file() {
 }
 
 #[test]
+fn formatting_is_csp_fmt() {
+    let mut s = Server::start();
+    let uri = "file:///tmp/csp-lsp-format.csp";
+    let text = "let   x=1\nfn f(a){\nreturn a}\n";
+    s.open(uri, text);
+    let options = json!({"tabSize": 4, "insertSpaces": true});
+    let edits = s.result("textDocument/formatting", json!({"textDocument": {"uri": uri}, "options": options}));
+    let expected = csp::fmt::format_source(text).expect("formats");
+    assert_ne!(expected, text);
+    assert_eq!(edits[0]["newText"], expected.as_str(), "{edits}");
+    assert_eq!(edits[0]["range"]["start"], json!({"line": 0, "character": 0}));
+    assert_eq!(edits[0]["range"]["end"], json!({"line": 3, "character": 0}));
+    // Already formatted, or not parsing: no edits.
+    let change = json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "let x = (\n"}]});
+    s.notify("textDocument/didChange", change);
+    s.diagnostics(uri);
+    let none = s.result("textDocument/formatting", json!({"textDocument": {"uri": uri}, "options": options}));
+    assert_eq!(none, json!([]));
+    s.shutdown();
+}
+
+#[test]
 fn a_malformed_request_gets_an_error_and_the_server_goes_on() {
     let mut s = Server::start();
     let bad = s.request("textDocument/definition", json!({"textDocument": 42}));

@@ -118,7 +118,10 @@ impl Compiler<'_> {
             }
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, dst),
             ExprKind::And(a, b) | ExprKind::Or(a, b) => {
-                let t = self.alloc();
+                // Straight into dst when it is a temporary (`b` cannot read it);
+                // a local's register must keep its value until `b` is done.
+                let direct = !self.is_local(dst) && (dst as usize) < self.fs().next_reg;
+                let t = if direct { dst } else { self.alloc() };
                 self.expr_to(a, t);
                 let j = if let ExprKind::And(..) = e.kind {
                     self.emit(Op::JmpIfNot { src: t, target: 0 })
@@ -127,7 +130,9 @@ impl Compiler<'_> {
                 };
                 self.expr_to(b, t);
                 self.patch(j);
-                self.emit(Op::Move { dst, src: t });
+                if t != dst {
+                    self.emit(Op::Move { dst, src: t });
+                }
             }
             ExprKind::Range { lo, hi, inclusive } => {
                 let l = self.expr_any(lo);

@@ -222,15 +222,17 @@ impl Compiler<'_> {
             ExprKind::Index(obj, key) => {
                 let ro = self.expr_any(obj);
                 let rk = self.expr_any(key);
-                let rv = self.alloc();
-                match op {
+                // A plain value stays where it is (a local needs no move).
+                let rv = match op {
                     Some(op) => {
+                        let rv = self.alloc();
                         self.emit(Op::Index { dst: rv, obj: ro, key: rk });
                         let rb = self.expr_any(value);
                         self.emit_binop(op, rv, rv, rb);
+                        rv
                     }
-                    None => self.expr_to(value, rv),
-                }
+                    None => self.expr_any(value),
+                };
                 self.span = target.span;
                 self.emit(Op::SetIndex { obj: ro, key: rk, src: rv });
             }
@@ -241,15 +243,16 @@ impl Compiler<'_> {
             ExprKind::Field(obj, name) => {
                 let ro = self.expr_any(obj);
                 let k = self.name_const(&name.name);
-                let rv = self.alloc();
-                match op {
+                let rv = match op {
                     Some(op) => {
+                        let rv = self.alloc();
                         self.emit(Op::Field { dst: rv, obj: ro, name: k });
                         let rb = self.expr_any(value);
                         self.emit_binop(op, rv, rv, rb);
+                        rv
                     }
-                    None => self.expr_to(value, rv),
-                }
+                    None => self.expr_any(value),
+                };
                 self.span = target.span;
                 self.emit(Op::SetField { obj: ro, name: k, src: rv });
             }

@@ -4,6 +4,7 @@
 
 mod complete;
 mod diagnostics;
+mod format;
 mod hover;
 mod modules;
 mod navigate;
@@ -106,6 +107,7 @@ fn capabilities(enc: Encoding) -> ServerCapabilities {
         }),
         document_symbol_provider: Some(OneOf::Left(true)),
         rename_provider: Some(OneOf::Left(true)),
+        document_formatting_provider: Some(OneOf::Left(true)),
         references_provider: Some(OneOf::Left(true)),
         ..Default::default()
     }
@@ -161,6 +163,10 @@ impl Server {
                 let p: ReferenceParams = params(r.params)?;
                 let (doc, at) = self.at(&p.text_document_position)?;
                 json(navigate::references(doc, at, p.context.include_declaration, enc))
+            }
+            req::Formatting::METHOD => {
+                let p: DocumentFormattingParams = params(r.params)?;
+                json(format::format(&self.doc(&p.text_document.uri)?.text, enc))
             }
             m => Err((ErrorCode::MethodNotFound, format!("csp lsp does not handle {m}"))),
         }

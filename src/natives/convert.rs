@@ -33,7 +33,7 @@ fn chr(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("chr", args, 1, 1)?;
     let n = int_arg(&vm.heap, "chr", args[0])?;
     match u32::try_from(n).ok().and_then(char::from_u32) {
-        Some(c) => Ok(vm.heap.str(c.encode_utf8(&mut [0; 4]))),
+        Some(c) => Ok(vm.heap.char_str(c)),
         None => err(ErrorKind::Value, format!("chr() needs a code point (0 to 0x10ffff, not a surrogate), got {n}")),
     }
 }

@@ -95,8 +95,7 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
         }
         "chars" => {
             arity(name, args, 0, 0)?;
-            let mut buf = [0u8; 4];
-            let items = s.chars().map(|c| heap.str(c.encode_utf8(&mut buf))).collect();
+            let items = s.chars().map(|c| heap.char_str(c)).collect();
             Ok(heap.list(items))
         }
         "encode" => {
@@ -145,13 +144,12 @@ pub fn str_index(heap: &mut Heap, s: Value, i: i64) -> Res<Value> {
     let Some(j) = super::resolve_index(i, len) else {
         return err(ErrorKind::Index, format!("string index {i} out of range for length {len}"));
     };
-    let mut buf = [0u8; 4];
     let c = if so.is_ascii() {
         so.s.as_bytes()[j] as char
     } else {
         so.s.chars().nth(j).expect("index checked against char count")
     };
-    Ok(heap.str(c.encode_utf8(&mut buf)))
+    Ok(heap.char_str(c))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Arithmetic, comparison, equality and map keys: the value semantics of §3.
 
 use super::object::Obj;
-use super::value::{Key, Value};
+use super::value::{Handle, Key, Value};
 use super::{err, ErrorKind, Fault, Heap, Res, Vm};
 use crate::bytecode::{BitOp, Cmp, Op};
 use std::cmp::Ordering;
@@ -127,6 +127,15 @@ pub fn neg(heap: &Heap, a: Value) -> Res<Value> {
         Value::Int(x) => x.checked_neg().map(Value::Int).map_or_else(overflow, Ok),
         Value::Float(x) => Ok(Value::Float(-x)),
         _ => err(ErrorKind::Type, format!("cannot negate {}", heap.type_name(a))),
+    }
+}
+
+/// Whether two objects are equal strings; None unless both are strings.
+#[inline]
+pub fn str_eq(heap: &Heap, a: Handle, b: Handle) -> Option<bool> {
+    match (heap.get(a), heap.get(b)) {
+        (Obj::Str(x), Obj::Str(y)) => Some(x.s == y.s),
+        _ => None,
     }
 }
 

@@ -176,13 +176,20 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
     }
     macro_rules! compare {
         ($cmp:expr, $x:expr, $y:expr) => {{
-            match (&reg!($x), &reg!($y)) {
-                (Value::Int(i), Value::Int(j)) => $cmp.ints(*i, *j),
+            let eq = matches!($cmp, Cmp::Eq | Cmp::Ne);
+            let fast = match (&reg!($x), &reg!($y)) {
+                (Value::Int(i), Value::Int(j)) => Some($cmp.ints(*i, *j)),
                 // `x == nil`, `x != nil`: nil equals only nil.
-                (Value::Nil, v) | (v, Value::Nil) if matches!($cmp, Cmp::Eq | Cmp::Ne) => {
-                    matches!(v, Value::Nil) == ($cmp == Cmp::Eq)
+                (Value::Nil, v) | (v, Value::Nil) if eq => Some(matches!(v, Value::Nil) == ($cmp == Cmp::Eq)),
+                // Two strings (`c == "{"`): by content.
+                (Value::Obj(a), Value::Obj(b)) if eq => {
+                    arith::str_eq(&vm.heap, *a, *b).map(|same| same == ($cmp == Cmp::Eq))
                 }
-                _ => {
+                _ => None,
+            };
+            match fast {
+                Some(r) => r,
+                None => {
                     let (x, y) = (reg!($x), reg!($y));
                     t!(compare_slow(vm, $cmp, x, y))
                 }

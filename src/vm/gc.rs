@@ -10,6 +10,7 @@ use super::Vm;
 /// the loader's (the prelude's functions).
 pub fn collect(vm: &mut Vm, mut work: Vec<Handle>) {
     work.extend(vm.loader.roots());
+    work.extend(vm.heap.ascii_roots());
     let vm_roots = vm.globals.iter().chain(vm.protos.iter().flat_map(|p| p.consts.iter()));
     work.extend(vm_roots.filter_map(|v| match v {
         Value::Obj(h) => Some(*h),
@@ -81,5 +82,4 @@ fn sweep(vm: &mut Vm) {
     }
     heap.live = live;
     heap.allocated = 0;
-    heap.threshold = (live * 2).max(super::heap::GC_MIN);
 }

@@ -14,6 +14,10 @@ use std::rc::Rc;
 /// their live size whatever this is.
 pub const GC_MIN: usize = 2 << 20;
 
+/// How much may be allocated between collections, in percent of what the
+/// last one found live: the heap peaks near (100 + this)% of the live size.
+pub const GROWTH_PERCENT: usize = 100;
+
 /// Objects at least this big check the memory limit as they are made; smaller
 /// ones at the next preemption point (at most 1024 back-edges or calls away,
 /// so a loop passes the limit by at most about 64 MB before it is stopped).
@@ -46,6 +50,10 @@ pub struct Heap {
     /// builtin's result, an I/O completion): the caller throws it (see
     /// `take_oversize`).
     oversize: Option<(ErrorKind, String)>,
+    /// The one-character ASCII strings made so far, shared: indexing a string
+    /// and iterating over one make them all the time (a JSON parser's
+    /// `current == "{"`). Roots for the collector.
+    ascii: Box<[Option<Handle>; 128]>,
 }
 
 impl Default for Heap {
@@ -68,6 +76,7 @@ impl Heap {
             collections: 0,
             asked: std::cell::Cell::new(None),
             oversize: None,
+            ascii: Box::new([None; 128]),
         }
     }
 
@@ -176,7 +185,7 @@ impl Heap {
         // Collect before the limit, but not after less than an eighth of what
         // is live: near its limit a program collects more often, never in a
         // loop that does nothing else (the limit may be passed by that eighth).
-        self.threshold = (held * 2).max(GC_MIN).min(room.max(held / 8).max(GC_MIN / 2));
+        self.threshold = (held * GROWTH_PERCENT / 100).max(GC_MIN).min(room.max(held / 8).max(GC_MIN / 2));
         (held > self.limit).then(|| {
             format!(
                 "out of memory: {} live after collection, over the {} limit (see --max-memory)",
@@ -211,6 +220,26 @@ impl Heap {
     #[inline]
     pub fn get_mut(&mut self, h: Handle) -> &mut Obj {
         &mut self.objs[h.0 as usize]
+    }
+
+    /// The string of one character: shared for ASCII, new otherwise.
+    pub fn char_str(&mut self, c: char) -> Value {
+        if c.is_ascii() {
+            if let Some(h) = self.ascii[c as usize] {
+                return Value::Obj(h);
+            }
+            let v = self.str(c.encode_utf8(&mut [0; 4]));
+            if let Value::Obj(h) = v {
+                self.ascii[c as usize] = Some(h);
+            }
+            return v;
+        }
+        self.str(c.encode_utf8(&mut [0; 4]))
+    }
+
+    /// The shared one-character strings (collector roots).
+    pub fn ascii_roots(&self) -> impl Iterator<Item = Handle> + '_ {
+        self.ascii.iter().flatten().copied()
     }
 
     pub fn str(&mut self, s: &str) -> Value {
@@ -314,5 +343,28 @@ impl Heap {
     /// Number of live objects (for tests and `--stats`).
     pub fn count(&self) -> usize {
         self.objs.len() - self.free.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The next collection comes after allocating what the last one found
+    /// live (the heap peaks near twice the live size, as Lua's default pause
+    /// does), never sooner than GC_MIN, and before the memory limit.
+    #[test]
+    fn collections_are_paced_by_the_live_size() {
+        let mut h = Heap::new();
+        h.live = 64 << 20;
+        h.after_collection(0);
+        assert_eq!(h.threshold, 64 << 20);
+        h.live = 1000;
+        h.after_collection(0);
+        assert_eq!(h.threshold, GC_MIN);
+        h.set_limit(100 << 20);
+        h.live = 80 << 20;
+        h.after_collection(0);
+        assert_eq!(h.threshold, 20 << 20, "the room left under the limit");
     }
 }

@@ -190,10 +190,7 @@ pub(super) fn iter_next(vm: &mut Vm, it: Value, state: Value) -> Option<(Value, 
         }
         Obj::Str(s) => {
             let c = s.s.get(i as usize..)?.chars().next()?;
-            let mut buf = [0u8; 4];
-            let cs = c.encode_utf8(&mut buf);
-            let v = vm.heap.str(cs);
-            Some((v, Value::Int(i + c.len_utf8() as i64)))
+            Some((vm.heap.char_str(c), Value::Int(i + c.len_utf8() as i64)))
         }
         _ => None,
     }
