@@ -55,7 +55,7 @@ pub const COMMANDS: &[Command] = &[
         flags: &[("--check", "only list the files that would change")],
         options: false,
     },
-    cmd("lsp", "run the language server on stdin and stdout", Args::None, false),
+    cmd("lsp", "serve the Language Server Protocol on stdin/stdout", Args::None, false),
     cmd("repl", "start the interactive REPL", Args::None, true),
     cmd("completions", "print shell completions", Args::Shells, false),
 ];

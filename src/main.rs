@@ -17,6 +17,7 @@ Usage:
   csp test [PATH]          run the test_* functions of every *_test.csp under PATH
                            (default: the current directory)
   csp completions SHELL    print completions for bash, zsh or fish (docs/install.md)
+  csp lsp                  serve the Language Server Protocol on stdin/stdout
   csp --version            print the version
   csp --help               print this help
 
@@ -223,6 +224,8 @@ fn cli() -> ExitCode {
     match cmd.as_str() {
         "repl" if i == args.len() => ExitCode::from(csp::repl::run(&|vm| configure(vm, &opts)) as u8),
         "repl" => usage_error("`csp repl` takes no arguments"),
+        "lsp" if i == args.len() => ExitCode::from(csp::lsp::run() as u8),
+        "lsp" => usage_error("`csp lsp` takes no arguments"),
         "fmt" => ExitCode::from(csp::fmt::cli::run(&args[i..], csp::diag::use_color()) as u8),
         "completions" => match (&args[i..], args.get(i).and_then(|s| csp::completions::script(s))) {
             ([_], Some(script)) => write_stdout(&script),

@@ -13,6 +13,11 @@ use std::rc::Rc;
 
 include!(concat!(env!("OUT_DIR"), "/std_modules.rs"));
 
+/// The source of the standard module `std/NAME` (for the language server).
+pub fn std_source(name: &str) -> Option<&'static str> {
+    STD_MODULES.iter().find(|(n, _)| *n == name).map(|(_, src)| *src)
+}
+
 /// A compiled module.
 pub struct Module {
     /// `std/NAME`, or the canonical path of the file.

@@ -8,7 +8,7 @@ mod import;
 mod loader;
 mod stmt;
 
-pub use import::Module;
+pub use import::{std_source, Module};
 pub use loader::Loader;
 
 use crate::bytecode::{Op, Proto, ProtoRef, UpvalDesc};

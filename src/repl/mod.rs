@@ -6,7 +6,7 @@
 //! reader.rs for the rest of the way no key is lost).
 
 mod commands;
-mod reader;
+pub(crate) mod reader;
 
 use crate::compile::Unit;
 use crate::sched::session::{self, Pumped};

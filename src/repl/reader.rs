@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 pub const PROMPT: &str = "csp> ";
 pub const MORE: &str = "...> ";
 
-const KEYWORDS: &[&str] = &[
+pub(crate) const KEYWORDS: &[&str] = &[
     "let", "fn", "if", "else", "while", "for", "in", "is", "not", "return", "break", "continue", "true", "false",
     "nil", "go", "chan", "select", "case", "default", "lock", "wait", "yield", "try", "catch", "finally", "throw",
     "import", "as",
@@ -36,14 +36,14 @@ pub struct Names {
 }
 
 /// Names offered after a `.` whose receiver is unknown: every method and field.
-fn any_member() -> Vec<&'static str> {
+pub(crate) fn any_member() -> Vec<&'static str> {
     let kinds =
         ["string", "list", "map", "chan", "task", "waitgroup", "coroutine", "error", "bytes", "stream", "process"];
     kinds.iter().flat_map(|k| members_of(k).iter().copied()).collect()
 }
 
 /// Methods, and for errors and coroutines the fields, of a kind of value.
-fn members_of(kind: &str) -> &'static [&'static str] {
+pub(crate) fn members_of(kind: &str) -> &'static [&'static str] {
     match kind {
         "error" => &["kind", "message", "others", "trace"],
         "coroutine" => &["close", "done", "resume", "throw"],

@@ -1,0 +1,72 @@
+//! Diagnostics as you type: what `csp check` reports (syntax errors, compile
+//! errors, calls that must fail), with the same messages and spans.
+
+use super::text::{Encoding, Lines};
+use crate::diag::Diag;
+use crate::source::SourceFile;
+use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range};
+use std::rc::Rc;
+
+/// `csp check` of a document's text, named `name` (its path, so relative
+/// imports are found next to it).
+pub fn check(name: &str, text: &str) -> Vec<Diag> {
+    let file = Rc::new(SourceFile::new(name, text));
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut vm = crate::runner::new_vm();
+        crate::runner::check(&mut vm, &file)
+    }));
+    match run {
+        Ok(Ok(())) => Vec::new(),
+        Ok(Err(diags)) => diags,
+        Err(_) => vec![Diag {
+            code: "csp::internal",
+            message: "internal error while checking this file".into(),
+            span: Default::default(),
+            label: String::new(),
+            help: None,
+            file: None,
+        }],
+    }
+}
+
+/// The protocol's form of `check`'s reports on a document.
+pub fn to_lsp(name: &str, text: &str, diags: &[Diag], enc: Encoding) -> Vec<Diagnostic> {
+    let lines = Lines::new(text, enc);
+    diags
+        .iter()
+        .map(|d| {
+            let mut message = d.message.clone();
+            let mut range = lines.range(d.span);
+            // An error inside an imported module: reported at the top, with its place.
+            if let Some(f) = d.file.as_ref().filter(|f| f.name != name) {
+                message = format!("{}: {message}", f.location(d.span));
+                range = Range { start: Position::default(), end: Position::default() };
+            }
+            if let Some(help) = &d.help {
+                message = format!("{message}\nhelp: {help}");
+            }
+            Diagnostic {
+                range,
+                severity: Some(DiagnosticSeverity::ERROR),
+                code: Some(NumberOrString::String(d.code.to_string())),
+                source: Some("csp".into()),
+                message,
+                ..Default::default()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reports_the_checks_messages() {
+        let text = "let x = 1\nprint(y)\n";
+        let diags = super::check("t.csp", text);
+        assert_eq!(diags.len(), 1);
+        let lsp = super::to_lsp("t.csp", text, &diags, super::Encoding::Utf16);
+        assert_eq!(lsp[0].range.start.line, 1);
+        assert!(lsp[0].message.contains("'y'"), "{}", lsp[0].message);
+        assert!(super::check("t.csp", "let x = 1\nprint(x)\n").is_empty());
+    }
+}

@@ -1,0 +1,389 @@
+//! `csp lsp` at the protocol level: JSON-RPC with Content-Length framing over
+//! the server's stdin and stdout, one request of each kind.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+const CSP: &str = env!("CARGO_BIN_EXE_csp");
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    incoming: Receiver<Value>,
+    next_id: i64,
+}
+
+fn read_message(r: &mut impl BufRead) -> Option<Value> {
+    let mut len = None;
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(n) = line.strip_prefix("Content-Length: ") {
+            len = n.parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; len?];
+    r.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+impl Server {
+    fn start() -> Server {
+        Server::start_with(json!({}))
+    }
+
+    fn start_with(capabilities: Value) -> Server {
+        let mut child = Command::new(CSP)
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("csp lsp starts");
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, incoming) = channel();
+        std::thread::spawn(move || {
+            while let Some(m) = read_message(&mut stdout) {
+                if tx.send(m).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut s = Server { child, stdin, incoming, next_id: 1 };
+        let init = s.request("initialize", json!({"processId": null, "rootUri": null, "capabilities": capabilities}));
+        assert!(init["result"]["capabilities"]["definitionProvider"].as_bool().unwrap_or(false), "{init}");
+        s.notify("initialized", json!({}));
+        s
+    }
+
+    fn send(&mut self, msg: Value) {
+        let body = msg.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// The next message that `pick` accepts (others are dropped); fails after 20 s.
+    fn wait_for(&mut self, what: &str, pick: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            match self.incoming.recv_timeout(Duration::from_secs(20)) {
+                Ok(m) if pick(&m) => return m,
+                Ok(_) => {}
+                Err(_) => panic!("no {what} from csp lsp"),
+            }
+        }
+    }
+
+    /// The whole response (with `result` or `error`).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.wait_for(method, |m| m["id"] == json!(id) && m.get("method").is_none())
+    }
+
+    fn result(&mut self, method: &str, params: Value) -> Value {
+        let r = self.request(method, params);
+        assert!(r.get("error").is_none(), "{method} failed: {r}");
+        r["result"].clone()
+    }
+
+    fn diagnostics(&mut self, uri: &str) -> Vec<Value> {
+        let m = self
+            .wait_for("diagnostics", |m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri);
+        m["params"]["diagnostics"].as_array().cloned().unwrap_or_default()
+    }
+
+    fn open(&mut self, uri: &str, text: &str) -> Vec<Value> {
+        let doc = json!({"uri": uri, "languageId": "csp", "version": 1, "text": text});
+        self.notify("textDocument/didOpen", json!({"textDocument": doc}));
+        self.diagnostics(uri)
+    }
+
+    fn shutdown(mut self) {
+        let r = self.request("shutdown", Value::Null);
+        assert_eq!(r["result"], Value::Null, "{r}");
+        self.notify("exit", Value::Null);
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "csp lsp exited with {status}");
+    }
+}
+
+/// A temp dir with `files`, removed when dropped.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str, files: &[(&str, &str)]) -> Dir {
+        let dir = std::env::temp_dir().join(format!("csp-lsp-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (f, text) in files {
+            std::fs::write(dir.join(f), text).unwrap();
+        }
+        Dir(dir)
+    }
+    fn uri(&self, f: &str) -> String {
+        format!("file://{}", self.0.join(f).display())
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `line:character` of the `n`th character of `needle` in `text` (0-based line).
+fn pos(text: &str, needle: &str, n: usize) -> Value {
+    let at = text.find(needle).unwrap_or_else(|| panic!("{needle} not in text")) + n;
+    let line = text[..at].matches('\n').count();
+    let col = at - text[..at].rfind('\n').map_or(0, |i| i + 1);
+    json!({"line": line, "character": col})
+}
+
+fn at(uri: &str, text: &str, needle: &str, n: usize) -> Value {
+    json!({"textDocument": {"uri": uri}, "position": pos(text, needle, n)})
+}
+
+fn labels(r: &Value) -> Vec<String> {
+    let items = r.as_array().or_else(|| r["items"].as_array()).cloned().unwrap_or_default();
+    items.iter().map(|i| i["label"].as_str().unwrap_or_default().to_string()).collect()
+}
+
+#[test]
+fn initialize_and_shutdown() {
+    Server::start().shutdown();
+}
+
+#[test]
+fn negotiates_utf8_positions_when_offered() {
+    let mut s = Server::start_with(json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}}));
+    let text = "let s = \"é\"; print(nope)\n";
+    let d = s.open("file:///tmp/csp-lsp-utf8.csp", text);
+    assert_eq!(d[0]["range"]["start"]["character"], json!(text.find("nope").unwrap()), "{d:?}");
+    s.shutdown();
+}
+
+#[test]
+fn diagnostics_as_you_type_then_cleared() {
+    let mut s = Server::start();
+    let uri = "file:///tmp/csp-lsp-diag.csp";
+    let text = "let x = 1\nprint(y)\n";
+    let d = s.open(uri, text);
+    assert_eq!(d.len(), 1, "{d:?}");
+    // The message `csp check` gives, at the span it marks.
+    assert!(d[0]["message"].as_str().unwrap().starts_with("undefined name 'y'"), "{d:?}");
+    assert_eq!(d[0]["range"]["start"], pos(text, "y)", 0));
+    assert_eq!(d[0]["source"], "csp");
+    let change = json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "let x = (\n"}]});
+    s.notify("textDocument/didChange", change);
+    let d = s.diagnostics(uri);
+    assert_eq!(d[0]["code"], "csp::syntax", "{d:?}");
+    let change = json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": "print(1)\n"}]});
+    s.notify("textDocument/didChange", change);
+    assert!(s.diagnostics(uri).is_empty());
+    // Closing a buffer with errors clears them.
+    let change = json!({"textDocument": {"uri": uri, "version": 4}, "contentChanges": [{"text": "print(z)\n"}]});
+    s.notify("textDocument/didChange", change);
+    assert_eq!(s.diagnostics(uri).len(), 1);
+    s.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+    assert!(s.diagnostics(uri).is_empty());
+    s.shutdown();
+}
+
+#[test]
+fn definition_of_locals_globals_and_imported_functions() {
+    let lib = "// Adds.\nfn add(a, b) {\n    return a + b\n}\n";
+    let main = "import \"./lib.csp\" as lib\nlet total = 0\nfn f(n) {\n    let k = n * 2\n    return k + total + lib.add(1, 2)\n}\nprint(f(1))\n";
+    let dir = Dir::new("def", &[("lib.csp", lib), ("main.csp", main)]);
+    let uri = dir.uri("main.csp");
+    let mut s = Server::start();
+    assert!(s.open(&uri, main).is_empty());
+    let local = s.result("textDocument/definition", at(&uri, main, "k +", 0));
+    assert_eq!(local["uri"], uri.as_str());
+    assert_eq!(local["range"]["start"], pos(main, "k = n", 0));
+    let global = s.result("textDocument/definition", at(&uri, main, "total +", 2));
+    assert_eq!(global["range"]["start"], pos(main, "total = 0", 0));
+    let func = s.result("textDocument/definition", at(&uri, main, "f(1)", 0));
+    assert_eq!(func["range"]["start"], pos(main, "f(n)", 0));
+    let imported = s.result("textDocument/definition", at(&uri, main, "add(1", 1));
+    let lib_path = std::fs::canonicalize(dir.0.join("lib.csp")).unwrap();
+    assert_eq!(imported["uri"], format!("file://{}", lib_path.display()));
+    assert_eq!(imported["range"]["start"], pos(lib, "add(a", 0));
+    let alias = s.result("textDocument/definition", at(&uri, main, "lib.add", 1));
+    assert_eq!(alias["uri"], format!("file://{}", lib_path.display()), "the alias goes to the module's file");
+    // A builtin has no definition in the file.
+    assert_eq!(s.result("textDocument/definition", at(&uri, main, "print", 1)), Value::Null);
+    s.shutdown();
+}
+
+#[test]
+fn hover_shows_the_reference_text() {
+    let mut s = Server::start();
+    let uri = "file:///tmp/csp-lsp-hover.csp";
+    let text = "import \"std/sync\" as sy\nlet xs = [1, 2]\nxs.push(len(xs))\nfn double(n) { return n * 2 }\nprint(double(2), sy.once)\n";
+    s.open(uri, text);
+    let h = s.result("textDocument/hover", at(uri, text, "len(", 1));
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(v.contains("len(v)") && v.contains("length"), "{v}");
+    assert_eq!(h["range"]["start"], pos(text, "len(", 0));
+    let h = s.result("textDocument/hover", at(uri, text, "push", 2));
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(v.contains("xs.push(v)") && v.contains("appends"), "{v}");
+    let h = s.result("textDocument/hover", at(uri, text, "double(2", 0));
+    assert!(h["contents"]["value"].as_str().unwrap().contains("fn double(n)"), "{h}");
+    // With a syntax error elsewhere, the other lines still answer.
+    let broken = text.replace("print(double(2), sy.once)", "print(double(2), sy.once)\nlet oops = (1 +)\nlet more = (");
+    let change = json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": broken}]});
+    s.notify("textDocument/didChange", change);
+    assert!(!s.diagnostics(uri).is_empty());
+    let h = s.result("textDocument/hover", at(uri, &broken, "double(2", 0));
+    assert!(h["contents"]["value"].as_str().unwrap().contains("fn double(n)"), "{h}");
+    let d = s.result("textDocument/definition", at(uri, &broken, "xs.push", 0));
+    assert_eq!(d["range"]["start"], pos(&broken, "xs = [", 0));
+    // A module's function: its signature and the comment above it.
+    let h = s.result("textDocument/hover", at(uri, text, "once)", 1));
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(v.contains("fn once(") && !v.contains("//") && v.len() > 40, "{v}");
+    s.shutdown();
+}
+
+impl Server {
+    /// Completion labels at `needle`'s `n`th character once the document is `text`.
+    fn complete(&mut self, uri: &str, version: i64, text: &str, needle: &str, n: usize) -> Vec<String> {
+        let change = json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]});
+        self.notify("textDocument/didChange", change);
+        self.diagnostics(uri);
+        labels(&self.result("textDocument/completion", at(uri, text, needle, n)))
+    }
+}
+
+#[test]
+fn completion_of_scope_keywords_methods_and_module_members() {
+    let mut s = Server::start();
+    let uri = "file:///tmp/csp-lsp-complete.csp";
+    let base = "import \"std/sync\" as sy\nlet xs = [1]\nlet s = \"a\"\nfn go_on(count) {\n    let counter = 1\n    HERE\n}\nprint(go_on(1))\n";
+    s.open(uri, base);
+    // Typing a name: what is in scope there, keywords, builtins.
+    let text = base.replace("HERE", "co");
+    let names = s.complete(uri, 2, &text, "co\n", 2);
+    assert!(names.contains(&"count".into()) && names.contains(&"counter".into()), "{names:?}");
+    assert!(names.contains(&"continue".into()), "keywords: {names:?}");
+    assert!(!names.contains(&"xs".into()), "only names starting with the word: {names:?}");
+    let text = base.replace("HERE", "");
+    let all = s.complete(uri, 3, &text, "\n}\nprint", 0);
+    for name in ["xs", "go_on", "count", "counter", "len", "while"] {
+        assert!(all.contains(&name.into()), "{name} missing: {all:?}");
+    }
+    // After a dot: the methods of a list, of a string; a module's members.
+    let text = base.replace("HERE", "xs.");
+    let methods = s.complete(uri, 4, &text, "xs.\n", 3);
+    assert!(methods.contains(&"push".into()) && methods.contains(&"pop".into()), "{methods:?}");
+    assert!(!methods.contains(&"upper".into()), "only list methods: {methods:?}");
+    let text = base.replace("HERE", "sy.");
+    let members = s.complete(uri, 5, &text, "sy.\n", 3);
+    assert!(members.contains(&"semaphore".into()) && members.contains(&"once".into()), "{members:?}");
+    let text = base.replace("HERE", "s.up");
+    assert_eq!(s.complete(uri, 6, &text, "s.up", 4), vec!["upper".to_string()]);
+    s.shutdown();
+}
+
+#[test]
+fn document_symbols() {
+    let mut s = Server::start();
+    let uri = "file:///tmp/csp-lsp-symbols.csp";
+    let text = "import \"std/sync\"\nlet limit = 3\nfn outer(a) {\n    fn inner() { }\n    return a\n}\n";
+    s.open(uri, text);
+    let syms = s.result("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}));
+    let names: Vec<&str> = syms.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["sync", "limit", "outer"]);
+    let outer = &syms[2];
+    assert_eq!(outer["kind"], 12); // Function
+    assert_eq!(outer["children"][0]["name"], "inner");
+    assert_eq!(syms[1]["selectionRange"]["start"], pos(text, "limit", 0));
+    s.shutdown();
+}
+
+fn edits(r: &Value, uri: &str) -> Vec<(Value, String)> {
+    let list = r["changes"][uri].as_array().unwrap_or_else(|| panic!("no edits for {uri}: {r}"));
+    list.iter().map(|e| (e["range"]["start"].clone(), e["newText"].as_str().unwrap().to_string())).collect()
+}
+
+#[test]
+fn rename_and_references_of_locals_and_globals_within_the_file() {
+    let mut s = Server::start();
+    let uri = "file:///tmp/csp-lsp-rename.csp";
+    let text = "let n = 1\nfn f(x) {\n    let n = x\n    return n + 1\n}\nprint(f(n), n)\n";
+    s.open(uri, text);
+    let mut p = at(uri, text, "n + 1", 0);
+    p["newName"] = json!("m");
+    let local = edits(&s.result("textDocument/rename", p), uri);
+    let starts: Vec<Value> = local.iter().map(|(p, _)| p.clone()).collect();
+    assert_eq!(starts, vec![pos(text, "n = x", 0), pos(text, "n + 1", 0)]);
+    let mut p = at(uri, text, "n = 1", 0);
+    p["newName"] = json!("limit");
+    let global = edits(&s.result("textDocument/rename", p), uri);
+    assert_eq!(global.len(), 3, "{global:?}");
+    assert!(global.iter().all(|(_, t)| t == "limit"));
+    // The same uses, as references.
+    let mut p = at(uri, text, "n), n", 0);
+    p["context"] = json!({"includeDeclaration": false});
+    let refs = s.result("textDocument/references", p.clone());
+    assert_eq!(refs.as_array().unwrap().len(), 2, "{refs}");
+    p["context"] = json!({"includeDeclaration": true});
+    let refs = s.result("textDocument/references", p);
+    assert_eq!(refs[0]["range"]["start"], pos(text, "n = 1", 0), "{refs}");
+    let mut p = at(uri, text, "n = 1", 0);
+    p["newName"] = json!("not a name");
+    assert!(s.request("textDocument/rename", p).get("error").is_some());
+    s.shutdown();
+}
+
+#[test]
+fn formatting_is_csp_fmt() {
+    let mut s = Server::start();
+    let uri = "file:///tmp/csp-lsp-format.csp";
+    let text = "let   x=1\nfn f(a){\nreturn a}\n";
+    s.open(uri, text);
+    let options = json!({"tabSize": 4, "insertSpaces": true});
+    let edits = s.result("textDocument/formatting", json!({"textDocument": {"uri": uri}, "options": options}));
+    let expected = csp::fmt::format_source(text).expect("formats");
+    assert_ne!(expected, text);
+    assert_eq!(edits[0]["newText"], expected.as_str(), "{edits}");
+    assert_eq!(edits[0]["range"]["start"], json!({"line": 0, "character": 0}));
+    assert_eq!(edits[0]["range"]["end"], json!({"line": 3, "character": 0}));
+    // Already formatted, or not parsing: no edits.
+    let change = json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "let x = (\n"}]});
+    s.notify("textDocument/didChange", change);
+    s.diagnostics(uri);
+    let none = s.result("textDocument/formatting", json!({"textDocument": {"uri": uri}, "options": options}));
+    assert_eq!(none, json!([]));
+    s.shutdown();
+}
+
+#[test]
+fn a_malformed_request_gets_an_error_and_the_server_goes_on() {
+    let mut s = Server::start();
+    let bad = s.request("textDocument/definition", json!({"textDocument": 42}));
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    let unknown = s.request("csp/nothing", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let closed = s.request("textDocument/hover", at("file:///tmp/not-open.csp", "x", "x", 0));
+    assert!(closed.get("error").is_some(), "{closed}");
+    let uri = "file:///tmp/csp-lsp-after.csp";
+    assert!(s.open(uri, "print(1)\n").is_empty());
+    s.shutdown();
+}
