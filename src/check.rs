@@ -74,8 +74,8 @@ fn mismatch(name: &str, d: &FuncDecl, argc: usize) -> Option<String> {
     Some(crate::vm::call::arity_text(name, nr, np, d.rest.is_some(), argc))
 }
 
-/// `f(a, b = ..., ...rest)`
-fn signature(name: &str, d: &FuncDecl) -> String {
+/// `f(a, b = ..., ...rest)` (also the language server's hover text).
+pub(crate) fn signature(name: &str, d: &FuncDecl) -> String {
     let mut params: Vec<String> = d
         .params
         .iter()

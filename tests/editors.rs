@@ -10,6 +10,7 @@
 //! and `node` with `npm`. Without them a test prints what it skipped and
 //! passes, unless the environment variable `CI` is set: then it fails.
 
+mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -38,18 +39,6 @@ fn run(cmd: &mut Command) -> Output {
 
 fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-}
-
-fn csp_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            csp_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "csp") {
-            out.push(p);
-        }
-    }
 }
 
 /// Parses `files` with the grammar in `grammar`; panics listing the files
@@ -108,14 +97,14 @@ fn tree_sitter_grammar() {
     }
 
     let mut files = Vec::new();
-    csp_files(&root.join("examples"), &mut files);
-    csp_files(&root.join("std"), &mut files);
+    common::csp_files(&root.join("examples"), &mut files);
+    common::csp_files(&root.join("std"), &mut files);
     assert!(files.len() > 50, "only {} files in examples/ and std/", files.len());
     parse_all(&grammar, &files, "examples/ and std/");
 
     // The tests' programs that the real parser accepts (the rest test errors).
     let mut tests = Vec::new();
-    csp_files(&root.join("tests"), &mut tests);
+    common::csp_files(&root.join("tests"), &mut tests);
     let accepted: Vec<PathBuf> =
         tests.iter().filter(|f| run(Command::new(CSP).arg("check").arg(f)).status.success()).cloned().collect();
     assert!(accepted.len() > 200, "only {} of {} tests/ files pass `csp check`", accepted.len(), tests.len());

@@ -2,24 +2,13 @@
 //! formatting is idempotent and never changes what a file compiles to; and
 //! the command line (in place, `--check`, stdin, syntax errors, skipped files).
 
+mod common;
 use csp::runner;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::rc::Rc;
 
 const CSP: &str = env!("CARGO_BIN_EXE_csp");
-
-fn csp_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            csp_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "csp") {
-            out.push(p);
-        }
-    }
-}
 
 /// The bytecode listing of `src` compiled as `name`, without line numbers;
 /// or its compile errors' messages.
@@ -46,7 +35,7 @@ fn formatting_the_repository_is_idempotent_and_keeps_the_bytecode() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     for dir in ["examples", "std", "tests"] {
-        csp_files(&root.join(dir), &mut files);
+        common::csp_files(&root.join(dir), &mut files);
     }
     assert!(files.len() > 300, "found only {} files", files.len());
     // The comparison sees a changed operator but not moved lines.

@@ -108,15 +108,7 @@ pub fn import_name(path: &str, alias: &Option<Ident>) -> String {
 
 /// `fn name(a, b = ..., ...rest)`
 pub fn signature(name: &str, d: &FuncDecl) -> String {
-    let mut params: Vec<String> = d
-        .params
-        .iter()
-        .map(|p| if p.default.is_some() { format!("{} = ...", p.name.name) } else { p.name.name.clone() })
-        .collect();
-    if let Some(r) = &d.rest {
-        params.push(format!("...{}", r.name));
-    }
-    format!("fn {name}({})", params.join(", "))
+    format!("fn {}", crate::check::signature(name, d))
 }
 
 impl Resolver {

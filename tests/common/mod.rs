@@ -77,3 +77,16 @@ fn check((code, out, err): (i32, String, String)) -> String {
     assert_eq!(code, 0, "exit {code}\nstdout:\n{out}\nstderr:\n{err}");
     out
 }
+
+/// Every `*.csp` file under `dir`, in sorted order, appended to `out`.
+pub fn csp_files(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            csp_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "csp") {
+            out.push(p);
+        }
+    }
+}
