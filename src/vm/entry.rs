@@ -3,12 +3,58 @@
 
 use super::call::{call_value, Called};
 use super::error::throw;
-use super::exec::Halt;
 use super::fiber::{Fiber, Resume};
 use super::ops::invoke;
 use super::value::{Key, Value};
+use super::Uncaught;
 use super::{Fault, Res, Vm};
 use crate::bytecode::Op;
+use crate::sched::ops;
+
+/// Why `run` returned.
+pub enum Halt {
+    /// The fiber's outermost frame (or first call) returned this value.
+    Done(Value),
+    /// The budget ran out at a back-edge or call; call `run` again to continue.
+    Preempted,
+    /// The fiber yielded voluntarily: it goes to the back of the run queue.
+    Yielded,
+    /// The fiber parked; the scheduler wakes it with a `Resume`.
+    Blocked,
+    /// The fiber waits on its own task: the deadlock report.
+    Deadlock(String),
+    /// An error nobody caught.
+    Error(Box<Uncaught>),
+}
+
+/// Runs `fiber` for about `budget` back-edges and calls (a fiber started by
+/// `go` first makes its call).
+pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
+    if fiber.unstarted() {
+        if let Some(halt) = start(vm, fiber) {
+            return halt;
+        }
+    }
+    let start = budget.max(1);
+    let mut budget = start;
+    let halt = loop {
+        match super::exec::dispatch(vm, fiber, &mut budget) {
+            Ok(halt) => break halt,
+            // The instruction runs again after the collection the slice's end brings.
+            Err(Fault::Collect) => {
+                fiber.frames.last_mut().expect("a frame").pc -= 1;
+                break Halt::Preempted;
+            }
+            Err(fault) => {
+                if let Some(halt) = throw(vm, fiber, fault) {
+                    break halt;
+                }
+            }
+        }
+    };
+    ops::tick(vm, (start - budget.min(start)) as u64);
+    halt
+}
 
 /// Hands a woken fiber what it was woken with: the result of the instruction or
 /// builtin call it blocked in (read from the instruction), or an error thrown

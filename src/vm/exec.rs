@@ -3,69 +3,25 @@
 //! spends its budget, or fails.
 
 use super::arith::{arith_slow, compare_slow};
-use super::builtin::{NativeFn, Ret};
+use super::builtin::NativeFn;
 use super::call::{call_value, Called};
+pub use super::entry::{run, Halt};
 pub use super::error::{capped_trace, new_error, throw};
 use super::exec_conc::{concurrency_op, Step};
+use super::exec_iter::IterStep;
 use super::fiber::{Fiber, Frame, Handler};
 use super::object::Obj;
 use super::ops::{concat, field, index, invoke, iter_next, iter_start, new_closure, set_field, set_index, upval};
 use super::value::{cached_slot, copy_value, load_value, Value};
-use super::{arith, coroutine, err, Fault, Res, Uncaught, Vm};
+use super::{arith, coroutine, err, Fault, Res, Vm};
 use crate::bytecode::{Cmp, Op, ProtoRef};
-use crate::sched::ops;
 use crate::vm::ErrorKind;
-
-/// Why `run` returned.
-pub enum Halt {
-    /// The fiber's outermost frame (or first call) returned this value.
-    Done(Value),
-    /// The budget ran out at a back-edge or call; call `run` again to continue.
-    Preempted,
-    /// The fiber yielded voluntarily: it goes to the back of the run queue.
-    Yielded,
-    /// The fiber parked; the scheduler wakes it with a `Resume`.
-    Blocked,
-    /// The fiber waits on its own task: the deadlock report.
-    Deadlock(String),
-    /// An error nobody caught.
-    Error(Box<Uncaught>),
-}
-
-/// Runs `fiber` for about `budget` back-edges and calls (a fiber started by
-/// `go` first makes its call).
-pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
-    if fiber.unstarted() {
-        if let Some(halt) = super::entry::start(vm, fiber) {
-            return halt;
-        }
-    }
-    let start = budget.max(1);
-    let mut budget = start;
-    let halt = loop {
-        match dispatch(vm, fiber, &mut budget) {
-            Ok(halt) => break halt,
-            // The instruction runs again after the collection the slice's end brings.
-            Err(Fault::Collect) => {
-                fiber.frames.last_mut().expect("a frame").pc -= 1;
-                break Halt::Preempted;
-            }
-            Err(fault) => {
-                if let Some(halt) = throw(vm, fiber, fault) {
-                    break halt;
-                }
-            }
-        }
-    };
-    ops::tick(vm, (start - budget.min(start)) as u64);
-    halt
-}
 
 /// The register file of the running frame: `stack[base..]` through a raw pointer.
 /// Valid until the stack is resized, which only calls do; `reload!` refreshes it.
 /// The compiler guarantees every register operand is below the Proto's `nregs`,
 /// and `call_value` sizes the stack for that.
-fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
+pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
     let frame = fiber.frames.last().expect("a frame to run");
     let mut proto = frame.proto;
     let mut closure = frame.closure;
@@ -559,48 +515,13 @@ fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
             Op::IterNext { base: b, dst, target } => {
                 let (it, state) = (reg!(b), reg!(b + 1));
                 if let Value::Obj(h) = it {
-                    if let Obj::Coroutine(c) = vm.heap.get(h) {
-                        if c.state == coroutine::CoState::Done {
-                            pc = target as usize;
-                            continue;
-                        }
+                    if matches!(vm.heap.get(h), Obj::Coroutine(_) | Obj::Chan(_) | Obj::Stream(_)) {
                         save_pc!();
-                        let entry = coroutine::Entry::Resume(Value::Nil);
-                        // A builtin body runs in this frame: it may block, or
-                        // end the loop at once (see `coroutine::builtin_body`).
-                        if let Called::Blocked =
-                            coroutine::enter(vm, fiber, h, entry, base + dst as usize, Some(target))?
-                        {
-                            return Ok(Halt::Blocked);
-                        }
-                        reload!();
-                        continue;
-                    }
-                    if let Obj::Chan(_) = vm.heap.get(h) {
-                        save_pc!();
-                        match t!(ops::recv(vm, it)) {
-                            Some((v, true)) => fiber.put(base + dst as usize, &v),
-                            Some((_, false)) => pc = target as usize,
-                            None => return Ok(Halt::Blocked),
-                        }
-                        continue;
-                    }
-                    if let Obj::Stream(_) = vm.heap.get(h) {
-                        if let Some(v) = crate::natives::stream::buffered_line(vm, h) {
-                            fiber.put(base + dst as usize, &v);
-                            continue;
-                        }
-                        save_pc!();
-                        // A line, nil at the end, or a wait (woken with Retry,
-                        // which runs this instruction again).
-                        match t!(crate::natives::stream::read_line(vm, h, None)) {
-                            Ret::Value(Value::Nil) => pc = target as usize,
-                            Ret::Value(v) => fiber.put(base + dst as usize, &v),
-                            Ret::Block(b) => {
-                                t!(crate::sched::ops::block(vm, b));
-                                return Ok(Halt::Blocked);
-                            }
-                            Ret::Call(..) => unreachable!("a stream's next line is not a call"),
+                        match t!(super::exec_iter::next_of_source(vm, fiber, h, base + dst as usize, target)) {
+                            IterStep::Item => {}
+                            IterStep::End => pc = target as usize,
+                            IterStep::Entered => reload!(),
+                            IterStep::Blocked => return Ok(Halt::Blocked),
                         }
                         continue;
                     }

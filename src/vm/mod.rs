@@ -8,6 +8,7 @@ mod entry;
 pub mod error;
 pub mod exec;
 mod exec_conc;
+mod exec_iter;
 mod exec_rare;
 pub mod fiber;
 pub mod gc;

@@ -1,0 +1,71 @@
+//! `for x in` over the sources whose next item may have to be waited for:
+//! a coroutine (resumed), a channel (received from) and a stream (read a line
+//! from). Out of the dispatch loop; lists, maps, strings and ranges stay in it.
+
+use super::builtin::Ret;
+use super::call::Called;
+use super::coroutine;
+use super::fiber::Fiber;
+use super::object::Obj;
+use super::value::{Handle, Value};
+use super::{Res, Vm};
+use crate::sched::ops;
+
+/// What getting the next item did.
+pub(super) enum IterStep {
+    /// The item is in the loop variable.
+    Item,
+    /// The source is exhausted: leave the loop.
+    End,
+    /// A coroutine's frame was entered: the loop continues in it.
+    Entered,
+    /// The fiber parked; it is woken with the item (or runs the instruction again).
+    Blocked,
+}
+
+/// The next item of coroutine, channel or stream `h` into `stack[slot]`.
+/// The caller has saved its pc; `target` is where the loop ends.
+pub(super) fn next_of_source(vm: &mut Vm, fiber: &mut Fiber, h: Handle, slot: usize, target: u32) -> Res<IterStep> {
+    match vm.heap.get(h) {
+        Obj::Coroutine(c) => {
+            if c.state == coroutine::CoState::Done {
+                return Ok(IterStep::End);
+            }
+            let entry = coroutine::Entry::Resume(Value::Nil);
+            // A builtin body runs in this frame: it may block, or end the
+            // loop at once (see `coroutine::builtin_body`).
+            Ok(match coroutine::enter(vm, fiber, h, entry, slot, Some(target))? {
+                Called::Blocked => IterStep::Blocked,
+                _ => IterStep::Entered,
+            })
+        }
+        Obj::Chan(_) => Ok(match ops::recv(vm, Value::Obj(h))? {
+            Some((v, true)) => {
+                fiber.put(slot, &v);
+                IterStep::Item
+            }
+            Some((_, false)) => IterStep::End,
+            None => IterStep::Blocked,
+        }),
+        _ => {
+            if let Some(v) = crate::natives::stream::buffered_line(vm, h) {
+                fiber.put(slot, &v);
+                return Ok(IterStep::Item);
+            }
+            // A line, nil at the end, or a wait (woken with Retry, which runs
+            // the instruction again).
+            match crate::natives::stream::read_line(vm, h, None)? {
+                Ret::Value(Value::Nil) => Ok(IterStep::End),
+                Ret::Value(v) => {
+                    fiber.put(slot, &v);
+                    Ok(IterStep::Item)
+                }
+                Ret::Block(b) => {
+                    ops::block(vm, b)?;
+                    Ok(IterStep::Blocked)
+                }
+                Ret::Call(..) => unreachable!("a stream's next line is not a call"),
+            }
+        }
+    }
+}
