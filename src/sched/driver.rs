@@ -168,7 +168,16 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
         (Some(t), Some(s)) => Some(t.min(s)),
         (t, s) => t.or(s),
     };
-    let wait = wake.map(|t| t.saturating_duration_since(Instant::now()));
+    let mut wait = wake.map(|t| t.saturating_duration_since(Instant::now()));
+    // Nothing to run: a step of the collector's cycle, then only a look for
+    // events until the cycle is done.
+    if vm.heap.in_cycle() {
+        vm.heap.step_time = gc::MAX_STEP;
+        if gc::step(&mut vm.heap) {
+            cycle_ended(vm, 0);
+        }
+        wait = Some(Duration::ZERO);
+    }
     // Watched signals end the wait too (the reactor sees their self-pipe).
     if outside_pending(vm) || signal::watching(vm) {
         poll_outside(vm, wait);
@@ -267,8 +276,13 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
         return super::explore::run_slice(vm, f);
     }
     // The clock is read only once the countdown first runs out, so the many
-    // fibers that block within a few instructions never pay for it.
-    let mut started: Option<Instant> = None;
+    // fibers that block within a few instructions never pay for it; but from
+    // the start for a fiber whose last slice ran out of time, or while a
+    // collection cycle runs (its steps, half the slice at most, come on top of
+    // the first countdown).
+    let cpu_bound = std::mem::take(&mut vm.sched.cur().cpu_bound);
+    let mut started = (cpu_bound || vm.heap.in_cycle()).then(Instant::now);
+    vm.heap.step_time = vm.sched.slice / 2;
     loop {
         if let Some(fault) = out_of_memory(vm, f) {
             if let Some(h) = exec::throw(vm, f, fault) {
@@ -277,10 +291,18 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
         }
         match exec::run(vm, f, SLICE_BUDGET) {
             Halt::Yielded => return Halt::Preempted,
-            // Allocation has passed the collector's threshold: end the slice
-            // so it runs now, not after the slice's time is up.
-            Halt::Preempted if vm.heap.should_collect() => return Halt::Preempted,
             Halt::Preempted => {
+                if vm.heap.should_collect() {
+                    // A cycle starts, or a whole collection runs, between slices
+                    // (where every fiber's registers are in its slot): end the
+                    // slice so it happens now. A cycle's steps run here.
+                    if !vm.heap.in_cycle() || vm.heap.wants_full() {
+                        return Halt::Preempted;
+                    }
+                    if gc::step(&mut vm.heap) {
+                        cycle_ended(vm, f.bytes());
+                    }
+                }
                 // A preemption point: deliver cancellation or a child's failure,
                 // but never inside a critical section.
                 if !vm.sched.cur().holds_locks() {
@@ -292,7 +314,10 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
                 }
                 match started {
                     None => started = Some(Instant::now()),
-                    Some(t) if t.elapsed() >= vm.sched.slice => return Halt::Preempted,
+                    Some(t) if t.elapsed() >= vm.sched.slice => {
+                        vm.sched.cur().cpu_bound = true;
+                        return Halt::Preempted;
+                    }
                     Some(_) => {}
                 }
             }
@@ -301,13 +326,35 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
     }
 }
 
-/// Collects garbage: the VM's roots and the scheduler's; notes whether what is
-/// live is over `--max-memory`.
+/// The collector's work due between slices: the whole collection `reserve`
+/// asked for, or a cycle's start or next step (see vm/gc.rs).
 pub(super) fn collect(vm: &mut Vm) {
-    let mut roots = Vec::new();
-    vm.sched.roots(&mut roots);
-    gc::collect(vm, roots);
-    vm.sched.out_of_memory = vm.heap.after_collection(vm.sched.fiber_bytes());
+    let roots = |vm: &Vm| {
+        let mut roots = Vec::new();
+        vm.sched.roots(&mut roots);
+        roots
+    };
+    if vm.heap.wants_full() {
+        // Garbage made since the cycle under way began survives it: run another.
+        gc::collect(vm, roots(vm));
+        return cycle_ended(vm, 0);
+    }
+    if vm.heap.cycle_done {
+        return cycle_ended(vm, 0);
+    }
+    if !vm.heap.in_cycle() {
+        gc::start(vm, roots(vm));
+    }
+    vm.heap.step_time = gc::MAX_STEP;
+    if gc::step(&mut vm.heap) {
+        cycle_ended(vm, 0);
+    }
+}
+
+/// After a cycle: paces the next and notes whether what is live is over
+/// `--max-memory` (`running`: the bytes of a fiber out of its slot).
+fn cycle_ended(vm: &mut Vm, running: usize) {
+    vm.sched.out_of_memory = vm.heap.after_collection(vm.sched.fiber_bytes() + running);
 }
 
 /// The `memory` error for a heap over its limit, thrown into the next fiber

@@ -119,6 +119,9 @@ pub(crate) struct FiberState {
     /// What it was woken with, handed to the VM when it next runs.
     pub resume: Option<Resume>,
     pub cancelled: bool,
+    /// Its last slice ran until preempted: the next one reads the clock from
+    /// its start (driver.rs's `run_slice`).
+    pub cpu_bound: bool,
     /// Boxed apart, so the million fibers a program may park stay small.
     pub extra: Option<Box<FiberExtra>>,
 }

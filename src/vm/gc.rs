@@ -1,14 +1,59 @@
-//! Precise mark-sweep collection. It runs only between slices, when every live
-//! value is in a fiber's registers, a global, a constant or a reachable object.
+//! Precise, incremental mark-sweep collection (snapshot at the beginning).
+//!
+//! A cycle starts between slices, when every fiber is in its slot: the roots
+//! (fibers' registers, the scheduler's state, globals, constants) are greyed at
+//! once. Marking and sweeping then run a bounded step at a time, at preemption
+//! points and between slices, while fibers go on running. What keeps that
+//! correct:
+//! - Every object a program or a builtin changes is reached through
+//!   `Heap::get_mut`, which, while marking, first marks the object and greys
+//!   what it refers to (`darken`). So a reference removed from an object not
+//!   yet marked is still followed: everything reachable when the cycle began is
+//!   marked (Yuasa's deletion barrier), and registers need no barrier.
+//! - Objects made during a cycle are born marked (`Heap::black_from`), so they
+//!   survive it; while sweeping, only those past the sweep's cursor, which the
+//!   sweep will reach and unmark.
 
+use super::heap::{Heap, CYCLE_ALLOC_PERCENT, GC_MIN};
 use super::object::Obj;
 use super::value::{Handle, Value};
 use super::Vm;
+use std::time::{Duration, Instant};
 
-/// Collects garbage. `work` holds the roots of the scheduler (its fibers, tasks
-/// and timers); the VM adds its own (globals, the constants of every proto) and
-/// the loader's (the prelude's functions).
-pub fn collect(vm: &mut Vm, mut work: Vec<Handle>) {
+/// Where the collector is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Phase {
+    Idle,
+    /// Following the grey objects (`Heap::gray`); the barrier is on.
+    Mark,
+    /// Freeing unmarked objects from `at` on; `live` sums the marked ones so far.
+    Sweep {
+        at: usize,
+        live: usize,
+    },
+}
+
+/// Work of the smallest step, in units (an object marked is about 4 plus its
+/// references, a slot swept 1, or 8 when it frees an object).
+const MIN_STEP: usize = 20_000;
+
+/// The longest a step runs. Work it leaves undone is owed to the next step
+/// (`Heap::debt`), which comes after STEP_BYTES more are allocated: the cycle
+/// keeps up with allocation, and no step stalls the program for long. Steps
+/// within a time slice together run at most `Heap::step_time`.
+pub const MAX_STEP: Duration = Duration::from_micros(500);
+
+/// Allocation between steps of a cycle.
+pub const STEP_BYTES: usize = 32 << 10;
+
+/// Units of work between looks at the clock.
+const CHUNK: usize = 4096;
+
+/// Starts a cycle: greys the scheduler's roots (`work`), the loader's (the
+/// prelude's functions), the shared one-character strings, globals and the
+/// constants of every proto.
+pub fn start(vm: &mut Vm, mut work: Vec<Handle>) {
+    debug_assert_eq!(vm.heap.phase, Phase::Idle);
     work.extend(vm.loader.roots());
     work.extend(vm.heap.ascii_roots());
     let vm_roots = vm.globals.iter().chain(vm.protos.iter().flat_map(|p| p.consts.iter()));
@@ -16,70 +61,184 @@ pub fn collect(vm: &mut Vm, mut work: Vec<Handle>) {
         Value::Obj(h) => Some(*h),
         _ => None,
     }));
-    mark(vm, work);
-    sweep(vm);
+    let heap = &mut vm.heap;
+    heap.gray = work;
+    heap.phase = Phase::Mark;
+    heap.marking = true;
+    heap.black_from = 0;
+    // Marking is about 6 units per object and sweeping 1 to 8 per slot; the
+    // steps are sized to end the cycle once CYCLE_ALLOC_PERCENT is allocated.
+    let work_estimate = heap.objs.len() * 12;
+    let room = (heap.live + heap.outside).max(GC_MIN) * CYCLE_ALLOC_PERCENT / 100;
+    heap.work_per_kb = (work_estimate * 1024 / room).max(1);
+    heap.stepped_at = heap.allocated;
+    heap.cycle_began_at = heap.allocated;
 }
 
-fn mark(vm: &mut Vm, mut work: Vec<Handle>) {
-    let heap = &mut vm.heap;
-    while let Some(h) = work.pop() {
-        let i = h.0 as usize;
-        if heap.marks[i] {
-            continue;
+/// Does a step of the cycle sized by what was allocated since the last one
+/// (at least `MIN_STEP`). True when that ended the cycle (`Heap::cycle_done`
+/// then stays set until the scheduler paces the next: `Heap::after_collection`).
+///
+/// It may run wherever an object is made (`Heap::alloc`), not only between
+/// slices: marking frees nothing, and what a sweep frees was unreachable
+/// when the cycle began and has been since, so no code can hold it.
+pub fn step(heap: &mut Heap) -> bool {
+    let since = heap.allocated.saturating_sub(heap.stepped_at);
+    heap.stepped_at = heap.allocated;
+    heap.threshold = heap.allocated + STEP_BYTES;
+    heap.debt = heap.debt.saturating_add((since / 1024).saturating_mul(heap.work_per_kb)).max(MIN_STEP);
+    // Past the memory limit, the cycle ends now, whatever the time.
+    let urgent = heap.live + heap.outside + heap.allocated > heap.limit;
+    let allowed = if urgent { Duration::MAX } else { heap.step_time.min(MAX_STEP) };
+    if allowed.is_zero() {
+        return false;
+    }
+    let began = Instant::now();
+    let ended = loop {
+        let mut budget = CHUNK.min(heap.debt);
+        let chunk = budget;
+        if run(heap, &mut budget) {
+            heap.debt = 0;
+            heap.cycle_done = true;
+            break true;
         }
-        heap.marks[i] = true;
-        let obj = &heap.objs[i];
-        let mut push = |v: &Value| {
-            if let Value::Obj(c) = v {
-                if !heap_marked(&heap.marks, *c) {
-                    work.push(*c);
-                }
-            }
-        };
-        let mut push_value = |v: Value| push(&v);
-        match obj {
-            Obj::List(items) => items.iter().for_each(&mut push),
-            Obj::Map(m) => m.values().for_each(&mut push),
-            Obj::Cell(v) => push(v),
-            Obj::Closure(c) => work.extend(c.upvals.iter().copied()),
-            Obj::Error(e) => e.others.iter().for_each(&mut push),
-            Obj::Chan(c) => c.trace(&mut push_value),
-            Obj::Coroutine(c) => c.trace(&mut push_value),
-            Obj::Task(t) => t.trace(&mut push_value),
-            Obj::Process(p) => p.trace(&mut push_value),
-            Obj::Str(_)
-            | Obj::Bytes(_)
-            | Obj::Stream(_)
-            | Obj::Listener(_)
-            | Obj::Udp(_)
-            | Obj::Regex(_)
-            | Obj::Native(_)
-            | Obj::Range(..)
-            | Obj::Time(_)
-            | Obj::Mutex(_)
-            | Obj::WaitGroup(_)
-            | Obj::Free => {}
+        heap.debt -= chunk - budget;
+        if heap.debt == 0 || began.elapsed() >= allowed {
+            break false;
         }
+    };
+    heap.step_time = heap.step_time.saturating_sub(began.elapsed());
+    ended
+}
+
+/// A whole collection at once: ends the cycle under way, then runs another
+/// from `roots` (the scheduler's; see `start`).
+pub fn collect(vm: &mut Vm, roots: Vec<Handle>) {
+    finish(&mut vm.heap);
+    start(vm, roots);
+    finish(&mut vm.heap);
+}
+
+/// Ends the cycle under way, if any, at once.
+pub fn finish(heap: &mut Heap) {
+    if heap.phase != Phase::Idle {
+        run(heap, &mut { usize::MAX });
+        heap.debt = 0;
     }
 }
 
-#[inline]
-fn heap_marked(marks: &[bool], h: Handle) -> bool {
-    marks[h.0 as usize]
+/// Runs the cycle for about `budget` units of work, counting them off; true
+/// when it ended.
+fn run(heap: &mut Heap, budget: &mut usize) -> bool {
+    if heap.phase == Phase::Mark {
+        if !mark(heap, budget) {
+            return false;
+        }
+        heap.marking = false;
+        heap.phase = Phase::Sweep { at: 0, live: 0 };
+    }
+    sweep(heap, budget)
 }
 
-fn sweep(vm: &mut Vm) {
-    let heap = &mut vm.heap;
-    let mut live = 0;
-    for i in 0..heap.objs.len() {
+/// Follows grey objects until none is left (true) or the budget is spent.
+fn mark(heap: &mut Heap, budget: &mut usize) -> bool {
+    loop {
+        if *budget == 0 {
+            return false;
+        }
+        let Some(h) = heap.gray.pop() else { return true };
+        let i = h.0 as usize;
+        let cost = if heap.marks[i] {
+            1
+        } else {
+            heap.marks[i] = true;
+            4 + trace(&heap.objs[i], &heap.marks, &mut heap.gray)
+        };
+        *budget = budget.saturating_sub(cost);
+    }
+}
+
+/// The barrier (see the module's text): marks object `h`, not marked yet, and
+/// greys what it refers to, before it changes.
+#[cold]
+pub(super) fn darken(heap: &mut Heap, h: Handle) {
+    let i = h.0 as usize;
+    heap.marks[i] = true;
+    trace(&heap.objs[i], &heap.marks, &mut heap.gray);
+}
+
+/// Greys the unmarked objects `obj` refers to; returns how many references it has.
+fn trace(obj: &Obj, marks: &[bool], gray: &mut Vec<Handle>) -> usize {
+    let mut n = 0;
+    let mut push = |v: &Value| {
+        n += 1;
+        if let Value::Obj(c) = v {
+            if !marks[c.0 as usize] {
+                gray.push(*c);
+            }
+        }
+    };
+    let mut push_value = |v: Value| push(&v);
+    match obj {
+        Obj::List(items) => items.iter().for_each(&mut push),
+        Obj::Map(m) => m.values().for_each(&mut push),
+        Obj::Cell(v) => push(v),
+        Obj::Closure(c) => c.upvals.iter().for_each(|&h| push(&Value::Obj(h))),
+        Obj::Error(e) => e.others.iter().for_each(&mut push),
+        Obj::Chan(c) => c.trace(&mut push_value),
+        Obj::Coroutine(c) => c.trace(&mut push_value),
+        Obj::Task(t) => t.trace(&mut push_value),
+        Obj::Process(p) => p.trace(&mut push_value),
+        Obj::Str(_)
+        | Obj::Bytes(_)
+        | Obj::Stream(_)
+        | Obj::Listener(_)
+        | Obj::Udp(_)
+        | Obj::Regex(_)
+        | Obj::Native(_)
+        | Obj::Range(..)
+        | Obj::Time(_)
+        | Obj::Mutex(_)
+        | Obj::WaitGroup(_)
+        | Obj::Free => {}
+    }
+    n
+}
+
+/// Sweeps slots from the cursor on for about `budget` units; true when the
+/// last slot is swept. Then `live` is what was marked less what was made
+/// during the cycle, and `allocated` starts over from that.
+fn sweep(heap: &mut Heap, budget: &mut usize) -> bool {
+    let Phase::Sweep { at, mut live } = heap.phase else { unreachable!("sweeping") };
+    let mut i = at;
+    let mut spent = 0;
+    while i < heap.objs.len() && spent < *budget {
         if heap.marks[i] {
             heap.marks[i] = false;
-            live += heap.objs[i].size();
+            // A marked free slot was freed at once during the cycle.
+            if !matches!(heap.objs[i], Obj::Free) {
+                live += heap.objs[i].size();
+            }
+            spent += 1;
         } else if !matches!(heap.objs[i], Obj::Free) {
             heap.objs[i] = Obj::Free;
             heap.free.push(i as u32);
+            spent += 8;
+        } else {
+            spent += 1;
         }
+        i += 1;
     }
-    heap.live = live;
-    heap.allocated = 0;
+    *budget = budget.saturating_sub(spent);
+    heap.black_from = i as u32;
+    if i < heap.objs.len() {
+        heap.phase = Phase::Sweep { at: i, live };
+        return false;
+    }
+    heap.phase = Phase::Idle;
+    heap.black_from = u32::MAX;
+    let made = heap.allocated - heap.cycle_began_at;
+    heap.live = live.saturating_sub(made);
+    heap.allocated = made;
+    true
 }

@@ -1,7 +1,8 @@
 //! The object heap: a table of typed slots addressed by `Handle`, with a free list
-//! and a precise mark-sweep collector (see gc.rs) that reclaims cycles.
+//! and a precise, incremental mark-sweep collector (see gc.rs) that reclaims cycles.
 
 use super::object::{Obj, StrObj};
+use super::slots::SlotVec;
 use super::str::Str;
 use super::value::{Handle, Value};
 use super::{err, ErrorKind, Fault, Res};
@@ -18,6 +19,13 @@ pub const GC_MIN: usize = 2 << 20;
 /// last one found live: the heap peaks near (100 + this)% of the live size.
 pub const GROWTH_PERCENT: usize = 100;
 
+/// How much of that growth is allocated while a cycle runs (its steps are
+/// sized to end it by then; gc.rs), in percent of the live size. A cycle
+/// starts when allocation reaches GROWTH_PERCENT minus this. Smaller means
+/// longer steps; bigger, more cycles, since what is made during a cycle
+/// survives it.
+pub const CYCLE_ALLOC_PERCENT: usize = 20;
+
 /// Objects at least this big check the memory limit as they are made; smaller
 /// ones at the next preemption point (at most 1024 back-edges or calls away,
 /// so a loop passes the limit by at most about 64 MB before it is stopped).
@@ -25,12 +33,31 @@ const BIG: usize = 64 << 10;
 
 pub struct Heap {
     /// Object slots; `Obj::Free` marks a slot on `free`.
-    pub(crate) objs: Vec<Obj>,
+    pub(crate) objs: SlotVec<Obj>,
     /// Mark bits, parallel to `objs`.
-    pub(crate) marks: Vec<bool>,
-    pub(crate) free: Vec<u32>,
-    /// Approximate bytes allocated since the last collection.
+    pub(crate) marks: SlotVec<bool>,
+    /// The collector's cycle (gc.rs): its phase, the grey objects, whether the
+    /// barrier in `get_mut` is on, where objects start being born marked, and
+    /// its pace (units of work per KB allocated; `allocated` at the last step).
+    pub(crate) phase: super::gc::Phase,
+    pub(crate) gray: Vec<Handle>,
+    pub(crate) marking: bool,
+    pub(crate) black_from: u32,
+    pub(crate) work_per_kb: usize,
+    pub(crate) stepped_at: usize,
+    /// Units of the cycle's work owed by steps cut short (gc.rs's MAX_STEP).
+    pub(crate) debt: usize,
+    /// How long the cycle's steps may still run in this time slice: the
+    /// scheduler sets it as a slice begins.
+    pub step_time: std::time::Duration,
+    pub(crate) free: SlotVec<u32>,
+    /// Approximate bytes allocated since the last cycle began (what was made
+    /// during it, which survives it, included).
     pub(crate) allocated: usize,
+    /// `allocated` when the cycle under way began.
+    pub(crate) cycle_began_at: usize,
+    /// A cycle has ended and `after_collection` has not yet paced the next.
+    pub(crate) cycle_done: bool,
     /// Collect when `allocated` passes this.
     pub(crate) threshold: usize,
     /// Approximate live bytes after the last collection.
@@ -65,10 +92,20 @@ impl Default for Heap {
 impl Heap {
     pub fn new() -> Heap {
         Heap {
-            objs: Vec::new(),
-            marks: Vec::new(),
-            free: Vec::new(),
+            objs: SlotVec::new(),
+            marks: SlotVec::new(),
+            phase: super::gc::Phase::Idle,
+            gray: Vec::new(),
+            marking: false,
+            black_from: u32::MAX,
+            work_per_kb: 0,
+            stepped_at: 0,
+            debt: 0,
+            step_time: super::gc::MAX_STEP,
+            free: SlotVec::new(),
             allocated: 0,
+            cycle_began_at: 0,
+            cycle_done: false,
             threshold: GC_MIN,
             live: 0,
             outside: 0,
@@ -87,6 +124,9 @@ impl Heap {
     /// `alloc`, counting `bytes` towards the next collection.
     fn alloc_counting(&mut self, bytes: usize, obj: Obj) -> Handle {
         self.allocated += bytes;
+        if self.allocated > self.threshold && self.in_cycle() {
+            self.step();
+        }
         if bytes > BIG {
             self.check_size(bytes, &obj);
         }
@@ -95,11 +135,13 @@ impl Heap {
             let free = std::mem::replace(&mut self.objs[i as usize], obj);
             debug_assert!(matches!(free, Obj::Free));
             std::mem::forget(free);
+            self.marks[i as usize] = i >= self.black_from;
             Handle(i)
         } else {
+            let i = self.objs.len() as u32;
             self.objs.push(obj);
-            self.marks.push(false);
-            Handle(self.objs.len() as u32 - 1)
+            self.marks.push(i >= self.black_from);
+            Handle(i)
         }
     }
 
@@ -178,6 +220,7 @@ impl Heap {
     /// collection to come before the limit. The `memory` error when what is
     /// live is over the limit.
     pub fn after_collection(&mut self, outside: usize) -> Option<String> {
+        self.cycle_done = false;
         self.outside = outside;
         self.collections += 1;
         let held = self.live + outside;
@@ -185,7 +228,8 @@ impl Heap {
         // Collect before the limit, but not after less than an eighth of what
         // is live: near its limit a program collects more often, never in a
         // loop that does nothing else (the limit may be passed by that eighth).
-        self.threshold = (held * GROWTH_PERCENT / 100).max(GC_MIN).min(room.max(held / 8).max(GC_MIN / 2));
+        let start_at = held * (GROWTH_PERCENT - CYCLE_ALLOC_PERCENT) / 100;
+        self.threshold = start_at.max(GC_MIN).min(room.max(held / 8).max(GC_MIN / 2));
         (held > self.limit).then(|| {
             format!(
                 "out of memory: {} live after collection, over the {} limit (see --max-memory)",
@@ -195,8 +239,20 @@ impl Heap {
         })
     }
 
+    /// A step of the cycle under way, as allocation goes on: steps a few
+    /// kilobytes apart stay short (gc.rs).
+    #[cold]
+    #[inline(never)]
+    fn step(&mut self) {
+        super::gc::step(self);
+    }
+
     /// Frees an object at once; the caller knows nothing refers to it.
     pub fn free(&mut self, h: Handle) {
+        // What it refers to may be reachable elsewhere now: grey it first.
+        if self.marking && !self.marks[h.0 as usize] {
+            super::gc::darken(self, h);
+        }
         self.objs[h.0 as usize] = Obj::Free;
         self.free.push(h.0);
     }
@@ -207,9 +263,21 @@ impl Heap {
         self.allocated += bytes;
     }
 
+    /// Is collector work due: a cycle to start, its next step, or (`wants_full`)
+    /// a whole collection?
     #[inline]
     pub fn should_collect(&self) -> bool {
-        self.allocated > self.threshold || self.asked.get() == Some(self.collections)
+        self.allocated > self.threshold || self.wants_full() || self.cycle_done
+    }
+
+    /// Has `reserve` asked for a whole collection before it decides?
+    pub fn wants_full(&self) -> bool {
+        self.asked.get() == Some(self.collections)
+    }
+
+    /// Is a collection cycle under way?
+    pub fn in_cycle(&self) -> bool {
+        self.phase != super::gc::Phase::Idle
     }
 
     #[inline]
@@ -217,8 +285,13 @@ impl Heap {
         &self.objs[h.0 as usize]
     }
 
+    /// The object, to change: while the collector marks, an object not marked
+    /// yet is marked first and what it refers to greyed (gc.rs's barrier).
     #[inline]
     pub fn get_mut(&mut self, h: Handle) -> &mut Obj {
+        if self.marking && !self.marks[h.0 as usize] {
+            super::gc::darken(self, h);
+        }
         &mut self.objs[h.0 as usize]
     }
 
@@ -350,15 +423,16 @@ impl Heap {
 mod tests {
     use super::*;
 
-    /// The next collection comes after allocating what the last one found
-    /// live (the heap peaks near twice the live size, as Lua's default pause
-    /// does), never sooner than GC_MIN, and before the memory limit.
+    /// The next cycle starts once allocation reaches the live size less what
+    /// the cycle will allocate (the heap peaks near twice the live size, as
+    /// Lua's default pause and Go's GOGC=100 do), never sooner than GC_MIN,
+    /// and before the memory limit.
     #[test]
     fn collections_are_paced_by_the_live_size() {
         let mut h = Heap::new();
         h.live = 64 << 20;
         h.after_collection(0);
-        assert_eq!(h.threshold, 64 << 20);
+        assert_eq!(h.threshold, (64 << 20) * (GROWTH_PERCENT - CYCLE_ALLOC_PERCENT) / 100);
         h.live = 1000;
         h.after_collection(0);
         assert_eq!(h.threshold, GC_MIN);

@@ -17,6 +17,7 @@ pub mod kind;
 pub mod object;
 mod ops;
 pub mod output;
+mod slots;
 pub mod str;
 mod substr;
 pub mod value;
