@@ -24,7 +24,7 @@ GO="${GO:-go}"
 NODE="${NODE:-node}"
 PYTHON="${PYTHON:-python3}"
 LUA="${LUA:-lua5.4}"
-ALL=(ping_pong thread_ring prime_sieve skynet mutex_counter switch heartbeat_lag)
+ALL=(ping_pong thread_ring prime_sieve skynet mutex_counter switch heartbeat_lag gc_pause)
 
 # shellcheck source=benches/lib.sh
 source "$here/../lib.sh"
@@ -217,6 +217,18 @@ for b in benches:
             notes.append("heartbeat_lag %-4s base %ss, with heartbeat %ss, slowdown %s, "
                          "max lag %s ms (worst of %d runs), beats %d (median)"
                          % (p, fmt(t(p, base)), fmt(t(p)), slow, fmt(lag, "%d"), RUNS, beat))
+
+    if b == "gc_pause":
+        for p in ("csp", "go1", "go"):
+            if t(p) is None:
+                continue
+            cols = []
+            for key in ("p50_ms", "p99_ms", "max_ms"):
+                xs = [tagged(o, key) for o in res[p]["outs"]]
+                xs = [x for x in xs if x is not None]
+                cols.append("%s %s" % (key[:-3], fmt(statistics.median(xs) if xs else None, "%.2f")))
+            notes.append("gc_pause %-4s heartbeat lag (median of runs): %s ms; peak RSS %.0f MB"
+                         % (p, ", ".join(cols), res[p]["rss"] / 1024))
 
 print()
 head = ["benchmark", "csp s", "go1 s", "go s", "node s", "python s", "lua s", "csp/go1"]
