@@ -217,6 +217,27 @@ pub enum Op {
         imm: i8,
         target: u32,
     },
+    /// A `while` loop's test, at its bottom (the loop is entered by a jump to
+    /// it): if src is truthy, pc = target, backwards (a back-edge: it counts
+    /// towards preemption).
+    LoopIf {
+        src: u8,
+        target: u32,
+    },
+    /// if (a <cmp> b), pc = target, backwards (see `LoopIf`)
+    LoopWhen {
+        cmp: Cmp,
+        a: u8,
+        b: u8,
+        target: u32,
+    },
+    /// if (a <cmp> imm), pc = target, backwards (see `LoopIf`)
+    LoopWhenI {
+        cmp: Cmp,
+        a: u8,
+        imm: i8,
+        target: u32,
+    },
     /// if argument `idx` was passed by the caller, pc = target (skips a default)
     JmpIfArg {
         idx: u8,

@@ -363,52 +363,79 @@ impl Compiler<'_> {
         }
     }
 
+    /// The operands of a comparison `a op b` for a conditional jump: a register
+    /// and a small integer literal, or two registers (`>` and `>=` swapped to
+    /// `<` and `<=`). None if `cond` is not a comparison.
+    fn comparison(&mut self, cond: &Expr) -> Option<Compared> {
+        let ExprKind::Binary(op, a, b) = &cond.kind else { return None };
+        let cmp = match op {
+            BinOp::Eq => Cmp::Eq,
+            BinOp::Ne => Cmp::Ne,
+            BinOp::Lt => Cmp::Lt,
+            BinOp::Le => Cmp::Le,
+            BinOp::Gt => Cmp::Gt,
+            BinOp::Ge => Cmp::Ge,
+            _ => return None,
+        };
+        if let ExprKind::Int(i) = b.kind {
+            if let Ok(imm) = i8::try_from(i) {
+                return Some(Compared::Imm(cmp, self.expr_any(a), imm));
+            }
+        }
+        let (ra, rb) = (self.expr_any(a), self.expr_any(b));
+        Some(match cmp {
+            Cmp::Gt => Compared::Regs(Cmp::Lt, rb, ra),
+            Cmp::Ge => Compared::Regs(Cmp::Le, rb, ra),
+            _ => Compared::Regs(cmp, ra, rb),
+        })
+    }
+
+    /// Emits a `while` loop's test: jumps back to `top` while `cond` holds.
+    pub(crate) fn loop_while(&mut self, cond: &Expr, top: u32) {
+        let save = self.span;
+        self.span = cond.span;
+        let mark = self.mark();
+        let compared = self.comparison(cond);
+        self.span = cond.span;
+        match (compared, &cond.kind) {
+            (Some(Compared::Imm(cmp, a, imm)), _) => _ = self.emit(Op::LoopWhenI { cmp, a, imm, target: top }),
+            (Some(Compared::Regs(cmp, a, b)), _) => _ = self.emit(Op::LoopWhen { cmp, a, b, target: top }),
+            (None, ExprKind::And(a, b)) => {
+                let out = self.jump_if_false(a);
+                self.loop_while(b, top);
+                out.into_iter().for_each(|j| self.patch(j));
+            }
+            (None, ExprKind::Or(a, b)) => {
+                self.loop_while(a, top);
+                self.loop_while(b, top);
+            }
+            (None, ExprKind::Bool(true)) => _ = self.emit(Op::Jmp { target: top }),
+            (None, _) => {
+                let r = self.expr_any(cond);
+                self.emit(Op::LoopIf { src: r, target: top });
+            }
+        }
+        self.free_to(mark);
+        self.span = save;
+    }
+
     /// Emits jumps taken when `cond` is false; returns them for patching.
     pub(crate) fn jump_if_false(&mut self, cond: &Expr) -> Vec<usize> {
         let save = self.span;
         self.span = cond.span;
         let mark = self.mark();
-        let jumps = match &cond.kind {
-            ExprKind::Binary(op, a, b)
-                if matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) =>
-            {
-                if let ExprKind::Int(i) = b.kind {
-                    if let Ok(imm) = i8::try_from(i) {
-                        let ra = self.expr_any(a);
-                        let cmp = match op {
-                            BinOp::Eq => Cmp::Eq,
-                            BinOp::Ne => Cmp::Ne,
-                            BinOp::Lt => Cmp::Lt,
-                            BinOp::Le => Cmp::Le,
-                            BinOp::Gt => Cmp::Gt,
-                            _ => Cmp::Ge,
-                        };
-                        self.span = cond.span;
-                        let j = self.emit(Op::JmpUnlessI { cmp, a: ra, imm, target: 0 });
-                        self.free_to(mark);
-                        self.span = save;
-                        return vec![j];
-                    }
-                }
-                let (ra, rb) = (self.expr_any(a), self.expr_any(b));
-                let (cmp, a, b) = match op {
-                    BinOp::Eq => (Cmp::Eq, ra, rb),
-                    BinOp::Ne => (Cmp::Ne, ra, rb),
-                    BinOp::Lt => (Cmp::Lt, ra, rb),
-                    BinOp::Le => (Cmp::Le, ra, rb),
-                    BinOp::Gt => (Cmp::Lt, rb, ra),
-                    _ => (Cmp::Le, rb, ra),
-                };
-                self.span = cond.span;
-                vec![self.emit(Op::JmpUnless { cmp, a, b, target: 0 })]
-            }
-            ExprKind::And(a, b) => {
+        let compared = self.comparison(cond);
+        self.span = cond.span;
+        let jumps = match (compared, &cond.kind) {
+            (Some(Compared::Imm(cmp, a, imm)), _) => vec![self.emit(Op::JmpUnlessI { cmp, a, imm, target: 0 })],
+            (Some(Compared::Regs(cmp, a, b)), _) => vec![self.emit(Op::JmpUnless { cmp, a, b, target: 0 })],
+            (None, ExprKind::And(a, b)) => {
                 let mut js = self.jump_if_false(a);
                 js.extend(self.jump_if_false(b));
                 js
             }
-            ExprKind::Bool(true) => vec![],
-            _ => {
+            (None, ExprKind::Bool(true)) => vec![],
+            (None, _) => {
                 let r = self.expr_any(cond);
                 vec![self.emit(Op::JmpIfNot { src: r, target: 0 })]
             }
@@ -487,4 +514,10 @@ impl Compiler<'_> {
         f.protos.push(proto);
         (f.protos.len() - 1) as u16
     }
+}
+
+/// A comparison's operands, for a conditional jump (`Compiler::comparison`).
+enum Compared {
+    Imm(Cmp, u8, i8),
+    Regs(Cmp, u8, u8),
 }

@@ -298,6 +298,9 @@ impl Compiler<'_> {
             | Op::JmpIfNot { target, .. }
             | Op::JmpUnless { target, .. }
             | Op::JmpUnlessI { target, .. }
+            | Op::LoopIf { target, .. }
+            | Op::LoopWhen { target, .. }
+            | Op::LoopWhenI { target, .. }
             | Op::JmpIfArg { target, .. }
             | Op::ForPrep { target, .. }
             | Op::ForLoop { target, .. }

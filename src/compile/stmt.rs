@@ -67,14 +67,16 @@ impl Compiler<'_> {
                 }
             }
             StmtKind::While { cond, body } => {
-                let start = self.here() as u32;
-                let jf = self.jump_if_false(cond);
+                // The test is at the bottom, entered by a jump: an iteration
+                // runs one instruction fewer than a test at the top would.
+                let enter = (!matches!(cond.kind, ExprKind::Bool(true))).then(|| self.emit(Op::Jmp { target: 0 }));
+                let top = self.here() as u32;
                 self.fs().ctx.push(Ctx::Loop { breaks: vec![], continues: vec![] });
                 self.block(body);
-                self.span = s.span;
-                self.emit(Op::Jmp { target: start });
-                self.end_loop(start);
-                jf.into_iter().for_each(|j| self.patch(j));
+                let test = self.here() as u32;
+                enter.into_iter().for_each(|j| self.patch(j));
+                self.end_loop(test);
+                self.loop_while(cond, top);
                 self.patch_breaks();
             }
             StmtKind::For { key, var, iter, body } => {

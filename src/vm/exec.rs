@@ -313,6 +313,31 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     pc = target as usize;
                 }
             }
+            Op::LoopIf { src, target } => {
+                if !matches!(&reg!(src), Value::Nil | Value::Bool(false)) {
+                    pc = target as usize;
+                    tick!();
+                }
+            }
+            Op::LoopWhen { cmp, a, b, target } => {
+                if compare!(cmp, a, b) {
+                    pc = target as usize;
+                    tick!();
+                }
+            }
+            Op::LoopWhenI { cmp, a, imm, target } => {
+                let holds = match &reg!(a) {
+                    Value::Int(i) => cmp.ints(*i, imm as i64),
+                    _ => {
+                        let x = reg!(a);
+                        t!(compare_slow(vm, cmp, x, Value::Int(imm as i64)))
+                    }
+                };
+                if holds {
+                    pc = target as usize;
+                    tick!();
+                }
+            }
             Op::JmpIfArg { idx, target } => {
                 if idx < fiber.frames.last().unwrap().argc {
                     pc = target as usize;
