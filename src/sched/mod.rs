@@ -24,6 +24,7 @@ mod start;
 mod task;
 mod timer;
 mod trace;
+mod trace_out;
 mod unstarted;
 
 #[cfg(test)]

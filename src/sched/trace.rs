@@ -8,15 +8,12 @@
 use super::Wait;
 use crate::bytecode::Site;
 use crate::vm::exec::Halt;
-use crate::vm::{Handle, Obj, Vm};
+use crate::vm::{Obj, Vm};
 use std::cell::RefCell;
 use std::fs::File;
-use std::io::Write;
+use super::trace_out::{Out, Small};
 use std::rc::Rc;
 use std::time::Instant;
-
-/// Bytes gathered before a write to the file.
-const WRITE_AT: usize = 1 << 16;
 
 /// The open trace file, shared by every VM writing to it (`csp test` runs a
 /// VM per test file: each is a process in the trace, on one timeline).
@@ -24,28 +21,24 @@ const WRITE_AT: usize = 1 << 16;
 pub struct TraceFile(Rc<RefCell<Sink>>);
 
 struct Sink {
-    file: File,
-    buf: Vec<u8>,
+    out: Out,
     /// No event written yet: none needs a comma before it.
     first: bool,
+    /// The document is closed: later events are dropped.
     closed: bool,
     start: Instant,
     /// Process ids handed out (one per VM).
     pids: u32,
     /// Flow ids handed out.
     flows: u64,
-    /// The first write that failed; later events are dropped.
-    error: Option<std::io::Error>,
 }
 
 impl TraceFile {
     /// Creates (truncates) the file and writes the document's head.
     pub fn create(path: &str) -> std::io::Result<TraceFile> {
-        let file = File::create(path)?;
-        let mut buf = Vec::with_capacity(WRITE_AT + 4096);
-        buf.extend_from_slice(b"{\"traceEvents\":[");
-        let sink =
-            Sink { file, buf, first: true, closed: false, start: Instant::now(), pids: 0, flows: 0, error: None };
+        let mut out = Out::new(File::create(path)?)?;
+        out.put(b"{\"traceEvents\":[");
+        let sink = Sink { out, first: true, closed: false, start: Instant::now(), pids: 0, flows: 0 };
         Ok(TraceFile(Rc::new(RefCell::new(sink))))
     }
 
@@ -56,19 +49,14 @@ impl TraceFile {
             s.pids += 1;
             s.pids
         };
-        let t = Trace { sink: self.0.clone(), pid, fibers: Vec::new(), running: None, last_end: None, sites: Default::default() };
+        let sites = Default::default();
+        let t = Trace { sink: self.0.clone(), pid, fibers: Vec::new(), running: None, last_end: None, sites };
         vm.sched.trace = Some(Box::new(t));
     }
 
-    /// Ends the document and writes out what is buffered; the first write
-    /// error, if any happened.
+    /// Ends the document and writes it out; the first write error, if any.
     pub fn finish(&self) -> std::io::Result<()> {
-        let mut s = self.0.borrow_mut();
-        s.close();
-        match s.error.take() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        self.0.borrow_mut().close()
     }
 }
 
@@ -82,131 +70,83 @@ impl Sink {
     /// `{` of a new event, after a comma and a newline unless it is the first.
     #[inline]
     fn open(&mut self) {
-        let sep: &[u8] = if self.first { b"\n{" } else { b",\n{" };
-        self.first = false;
-        self.buf.extend_from_slice(sep);
-    }
-
-    /// `}` of an event; writes the buffer out once it is big enough.
-    #[inline]
-    fn end(&mut self) {
-        self.buf.push(b'}');
-        if self.buf.len() >= WRITE_AT {
-            self.write_out();
+        if self.first {
+            self.first = false;
+            self.out.put(b"\n{");
+        } else {
+            self.out.put(b",\n{");
         }
-    }
-
-    fn write_out(&mut self) {
-        if self.error.is_none() {
-            if let Err(e) = self.file.write_all(&self.buf) {
-                self.error = Some(e);
-            }
-        }
-        self.buf.clear();
     }
 
     /// Closes the array and the document (once) and writes everything out.
-    fn close(&mut self) {
+    fn close(&mut self) -> std::io::Result<()> {
         if !self.closed {
             self.closed = true;
-            self.buf.extend_from_slice(b"\n]}\n");
-            self.write_out();
+            self.out.put(b"\n]}\n");
         }
-    }
-
-    #[inline]
-    fn lit(&mut self, s: &str) {
-        self.buf.extend_from_slice(s.as_bytes());
-    }
-
-    /// A decimal number, two digits at a time.
-    #[inline]
-    fn uint(&mut self, mut n: u64) {
-        const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-            2021222324252627282930313233343536373839\
-            4041424344454647484950515253545556575859\
-            6061626364656667686970717273747576777879\
-            8081828384858687888990919293949596979899";
-        let mut digits = [0u8; 20];
-        let mut i = digits.len();
-        while n >= 100 {
-            let p = (n % 100) as usize * 2;
-            n /= 100;
-            i -= 2;
-            digits[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
-        }
-        if n >= 10 {
-            let p = n as usize * 2;
-            i -= 2;
-            digits[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
-        } else {
-            i -= 1;
-            digits[i] = b'0' + n as u8;
-        }
-        self.buf.extend_from_slice(&digits[i..]);
-    }
-
-    /// Nanoseconds as the format's microseconds, to three decimals.
-    #[inline]
-    fn micros(&mut self, ns: u64) {
-        self.uint(ns / 1000);
-        let frac = ns % 1000;
-        self.buf.extend_from_slice(&[b'.', b'0' + (frac / 100) as u8, b'0' + (frac / 10 % 10) as u8, b'0' + (frac % 10) as u8]);
+        self.out.close()
     }
 
     /// A JSON string: quoted, with `"`, `\` and control characters escaped.
     fn string(&mut self, s: &str) {
-        self.buf.push(b'"');
-        escape_into(&mut self.buf, s);
-        self.buf.push(b'"');
+        let mut v = Vec::with_capacity(s.len() + 2);
+        v.push(b'"');
+        escape_into(&mut v, s);
+        v.push(b'"');
+        self.out.put_slice(&v);
     }
 
-    /// `"pid":P,"tid":T`
-    #[inline]
-    fn ids(&mut self, pid: u32, tid: u32) {
-        self.lit("\"pid\":");
-        self.uint(pid.into());
-        self.lit(",\"tid\":");
-        self.uint(tid.into());
-    }
-
-    /// A metadata event naming a process (`tid` None) or a track.
-    fn metadata(&mut self, pid: u32, tid: Option<u32>, name: &str) {
+    /// A metadata event naming a process or a fiber's track (`ids`).
+    fn metadata(&mut self, thread: bool, ids: &Small, name: &str) {
+        if self.closed {
+            return;
+        }
         self.open();
-        self.lit(match tid {
-            None => "\"name\":\"process_name\",\"ph\":\"M\",",
-            Some(_) => "\"name\":\"thread_name\",\"ph\":\"M\",",
-        });
-        self.ids(pid, tid.unwrap_or(0));
-        self.lit(",\"args\":{\"name\":");
+        match thread {
+            false => self.out.put(b"\"name\":\"process_name\",\"ph\":\"M\",\"args\":{\"name\":"),
+            true => self.out.put(b"\"name\":\"thread_name\",\"ph\":\"M\",\"args\":{\"name\":"),
+        }
         self.string(name);
-        self.lit("}");
-        self.end();
+        self.out.put(b"},");
+        self.out.small(ids);
     }
 
     /// A flow event: its start (`s`) in a waker's slice, or its end (`f`)
     /// bound to the slice that encloses it (the woken fiber's next one).
     #[inline]
-    fn flow(&mut self, ph: u8, id: u64, ts: u64, pid: u32, tid: u32) {
+    fn flow(&mut self, start: bool, id: &Small, ts: &Small, ids: &Small) {
+        if self.closed {
+            return;
+        }
         self.open();
-        self.lit(if ph == b's' {
-            "\"name\":\"wake\",\"cat\":\"wake\",\"ph\":\"s\",\"id\":"
+        if start {
+            self.out.put(b"\"name\":\"wake\",\"cat\":\"wake\",\"ph\":\"s\",\"id\":");
         } else {
-            "\"name\":\"wake\",\"cat\":\"wake\",\"ph\":\"f\",\"bp\":\"e\",\"id\":"
-        });
-        self.uint(id);
-        self.lit(",\"ts\":");
-        self.micros(ts);
-        self.lit(",");
-        self.ids(pid, tid);
-        self.end();
+            self.out.put(b"\"name\":\"wake\",\"cat\":\"wake\",\"ph\":\"f\",\"bp\":\"e\",\"id\":");
+        }
+        self.out.small(id);
+        self.out.put(b",\"ts\":");
+        self.out.small(ts);
+        self.out.put(b",");
+        self.out.small(ids);
     }
+}
+
+/// `"pid":P,"tid":T}`: how every event of a track ends.
+fn ids(pid: u32, tid: u32) -> Small {
+    let mut s = Small::new();
+    s.push(b"\"pid\":");
+    s.push_uint(pid.into());
+    s.push(b",\"tid\":");
+    s.push_uint(tid.into());
+    s.push(b"}");
+    s
 }
 
 impl Drop for Sink {
     /// However the process unwinds, the file is a whole document.
     fn drop(&mut self) {
-        self.close();
+        let _ = self.close();
     }
 }
 
@@ -234,12 +174,11 @@ fn escape_into(out: &mut Vec<u8>, s: &str) {
 pub(crate) struct Trace {
     sink: Rc<RefCell<Sink>>,
     pid: u32,
-    /// For each fiber id (slot): its track (the task number) and the flow
-    /// to end at the start of its next slice (0: none).
-    fibers: Vec<(u32, u64)>,
+    /// Each fiber id's (slot's) track.
+    fibers: Vec<Track>,
     /// The fiber whose slice is running and when the slice began: the fibers
     /// it wakes get flows from it, starting at that time.
-    running: Option<(u32, u64)>,
+    running: Option<(u32, Small)>,
     /// When the last slice ended, if the scheduler has gone straight on to
     /// the next one: that one begins then (reading the clock costs as much
     /// as a fiber switch).
@@ -248,10 +187,18 @@ pub(crate) struct Trace {
     sites: foldhash::HashMap<(usize, u32), Box<[u8]>>,
 }
 
+#[derive(Clone, Copy)]
+struct Track {
+    /// The end of its events: `"pid":P,"tid":T}` (the tid is the task number).
+    ids: Small,
+    /// The id of the flow to end when it next runs.
+    flow: Option<Small>,
+}
+
 impl Trace {
     /// Names this VM's process in the trace.
     pub fn name_process(&mut self, name: &str) {
-        self.sink.borrow_mut().metadata(self.pid, None, name);
+        self.sink.borrow_mut().metadata(false, &ids(self.pid, 0), name);
     }
 
     /// A fiber running now woke fiber `fid`: a flow starts in its slice (at
@@ -260,14 +207,14 @@ impl Trace {
     #[inline(never)]
     pub(super) fn woke(&mut self, fid: u32) {
         let Some((cur, began)) = self.running.filter(|&(c, _)| c != fid) else { return };
-        let (Some(&(tid, _)), true) = (self.fibers.get(cur as usize), (fid as usize) < self.fibers.len()) else {
+        let (Some(waker), true) = (self.fibers.get(cur as usize), (fid as usize) < self.fibers.len()) else {
             return;
         };
         let mut s = self.sink.borrow_mut();
         s.flows += 1;
-        let id = s.flows;
-        s.flow(b's', id, began, self.pid, tid);
-        self.fibers[fid as usize].1 = id;
+        let id = Small::uint(s.flows);
+        s.flow(true, &id, &began, &waker.ids);
+        self.fibers[fid as usize].flow = Some(id);
     }
 
     /// The quoted location of `site`, made once per site.
@@ -285,12 +232,13 @@ impl Trace {
 /// as task number `tid`.
 pub(super) fn name_fiber(vm: &mut Vm, id: u32, tid: u32, label: &str) {
     let Some(t) = vm.sched.trace.as_deref_mut() else { return };
+    let track = Track { ids: ids(t.pid, tid), flow: None };
     let i = id as usize;
     if t.fibers.len() <= i {
-        t.fibers.resize(i + 1, (0, 0));
+        t.fibers.resize(i + 1, track);
     }
-    t.fibers[i] = (tid, 0);
-    t.sink.borrow_mut().metadata(t.pid, Some(tid), label);
+    t.fibers[i] = track;
+    t.sink.borrow_mut().metadata(true, &track.ids, label);
 }
 
 /// A slice of fiber `id` begins: its time (ns), after ending the flow that
@@ -299,11 +247,11 @@ pub(super) fn slice_begins(vm: &mut Vm, id: u32) -> Option<u64> {
     let t = vm.sched.trace.as_deref_mut()?;
     let mut s = t.sink.borrow_mut();
     let ts = t.last_end.take().unwrap_or_else(|| s.now());
-    t.running = Some((id, ts));
-    if let Some((tid, flow)) = t.fibers.get_mut(id as usize) {
-        if *flow != 0 {
-            s.flow(b'f', *flow, ts, t.pid, *tid);
-            *flow = 0;
+    let began = Small::micros(ts);
+    t.running = Some((id, began));
+    if let Some(track) = t.fibers.get_mut(id as usize) {
+        if let Some(flow) = track.flow.take() {
+            s.flow(false, &flow, &began, &track.ids);
         }
     }
     Some(ts)
@@ -341,8 +289,8 @@ impl Ending {
 /// (`X`) event named for how it ended; a blocked one's args say on what.
 pub(super) fn slice_ends(vm: &mut Vm, id: u32, began: u64, ending: Ending) {
     let Some(mut t) = vm.sched.trace.take() else { return };
-    t.running = None;
-    let tid = t.fibers.get(id as usize).map_or(0, |f| f.0);
+    let began_at = t.running.take().map_or_else(|| Small::micros(began), |r| r.1);
+    let ids = t.fibers.get(id as usize).map_or_else(|| ids(t.pid, 0), |f| f.ids);
     let wait = match ending.cat {
         "block" => vm.sched.state(id).parked.as_ref(),
         _ => None,
@@ -351,68 +299,84 @@ pub(super) fn slice_ends(vm: &mut Vm, id: u32, began: u64, ending: Ending) {
     let mut s = sink.borrow_mut();
     let end = s.now();
     t.last_end = Some(end);
-    s.open();
-    s.lit("\"name\":\"");
-    s.lit(wait.map_or(ending.cat, Wait::describe));
-    s.lit("\",\"cat\":\"");
-    s.lit(ending.cat);
-    s.lit("\",\"ph\":\"X\",\"ts\":");
-    s.micros(began);
-    s.lit(",\"dur\":");
-    s.micros(end.saturating_sub(began));
-    s.lit(",");
-    s.ids(t.pid, tid);
-    if let Some(w) = wait {
-        s.lit(",\"args\":{\"at\":");
-        match ending.at {
-            Some(at) => s.buf.extend_from_slice(t.site(at)),
-            None => s.lit("null"),
-        }
-        wait_args(vm, &mut s, w, id);
-        s.lit("}");
+    if s.closed {
+        drop(s);
+        vm.sched.trace = Some(t);
+        return;
     }
-    s.end();
+    s.open();
+    s.out.put(b"\"name\":\"");
+    s.out.put_slice(wait.map_or(ending.cat, short_name).as_bytes());
+    s.out.put(b"\",\"cat\":\"");
+    s.out.put_slice(ending.cat.as_bytes());
+    s.out.put(b"\",\"ph\":\"X\",\"ts\":");
+    s.out.small(&began_at);
+    s.out.put(b",\"dur\":");
+    s.out.micros(end.saturating_sub(began));
+    s.out.put(b",");
+    if let Some(w) = wait {
+        s.out.put(b"\"args\":{\"at\":");
+        match ending.at {
+            Some(at) => s.out.put_slice(t.site(at)),
+            None => s.out.put(b"null"),
+        }
+        wait_args(vm, &mut s.out, w, id);
+        s.out.put(b"},");
+    }
+    s.out.small(&ids);
     drop(s);
     vm.sched.trace = Some(t);
 }
 
+/// A blocked slice's name: the operation it blocked in, short enough to
+/// read on a narrow slice (docs/trace.md lists them).
+fn short_name(w: &Wait) -> &'static str {
+    match w {
+        Wait::Recv(_) => "recv",
+        Wait::Send(_) => "send",
+        Wait::Select => "select",
+        Wait::Lock(_) => "lock",
+        Wait::Task => "wait task",
+        Wait::Group => "wait group",
+        Wait::Scope => "wait block",
+        Wait::Sleep => "sleep",
+        Wait::Io | Wait::Fd(_) => "io",
+    }
+}
+
 /// What the wait names, each after a comma: the channel (as `repr` shows it,
 /// and its id), the channels of a `select`, the mutex, the descriptor.
-fn wait_args(vm: &Vm, s: &mut Sink, w: &Wait, id: u32) {
-    let chan = |s: &mut Sink, h: Handle| {
-        if let Obj::Chan(c) = vm.heap.get(h) {
-            s.lit("\"<chan ");
-            s.uint(c.len() as u64);
-            s.lit("/");
-            s.uint(c.cap() as u64);
-            s.lit(">\"");
-        }
-    };
+fn wait_args(vm: &Vm, out: &mut Out, w: &Wait, id: u32) {
     match *w {
         Wait::Recv(h) | Wait::Send(h) => {
-            s.lit(",\"chan\":");
-            chan(s, h);
-            s.lit(",\"chan_id\":");
-            s.uint(h.0.into());
+            if let Obj::Chan(c) = vm.heap.get(h) {
+                out.put(b",\"chan\":\"<chan ");
+                out.uint(c.len() as u64);
+                out.put(b"/");
+                out.uint(c.cap() as u64);
+                out.put(b">\"");
+            }
+            out.put(b",\"chan_id\":");
+            out.uint(h.0.into());
         }
         Wait::Select => {
             let chans = vm.sched.state(id).extra.as_ref().map_or(&[][..], |x| &x.select[..]);
-            s.lit(",\"chan_ids\":[");
+            out.put(b",\"chan_ids\":[");
             for (i, h) in chans.iter().enumerate() {
                 if i > 0 {
-                    s.lit(",");
+                    out.put(b",");
                 }
-                s.uint(h.0.into());
+                out.uint(h.0.into());
             }
-            s.lit("]");
+            out.put(b"]");
         }
         Wait::Lock(m) => {
-            s.lit(",\"lock_id\":");
-            s.uint(m.0.into());
+            out.put(b",\"lock_id\":");
+            out.uint(m.0.into());
         }
         Wait::Fd(fd) => {
-            s.lit(",\"fd\":");
-            s.uint(fd.max(0) as u64);
+            out.put(b",\"fd\":");
+            out.uint(fd.max(0) as u64);
         }
         _ => {}
     }
@@ -421,6 +385,6 @@ fn wait_args(vm: &Vm, s: &mut Sink, w: &Wait, id: u32) {
 /// Ends the document now: the process is about to exit without unwinding.
 pub(super) fn close(vm: &Vm) {
     if let Some(t) = &vm.sched.trace {
-        t.sink.borrow_mut().close();
+        let _ = t.sink.borrow_mut().close();
     }
 }
