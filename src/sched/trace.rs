@@ -5,13 +5,13 @@
 //! into one byte buffer: a ping-pong program makes one every few dozen
 //! nanoseconds, and `format!` per event would cost more than the program.
 
+use super::trace_out::{Out, Small};
 use super::Wait;
 use crate::bytecode::Site;
 use crate::vm::exec::Halt;
 use crate::vm::{Obj, Vm};
 use std::cell::RefCell;
 use std::fs::File;
-use super::trace_out::{Out, Small};
 use std::rc::Rc;
 use std::time::Instant;
 

@@ -193,7 +193,11 @@ mod tests {
     use super::Out;
 
     fn written(f: impl FnOnce(&mut Out)) -> String {
-        let path = std::env::temp_dir().join(format!("csp-trace-out-{}-{:?}", std::process::id(), std::thread::current().id()));
+        let path = std::env::temp_dir().join(format!(
+            "csp-trace-out-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
         let mut out = Out::new(std::fs::File::create(&path).unwrap()).unwrap();
         f(&mut out);
         out.close().unwrap();
