@@ -24,7 +24,8 @@ Usage:
 Options (before or after the command, before FILE):
   --seed N                 seed for random() and select (default fixed, so runs repeat)
   --slice-us N             a fiber's time slice before preemption (default 1000)
-  --trace FILE             write Chrome trace events of fiber scheduling (open in Perfetto)
+  --trace FILE             `run`/`test`: write Chrome trace events of fiber scheduling
+                           (open in Perfetto; docs/trace.md)
   --timeout TIME           `run`: cancel the program after TIME (its `finally` blocks run;
                            exit 124); `test`: fail a test still running after TIME
                            (default 10s). TIME is milliseconds, or with a unit: 30s, 2m
