@@ -5,7 +5,7 @@
 //! into one byte buffer: a ping-pong program makes one every few dozen
 //! nanoseconds, and `format!` per event would cost more than the program.
 
-use super::trace_out::{Out, Small};
+use super::trace_out::{Out, Small, Stamp};
 use super::Wait;
 use crate::bytecode::Site;
 use crate::vm::exec::Halt;
@@ -114,7 +114,7 @@ impl Sink {
     /// A flow event: its start (`s`) in a waker's slice, or its end (`f`)
     /// bound to the slice that encloses it (the woken fiber's next one).
     #[inline]
-    fn flow(&mut self, start: bool, id: &Small, ts: &Small, ids: &Small) {
+    fn flow(&mut self, start: bool, id: u64, ts: &Stamp, ids: &Small) {
         if self.closed {
             return;
         }
@@ -124,9 +124,9 @@ impl Sink {
         } else {
             self.out.put(b"\"name\":\"wake\",\"cat\":\"wake\",\"ph\":\"f\",\"bp\":\"e\",\"id\":");
         }
-        self.out.small(id);
+        self.out.uint(id);
         self.out.put(b",\"ts\":");
-        self.out.small(ts);
+        self.out.stamp(ts);
         self.out.put(b",");
         self.out.small(ids);
     }
@@ -178,7 +178,7 @@ pub(crate) struct Trace {
     fibers: Vec<Track>,
     /// The fiber whose slice is running and when the slice began: the fibers
     /// it wakes get flows from it, starting at that time.
-    running: Option<(u32, Small)>,
+    running: Option<(u32, Stamp)>,
     /// When the last slice ended, if the scheduler has gone straight on to
     /// the next one: that one begins then (reading the clock costs as much
     /// as a fiber switch).
@@ -192,7 +192,7 @@ struct Track {
     /// The end of its events: `"pid":P,"tid":T}` (the tid is the task number).
     ids: Small,
     /// The id of the flow to end when it next runs.
-    flow: Option<Small>,
+    flow: Option<u64>,
 }
 
 impl Trace {
@@ -212,8 +212,8 @@ impl Trace {
         };
         let mut s = self.sink.borrow_mut();
         s.flows += 1;
-        let id = Small::uint(s.flows);
-        s.flow(true, &id, &began, &waker.ids);
+        let id = s.flows;
+        s.flow(true, id, &began, &waker.ids);
         self.fibers[fid as usize].flow = Some(id);
     }
 
@@ -247,11 +247,11 @@ pub(super) fn slice_begins(vm: &mut Vm, id: u32) -> Option<u64> {
     let t = vm.sched.trace.as_deref_mut()?;
     let mut s = t.sink.borrow_mut();
     let ts = t.last_end.take().unwrap_or_else(|| s.now());
-    let began = Small::micros(ts);
+    let began = Stamp::new(ts);
     t.running = Some((id, began));
     if let Some(track) = t.fibers.get_mut(id as usize) {
         if let Some(flow) = track.flow.take() {
-            s.flow(false, &flow, &began, &track.ids);
+            s.flow(false, flow, &began, &track.ids);
         }
     }
     Some(ts)
@@ -289,7 +289,7 @@ impl Ending {
 /// (`X`) event named for how it ended; a blocked one's args say on what.
 pub(super) fn slice_ends(vm: &mut Vm, id: u32, began: u64, ending: Ending) {
     let Some(mut t) = vm.sched.trace.take() else { return };
-    let began_at = t.running.take().map_or_else(|| Small::micros(began), |r| r.1);
+    let stamp = t.running.take().map_or_else(|| Stamp::new(began), |r| r.1);
     let ids = t.fibers.get(id as usize).map_or_else(|| ids(t.pid, 0), |f| f.ids);
     let wait = match ending.cat {
         "block" => vm.sched.state(id).parked.as_ref(),
@@ -310,7 +310,7 @@ pub(super) fn slice_ends(vm: &mut Vm, id: u32, began: u64, ending: Ending) {
     s.out.put(b"\",\"cat\":\"");
     s.out.put_slice(ending.cat.as_bytes());
     s.out.put(b"\",\"ph\":\"X\",\"ts\":");
-    s.out.small(&began_at);
+    s.out.stamp(&stamp);
     s.out.put(b",\"dur\":");
     s.out.micros(end.saturating_sub(began));
     s.out.put(b",");

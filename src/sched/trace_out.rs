@@ -106,13 +106,34 @@ impl Out {
     /// A decimal number.
     #[inline]
     pub fn uint(&mut self, n: u64) {
-        self.small(&Small::uint(n));
+        match Text::uint(n) {
+            Some(t) => self.text(t),
+            None => self.small(&Small::uint(n)),
+        }
     }
 
     /// Nanoseconds as microseconds with three decimals (the format's unit).
     #[inline]
     pub fn micros(&mut self, ns: u64) {
-        self.small(&Small::micros(ns));
+        self.stamp(&Stamp::new(ns));
+    }
+
+    #[inline]
+    pub fn stamp(&mut self, s: &Stamp) {
+        match s.text {
+            Some(t) => self.text(t),
+            None => self.put_slice(format!("{}.{:03}", s.ns / 1000, s.ns % 1000).as_bytes()),
+        }
+    }
+
+    /// Up to 16 bytes held in a register: one store.
+    #[inline(always)]
+    pub fn text(&mut self, t: Text) {
+        if self.pos + 16 > CHUNK {
+            self.hand_over();
+        }
+        self.buf[self.pos..self.pos + 16].copy_from_slice(&t.bytes.to_le_bytes());
+        self.pos += t.len as usize;
     }
 
     /// Bytes formatted earlier: a fixed-size move, then only their length counts.
@@ -126,11 +147,75 @@ impl Out {
     }
 }
 
+/// A time (nanoseconds) formatted once, to be written in several events.
+#[derive(Clone, Copy)]
+pub(super) struct Stamp {
+    pub ns: u64,
+    text: Option<Text>,
+}
+
+impl Stamp {
+    #[inline]
+    pub fn new(ns: u64) -> Stamp {
+        Stamp { ns, text: Text::micros(ns) }
+    }
+}
+
+/// Up to 16 bytes of text (a number) in an integer, the first in its low
+/// byte. Built in a register and stored at once: digits written a byte at a
+/// time into memory and then copied wide stall the copy.
+#[derive(Clone, Copy)]
+pub(super) struct Text {
+    bytes: u128,
+    len: u8,
+}
+
+/// Each pair of decimal digits as two bytes, the tens' digit first in memory.
+const PAIRS16: [u16; 100] = {
+    let mut t = [0u16; 100];
+    let mut i = 0;
+    while i < 100 {
+        t[i] = (b'0' + (i / 10) as u8) as u16 | ((b'0' + (i % 10) as u8) as u16) << 8;
+        i += 1;
+    }
+    t
+};
+
+impl Text {
+    /// `n` in decimal, if it has at most 16 digits.
+    #[inline]
+    pub fn uint(mut n: u64) -> Option<Text> {
+        let len = n.checked_ilog10().unwrap_or(0) + 1;
+        if len > 16 {
+            return None;
+        }
+        let mut bytes = 0u128;
+        while n >= 100 {
+            bytes = bytes << 16 | PAIRS16[(n % 100) as usize] as u128;
+            n /= 100;
+        }
+        bytes = match n >= 10 {
+            true => bytes << 16 | PAIRS16[n as usize] as u128,
+            false => bytes << 8 | (b'0' + n as u8) as u128,
+        };
+        Some(Text { bytes, len: len as u8 })
+    }
+
+    /// Nanoseconds as microseconds with three decimals, if that fits.
+    #[inline]
+    pub fn micros(ns: u64) -> Option<Text> {
+        let whole = Text::uint(ns / 1000).filter(|t| t.len <= 12)?;
+        let f = ns % 1000;
+        let frac = b'.' as u128 | ((b'0' + (f / 100) as u8) as u128) << 8 | (PAIRS16[(f % 100) as usize] as u128) << 16;
+        Some(Text { bytes: whole.bytes | frac << (8 * whole.len as u32), len: whole.len + 4 })
+    }
+}
+
 /// Bytes of `Small`: a number, or a fiber's `"pid":P,"tid":T}`.
 const SMALL: usize = 40;
 
-/// A few bytes formatted once and written many times (a slice's start time
-/// is in its event and its flows' events) without a call to copy them.
+/// A few bytes formatted once and written many times (the end of each
+/// event of a track) without a call to copy them.
 #[derive(Clone, Copy)]
 pub(super) struct Small {
     bytes: [u8; SMALL],
@@ -173,13 +258,6 @@ impl Small {
         s.push_uint(n);
         s
     }
-
-    pub fn micros(ns: u64) -> Small {
-        let mut s = Small::uint(ns / 1000);
-        let f = ns % 1000;
-        s.push(&[b'.', b'0' + (f / 100) as u8, b'0' + (f / 10 % 10) as u8, b'0' + (f % 10) as u8]);
-        s
-    }
 }
 
 impl Drop for Out {
@@ -216,8 +294,13 @@ mod tests {
             o.micros(1_234_567);
             o.put(b" ");
             o.micros(5);
+            o.put(b" ");
+            o.micros(u64::MAX);
+            o.put(b" ");
+            o.uint(9_999_999_999_999_999);
         });
-        assert_eq!(text, format!("0 7 10 99 100 12345 {} 1234.567 0.005", u64::MAX));
+        let max_us = format!("{}.{:03}", u64::MAX / 1000, u64::MAX % 1000);
+        assert_eq!(text, format!("0 7 10 99 100 12345 {} 1234.567 0.005 {max_us} 9999999999999999", u64::MAX));
     }
 
     /// Many chunks, and a slice longer than a chunk, arrive whole and in order.
