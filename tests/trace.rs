@@ -239,6 +239,11 @@ fn bad_trace_paths_and_commands() {
         stderr(&o)
     );
     assert!(o.stdout.is_empty(), "the program must not run");
+    // A write that fails on the way is reported at the end; the program's
+    // exit code stands.
+    let o = csp(&["run", "--trace", "/dev/full", s.path()]);
+    assert_eq!(code(&o), 0);
+    assert!(stderr(&o).contains("cannot write trace /dev/full: No space left on device"), "{}", stderr(&o));
     let o = csp(&["check", "--trace", "/tmp/never.json", s.path()]);
     assert_eq!(code(&o), 64);
     assert!(stderr(&o).contains("--trace is for `csp run` and `csp test`"), "{}", stderr(&o));
