@@ -24,7 +24,8 @@ Usage:
 Options (before or after the command, before FILE):
   --seed N                 seed for random() and select (default fixed, so runs repeat)
   --slice-us N             a fiber's time slice before preemption (default 1000)
-  --trace FILE             write Chrome trace events of fiber scheduling (open in Perfetto)
+  --trace FILE             `run`/`test`: write Chrome trace events of fiber scheduling
+                           (open in Perfetto; docs/trace.md)
   --timeout TIME           `run`: cancel the program after TIME (its `finally` blocks run;
                            exit 124); `test`: fail a test still running after TIME
                            (default 10s). TIME is milliseconds, or with a unit: 30s, 2m
@@ -217,6 +218,9 @@ fn cli() -> ExitCode {
     if opts.schedules().is_some() && !explore_cmd {
         return usage_error("--explore and --explore-seed are for `csp run` and `csp test`");
     }
+    if opts.trace.is_some() && !explore_cmd {
+        return usage_error(TRACE_COMMANDS);
+    }
     let Some(cmd) = args.get(i) else {
         return ExitCode::from(csp::repl::run(&|vm| configure(vm, &opts)) as u8);
     };
@@ -243,6 +247,14 @@ fn cli() -> ExitCode {
                 i += 1;
             }
             let rest = &args[i..];
+            if opts.trace.is_some() && !matches!(cmd.as_str(), "run" | "test") {
+                return usage_error(TRACE_COMMANDS);
+            }
+            if opts.trace.is_some() && opts.explore.is_some() {
+                return usage_error(
+                    "--trace traces one run, not --explore's many: trace one schedule with --explore-seed S",
+                );
+            }
             if cmd == "test" {
                 if rest.len() > 1 {
                     return usage_error("`csp test` takes at most one PATH");
@@ -255,7 +267,18 @@ fn cli() -> ExitCode {
                     explore: opts.schedules(),
                     flags: opts.replay_flags(),
                 };
-                let code = csp::testing::run_tests(root, &test_opts, &|vm| configure(vm, &opts));
+                let trace = match open_trace(&opts) {
+                    Ok(t) => t,
+                    Err(code) => return code,
+                };
+                let setup = |vm: &mut csp::vm::Vm| {
+                    configure(vm, &opts);
+                    if let Some(t) = &trace {
+                        t.attach(vm);
+                    }
+                };
+                let code = csp::testing::run_tests(root, &test_opts, &setup);
+                finish_trace(trace, &opts);
                 return ExitCode::from(code as u8);
             }
             let Some(path) = rest.first() else {
@@ -282,9 +305,6 @@ fn configure(vm: &mut csp::vm::Vm, opts: &Options) {
     vm.heap.set_limit(opts.max_memory.unwrap_or_else(csp::limits::default_max_memory));
     if let Some(n) = opts.max_fibers {
         vm.sched.set_max_fibers(n);
-    }
-    if opts.trace.is_some() {
-        vm.sched.enable_trace();
     }
     if let Some(us) = opts.slice_us {
         vm.sched.set_slice(std::time::Duration::from_micros(us));
@@ -331,13 +351,17 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
             if let Err(e) = csp::sched::install_signal_handlers(&mut vm) {
                 csp::err_println!("csp: cannot handle signals: {e}");
             }
+            let trace = match open_trace(opts) {
+                Ok(t) => t,
+                Err(code) => return code,
+            };
+            if let Some(t) = &trace {
+                t.attach(&mut vm);
+                vm.sched.name_trace_process(&format!("csp run {path}"));
+            }
             let out = csp::runner::run_source(&mut vm, path, &src, color);
             csp::err_print!("{}", out.stderr);
-            if let (Some(file), Some(json)) = (&opts.trace, csp::sched::trace_json(&vm)) {
-                if let Err(e) = std::fs::write(file, json) {
-                    csp::err_println!("csp: cannot write trace {file}: {e}");
-                }
-            }
+            finish_trace(trace, opts);
             ExitCode::from(out.exit_code as u8)
         }
         _ => {
@@ -355,6 +379,31 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
                     ExitCode::from(2)
                 }
             }
+        }
+    }
+}
+
+const TRACE_COMMANDS: &str = "--trace is for `csp run` and `csp test`";
+
+/// The `--trace` file, created now (it is written while the program runs);
+/// a path that cannot be written is a bad command line (exit 64).
+fn open_trace(opts: &Options) -> Result<Option<csp::sched::TraceFile>, ExitCode> {
+    let Some(path) = &opts.trace else { return Ok(None) };
+    match csp::sched::TraceFile::create(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) => {
+            csp::err_println!("csp: cannot write trace {path}: {}", csp::runner::io_reason(&e));
+            Err(ExitCode::from(64))
+        }
+    }
+}
+
+/// Ends the trace document; a write that failed on the way is reported (the
+/// program's exit code stands).
+fn finish_trace(trace: Option<csp::sched::TraceFile>, opts: &Options) {
+    if let (Some(t), Some(path)) = (trace, &opts.trace) {
+        if let Err(e) = t.finish() {
+            csp::err_println!("csp: cannot write trace {path}: {}", csp::runner::io_reason(&e));
         }
     }
 }

@@ -164,6 +164,7 @@ fn run_file(path: &Path, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> (i64, i
     }
     let mut vm = crate::runner::new_vm();
     setup(&mut vm);
+    vm.sched.name_trace_process(&format!("csp test {shown}"));
     let (passed, failed) = run_driver(&mut vm, path, &shown, &names, opts);
     (passed, failed)
 }
@@ -210,6 +211,7 @@ fn explore_test(
     for (k, seed) in schedules.seeds().enumerate() {
         let mut vm = crate::runner::new_vm();
         setup(&mut vm);
+        vm.sched.name_trace_process(&format!("csp test {label} (schedule {seed})"));
         vm.sched.set_explore(seed);
         vm.out.capture();
         let (passed, failed) = run_driver(&mut vm, path, shown, &[name.to_string()], opts);

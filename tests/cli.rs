@@ -489,20 +489,6 @@ fn deadlock_report() {
     assert!(err.contains(":6:"), "{err}");
 }
 
-/// `--trace FILE` writes Chrome trace events: one complete event per slice.
-#[test]
-fn trace_file() {
-    let s = Script::new("cli.csp", "let ch = chan()\ngo { ch <- 1 }\nprint(<-ch)\n");
-    let out = std::env::temp_dir().join(format!("csp_trace_{}.json", std::process::id()));
-    let o = csp(&["run", "--trace", out.to_str().unwrap(), s.path()]);
-    assert_exit(&o, 0);
-    let json = std::fs::read_to_string(&out).unwrap();
-    let _ = std::fs::remove_file(&out);
-    assert!(json.starts_with("{\"traceEvents\":["), "{json}");
-    assert!(json.contains("\"name\":\"main\"") && json.contains("\"name\":\"fiber 1\""), "{json}");
-    assert!(json.contains("\"ph\":\"X\""), "{json}");
-}
-
 /// Guards (issue 16): output that cannot be written is an error, never a
 /// silent exit 0 or a panic — stdout on a full disk (`/dev/full`) or closed,
 /// an error report on a full stderr — and piped REPL input that is not UTF-8

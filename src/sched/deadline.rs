@@ -50,6 +50,7 @@ pub(super) fn check(vm: &mut Vm) {
         let limit = d.describe();
         super::ops::kill_children(vm, None);
         vm.out.flush();
+        super::trace::close(vm);
         crate::err_println!("csp: timed out after {limit} (--timeout); cleanup did not finish within {GRACE:?}");
         std::process::exit(crate::runner::TIMED_OUT);
     }

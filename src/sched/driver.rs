@@ -6,7 +6,8 @@
 use super::lifecycle::{cancel_fiber, finish, interrupt};
 use super::queue::Runnable;
 use super::reactor::Woken;
-use super::report::{deadlock_report, trace_slice, uncaught_at_top};
+use super::report::{deadlock_report, uncaught_at_top};
+use super::trace::{self, Ending};
 use super::{deadline, io, outside_pending, signal, start, task, timer};
 use crate::bytecode::ProtoRef;
 use crate::vm::exec::{self, Halt};
@@ -160,6 +161,7 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
 /// Sleeps until the next timer (None: none) or an I/O completion, then
 /// delivers what came due.
 pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
+    trace::gap(vm);
     if vm.sched.explore.is_some() {
         return super::explore::idle_wait(vm, next_timer);
     }
@@ -190,6 +192,7 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
 
 /// Fires due timers and delivers finished I/O, without waiting.
 pub(super) fn deliver_events(vm: &mut Vm) {
+    trace::gap(vm);
     if vm.sched.explore.is_some() {
         return super::explore::deliver_events(vm);
     }
@@ -232,11 +235,11 @@ pub(super) fn wake_all(vm: &mut Vm, woken: Vec<(super::Waiter, Woken)>) {
 fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
     let Some((id, mut f)) = start::take(vm, r) else { return Ran::Idle };
     vm.sched.current = id;
-    let began = vm.sched.trace.as_ref().map(|_| Instant::now());
+    let began = trace::slice_begins(vm, id);
     let halt = run_slice(vm, &mut f);
-    if let Some(began) = began {
-        trace_slice(vm, id, began, &halt);
-    }
+    // Written once the halt is acted on, so the wakes of a fiber's end (its
+    // waiters) fall inside its last slice.
+    let ending = began.map(|_| Ending::of(&halt, f.current_site()));
     let ran = match halt {
         Halt::Preempted | Halt::Yielded => {
             vm.sched.slots[id as usize].fiber = Some(f);
@@ -254,6 +257,9 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
         Halt::Done(v) => finish(vm, id, Ok(v)).map_or(Ran::Idle, Ran::Error),
         Halt::Error(u) => finish(vm, id, Err(u)).map_or(Ran::Idle, Ran::Error),
     };
+    if let (Some(began), Some(ending)) = (began, ending) {
+        trace::slice_ends(vm, id, began, ending);
+    }
     if let Some(code) = vm.sched.exit {
         return Ran::Exit(code);
     }
@@ -329,6 +335,7 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
 /// The collector's work due between slices: the whole collection `reserve`
 /// asked for, or a cycle's start or next step (see vm/gc.rs).
 pub(super) fn collect(vm: &mut Vm) {
+    trace::gap(vm);
     let roots = |vm: &Vm| {
         let mut roots = Vec::new();
         vm.sched.roots(&mut roots);

@@ -23,6 +23,8 @@ mod signal;
 mod start;
 mod task;
 mod timer;
+mod trace;
+mod trace_out;
 mod unstarted;
 
 #[cfg(test)]
@@ -30,10 +32,10 @@ mod tests;
 
 use crate::vm::{Fiber, Handle, Resume, Value};
 pub use driver::{run_main, Outcome};
-pub use report::trace_json;
 pub use signal::install_default as install_signal_handlers;
 use std::time::{Duration, Instant};
 pub use task::Task;
+pub use trace::TraceFile;
 
 /// A parked fiber as a wait queue holds it: the park generation makes stale
 /// entries (the fiber was woken another way, or cancelled) recognisable.
@@ -186,8 +188,8 @@ pub struct Sched {
     /// The `epoll` the scheduler sleeps in when descriptors, the pool or
     /// signals can wake a fiber; made on first use.
     reactor: Option<reactor::Reactor>,
-    /// `--trace FILE`: Chrome trace events of every slice, written at exit.
-    trace: Option<Vec<String>>,
+    /// `--trace FILE`: events written as they happen (see trace.rs).
+    trace: Option<Box<trace::Trace>>,
     /// Child processes started and not yet known to be reaped: a cancelled
     /// owner kills its own, the program's end kills the rest.
     children: Vec<Handle>,
@@ -296,9 +298,11 @@ impl Sched {
         self.deadline = Some(deadline::Deadline::new(limit));
     }
 
-    /// Records Chrome trace events of every slice (`--trace`).
-    pub fn enable_trace(&mut self) {
-        self.trace = Some(Vec::new());
+    /// Names this VM's process in the `--trace` file, if it writes one.
+    pub fn name_trace_process(&mut self, name: &str) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.name_process(name);
+        }
     }
 
     /// Runs the program under the schedule numbered `seed`, on a virtual
@@ -373,6 +377,9 @@ impl Sched {
         s.parked = None;
         s.resume = Some(resume);
         self.ready.push_woken(fid);
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.woke(fid);
+        }
     }
 
     fn alloc_id(&mut self) -> u32 {

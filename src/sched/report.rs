@@ -1,13 +1,11 @@
 //! Reports: the deadlock report, the fiber chain added to failed fibers' traces,
-//! and `--trace` events.
+//! `:fibers` lines, SIGQUIT's dump, and the names of `--trace` tracks.
 
 use super::task::get as task;
 use super::{FiberState, Wait};
 use crate::bytecode::Site;
-use crate::vm::exec::Halt;
 use crate::vm::{Fiber, Handle, Obj, Uncaught, Value, Vm};
 use std::rc::Rc;
-use std::time::Instant;
 
 /// Appends to a failed fiber's error trace the chain of fibers that started it
 /// (once: an error passed up through owners keeps its first chain).
@@ -195,34 +193,24 @@ pub(super) fn fiber_lines(vm: &Vm) -> Vec<String> {
 }
 
 fn fiber_name(vm: &Vm, s: &FiberState) -> String {
-    match s.task.map_or(0, |t| task(vm, t).number) {
+    fiber_called(s.task.map_or(0, |t| task(vm, t).number))
+}
+
+fn fiber_called(number: u32) -> String {
+    match number {
         0 => "main fiber".to_string(),
         n => format!("fiber {n}"),
     }
 }
 
-/// Records one slice as a Chrome trace "complete" event (one track per fiber).
-pub(super) fn trace_slice(vm: &mut Vm, id: u32, began: Instant, halt: &Halt) {
-    let number = vm.sched.state(id).task.map_or(0, |t| task(vm, t).number);
-    let ts = began.duration_since(vm.sched.start).as_secs_f64() * 1e6;
-    let dur = began.elapsed().as_secs_f64() * 1e6;
-    let why = match halt {
-        Halt::Preempted | Halt::Yielded => "yield",
-        Halt::Blocked | Halt::Deadlock(_) => "block",
-        Halt::Done(_) => "done",
-        Halt::Error(_) => "error",
-    };
-    let name = if number == 0 { "main".to_string() } else { format!("fiber {number}") };
-    let event =
-        format!(r#"{{"name":"{name}","cat":"{why}","ph":"X","ts":{ts:.1},"dur":{dur:.1},"pid":1,"tid":{number}}}"#);
-    if let Some(t) = vm.sched.trace.as_mut() {
-        t.push(event);
+/// A fiber's track in `--trace`: `main`, or `fiber 3 (go worker at main.csp:12:5)`
+/// for task `th` started by a `go` of `callee`.
+pub(super) fn fiber_title(vm: &Vm, th: Handle, callee: &str) -> String {
+    let tk = task(vm, th);
+    match tk.site {
+        Some(site) => format!("{} (go {callee} at {})", fiber_called(tk.number), site.location()),
+        None => "main".to_string(),
     }
-}
-
-/// The trace as a JSON document (Perfetto and chrome://tracing open it).
-pub fn trace_json(vm: &Vm) -> Option<String> {
-    vm.sched.trace.as_ref().map(|events| format!("{{\"traceEvents\":[\n{}\n]}}\n", events.join(",\n")))
 }
 
 /// The report of a fiber that waits on its own task at `at`.

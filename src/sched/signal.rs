@@ -220,6 +220,7 @@ fn stop(vm: &mut Vm, i: usize) {
     let main = vm.sched.main_task.filter(|_| signals(vm).stopped_by.is_none());
     let Some(main) = main else {
         vm.out.flush();
+        super::trace::close(vm);
         std::process::exit(exit_code(i));
     };
     signals(vm).stopped_by = Some(i);

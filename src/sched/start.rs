@@ -124,7 +124,24 @@ fn begin(vm: &mut Vm, call: &[Value], method: bool, site: Site, id: u32, th: Han
     };
     let f = Box::new(Fiber::for_call(call, method, site, regs));
     vm.heap.note_growth(f.bytes());
+    if vm.sched.trace.is_some() {
+        let label = super::report::fiber_title(vm, th, &callee(vm, call, method));
+        super::trace::name_fiber(vm, id, task::get(vm, th).number, &label);
+    }
     f
+}
+
+/// What a `go` calls, for its fiber's name in a trace: the function's name, or
+/// `type.method`.
+fn callee(vm: &Vm, call: &[Value], method: bool) -> String {
+    match (method, call[0]) {
+        (true, name) => format!("{}.{}", vm.heap.type_name(call[1]), crate::format::display(&vm.heap, name)),
+        (false, Value::Obj(h)) => match vm.heap.get(h) {
+            Obj::Closure(c) => c.proto.display_name().to_string(),
+            _ => crate::format::display(&vm.heap, call[0]),
+        },
+        (false, v) => crate::format::display(&vm.heap, v),
+    }
 }
 
 /// Marks what task `t` has not started yet as cancelled: its own fiber if it is
@@ -174,5 +191,9 @@ pub(super) fn start_main(vm: &mut Vm, proto: ProtoRef) -> Handle {
     vm.sched.slots[id as usize].fiber = Some(Box::new(Fiber::for_main(proto)));
     vm.sched.ready.push(Runnable::Fiber(id));
     vm.sched.live += 1;
+    if vm.sched.trace.is_some() {
+        let label = super::report::fiber_title(vm, th, "");
+        super::trace::name_fiber(vm, id, task::get(vm, th).number, &label);
+    }
     th
 }

@@ -1,0 +1,390 @@
+//! `--trace FILE` (docs/trace.md): Chrome trace events streamed to the file as
+//! the program runs. A track per fiber, named after its `go`; a slice per time
+//! slice, with how it ended and on what it blocked; a flow arrow from the slice
+//! that woke a fiber to that fiber's next slice. Events are formatted by hand
+//! into one byte buffer: a ping-pong program makes one every few dozen
+//! nanoseconds, and `format!` per event would cost more than the program.
+
+use super::trace_out::{Out, Small, Stamp};
+use super::Wait;
+use crate::bytecode::Site;
+use crate::vm::exec::Halt;
+use crate::vm::{Obj, Vm};
+use std::cell::RefCell;
+use std::fs::File;
+use std::rc::Rc;
+use std::time::Instant;
+
+/// The open trace file, shared by every VM writing to it (`csp test` runs a
+/// VM per test file: each is a process in the trace, on one timeline).
+#[derive(Clone)]
+pub struct TraceFile(Rc<RefCell<Sink>>);
+
+struct Sink {
+    out: Out,
+    /// No event written yet: none needs a comma before it.
+    first: bool,
+    /// The document is closed: later events are dropped.
+    closed: bool,
+    start: Instant,
+    /// Process ids handed out (one per VM).
+    pids: u32,
+    /// Flow ids handed out.
+    flows: u64,
+}
+
+impl TraceFile {
+    /// Creates (truncates) the file and writes the document's head.
+    pub fn create(path: &str) -> std::io::Result<TraceFile> {
+        let mut out = Out::new(File::create(path)?)?;
+        out.put(b"{\"traceEvents\":[");
+        let sink = Sink { out, first: true, closed: false, start: Instant::now(), pids: 0, flows: 0 };
+        Ok(TraceFile(Rc::new(RefCell::new(sink))))
+    }
+
+    /// Makes `vm` record its fibers into this file, as a process of its own.
+    pub fn attach(&self, vm: &mut Vm) {
+        let pid = {
+            let mut s = self.0.borrow_mut();
+            s.pids += 1;
+            s.pids
+        };
+        let sites = Default::default();
+        let t = Trace { sink: self.0.clone(), pid, fibers: Vec::new(), running: None, last_end: None, sites };
+        vm.sched.trace = Some(Box::new(t));
+    }
+
+    /// Ends the document and writes it out; the first write error, if any.
+    pub fn finish(&self) -> std::io::Result<()> {
+        self.0.borrow_mut().close()
+    }
+}
+
+impl Sink {
+    /// Nanoseconds since the trace began.
+    #[inline]
+    fn now(&self) -> u64 {
+        self.start.elapsed().as_nanos() as u64
+    }
+
+    /// `{` of a new event, after a comma and a newline unless it is the first.
+    #[inline]
+    fn open(&mut self) {
+        if self.first {
+            self.first = false;
+            self.out.put(b"\n{");
+        } else {
+            self.out.put(b",\n{");
+        }
+    }
+
+    /// Closes the array and the document (once) and writes everything out.
+    fn close(&mut self) -> std::io::Result<()> {
+        if !self.closed {
+            self.closed = true;
+            self.out.put(b"\n]}\n");
+        }
+        self.out.close()
+    }
+
+    /// A JSON string: quoted, with `"`, `\` and control characters escaped.
+    fn string(&mut self, s: &str) {
+        let mut v = Vec::with_capacity(s.len() + 2);
+        v.push(b'"');
+        escape_into(&mut v, s);
+        v.push(b'"');
+        self.out.put_slice(&v);
+    }
+
+    /// A metadata event naming a process or a fiber's track (`ids`).
+    fn metadata(&mut self, thread: bool, ids: &Small, name: &str) {
+        if self.closed {
+            return;
+        }
+        self.open();
+        match thread {
+            false => self.out.put(b"\"name\":\"process_name\",\"ph\":\"M\",\"args\":{\"name\":"),
+            true => self.out.put(b"\"name\":\"thread_name\",\"ph\":\"M\",\"args\":{\"name\":"),
+        }
+        self.string(name);
+        self.out.put(b"},");
+        self.out.small(ids);
+    }
+
+    /// A flow event: its start (`s`) in a waker's slice, or its end (`f`)
+    /// bound to the slice that encloses it (the woken fiber's next one).
+    #[inline]
+    fn flow(&mut self, start: bool, id: u64, ts: &Stamp, ids: &Small) {
+        if self.closed {
+            return;
+        }
+        self.open();
+        if start {
+            self.out.put(b"\"name\":\"wake\",\"cat\":\"wake\",\"ph\":\"s\",\"id\":");
+        } else {
+            self.out.put(b"\"name\":\"wake\",\"cat\":\"wake\",\"ph\":\"f\",\"bp\":\"e\",\"id\":");
+        }
+        self.out.uint(id);
+        self.out.put(b",\"ts\":");
+        self.out.stamp(ts);
+        self.out.put(b",");
+        self.out.small(ids);
+    }
+}
+
+/// `"pid":P,"tid":T}`: how every event of a track ends.
+fn ids(pid: u32, tid: u32) -> Small {
+    let mut s = Small::new();
+    s.push(b"\"pid\":");
+    s.push_uint(pid.into());
+    s.push(b",\"tid\":");
+    s.push_uint(tid.into());
+    s.push(b"}");
+    s
+}
+
+impl Drop for Sink {
+    /// However the process unwinds, the file is a whole document.
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}
+
+/// Appends `s` with JSON's escapes.
+fn escape_into(out: &mut Vec<u8>, s: &str) {
+    for &b in s.as_bytes() {
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0..=0x1f | 0x7f => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[(b >> 4) as usize]);
+                out.push(HEX[(b & 15) as usize]);
+            }
+            _ => out.push(b),
+        }
+    }
+}
+
+/// One VM's part of the trace (`Sched::trace`).
+pub(crate) struct Trace {
+    sink: Rc<RefCell<Sink>>,
+    pid: u32,
+    /// Each fiber id's (slot's) track.
+    fibers: Vec<Track>,
+    /// The fiber whose slice is running and when the slice began: the fibers
+    /// it wakes get flows from it, starting at that time.
+    running: Option<(u32, Stamp)>,
+    /// When the last slice ended, if the scheduler has gone straight on to
+    /// the next one: that one begins then (reading the clock costs as much
+    /// as a fiber switch).
+    last_end: Option<u64>,
+    /// `"file:line:col"` of each blocking site seen, escaped and quoted.
+    sites: foldhash::HashMap<(usize, u32), Box<[u8]>>,
+}
+
+#[derive(Clone, Copy)]
+struct Track {
+    /// The end of its events: `"pid":P,"tid":T}` (the tid is the task number).
+    ids: Small,
+    /// The id of the flow to end when it next runs.
+    flow: Option<u64>,
+}
+
+impl Trace {
+    /// Names this VM's process in the trace.
+    pub fn name_process(&mut self, name: &str) {
+        self.sink.borrow_mut().metadata(false, &ids(self.pid, 0), name);
+    }
+
+    /// A fiber running now woke fiber `fid`: a flow starts in its slice (at
+    /// the slice's start: one clock read less per wake), to end when `fid`
+    /// next runs. Wakes from outside a slice (timers, I/O) have no flow.
+    #[inline(never)]
+    pub(super) fn woke(&mut self, fid: u32) {
+        let Some((cur, began)) = self.running.filter(|&(c, _)| c != fid) else { return };
+        let (Some(waker), true) = (self.fibers.get(cur as usize), (fid as usize) < self.fibers.len()) else {
+            return;
+        };
+        let mut s = self.sink.borrow_mut();
+        s.flows += 1;
+        let id = s.flows;
+        s.flow(true, id, &began, &waker.ids);
+        self.fibers[fid as usize].flow = Some(id);
+    }
+
+    /// The quoted location of `site`, made once per site.
+    fn site(&mut self, site: Site) -> &[u8] {
+        self.sites.entry((site.proto.as_ptr() as usize, site.pc)).or_insert_with(|| {
+            let mut v = vec![b'"'];
+            escape_into(&mut v, &site.location());
+            v.push(b'"');
+            v.into_boxed_slice()
+        })
+    }
+}
+
+/// Names fiber `id`'s track (`label`: see `report::fiber_title`) when it starts
+/// as task number `tid`.
+pub(super) fn name_fiber(vm: &mut Vm, id: u32, tid: u32, label: &str) {
+    let Some(t) = vm.sched.trace.as_deref_mut() else { return };
+    let track = Track { ids: ids(t.pid, tid), flow: None };
+    let i = id as usize;
+    if t.fibers.len() <= i {
+        t.fibers.resize(i + 1, track);
+    }
+    t.fibers[i] = track;
+    t.sink.borrow_mut().metadata(true, &track.ids, label);
+}
+
+/// A slice of fiber `id` begins: its time (ns), after ending the flow that
+/// woke it, if any.
+pub(super) fn slice_begins(vm: &mut Vm, id: u32) -> Option<u64> {
+    let t = vm.sched.trace.as_deref_mut()?;
+    let mut s = t.sink.borrow_mut();
+    let ts = t.last_end.take().unwrap_or_else(|| s.now());
+    let began = Stamp::new(ts);
+    t.running = Some((id, began));
+    if let Some(track) = t.fibers.get_mut(id as usize) {
+        if let Some(flow) = track.flow.take() {
+            s.flow(false, flow, &began, &track.ids);
+        }
+    }
+    Some(ts)
+}
+
+/// The scheduler is doing something else than going to the next slice
+/// (collecting garbage, waiting, delivering events): the next slice's start
+/// is read from the clock.
+pub(super) fn gap(vm: &mut Vm) {
+    if let Some(t) = vm.sched.trace.as_deref_mut() {
+        t.last_end = None;
+    }
+}
+
+/// How a slice ended, taken before the driver acts on the halt.
+pub(super) struct Ending {
+    cat: &'static str,
+    /// Where the fiber is (for a blocked one: the blocking operation).
+    at: Option<Site>,
+}
+
+impl Ending {
+    pub fn of(halt: &Halt, at: Option<Site>) -> Ending {
+        let cat = match halt {
+            Halt::Preempted | Halt::Yielded => "yield",
+            Halt::Blocked | Halt::Deadlock(_) => "block",
+            Halt::Done(_) => "done",
+            Halt::Error(_) => "error",
+        };
+        Ending { cat, at }
+    }
+}
+
+/// Writes fiber `id`'s slice that began at `began` and ends now: a complete
+/// (`X`) event named for how it ended; a blocked one's args say on what.
+pub(super) fn slice_ends(vm: &mut Vm, id: u32, began: u64, ending: Ending) {
+    let Some(mut t) = vm.sched.trace.take() else { return };
+    let stamp = t.running.take().map_or_else(|| Stamp::new(began), |r| r.1);
+    let ids = t.fibers.get(id as usize).map_or_else(|| ids(t.pid, 0), |f| f.ids);
+    let wait = match ending.cat {
+        "block" => vm.sched.state(id).parked.as_ref(),
+        _ => None,
+    };
+    let sink = t.sink.clone();
+    let mut s = sink.borrow_mut();
+    let end = s.now();
+    t.last_end = Some(end);
+    if s.closed {
+        drop(s);
+        vm.sched.trace = Some(t);
+        return;
+    }
+    s.open();
+    s.out.put(b"\"name\":\"");
+    s.out.put_slice(wait.map_or(ending.cat, short_name).as_bytes());
+    s.out.put(b"\",\"cat\":\"");
+    s.out.put_slice(ending.cat.as_bytes());
+    s.out.put(b"\",\"ph\":\"X\",\"ts\":");
+    s.out.stamp(&stamp);
+    s.out.put(b",\"dur\":");
+    s.out.micros(end.saturating_sub(began));
+    s.out.put(b",");
+    if let Some(w) = wait {
+        s.out.put(b"\"args\":{\"at\":");
+        match ending.at {
+            Some(at) => s.out.put_slice(t.site(at)),
+            None => s.out.put(b"null"),
+        }
+        wait_args(vm, &mut s.out, w, id);
+        s.out.put(b"},");
+    }
+    s.out.small(&ids);
+    drop(s);
+    vm.sched.trace = Some(t);
+}
+
+/// A blocked slice's name: the operation it blocked in, short enough to
+/// read on a narrow slice (docs/trace.md lists them).
+fn short_name(w: &Wait) -> &'static str {
+    match w {
+        Wait::Recv(_) => "recv",
+        Wait::Send(_) => "send",
+        Wait::Select => "select",
+        Wait::Lock(_) => "lock",
+        Wait::Task => "wait task",
+        Wait::Group => "wait group",
+        Wait::Scope => "wait block",
+        Wait::Sleep => "sleep",
+        Wait::Io | Wait::Fd(_) => "io",
+    }
+}
+
+/// What the wait names, each after a comma: the channel (as `repr` shows it,
+/// and its id), the channels of a `select`, the mutex, the descriptor.
+fn wait_args(vm: &Vm, out: &mut Out, w: &Wait, id: u32) {
+    match *w {
+        Wait::Recv(h) | Wait::Send(h) => {
+            if let Obj::Chan(c) = vm.heap.get(h) {
+                out.put(b",\"chan\":\"<chan ");
+                out.uint(c.len() as u64);
+                out.put(b"/");
+                out.uint(c.cap() as u64);
+                out.put(b">\"");
+            }
+            out.put(b",\"chan_id\":");
+            out.uint(h.0.into());
+        }
+        Wait::Select => {
+            let chans = vm.sched.state(id).extra.as_ref().map_or(&[][..], |x| &x.select[..]);
+            out.put(b",\"chan_ids\":[");
+            for (i, h) in chans.iter().enumerate() {
+                if i > 0 {
+                    out.put(b",");
+                }
+                out.uint(h.0.into());
+            }
+            out.put(b"]");
+        }
+        Wait::Lock(m) => {
+            out.put(b",\"lock_id\":");
+            out.uint(m.0.into());
+        }
+        Wait::Fd(fd) => {
+            out.put(b",\"fd\":");
+            out.uint(fd.max(0) as u64);
+        }
+        _ => {}
+    }
+}
+
+/// Ends the document now: the process is about to exit without unwinding.
+pub(super) fn close(vm: &Vm) {
+    if let Some(t) = &vm.sched.trace {
+        let _ = t.sink.borrow_mut().close();
+    }
+}

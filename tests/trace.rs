@@ -1,0 +1,251 @@
+//! `--trace FILE` (docs/trace.md): the file is a Chrome trace document however
+//! the program ends; tracks are named after fibers' `go`s, blocked slices say
+//! on what, flows join a waker to the fiber it woke; `csp test` traces too.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+mod common;
+use common::Script;
+
+const CSP: &str = env!("CARGO_BIN_EXE_csp");
+
+/// A temp dir removed on drop.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(tag: &str) -> Dir {
+        let d = std::env::temp_dir().join(format!("csp_trace_{tag}_{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Dir(d)
+    }
+
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn csp(args: &[&str]) -> Output {
+    Command::new(CSP).args(args).env("NO_COLOR", "1").output().unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The trace's events, after checking the file is one JSON document.
+fn events(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"));
+    doc["traceEvents"].as_array().expect("traceEvents").clone()
+}
+
+/// `csp run --trace` of `src`; (exit code, stderr, events).
+fn traced(tag: &str, src: &str) -> (i32, String, Vec<Value>) {
+    let dir = Dir::new(tag);
+    let script = dir.join("main.csp");
+    std::fs::write(&script, src).unwrap();
+    let out = dir.join("trace.json");
+    let o = csp(&["run", "--trace", out.to_str().unwrap(), script.to_str().unwrap()]);
+    (code(&o), stderr(&o), events(&out))
+}
+
+/// The tid of the track named `name`.
+fn track(events: &[Value], name: &str) -> Option<i64> {
+    events.iter().find(|e| e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == name)?["tid"].as_i64()
+}
+
+const PING: &str = "\
+let ch = chan()
+fn worker(c) {
+    c <- 1
+}
+go worker(ch)
+print(<-ch)
+";
+
+/// Tracks are named: `main`, and `fiber N (go F at FILE:LINE:COL)`.
+#[test]
+fn tracks_are_named_after_fibers_and_their_go() {
+    let (code, err, ev) = traced("names", PING);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(track(&ev, "main"), Some(0), "{ev:#?}");
+    let named: Vec<&str> =
+        ev.iter().filter(|e| e["name"] == "thread_name").filter_map(|e| e["args"]["name"].as_str()).collect();
+    let fiber = named.iter().find(|n| n.starts_with("fiber 1 (go worker at ")).unwrap_or_else(|| panic!("{named:?}"));
+    assert!(fiber.ends_with("main.csp:5:4)"), "{fiber}");
+    let process = ev.iter().find(|e| e["name"] == "process_name").expect("process_name");
+    assert!(process["args"]["name"].as_str().unwrap().starts_with("csp run "), "{process}");
+}
+
+/// A slice that ended blocked is named for the operation and its args name
+/// the channel (as `repr` shows it, with its id) and where it blocked.
+#[test]
+fn blocked_slices_say_on_what() {
+    let (_, _, ev) = traced("blocked", PING);
+    let recv = ev
+        .iter()
+        .find(|e| e["ph"] == "X" && e["cat"] == "block" && e["tid"] == 0)
+        .unwrap_or_else(|| panic!("no blocked slice of main: {ev:#?}"));
+    assert_eq!(recv["name"], "recv", "{recv}");
+    assert_eq!(recv["args"]["chan"], "<chan 0/0>", "{recv}");
+    assert!(recv["args"]["chan_id"].is_u64(), "{recv}");
+    assert!(recv["args"]["at"].as_str().unwrap().ends_with("main.csp:6:7"), "{recv}");
+    assert!(recv["dur"].as_f64().unwrap() >= 0.0 && recv["ts"].as_f64().is_some(), "{recv}");
+    // The other ways a slice ends.
+    assert!(ev.iter().any(|e| e["ph"] == "X" && e["cat"] == "done" && e["tid"] == 1), "{ev:#?}");
+    let (_, _, ev) =
+        traced("blocked2", "let m = mutex()\nlock m { go { lock m {} } ; sleep(20) }\nlet s = chan()\nselect { case <-s {} case <-after(5) {} }\n");
+    let names: Vec<&str> = ev.iter().filter(|e| e["cat"] == "block").filter_map(|e| e["name"].as_str()).collect();
+    for want in ["lock", "sleep", "select"] {
+        assert!(names.contains(&want), "{want} in {names:?}");
+    }
+    let select = ev.iter().find(|e| e["name"] == "select").unwrap();
+    assert_eq!(select["args"]["chan_ids"].as_array().map(Vec::len), Some(2), "{select}");
+}
+
+/// A send that wakes a parked receiver starts a flow in the sender's slice;
+/// it ends (bound to the enclosing slice) at the receiver's next slice.
+#[test]
+fn flows_join_a_sender_to_the_receiver_it_woke() {
+    let (_, _, ev) = traced("flows", PING);
+    let starts: Vec<&Value> = ev.iter().filter(|e| e["ph"] == "s").collect();
+    let pair = starts.iter().find_map(|s| {
+        let f = ev.iter().find(|f| f["ph"] == "f" && f["id"] == s["id"])?;
+        Some((*s, f))
+    });
+    let (s, f) = pair.unwrap_or_else(|| panic!("no s/f pair: {ev:#?}"));
+    assert_eq!((s["tid"].as_i64(), f["tid"].as_i64()), (Some(1), Some(0)), "sender fiber 1, receiver main: {s} {f}");
+    assert_eq!(f["bp"], "e");
+    assert_eq!((&s["name"], &s["cat"]), (&f["name"], &f["cat"]));
+    assert!(f["ts"].as_f64() >= s["ts"].as_f64(), "{s} {f}");
+    // The flow starts inside a slice of the sender and ends at the start of
+    // a slice of the receiver.
+    let within = |e: &Value, start_only: bool| {
+        let ts = e["ts"].as_f64().unwrap();
+        ev.iter().any(|x| {
+            let (t0, d) = (x["ts"].as_f64().unwrap_or(-1.0), x["dur"].as_f64().unwrap_or(0.0));
+            x["ph"] == "X" && x["tid"] == e["tid"] && if start_only { t0 == ts } else { t0 <= ts && ts <= t0 + d }
+        })
+    };
+    assert!(within(s, false) && within(f, true), "{ev:#?}");
+}
+
+/// The file is whole whichever way the program ends.
+#[test]
+fn the_file_is_json_however_the_program_ends() {
+    let (code, _, ev) = traced("exit", "go { sleep(1000) }\nsleep(1)\nexit(3)\n");
+    assert_eq!(code, 3);
+    assert!(ev.iter().any(|e| e["ph"] == "X"));
+    let (code, err, ev) = traced("error", "fn f() { throw error(\"boom\") }\nlet t = go f()\nwait t\n");
+    assert_eq!(code, 1, "{err}");
+    assert!(ev.iter().any(|e| e["ph"] == "X" && e["cat"] == "error"), "{ev:#?}");
+    let (code, err, ev) = traced("deadlock", "let c = chan()\n<-c\n");
+    assert_eq!(code, 3, "{err}");
+    assert!(ev.iter().any(|e| e["name"] == "recv"), "{ev:#?}");
+}
+
+/// `--timeout` whose cleanup does not finish ends the process at once: the
+/// trace is closed first.
+#[test]
+fn the_file_is_json_after_a_timeout_that_ends_the_process() {
+    let dir = Dir::new("timeout");
+    let script = dir.join("main.csp");
+    // Cancellation waits for the end of a `lock` block: this cleanup never ends.
+    std::fs::write(&script, "let m = mutex()\ntry { sleep(60000) } finally { lock m { while true { } } }\n").unwrap();
+    let out = dir.join("trace.json");
+    let o = csp(&["run", "--timeout", "50", "--trace", out.to_str().unwrap(), script.to_str().unwrap()]);
+    assert_eq!(code(&o), 124, "{}", stderr(&o));
+    assert!(stderr(&o).contains("cleanup did not finish"), "{}", stderr(&o));
+    assert!(events(&out).iter().any(|e| e["ph"] == "X"));
+}
+
+/// Names are JSON-escaped: a file name with quotes and backslashes.
+#[test]
+fn names_are_escaped() {
+    let dir = Dir::new("escape");
+    let script = dir.join("we\"ird\\name\t.csp");
+    std::fs::write(&script, PING).unwrap();
+    let out = dir.join("trace.json");
+    let o = csp(&["run", "--trace", out.to_str().unwrap(), script.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let ev = events(&out);
+    let names: Vec<&str> = ev.iter().filter(|e| e["ph"] == "M").filter_map(|e| e["args"]["name"].as_str()).collect();
+    assert!(names.iter().any(|n| n.contains("we\"ird\\name\t.csp:5:4)")), "{names:?}");
+    let at = ev.iter().find(|e| e["name"] == "recv").map(|e| e["args"]["at"].clone()).unwrap();
+    assert!(at.as_str().unwrap().contains("we\"ird\\name\t.csp:6:7"), "{at}");
+}
+
+/// `csp test --trace`: one process per test file, its test fibers named.
+#[test]
+fn csp_test_writes_a_trace() {
+    let dir = Dir::new("test");
+    std::fs::write(
+        dir.join("a_test.csp"),
+        "import \"std/test\"\nfn test_one() { let c = chan(1)\n c <- 1\n test.eq(<-c, 1) }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("b_test.csp"), "fn test_two() { sleep(1) }\n").unwrap();
+    let out = dir.join("trace.json");
+    let o = csp(&["test", "--trace", out.to_str().unwrap(), dir.0.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    let ev = events(&out);
+    let processes: Vec<(i64, &str)> = ev
+        .iter()
+        .filter(|e| e["name"] == "process_name")
+        .map(|e| (e["pid"].as_i64().unwrap(), e["args"]["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(processes.len(), 2, "{processes:?}");
+    assert!(processes[0].1.starts_with("csp test ") && processes[0].1.ends_with("a_test.csp"), "{processes:?}");
+    assert_ne!(processes[0].0, processes[1].0);
+    let threads: Vec<&str> =
+        ev.iter().filter(|e| e["name"] == "thread_name").filter_map(|e| e["args"]["name"].as_str()).collect();
+    assert!(threads.iter().any(|n| n.contains("(go test_one at ")), "{threads:?}");
+    assert!(threads.iter().any(|n| n.contains("(go test_two at ")), "{threads:?}");
+    // --explore's many runs are refused; one schedule is traced.
+    let o = csp(&["test", "--explore", "3", "--trace", out.to_str().unwrap(), dir.0.to_str().unwrap()]);
+    assert_eq!(code(&o), 64);
+    assert!(stderr(&o).contains("--explore-seed"), "{}", stderr(&o));
+    let o = csp(&["test", "--explore-seed", "4", "--trace", out.to_str().unwrap(), dir.0.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let ev = events(&out);
+    assert!(ev
+        .iter()
+        .any(|e| e["name"] == "process_name" && e["args"]["name"].as_str().unwrap().contains("(schedule 4)")));
+}
+
+/// A trace file that cannot be made is a bad command line (exit 64) that
+/// says why; `--trace` is refused where there is nothing to trace.
+#[test]
+fn bad_trace_paths_and_commands() {
+    let s = Script::new("t.csp", "print(1)\n");
+    let o = csp(&["run", "--trace", "/nonexistent-dir/x/trace.json", s.path()]);
+    assert_eq!(code(&o), 64);
+    assert!(
+        stderr(&o).contains("cannot write trace /nonexistent-dir/x/trace.json: No such file or directory"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty(), "the program must not run");
+    // A write that fails on the way is reported at the end; the program's
+    // exit code stands.
+    let o = csp(&["run", "--trace", "/dev/full", s.path()]);
+    assert_eq!(code(&o), 0);
+    assert!(stderr(&o).contains("cannot write trace /dev/full: No space left on device"), "{}", stderr(&o));
+    let o = csp(&["check", "--trace", "/tmp/never.json", s.path()]);
+    assert_eq!(code(&o), 64);
+    assert!(stderr(&o).contains("--trace is for `csp run` and `csp test`"), "{}", stderr(&o));
+    assert!(!Path::new("/tmp/never.json").exists());
+}
