@@ -153,6 +153,19 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
         }};
     }
 
+    // `a <cmp> imm`, for an integer literal.
+    macro_rules! compare_imm {
+        ($cmp:expr, $a:expr, $imm:expr) => {
+            match &reg!($a) {
+                Value::Int(i) => $cmp.ints(*i, $imm as i64),
+                _ => {
+                    let x = reg!($a);
+                    t!(compare_slow(vm, $cmp, x, Value::Int($imm as i64)))
+                }
+            }
+        };
+    }
+
     loop {
         // SAFETY: every code path of a Proto ends in a return, so pc stays in bounds.
         let op = unsafe { *code.add(pc) };
@@ -302,14 +315,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 }
             }
             Op::JmpUnlessI { cmp, a, imm, target } => {
-                let holds = match &reg!(a) {
-                    Value::Int(i) => cmp.ints(*i, imm as i64),
-                    _ => {
-                        let x = reg!(a);
-                        t!(compare_slow(vm, cmp, x, Value::Int(imm as i64)))
-                    }
-                };
-                if !holds {
+                if !compare_imm!(cmp, a, imm) {
                     pc = target as usize;
                 }
             }
@@ -326,14 +332,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 }
             }
             Op::LoopWhenI { cmp, a, imm, target } => {
-                let holds = match &reg!(a) {
-                    Value::Int(i) => cmp.ints(*i, imm as i64),
-                    _ => {
-                        let x = reg!(a);
-                        t!(compare_slow(vm, cmp, x, Value::Int(imm as i64)))
-                    }
-                };
-                if holds {
+                if compare_imm!(cmp, a, imm) {
                     pc = target as usize;
                     tick!();
                 }
