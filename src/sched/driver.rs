@@ -174,8 +174,7 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
     // Nothing to run: a step of the collector's cycle, then only a look for
     // events until the cycle is done.
     if vm.heap.in_cycle() {
-        vm.heap.step_time = gc::MAX_STEP;
-        if gc::step(&mut vm.heap) {
+        if gc::step_between_slices(&mut vm.heap) {
             cycle_ended(vm, 0);
         }
         wait = Some(Duration::ZERO);
@@ -288,7 +287,7 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
     // the first countdown).
     let cpu_bound = std::mem::take(&mut vm.sched.cur().cpu_bound);
     let mut started = (cpu_bound || vm.heap.in_cycle()).then(Instant::now);
-    vm.heap.step_time = vm.sched.slice / 2;
+    vm.heap.gc.step_time = vm.sched.slice / 2;
     loop {
         if let Some(fault) = out_of_memory(vm, f) {
             if let Some(h) = exec::throw(vm, f, fault) {
@@ -346,14 +345,13 @@ pub(super) fn collect(vm: &mut Vm) {
         gc::collect(vm, roots(vm));
         return cycle_ended(vm, 0);
     }
-    if vm.heap.cycle_done {
+    if vm.heap.gc.done {
         return cycle_ended(vm, 0);
     }
     if !vm.heap.in_cycle() {
         gc::start(vm, roots(vm));
     }
-    vm.heap.step_time = gc::MAX_STEP;
-    if gc::step(&mut vm.heap) {
+    if gc::step_between_slices(&mut vm.heap) {
         cycle_ended(vm, 0);
     }
 }

@@ -10,7 +10,7 @@
 //!   what it refers to (`darken`). So a reference removed from an object not
 //!   yet marked is still followed: everything reachable when the cycle began is
 //!   marked (Yuasa's deletion barrier), and registers need no barrier.
-//! - Objects made during a cycle are born marked (`Heap::black_from`), so they
+//! - Objects made during a cycle are born marked (`Cycle::black_from`), so they
 //!   survive it; while sweeping, only those past the sweep's cursor, which the
 //!   sweep will reach and unmark.
 
@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Phase {
     Idle,
-    /// Following the grey objects (`Heap::gray`); the barrier is on.
+    /// Following the grey objects (`Cycle::gray`); the barrier is on.
     Mark,
     /// Freeing unmarked objects from `at` on; `live` sums the marked ones so far.
     Sweep {
@@ -33,14 +33,52 @@ pub enum Phase {
     },
 }
 
+/// The cycle under way (`Heap::gc`) and its pace.
+pub struct Cycle {
+    pub phase: Phase,
+    pub(super) gray: Vec<Handle>,
+    /// Slots from here on are born marked: 0 while marking, the sweep's
+    /// cursor while sweeping, none when idle (kept apart from `phase` for
+    /// `Heap::alloc`'s sake).
+    pub(super) black_from: u32,
+    /// Units of work owed per KB allocated, set as the cycle starts.
+    work_per_kb: usize,
+    /// `Heap::allocated` at the last step, and when the cycle began.
+    stepped_at: usize,
+    began_at: usize,
+    /// Units of work owed by steps cut short (MAX_STEP).
+    debt: usize,
+    /// How long steps may still run in this time slice: the scheduler sets
+    /// it as a slice begins (`Heap::alloc`'s steps spend it).
+    pub step_time: Duration,
+    /// A cycle has ended and `Heap::after_collection` has not yet paced the next.
+    pub done: bool,
+}
+
+impl Default for Cycle {
+    fn default() -> Cycle {
+        Cycle {
+            phase: Phase::Idle,
+            gray: Vec::new(),
+            black_from: u32::MAX,
+            work_per_kb: 0,
+            stepped_at: 0,
+            began_at: 0,
+            debt: 0,
+            step_time: MAX_STEP,
+            done: false,
+        }
+    }
+}
+
 /// Work of the smallest step, in units (an object marked is about 4 plus its
 /// references, a slot swept 1, or 8 when it frees an object).
 const MIN_STEP: usize = 20_000;
 
 /// The longest a step runs. Work it leaves undone is owed to the next step
-/// (`Heap::debt`), which comes after STEP_BYTES more are allocated: the cycle
+/// (`Cycle::debt`), which comes after STEP_BYTES more are allocated: the cycle
 /// keeps up with allocation, and no step stalls the program for long. Steps
-/// within a time slice together run at most `Heap::step_time`.
+/// within a time slice together run at most `Cycle::step_time`.
 pub const MAX_STEP: Duration = Duration::from_micros(500);
 
 /// Allocation between steps of a cycle.
@@ -53,7 +91,7 @@ const CHUNK: usize = 4096;
 /// prelude's functions), the shared one-character strings, globals and the
 /// constants of every proto.
 pub fn start(vm: &mut Vm, mut work: Vec<Handle>) {
-    debug_assert_eq!(vm.heap.phase, Phase::Idle);
+    debug_assert_eq!(vm.heap.gc.phase, Phase::Idle);
     work.extend(vm.loader.roots());
     work.extend(vm.heap.ascii_roots());
     let vm_roots = vm.globals.iter().chain(vm.protos.iter().flat_map(|p| p.consts.iter()));
@@ -62,53 +100,59 @@ pub fn start(vm: &mut Vm, mut work: Vec<Handle>) {
         _ => None,
     }));
     let heap = &mut vm.heap;
-    heap.gray = work;
-    heap.phase = Phase::Mark;
-    heap.marking = true;
-    heap.black_from = 0;
+    heap.gc.gray = work;
+    heap.gc.phase = Phase::Mark;
+    heap.gc.black_from = 0;
     // Marking is about 6 units per object and sweeping 1 to 8 per slot; the
     // steps are sized to end the cycle once CYCLE_ALLOC_PERCENT is allocated.
     let work_estimate = heap.objs.len() * 12;
     let room = (heap.live + heap.outside).max(GC_MIN) * CYCLE_ALLOC_PERCENT / 100;
-    heap.work_per_kb = (work_estimate * 1024 / room).max(1);
-    heap.stepped_at = heap.allocated;
-    heap.cycle_began_at = heap.allocated;
+    heap.gc.work_per_kb = (work_estimate * 1024 / room).max(1);
+    heap.gc.stepped_at = heap.allocated;
+    heap.gc.began_at = heap.allocated;
 }
 
 /// Does a step of the cycle sized by what was allocated since the last one
-/// (at least `MIN_STEP`). True when that ended the cycle (`Heap::cycle_done`
+/// (at least `MIN_STEP`). True when that ended the cycle (`Cycle::done`
 /// then stays set until the scheduler paces the next: `Heap::after_collection`).
 ///
 /// It may run wherever an object is made (`Heap::alloc`), not only between
 /// slices: marking frees nothing, and what a sweep frees was unreachable
 /// when the cycle began and has been since, so no code can hold it.
 pub fn step(heap: &mut Heap) -> bool {
-    let since = heap.allocated.saturating_sub(heap.stepped_at);
-    heap.stepped_at = heap.allocated;
+    let since = heap.allocated.saturating_sub(heap.gc.stepped_at);
+    heap.gc.stepped_at = heap.allocated;
     heap.threshold = heap.allocated + STEP_BYTES;
-    heap.debt = heap.debt.saturating_add((since / 1024).saturating_mul(heap.work_per_kb)).max(MIN_STEP);
+    let c = &mut heap.gc;
+    c.debt = c.debt.saturating_add((since / 1024).saturating_mul(c.work_per_kb)).max(MIN_STEP);
     // Past the memory limit, the cycle ends now, whatever the time.
     let urgent = heap.live + heap.outside + heap.allocated > heap.limit;
-    let allowed = if urgent { Duration::MAX } else { heap.step_time.min(MAX_STEP) };
+    let allowed = if urgent { Duration::MAX } else { c.step_time.min(MAX_STEP) };
     if allowed.is_zero() {
         return false;
     }
     let began = Instant::now();
     let ended = loop {
-        let mut budget = CHUNK.min(heap.debt);
+        let mut budget = CHUNK.min(heap.gc.debt);
         let chunk = budget;
         if run(heap, &mut budget) {
-            heap.debt = 0;
-            heap.cycle_done = true;
+            heap.gc.debt = 0;
+            heap.gc.done = true;
             break true;
         }
-        heap.debt -= chunk - budget;
-        if heap.debt == 0 || began.elapsed() >= allowed {
+        heap.gc.debt -= chunk - budget;
+        if heap.gc.debt == 0 || began.elapsed() >= allowed {
             break false;
         }
     };
-    heap.step_time = heap.step_time.saturating_sub(began.elapsed());
+    heap.gc.step_time = heap.gc.step_time.saturating_sub(began.elapsed());
     ended
+}
+
+/// A step between slices (or with nothing to run): it may take MAX_STEP.
+pub fn step_between_slices(heap: &mut Heap) -> bool {
+    heap.gc.step_time = MAX_STEP;
+    step(heap)
 }
 
 /// A whole collection at once: ends the cycle under way, then runs another
@@ -121,21 +165,20 @@ pub fn collect(vm: &mut Vm, roots: Vec<Handle>) {
 
 /// Ends the cycle under way, if any, at once.
 pub fn finish(heap: &mut Heap) {
-    if heap.phase != Phase::Idle {
+    if heap.gc.phase != Phase::Idle {
         run(heap, &mut { usize::MAX });
-        heap.debt = 0;
+        heap.gc.debt = 0;
     }
 }
 
 /// Runs the cycle for about `budget` units of work, counting them off; true
 /// when it ended.
 fn run(heap: &mut Heap, budget: &mut usize) -> bool {
-    if heap.phase == Phase::Mark {
+    if heap.gc.phase == Phase::Mark {
         if !mark(heap, budget) {
             return false;
         }
-        heap.marking = false;
-        heap.phase = Phase::Sweep { at: 0, live: 0 };
+        heap.gc.phase = Phase::Sweep { at: 0, live: 0 };
     }
     sweep(heap, budget)
 }
@@ -146,13 +189,13 @@ fn mark(heap: &mut Heap, budget: &mut usize) -> bool {
         if *budget == 0 {
             return false;
         }
-        let Some(h) = heap.gray.pop() else { return true };
+        let Some(h) = heap.gc.gray.pop() else { return true };
         let i = h.0 as usize;
         let cost = if heap.marks[i] {
             1
         } else {
             heap.marks[i] = true;
-            4 + trace(&heap.objs[i], &heap.marks, &mut heap.gray)
+            4 + trace(&heap.objs[i], &heap.marks, &mut heap.gc.gray)
         };
         *budget = budget.saturating_sub(cost);
     }
@@ -164,7 +207,7 @@ fn mark(heap: &mut Heap, budget: &mut usize) -> bool {
 pub(super) fn darken(heap: &mut Heap, h: Handle) {
     let i = h.0 as usize;
     heap.marks[i] = true;
-    trace(&heap.objs[i], &heap.marks, &mut heap.gray);
+    trace(&heap.objs[i], &heap.marks, &mut heap.gc.gray);
 }
 
 /// Greys the unmarked objects `obj` refers to; returns how many references it has.
@@ -209,7 +252,7 @@ fn trace(obj: &Obj, marks: &[bool], gray: &mut Vec<Handle>) -> usize {
 /// last slot is swept. Then `live` is what was marked less what was made
 /// during the cycle, and `allocated` starts over from that.
 fn sweep(heap: &mut Heap, budget: &mut usize) -> bool {
-    let Phase::Sweep { at, mut live } = heap.phase else { unreachable!("sweeping") };
+    let Phase::Sweep { at, mut live } = heap.gc.phase else { unreachable!("sweeping") };
     let mut i = at;
     let mut spent = 0;
     while i < heap.objs.len() && spent < *budget {
@@ -230,14 +273,14 @@ fn sweep(heap: &mut Heap, budget: &mut usize) -> bool {
         i += 1;
     }
     *budget = budget.saturating_sub(spent);
-    heap.black_from = i as u32;
+    heap.gc.black_from = i as u32;
     if i < heap.objs.len() {
-        heap.phase = Phase::Sweep { at: i, live };
+        heap.gc.phase = Phase::Sweep { at: i, live };
         return false;
     }
-    heap.phase = Phase::Idle;
-    heap.black_from = u32::MAX;
-    let made = heap.allocated - heap.cycle_began_at;
+    heap.gc.phase = Phase::Idle;
+    heap.gc.black_from = u32::MAX;
+    let made = heap.allocated - heap.gc.began_at;
     heap.live = live.saturating_sub(made);
     heap.allocated = made;
     true

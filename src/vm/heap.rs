@@ -36,28 +36,12 @@ pub struct Heap {
     pub(crate) objs: SlotVec<Obj>,
     /// Mark bits, parallel to `objs`.
     pub(crate) marks: SlotVec<bool>,
-    /// The collector's cycle (gc.rs): its phase, the grey objects, whether the
-    /// barrier in `get_mut` is on, where objects start being born marked, and
-    /// its pace (units of work per KB allocated; `allocated` at the last step).
-    pub(crate) phase: super::gc::Phase,
-    pub(crate) gray: Vec<Handle>,
-    pub(crate) marking: bool,
-    pub(crate) black_from: u32,
-    pub(crate) work_per_kb: usize,
-    pub(crate) stepped_at: usize,
-    /// Units of the cycle's work owed by steps cut short (gc.rs's MAX_STEP).
-    pub(crate) debt: usize,
-    /// How long the cycle's steps may still run in this time slice: the
-    /// scheduler sets it as a slice begins.
-    pub step_time: std::time::Duration,
+    /// The collector's cycle under way, if any, and its pace (gc.rs).
+    pub gc: super::gc::Cycle,
     pub(crate) free: SlotVec<u32>,
     /// Approximate bytes allocated since the last cycle began (what was made
     /// during it, which survives it, included).
     pub(crate) allocated: usize,
-    /// `allocated` when the cycle under way began.
-    pub(crate) cycle_began_at: usize,
-    /// A cycle has ended and `after_collection` has not yet paced the next.
-    pub(crate) cycle_done: bool,
     /// Collect when `allocated` passes this.
     pub(crate) threshold: usize,
     /// Approximate live bytes after the last collection.
@@ -94,18 +78,9 @@ impl Heap {
         Heap {
             objs: SlotVec::new(),
             marks: SlotVec::new(),
-            phase: super::gc::Phase::Idle,
-            gray: Vec::new(),
-            marking: false,
-            black_from: u32::MAX,
-            work_per_kb: 0,
-            stepped_at: 0,
-            debt: 0,
-            step_time: super::gc::MAX_STEP,
+            gc: Default::default(),
             free: SlotVec::new(),
             allocated: 0,
-            cycle_began_at: 0,
-            cycle_done: false,
             threshold: GC_MIN,
             live: 0,
             outside: 0,
@@ -135,12 +110,12 @@ impl Heap {
             let free = std::mem::replace(&mut self.objs[i as usize], obj);
             debug_assert!(matches!(free, Obj::Free));
             std::mem::forget(free);
-            self.marks[i as usize] = i >= self.black_from;
+            self.marks[i as usize] = i >= self.gc.black_from;
             Handle(i)
         } else {
             let i = self.objs.len() as u32;
             self.objs.push(obj);
-            self.marks.push(i >= self.black_from);
+            self.marks.push(i >= self.gc.black_from);
             Handle(i)
         }
     }
@@ -220,7 +195,7 @@ impl Heap {
     /// collection to come before the limit. The `memory` error when what is
     /// live is over the limit.
     pub fn after_collection(&mut self, outside: usize) -> Option<String> {
-        self.cycle_done = false;
+        self.gc.done = false;
         self.outside = outside;
         self.collections += 1;
         let held = self.live + outside;
@@ -250,9 +225,7 @@ impl Heap {
     /// Frees an object at once; the caller knows nothing refers to it.
     pub fn free(&mut self, h: Handle) {
         // What it refers to may be reachable elsewhere now: grey it first.
-        if self.marking && !self.marks[h.0 as usize] {
-            super::gc::darken(self, h);
-        }
+        self.barrier(h);
         self.objs[h.0 as usize] = Obj::Free;
         self.free.push(h.0);
     }
@@ -267,7 +240,7 @@ impl Heap {
     /// a whole collection?
     #[inline]
     pub fn should_collect(&self) -> bool {
-        self.allocated > self.threshold || self.wants_full() || self.cycle_done
+        self.allocated > self.threshold || self.wants_full() || self.gc.done
     }
 
     /// Has `reserve` asked for a whole collection before it decides?
@@ -277,7 +250,7 @@ impl Heap {
 
     /// Is a collection cycle under way?
     pub fn in_cycle(&self) -> bool {
-        self.phase != super::gc::Phase::Idle
+        self.gc.phase != super::gc::Phase::Idle
     }
 
     #[inline]
@@ -289,10 +262,17 @@ impl Heap {
     /// yet is marked first and what it refers to greyed (gc.rs's barrier).
     #[inline]
     pub fn get_mut(&mut self, h: Handle) -> &mut Obj {
-        if self.marking && !self.marks[h.0 as usize] {
+        self.barrier(h);
+        &mut self.objs[h.0 as usize]
+    }
+
+    /// The collector's barrier: while it marks, an object about to change (or
+    /// be freed) that is not marked yet is marked, and what it refers to greyed.
+    #[inline]
+    fn barrier(&mut self, h: Handle) {
+        if self.gc.phase == super::gc::Phase::Mark && !self.marks[h.0 as usize] {
             super::gc::darken(self, h);
         }
-        &mut self.objs[h.0 as usize]
     }
 
     /// The string of one character: shared for ASCII, new otherwise.
