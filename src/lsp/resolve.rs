@@ -4,6 +4,7 @@
 
 use crate::source::Span;
 use crate::syntax::ast::*;
+use crate::syntax::visit::{walk_expr, Visitor};
 use std::collections::HashMap;
 
 /// What is known of a value's type: a kind of value (`"list"`), or an
@@ -314,30 +315,21 @@ impl Resolver {
         }
     }
 
-    fn expr(&mut self, e: &Expr) {
-        crate::limits::with_stack(|| self.expr_inner(e))
-    }
-
     fn dot(&mut self, recv: &Expr, name: &Ident) {
         let recv_ty = self.guess(recv);
         self.index.dots.push(Dot { span: name.span, name: name.name.clone(), recv: recv_ty });
     }
+}
 
-    fn expr_inner(&mut self, e: &Expr) {
-        match &e.kind {
+/// Expressions: the names and `x.name`s it records and the scopes it opens;
+/// the rest of the walk is the shared one (`syntax::visit`).
+impl Visitor for Resolver {
+    fn expr(&mut self, e: &Expr) {
+        crate::limits::with_stack(|| match &e.kind {
             ExprKind::Name(n) => {
                 let def = self.lookup(n);
                 self.index.refs.push((e.span, def));
             }
-            ExprKind::Nil | ExprKind::Bool(_) | ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) => {}
-            ExprKind::Interp(parts) => {
-                for p in parts {
-                    if let InterpPart::Expr(x) = p {
-                        self.expr(x);
-                    }
-                }
-            }
-            ExprKind::List(xs) => xs.iter().for_each(|x| self.expr(x)),
             ExprKind::ListComp { expr, var, iter, cond } => {
                 self.expr(iter);
                 self.scoped(e.span.end, |r| {
@@ -348,31 +340,6 @@ impl Resolver {
                     }
                 });
             }
-            ExprKind::Map(kvs) => {
-                for (k, v) in kvs {
-                    self.expr(k);
-                    self.expr(v);
-                }
-            }
-            ExprKind::Unary(_, x)
-            | ExprKind::Recv(x)
-            | ExprKind::Go(x)
-            | ExprKind::Wait(x)
-            | ExprKind::Yield(Some(x)) => self.expr(x),
-            ExprKind::Yield(None) => {}
-            ExprKind::Binary(_, a, b) | ExprKind::And(a, b) | ExprKind::Or(a, b) | ExprKind::Index(a, b) => {
-                self.expr(a);
-                self.expr(b);
-            }
-            ExprKind::Range { lo, hi, .. } => {
-                self.expr(lo);
-                self.expr(hi);
-            }
-            ExprKind::Cond(a, b, c) => {
-                self.expr(a);
-                self.expr(b);
-                self.expr(c);
-            }
             ExprKind::Field(recv, name) => {
                 self.expr(recv);
                 self.dot(recv, name);
@@ -382,13 +349,10 @@ impl Resolver {
                 self.dot(recv, name);
                 args.iter().for_each(|x| self.expr(x));
             }
-            ExprKind::Call(f, args) => {
-                self.expr(f);
-                args.iter().for_each(|x| self.expr(x));
-            }
             ExprKind::Func(d) => self.func(d),
             ExprKind::GoBlock(b) => self.scoped(e.span.end, |r| r.block(b)),
-        }
+            _ => walk_expr(self, e),
+        })
     }
 }
 
