@@ -120,9 +120,9 @@ impl Sink {
         }
         self.open();
         if start {
-            self.out.put(b"\"name\":\"wake\",\"cat\":\"wake\",\"ph\":\"s\",\"id\":");
+            self.out.put(b"\"name\":\"wake\",\"ph\":\"s\",\"id\":");
         } else {
-            self.out.put(b"\"name\":\"wake\",\"cat\":\"wake\",\"ph\":\"f\",\"bp\":\"e\",\"id\":");
+            self.out.put(b"\"name\":\"wake\",\"ph\":\"f\",\"bp\":\"e\",\"id\":");
         }
         self.out.uint(id);
         self.out.put(b",\"ts\":");
@@ -266,22 +266,30 @@ pub(super) fn gap(vm: &mut Vm) {
     }
 }
 
+/// The start of a slice event: its name and category, up to its `ts`.
+macro_rules! head {
+    ($name:literal, $cat:literal) => {
+        concat!("\"name\":\"", $name, "\",\"cat\":\"", $cat, "\",\"ph\":\"X\",\"ts\":").as_bytes()
+    };
+}
+
 /// How a slice ended, taken before the driver acts on the halt.
 pub(super) struct Ending {
-    cat: &'static str,
+    /// The event's head, unless the fiber blocked (then it is named for what).
+    head: Option<&'static [u8]>,
     /// Where the fiber is (for a blocked one: the blocking operation).
     at: Option<Site>,
 }
 
 impl Ending {
     pub fn of(halt: &Halt, at: Option<Site>) -> Ending {
-        let cat = match halt {
-            Halt::Preempted | Halt::Yielded => "yield",
-            Halt::Blocked | Halt::Deadlock(_) => "block",
-            Halt::Done(_) => "done",
-            Halt::Error(_) => "error",
+        let head = match halt {
+            Halt::Preempted | Halt::Yielded => Some(head!("yield", "yield")),
+            Halt::Blocked | Halt::Deadlock(_) => None,
+            Halt::Done(_) => Some(head!("done", "done")),
+            Halt::Error(_) => Some(head!("error", "error")),
         };
-        Ending { cat, at }
+        Ending { head, at }
     }
 }
 
@@ -291,9 +299,9 @@ pub(super) fn slice_ends(vm: &mut Vm, id: u32, began: u64, ending: Ending) {
     let Some(mut t) = vm.sched.trace.take() else { return };
     let stamp = t.running.take().map_or_else(|| Stamp::new(began), |r| r.1);
     let ids = t.fibers.get(id as usize).map_or_else(|| ids(t.pid, 0), |f| f.ids);
-    let wait = match ending.cat {
-        "block" => vm.sched.state(id).parked.as_ref(),
-        _ => None,
+    let wait = match ending.head {
+        None => vm.sched.state(id).parked.as_ref(),
+        Some(_) => None,
     };
     let sink = t.sink.clone();
     let mut s = sink.borrow_mut();
@@ -305,11 +313,7 @@ pub(super) fn slice_ends(vm: &mut Vm, id: u32, began: u64, ending: Ending) {
         return;
     }
     s.open();
-    s.out.put(b"\"name\":\"");
-    s.out.put_slice(wait.map_or(ending.cat, short_name).as_bytes());
-    s.out.put(b"\",\"cat\":\"");
-    s.out.put_slice(ending.cat.as_bytes());
-    s.out.put(b"\",\"ph\":\"X\",\"ts\":");
+    s.out.put_slice(wait.map_or(ending.head.unwrap_or(head!("block", "block")), blocked_head));
     s.out.stamp(&stamp);
     s.out.put(b",\"dur\":");
     s.out.micros(end.saturating_sub(began));
@@ -328,40 +332,38 @@ pub(super) fn slice_ends(vm: &mut Vm, id: u32, began: u64, ending: Ending) {
     vm.sched.trace = Some(t);
 }
 
-/// A blocked slice's name: the operation it blocked in, short enough to
-/// read on a narrow slice (docs/trace.md lists them).
-fn short_name(w: &Wait) -> &'static str {
+/// A blocked slice's head: named for the operation it blocked in, short
+/// enough to read on a narrow slice (docs/trace.md lists them).
+fn blocked_head(w: &Wait) -> &'static [u8] {
     match w {
-        Wait::Recv(_) => "recv",
-        Wait::Send(_) => "send",
-        Wait::Select => "select",
-        Wait::Lock(_) => "lock",
-        Wait::Task => "wait task",
-        Wait::Group => "wait group",
-        Wait::Scope => "wait block",
-        Wait::Sleep => "sleep",
-        Wait::Io | Wait::Fd(_) => "io",
+        Wait::Recv(_) => head!("recv", "block"),
+        Wait::Send(_) => head!("send", "block"),
+        Wait::Select => head!("select", "block"),
+        Wait::Lock(_) => head!("lock", "block"),
+        Wait::Task => head!("wait task", "block"),
+        Wait::Group => head!("wait group", "block"),
+        Wait::Scope => head!("wait block", "block"),
+        Wait::Sleep => head!("sleep", "block"),
+        Wait::Io | Wait::Fd(_) => head!("io", "block"),
     }
 }
 
-/// What the wait names, each after a comma: the channel (as `repr` shows it,
-/// and its id), the channels of a `select`, the mutex, the descriptor.
+/// What the wait names, each after a comma: the channel (its id; and its
+/// capacity: a blocked send's buffer is full, a blocked receive's empty), the
+/// channels of a `select`, the mutex, the descriptor.
 fn wait_args(vm: &Vm, out: &mut Out, w: &Wait, id: u32) {
     match *w {
         Wait::Recv(h) | Wait::Send(h) => {
-            if let Obj::Chan(c) = vm.heap.get(h) {
-                out.put(b",\"chan\":\"<chan ");
-                out.uint(c.len() as u64);
-                out.put(b"/");
-                out.uint(c.cap() as u64);
-                out.put(b">\"");
-            }
-            out.put(b",\"chan_id\":");
+            out.put(b",\"chan\":");
             out.uint(h.0.into());
+            if let Obj::Chan(c) = vm.heap.get(h) {
+                out.put(b",\"cap\":");
+                out.uint(c.cap() as u64);
+            }
         }
         Wait::Select => {
             let chans = vm.sched.state(id).extra.as_ref().map_or(&[][..], |x| &x.select[..]);
-            out.put(b",\"chan_ids\":[");
+            out.put(b",\"chans\":[");
             for (i, h) in chans.iter().enumerate() {
                 if i > 0 {
                     out.put(b",");
@@ -371,7 +373,7 @@ fn wait_args(vm: &Vm, out: &mut Out, w: &Wait, id: u32) {
             out.put(b"]");
         }
         Wait::Lock(m) => {
-            out.put(b",\"lock_id\":");
+            out.put(b",\"lock\":");
             out.uint(m.0.into());
         }
         Wait::Fd(fd) => {

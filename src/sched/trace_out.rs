@@ -98,13 +98,26 @@ impl Out {
         }
     }
 
-    /// A decimal number.
+    /// A decimal number, its digits written in place from the last.
     #[inline]
-    pub fn uint(&mut self, n: u64) {
-        match Text::uint(n) {
-            Some(t) => self.text(t),
-            None => self.small(&Small::uint(n)),
+    pub fn uint(&mut self, mut n: u64) {
+        const MAX: usize = 20;
+        if self.pos + MAX > CHUNK {
+            self.hand_over();
         }
+        let len = n.checked_ilog10().unwrap_or(0) as usize + 1;
+        let digits = &mut self.buf[self.pos..self.pos + len];
+        let mut end = len;
+        while n >= 100 {
+            end -= 2;
+            digits[end..end + 2].copy_from_slice(&PAIRS16[(n % 100) as usize].to_le_bytes());
+            n /= 100;
+        }
+        match n >= 10 {
+            true => digits[..2].copy_from_slice(&PAIRS16[n as usize].to_le_bytes()),
+            false => digits[0] = b'0' + n as u8,
+        }
+        self.pos += len;
     }
 
     /// Nanoseconds as microseconds with three decimals (the format's unit).
@@ -232,12 +245,6 @@ impl Small {
     /// Appends a decimal number.
     pub fn push_uint(&mut self, n: u64) {
         self.push(itoa::Buffer::new().format(n).as_bytes());
-    }
-
-    pub fn uint(n: u64) -> Small {
-        let mut s = Small::new();
-        s.push_uint(n);
-        s
     }
 }
 
