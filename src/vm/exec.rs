@@ -12,7 +12,7 @@ use super::exec_iter::IterStep;
 use super::fiber::{Fiber, Frame, Handler};
 use super::object::Obj;
 use super::ops::{concat, field, index, invoke, iter_next, iter_start, new_closure, set_field, set_index, upval};
-use super::value::{cached_slot, copy_value, load_value, Value};
+use super::value::{cached_get, cached_get_mut, copy_value, load_value, Value};
 use super::{arith, coroutine, err, Fault, Res, Vm};
 use crate::bytecode::{Cmp, Op, ProtoRef};
 use crate::vm::ErrorKind;
@@ -377,8 +377,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 // module's function): called without the receiver.
                 if let Value::Obj(h) = recv {
                     if let Obj::Map(m) = vm.heap.get(h) {
-                        if let Some(i) = cached_slot(m, key, cache) {
-                            let f = m[i];
+                        if let Some(&f) = cached_get(m, key, cache) {
                             reg!(b + 1) = f;
                             enter_closure!(f, slot + 2, argc, slot);
                         }
@@ -474,7 +473,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 let (key, cache) = (&proto.names[name as usize], &proto.slots[name as usize]);
                 if let Value::Obj(h) = reg!(obj) {
                     if let Obj::Map(m) = vm.heap.get(h) {
-                        reg!(dst) = cached_slot(m, key, cache).map_or(Value::Nil, |i| m[i]);
+                        reg!(dst) = cached_get(m, key, cache).copied().unwrap_or(Value::Nil);
                         continue;
                     }
                 }
@@ -485,8 +484,8 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 let (key, cache) = (&proto.names[name as usize], &proto.slots[name as usize]);
                 if let Value::Obj(h) = reg!(obj) {
                     if let Obj::Map(m) = vm.heap.get_mut(h) {
-                        if let Some(i) = cached_slot(m, key, cache) {
-                            m[i] = reg!(src);
+                        if let Some(v) = cached_get_mut(m, key, cache) {
+                            *v = reg!(src);
                             continue;
                         }
                     }

@@ -5,7 +5,7 @@ use super::call::{builtin_ret, call_value, Called};
 use super::fiber::Fiber;
 use super::object::{Closure, Obj};
 use super::value::Handle;
-use super::value::{cached_slot, map_slot, Key, Value};
+use super::value::{cached_get, map_slot, Key, Value};
 use super::{arith, err, Res, Vm};
 use crate::bytecode::{ProtoRef, UpvalDesc};
 use crate::vm::ErrorKind;
@@ -24,7 +24,7 @@ pub(super) fn invoke(
     if let Value::Obj(h) = recv {
         match vm.heap.get(h) {
             Obj::Map(m) => {
-                if let Some(f) = cached_slot(m, key, cache).map(|i| m[i]) {
+                if let Some(&f) = cached_get(m, key, cache) {
                     fiber.stack[slot + 1] = f;
                     return call_value(vm, fiber, f, slot + 2, argc, slot);
                 }

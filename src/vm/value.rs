@@ -157,17 +157,27 @@ pub fn map_slot(m: &Map, key: &Key) -> Option<usize> {
     m.get_index_of(key)
 }
 
-/// Index of `key` in `m`, tried first at `cache` (where this instruction's
+/// The value of `key` in `m`, tried first at `cache` (where this instruction's
 /// name was found last time: objects built alike keep their fields at the
-/// same indices) and remembered there when found by searching.
+/// same indices) and remembered there when found by searching. Returns the
+/// entry itself: indexing the map again would check the index again.
 #[inline(always)]
-pub fn cached_slot(m: &Map, key: &Key, cache: &std::cell::Cell<u32>) -> Option<usize> {
-    if let (Some((Key::Str(k), _)), Key::Str(name)) = (m.get_index(cache.get() as usize), key) {
+pub fn cached_get<'m>(m: &'m Map, key: &Key, cache: &std::cell::Cell<u32>) -> Option<&'m Value> {
+    if let (Some((Key::Str(k), v)), Key::Str(name)) = (m.get_index(cache.get() as usize), key) {
         if Str::ptr_eq(k, name) {
-            return Some(cache.get() as usize);
+            return Some(v);
         }
     }
-    slot_missed(m, key, cache)
+    slot_missed(m, key, cache).map(|i| &m[i])
+}
+
+/// `cached_get` for changing the value.
+#[inline(always)]
+pub fn cached_get_mut<'m>(m: &'m mut Map, key: &Key, cache: &std::cell::Cell<u32>) -> Option<&'m mut Value> {
+    let i = cache.get() as usize;
+    let hit = matches!((m.get_index(i), key), (Some((Key::Str(k), _)), Key::Str(name)) if Str::ptr_eq(k, name));
+    let i = if hit { i } else { slot_missed(m, key, cache)? };
+    m.get_index_mut(i).map(|(_, v)| v)
 }
 
 #[inline(never)]
