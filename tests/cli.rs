@@ -477,6 +477,18 @@ fn slice_flag() {
     assert_exit(&csp(&["run", "--slice-us", "0", s.path()]), 64);
 }
 
+/// A due timer ends a CPU-bound fiber's slice at its next preemption point:
+/// with 300 ms slices, a 20 ms sleep still wakes about on time (without this,
+/// it would wait out the spinning fiber's slice).
+#[test]
+fn a_due_timer_ends_a_long_slice() {
+    let src = "fn spin() {\n    let t0 = now()\n    while now() - t0 < 500 {}\n}\nlet t = go spin()\nlet t0 = now()\nsleep(20)\nlet lag = now() - t0 - 20\nwait t\nprint(lag < 150, lag)\n";
+    let s = Script::new("cli.csp", src);
+    let o = csp(&["run", "--slice-us", "300000", s.path()]);
+    assert_exit(&o, 0);
+    assert!(stdout(&o).starts_with("true "), "{}", stdout(&o));
+}
+
 /// A deadlock exits 3 with a report naming the blocked fiber and where it waits.
 #[test]
 fn deadlock_report() {

@@ -174,7 +174,8 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
     // Nothing to run: a step of the collector's cycle, then only a look for
     // events until the cycle is done.
     if vm.heap.in_cycle() {
-        if gc::step_between_slices(&mut vm.heap) {
+        let due = timer::first(vm);
+        if gc::step_between_slices(&mut vm.heap, due) {
             cycle_ended(vm, 0);
         }
         wait = Some(Duration::ZERO);
@@ -288,6 +289,7 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
     let cpu_bound = std::mem::take(&mut vm.sched.cur().cpu_bound);
     let mut started = (cpu_bound || vm.heap.in_cycle()).then(Instant::now);
     vm.heap.gc.step_time = vm.sched.slice / 2;
+    vm.heap.gc.yield_at = timer::first(vm);
     loop {
         if let Some(fault) = out_of_memory(vm, f) {
             if let Some(h) = exec::throw(vm, f, fault) {
@@ -317,13 +319,21 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
                         }
                     }
                 }
+                // The slice ends when its time is up, or as soon as a timer is
+                // due: a fiber woken by a timer (a heartbeat, a timeout) runs
+                // within a countdown or so, not after the rest of the slice.
                 match started {
                     None => started = Some(Instant::now()),
-                    Some(t) if t.elapsed() >= vm.sched.slice => {
-                        vm.sched.cur().cpu_bound = true;
-                        return Halt::Preempted;
+                    Some(t) => {
+                        let now = Instant::now();
+                        if now.duration_since(t) >= vm.sched.slice {
+                            vm.sched.cur().cpu_bound = true;
+                            return Halt::Preempted;
+                        }
+                        if timer::due(vm, now) {
+                            return Halt::Preempted;
+                        }
                     }
-                    Some(_) => {}
                 }
             }
             h => return h,
@@ -351,7 +361,8 @@ pub(super) fn collect(vm: &mut Vm) {
     if !vm.heap.in_cycle() {
         gc::start(vm, roots(vm));
     }
-    if gc::step_between_slices(&mut vm.heap) {
+    let due = timer::first(vm);
+    if gc::step_between_slices(&mut vm.heap, due) {
         cycle_ended(vm, 0);
     }
 }

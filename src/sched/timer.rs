@@ -108,6 +108,18 @@ pub(super) fn fire_due(vm: &mut Vm) {
     }
 }
 
+/// Is a timer's deadline past at `now` (one is to fire)?
+#[inline]
+pub(super) fn due(vm: &Vm, now: Instant) -> bool {
+    first(vm).is_some_and(|at| at <= now)
+}
+
+/// The earliest deadline, live or not.
+#[inline]
+pub(super) fn first(vm: &Vm) -> Option<Instant> {
+    vm.sched.timers.heap.peek().map(|t| t.at)
+}
+
 /// Is this timer still useful? A sleep whose fiber was woken another way
 /// (cancelled) is not.
 fn live(vm: &Vm, t: &Timer) -> bool {

@@ -51,6 +51,9 @@ pub struct Cycle {
     /// How long steps may still run in this time slice: the scheduler sets
     /// it as a slice begins (`Heap::alloc`'s steps spend it).
     pub step_time: Duration,
+    /// When the next timer is due, as the scheduler last looked: steps end
+    /// by then, so that the fiber it wakes is not kept waiting behind them.
+    pub yield_at: Option<Instant>,
     /// A cycle has ended and `Heap::after_collection` has not yet paced the next.
     pub done: bool,
 }
@@ -66,6 +69,7 @@ impl Default for Cycle {
             began_at: 0,
             debt: 0,
             step_time: MAX_STEP,
+            yield_at: None,
             done: false,
         }
     }
@@ -132,6 +136,11 @@ pub fn step(heap: &mut Heap) -> bool {
         return false;
     }
     let began = Instant::now();
+    // None: no limit (urgent).
+    let mut stop = began.checked_add(allowed);
+    if let (false, Some(due)) = (urgent, heap.gc.yield_at) {
+        stop = Some(stop.map_or(due, |s| s.min(due)));
+    }
     let ended = loop {
         let mut budget = CHUNK.min(heap.gc.debt);
         let chunk = budget;
@@ -141,7 +150,7 @@ pub fn step(heap: &mut Heap) -> bool {
             break true;
         }
         heap.gc.debt -= chunk - budget;
-        if heap.gc.debt == 0 || began.elapsed() >= allowed {
+        if heap.gc.debt == 0 || stop.is_some_and(|t| Instant::now() >= t) {
             break false;
         }
     };
@@ -149,9 +158,11 @@ pub fn step(heap: &mut Heap) -> bool {
     ended
 }
 
-/// A step between slices (or with nothing to run): it may take MAX_STEP.
-pub fn step_between_slices(heap: &mut Heap) -> bool {
+/// A step between slices (or with nothing to run): it may take MAX_STEP,
+/// or until `timer` (the next timer's deadline).
+pub fn step_between_slices(heap: &mut Heap, timer: Option<Instant>) -> bool {
     heap.gc.step_time = MAX_STEP;
+    heap.gc.yield_at = timer;
     step(heap)
 }
 
