@@ -248,6 +248,13 @@ pub enum Op {
         base: u8,
         argc: u8,
     },
+    /// base = globals[idx]; then as Call (a call of a global function whose
+    /// arguments cannot change that global: see the compiler's `call`)
+    CallGlobal {
+        base: u8,
+        argc: u8,
+        idx: u16,
+    },
     /// base = (base+1).name(base+2 .. base+2+argc); map fields holding functions are
     /// called without the receiver, builtin methods with it
     Invoke {

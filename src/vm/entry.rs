@@ -81,7 +81,7 @@ pub fn resume(vm: &mut Vm, fiber: &mut Fiber, r: Resume) -> Option<Halt> {
         },
         // The result of a blocked builtin; a send or a lock has none.
         Resume::Value(v) => {
-            if let Op::Call { base: b, .. } | Op::Invoke { base: b, .. } = op {
+            if let Op::Call { base: b, .. } | Op::CallGlobal { base: b, .. } | Op::Invoke { base: b, .. } = op {
                 fiber.put(base + b as usize, &v);
             }
         }

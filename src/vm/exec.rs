@@ -108,6 +108,35 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             }
         };
     }
+    // `base = base(base+1 .. base+argc)`, the callee already in `base`.
+    macro_rules! call {
+        ($b:expr, $argc:expr) => {{
+            let (b, argc) = ($b, $argc);
+            save_pc!();
+            let slot = base + b as usize;
+            // SAFETY: slot is a register of this frame.
+            let callee = unsafe { load_value(regs.add(b as usize)) };
+            enter_closure!(callee, slot + 1, argc, slot);
+            // A builtin that only computes a value (`sqrt`, `len`, `abs`).
+            if let Value::Obj(h) = callee {
+                if let Obj::Native(n) = vm.heap.get(h) {
+                    if let NativeFn::Value(f) = n.func {
+                        let args = slot + 1;
+                        let v = f(vm, &fiber.stack[args..args + argc as usize])?;
+                        reg!(b) = v;
+                        tick!();
+                        continue;
+                    }
+                }
+            }
+            match call_value(vm, fiber, callee, slot + 1, argc as usize, slot)? {
+                Called::Frame => reload!(),
+                Called::Value => {}
+                Called::Blocked => return Ok(Halt::Blocked),
+            }
+            tick!();
+        }};
+    }
     macro_rules! arith {
         ($op:expr, $dst:expr, $a:expr, $b:expr, $fast:ident, $fop:tt) => {{
             // Matching on references reads the tag and payload in place
@@ -283,7 +312,12 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 let r = t!(super::exec_rare::contains(vm, reg!(a), reg!(b)));
                 reg!(dst) = Value::Bool(r);
             }
-            Op::Is { .. } | Op::Bitwise { .. } | Op::BitNot { .. } | Op::Unpack { .. } | Op::IterPair { .. } => {
+            Op::Is { .. }
+            | Op::Bitwise { .. }
+            | Op::BitNot { .. }
+            | Op::Unpack { .. }
+            | Op::IterPair { .. }
+            | Op::Range { .. } => {
                 save_pc!();
                 t!(super::exec_rare::rare_op(vm, fiber, op, base));
             }
@@ -342,30 +376,12 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     pc = target as usize;
                 }
             }
-            Op::Call { base: b, argc } => {
-                save_pc!();
-                let slot = base + b as usize;
-                // SAFETY: slot is a register of this frame.
-                let callee = unsafe { load_value(regs.add(b as usize)) };
-                enter_closure!(callee, slot + 1, argc, slot);
-                // A builtin that only computes a value (`sqrt`, `len`, `abs`).
-                if let Value::Obj(h) = callee {
-                    if let Obj::Native(n) = vm.heap.get(h) {
-                        if let NativeFn::Value(f) = n.func {
-                            let args = slot + 1;
-                            let v = f(vm, &fiber.stack[args..args + argc as usize])?;
-                            reg!(b) = v;
-                            tick!();
-                            continue;
-                        }
-                    }
-                }
-                match call_value(vm, fiber, callee, slot + 1, argc as usize, slot)? {
-                    Called::Frame => reload!(),
-                    Called::Value => {}
-                    Called::Blocked => return Ok(Halt::Blocked),
-                }
-                tick!();
+            Op::Call { base: b, argc } => call!(b, argc),
+            Op::CallGlobal { base: b, argc, idx } => {
+                let slot: *const Value = &vm.globals[idx as usize];
+                // SAFETY: both point at live values.
+                unsafe { copy_value(regs.add(b as usize), slot) }
+                call!(b, argc)
             }
             Op::Invoke { base: b, argc, name } => {
                 save_pc!();
@@ -492,18 +508,6 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 }
                 t!(set_field(vm, reg!(obj), key, reg!(src)));
             }
-            Op::Range { dst, lo, hi, inclusive } => {
-                let (l, h) = match (reg!(lo), reg!(hi)) {
-                    (Value::Int(l), Value::Int(h)) => (l, h),
-                    (l, h) => t!(arith::bad_operands(&vm.heap, "..", l, h)),
-                };
-                let h = if inclusive {
-                    t!(h.checked_add(1).map_or_else(|| err(ErrorKind::Overflow, "integer overflow"), Ok))
-                } else {
-                    h
-                };
-                reg!(dst) = Value::Obj(vm.heap.alloc(Obj::Range(l, h)));
-            }
             Op::ForPrep { base: b, inclusive, target } => {
                 let (lo, hi) = match (reg!(b), reg!(b + 1)) {
                     (Value::Int(l), Value::Int(h)) => (l, h),
@@ -558,11 +562,9 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 }
             }
             Op::TryBegin { reg, target } => {
-                fiber.handlers.push(Handler { depth: fiber.frames.len() as u32, target, reg });
+                fiber.handlers.push(Handler { depth: fiber.frames.len() as u32, target, reg })
             }
-            Op::TryEnd => {
-                fiber.handlers.pop();
-            }
+            Op::TryEnd => drop(fiber.handlers.pop()),
             Op::Throw { src } => {
                 let v = reg!(src);
                 save_pc!();

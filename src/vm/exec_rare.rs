@@ -1,5 +1,5 @@
 //! The dispatch loop's less frequent instructions (`in`, `is`, bitwise
-//! operators, destructuring, two-variable loops), out of line so the loop's own
+//! operators, destructuring, two-variable loops, ranges made into values), out of line so the loop's own
 //! code stays small: every arm the loop inlines costs the hot ones registers.
 
 use super::fiber::Fiber;
@@ -81,6 +81,18 @@ pub(super) fn rare_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Re
                     }
                 }
             }
+        }
+        Op::Range { dst, lo, hi, inclusive } => {
+            let (l, h) = match (reg!(lo), reg!(hi)) {
+                (Value::Int(l), Value::Int(h)) => (l, h),
+                (l, h) => return arith::bad_operands(&vm.heap, "..", l, h),
+            };
+            let h = match (inclusive, h.checked_add(1)) {
+                (false, _) => h,
+                (true, Some(h)) => h,
+                (true, None) => return err(ErrorKind::Overflow, "integer overflow"),
+            };
+            reg!(dst) = Value::Obj(vm.heap.alloc(Obj::Range(l, h)));
         }
         _ => unreachable!("not a rare instruction"),
     }
