@@ -301,6 +301,12 @@ pub enum Op {
         key: u8,
         src: u8,
     },
+    /// obj[key] = consts[k] (a literal: `flags[i] = false`)
+    SetIndexK {
+        obj: u8,
+        key: u8,
+        k: u16,
+    },
     /// dst = obj.name (map key, or a property such as `e.message`)
     Field {
         dst: u8,

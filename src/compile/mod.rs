@@ -365,6 +365,32 @@ impl Compiler<'_> {
         k
     }
 
+    /// The constant a literal `nil`, boolean, number or string is (shared
+    /// with an equal one made before, among the first few), for instructions
+    /// with a constant operand; None for any other expression.
+    pub(crate) fn literal_const(&mut self, e: &crate::syntax::ast::Expr) -> Option<u16> {
+        use crate::syntax::ast::ExprKind;
+        let v = match e.kind {
+            ExprKind::Str(ref s) => return Some(self.str_const(s)),
+            ExprKind::Nil => Value::Nil,
+            ExprKind::Bool(b) => Value::Bool(b),
+            ExprKind::Int(i) => Value::Int(i),
+            ExprKind::Float(f) => Value::Float(f),
+            _ => return None,
+        };
+        let same = |c: &Value| match (c, &v) {
+            (Value::Nil, Value::Nil) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            _ => false,
+        };
+        match self.fs().consts.iter().take(256).position(same) {
+            Some(k) => Some(k as u16),
+            None => Some(self.const_value(v)),
+        }
+    }
+
     pub(crate) fn const_value(&mut self, v: Value) -> u16 {
         let f = self.fs();
         f.consts.push(v);

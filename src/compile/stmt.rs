@@ -233,7 +233,14 @@ impl Compiler<'_> {
                         self.emit_binop(op, rv, rv, rb);
                         rv
                     }
-                    None => self.expr_any(value),
+                    None => match self.literal_const(value) {
+                        Some(k) => {
+                            self.span = target.span;
+                            self.emit(Op::SetIndexK { obj: ro, key: rk, k });
+                            return;
+                        }
+                        None => self.expr_any(value),
+                    },
                 };
                 self.span = target.span;
                 self.emit(Op::SetIndex { obj: ro, key: rk, src: rv });

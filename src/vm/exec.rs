@@ -485,6 +485,17 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 }
                 t!(set_index(vm, reg!(obj), reg!(key), reg!(src)));
             }
+            Op::SetIndexK { obj, key, k } => {
+                if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
+                    if let Obj::List(l) = vm.heap.get_mut(*h) {
+                        if let Some(v) = l.get_mut(*i as u64 as usize) {
+                            *v = proto.consts[k as usize];
+                            continue;
+                        }
+                    }
+                }
+                t!(set_index(vm, reg!(obj), reg!(key), proto.consts[k as usize]));
+            }
             Op::Field { dst, obj, name } => {
                 let (key, cache) = (&proto.names[name as usize], &proto.slots[name as usize]);
                 if let Value::Obj(h) = reg!(obj) {
@@ -566,9 +577,8 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             }
             Op::TryEnd => drop(fiber.handlers.pop()),
             Op::Throw { src } => {
-                let v = reg!(src);
                 save_pc!();
-                return Err(Fault::Throw(v));
+                return Err(Fault::Throw(reg!(src)));
             }
             Op::Concat { dst, start, count } => {
                 let s = base + start as usize;
