@@ -1,5 +1,6 @@
-//! Generates the parser from grammar/, one test function per golden program, and
-//! the table of std/ modules embedded in the binary.
+//! Generates the parser from grammar/, one test function per golden program and
+//! the table of std/ modules embedded in the binary; links the binary for a
+//! small start-up.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -9,6 +10,35 @@ fn main() {
     lalrpop::Configuration::new().set_in_dir("grammar").emit_rerun_directives(true).process().unwrap();
     golden_tests();
     std_modules();
+    startup_layout();
+}
+
+/// Links the `csp` binary for a small start-up (benches/README.md, "Startup
+/// memory"): the functions start-up runs together at the front of the code
+/// (`link/startup.ld`, written by benches/startup_order.py), so the kernel
+/// maps their few pages rather than 64 KB around each of them all over it;
+/// and relative relocations packed (DT_RELR), so the loader reads 5 KB of
+/// them instead of 390 KB at every start. Linux with glibc only: the script
+/// is for ELF linkers, and glibc runs DT_RELR from 2.36.
+fn startup_layout() {
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" {
+        return;
+    }
+    println!("cargo:rerun-if-changed=link/startup.ld");
+    println!("cargo:rustc-link-arg-bins=-Wl,-T,{}/link/startup.ld", var("CARGO_MANIFEST_DIR"));
+    if var("HOST") == var("TARGET") && glibc_at_least(2, 36) {
+        println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
+    }
+}
+
+/// Whether the glibc this build runs on (the target's, when not cross
+/// compiling) is at least `major.minor`.
+fn glibc_at_least(major: u32, minor: u32) -> bool {
+    // SAFETY: returns a static NUL-terminated string such as "2.36".
+    let v = unsafe { std::ffi::CStr::from_ptr(libc::gnu_get_libc_version()) };
+    let mut parts = v.to_str().unwrap_or("").split('.').map(|n| n.parse::<u32>().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0)) >= (major, minor)
 }
 
 /// `std/NAME.csp` (all but the prelude) becomes `("NAME", include_str!(...))`, so
