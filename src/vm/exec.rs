@@ -208,7 +208,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             Op::LoadNil { dst } => reg!(dst) = Value::Nil,
             Op::LoadBool { dst, val } => reg!(dst) = Value::Bool(val),
             Op::LoadInt { dst, val } => reg!(dst) = Value::Int(val as i64),
-            Op::LoadK { dst, k } => reg!(dst) = proto.consts[k as usize],
+            Op::LoadK { dst, k } => reg!(dst) = proto.konst(k),
             Op::GetGlobal { dst, idx } => {
                 let slot: *const Value = &vm.globals[idx as usize];
                 // SAFETY: both point at live values.
@@ -391,7 +391,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 let slot = base + b as usize;
                 // SAFETY: slot + 1 is a register of this frame.
                 let recv = unsafe { load_value(regs.add(b as usize + 1)) };
-                let (key, cache) = (&proto.names[name as usize], &proto.slots[name as usize]);
+                let (key, cache) = proto.name(name);
                 // A map's field holding a function (an object's method, a
                 // module's function): called without the receiver.
                 if let Value::Obj(h) = recv {
@@ -492,15 +492,15 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
                     if let Obj::List(l) = vm.heap.get_mut(*h) {
                         if let Some(v) = l.get_mut(*i as u64 as usize) {
-                            *v = proto.consts[k as usize];
+                            *v = proto.konst(k);
                             continue;
                         }
                     }
                 }
-                t!(set_index(vm, reg!(obj), reg!(key), proto.consts[k as usize]));
+                t!(set_index(vm, reg!(obj), reg!(key), proto.konst(k)));
             }
             Op::Field { dst, obj, name } => {
-                let (key, cache) = (&proto.names[name as usize], &proto.slots[name as usize]);
+                let (key, cache) = proto.name(name);
                 if let Value::Obj(h) = reg!(obj) {
                     if let Obj::Map(m) = vm.heap.get(h) {
                         reg!(dst) = cached_get(m, key, cache).copied().unwrap_or(Value::Nil);
@@ -511,7 +511,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 reg!(dst) = v;
             }
             Op::SetField { obj, name, src } => {
-                let (key, cache) = (&proto.names[name as usize], &proto.slots[name as usize]);
+                let (key, cache) = proto.name(name);
                 if let Value::Obj(h) = reg!(obj) {
                     if let Obj::Map(m) = vm.heap.get_mut(h) {
                         if let Some(v) = cached_get_mut(m, key, cache) {
