@@ -39,8 +39,15 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
     }
     macro_rules! save_pc {
         () => {{
-            fiber.frames.last_mut().unwrap().pc = pc as u32;
+            save_pc_only!();
             *budget = left;
+        }};
+    }
+    // The running frame's pc, for a call that continues in this loop.
+    macro_rules! save_pc_only {
+        () => {{
+            // SAFETY: a running fiber has a frame.
+            unsafe { fiber.frames.last_mut().unwrap_unchecked() }.pc = pc as u32;
         }};
     }
     macro_rules! t {
@@ -56,13 +63,16 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
     }
     macro_rules! reload {
         () => {{
-            let f = fiber.frames.last().unwrap();
+            // SAFETY: a running fiber has a frame.
+            let f = unsafe { fiber.frames.last().unwrap_unchecked() };
             proto = f.proto;
             closure = f.closure;
             pc = f.pc as usize;
             base = f.base as usize;
             code = proto.code.as_ptr();
-            regs = fiber.stack[base..].as_mut_ptr();
+            // SAFETY: a frame's registers are on the stack (`call_value` and
+            // `enter_closure!` size it before pushing the frame).
+            regs = unsafe { fiber.stack.as_mut_ptr().add(base) };
         }};
     }
     macro_rules! tick {
@@ -100,7 +110,8 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                         pc = 0;
                         base = args;
                         code = p.code.as_ptr();
-                        regs = fiber.stack[base..].as_mut_ptr();
+                        // SAFETY: the stack was sized above.
+                        regs = unsafe { fiber.stack.as_mut_ptr().add(base) };
                         tick!();
                         continue;
                     }
@@ -112,7 +123,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
     macro_rules! call {
         ($b:expr, $argc:expr) => {{
             let (b, argc) = ($b, $argc);
-            save_pc!();
+            save_pc_only!();
             let slot = base + b as usize;
             // SAFETY: slot is a register of this frame.
             let callee = unsafe { load_value(regs.add(b as usize)) };
@@ -129,6 +140,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     }
                 }
             }
+            *budget = left;
             match call_value(vm, fiber, callee, slot + 1, argc as usize, slot)? {
                 Called::Frame => reload!(),
                 Called::Value => {}
@@ -375,7 +387,8 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 }
             }
             Op::JmpIfArg { idx, target } => {
-                if idx < fiber.frames.last().unwrap().argc {
+                // SAFETY: a running fiber has a frame.
+                if idx < unsafe { fiber.frames.last().unwrap_unchecked() }.argc {
                     pc = target as usize;
                 }
             }
@@ -410,7 +423,8 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 tick!();
             }
             Op::Return { src } => {
-                let f = fiber.frames.pop().unwrap();
+                // SAFETY: a running fiber has a frame.
+                let f = unsafe { fiber.frames.pop().unwrap_unchecked() };
                 if fiber.frames.is_empty() {
                     let v = reg!(src);
                     if fiber.in_coroutine() {
@@ -421,13 +435,14 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     *budget = left;
                     return Ok(Halt::Done(v));
                 }
-                let slot: *mut Value = &mut fiber.stack[f.ret as usize];
                 // SAFETY: the return slot is below the callee's registers, both live.
+                let slot: *mut Value = unsafe { fiber.stack.as_mut_ptr().add(f.ret as usize) };
                 unsafe { copy_value(slot, regs.add(src as usize)) }
                 reload!();
             }
             Op::ReturnNil => {
-                let f = fiber.frames.pop().unwrap();
+                // SAFETY: a running fiber has a frame.
+                let f = unsafe { fiber.frames.pop().unwrap_unchecked() };
                 if fiber.frames.is_empty() {
                     if fiber.in_coroutine() {
                         coroutine::finish(vm, fiber, Value::Nil);
@@ -437,7 +452,8 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     *budget = left;
                     return Ok(Halt::Done(Value::Nil));
                 }
-                fiber.stack[f.ret as usize] = Value::Nil;
+                // SAFETY: as for `Return`.
+                unsafe { *fiber.stack.as_mut_ptr().add(f.ret as usize) = Value::Nil };
                 reload!();
             }
             Op::Closure { dst, proto: idx } => {
