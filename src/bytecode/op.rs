@@ -16,6 +16,19 @@ pub enum Cmp {
 }
 
 impl Cmp {
+    pub fn is_equality(self) -> bool {
+        matches!(self, Cmp::Eq | Cmp::Ne)
+    }
+
+    /// `!=` for `==` and back; the orderings are not negated (NaN).
+    pub fn negated(self) -> Cmp {
+        match self {
+            Cmp::Eq => Cmp::Ne,
+            Cmp::Ne => Cmp::Eq,
+            other => unreachable!("negating {other:?}"),
+        }
+    }
+
     /// The comparison on two ints (the fast path of every compare instruction).
     #[inline(always)]
     pub fn ints(self, x: i64, y: i64) -> bool {
@@ -154,6 +167,14 @@ pub enum Op {
         a: u8,
         b: u8,
     },
+    /// dst = (a <cmp> consts[k]) as bool; `==` and `!=` against a literal
+    /// (see `JmpUnlessK`)
+    CompareK {
+        cmp: Cmp,
+        dst: u8,
+        a: u8,
+        k: u16,
+    },
     /// dst = a in b: b is a list holding an item == a, a map with key a, a string
     /// containing the string a, or a range containing the int a
     In {
@@ -217,6 +238,14 @@ pub enum Op {
         imm: i8,
         target: u32,
     },
+    /// unless (a <cmp> consts[k]), pc = target; `==` and `!=` against a
+    /// literal other than a small int (`x == nil`, `c == "{"`)
+    JmpUnlessK {
+        cmp: Cmp,
+        a: u8,
+        k: u8,
+        target: u32,
+    },
     /// A `while` loop's test, at its bottom (the loop is entered by a jump to
     /// it): if src is truthy, pc = target, backwards (a back-edge: it counts
     /// towards preemption).
@@ -236,6 +265,13 @@ pub enum Op {
         cmp: Cmp,
         a: u8,
         imm: i8,
+        target: u32,
+    },
+    /// if (a <cmp> consts[k]), pc = target, backwards (see `LoopIf`, `JmpUnlessK`)
+    LoopWhenK {
+        cmp: Cmp,
+        a: u8,
+        k: u8,
         target: u32,
     },
     /// if argument `idx` was passed by the caller, pc = target (skips a default)

@@ -62,14 +62,14 @@ impl Proto {
         unsafe { (self.names.get_unchecked(i), self.slots.get_unchecked(i)) }
     }
 
-    /// Constant `k` (an operand of LoadK or SetIndexK). Unchecked: the
+    /// Constant `k` (an operand of LoadK, SetIndexK and the compares with a constant). Unchecked: the
     /// compiler emits only indices of constants it added. The bounds checks
     /// of these two were about 5 instructions per field access.
     #[inline]
-    pub fn konst(&self, k: u16) -> Value {
+    pub fn konst(&self, k: u16) -> &Value {
         debug_assert!((k as usize) < self.consts.len());
         // SAFETY: see above.
-        unsafe { *self.consts.get_unchecked(k as usize) }
+        unsafe { self.consts.get_unchecked(k as usize) }
     }
 
     pub fn display_name(&self) -> &str {

@@ -298,9 +298,11 @@ impl Compiler<'_> {
             | Op::JmpIfNot { target, .. }
             | Op::JmpUnless { target, .. }
             | Op::JmpUnlessI { target, .. }
+            | Op::JmpUnlessK { target, .. }
             | Op::LoopIf { target, .. }
             | Op::LoopWhen { target, .. }
             | Op::LoopWhenI { target, .. }
+            | Op::LoopWhenK { target, .. }
             | Op::JmpIfArg { target, .. }
             | Op::ForPrep { target, .. }
             | Op::ForLoop { target, .. }

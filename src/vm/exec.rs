@@ -171,10 +171,12 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             reg!($dst) = v;
         }};
     }
+    // `x <cmp> y`, two places (registers or a constant).
     macro_rules! compare {
         ($cmp:expr, $x:expr, $y:expr) => {{
             let eq = matches!($cmp, Cmp::Eq | Cmp::Ne);
-            let fast = match (&reg!($x), &reg!($y)) {
+            let (x, y): (&Value, &Value) = (&$x, &$y);
+            let fast = match (x, y) {
                 (Value::Int(i), Value::Int(j)) => Some($cmp.ints(*i, *j)),
                 // `x == nil`, `x != nil`: nil equals only nil.
                 (Value::Nil, v) | (v, Value::Nil) if eq => Some(matches!(v, Value::Nil) == ($cmp == Cmp::Eq)),
@@ -187,7 +189,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             match fast {
                 Some(r) => r,
                 None => {
-                    let (x, y) = (reg!($x), reg!($y));
+                    let (x, y) = (*x, *y);
                     t!(compare_slow(vm, $cmp, x, y))
                 }
             }
@@ -220,7 +222,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             Op::LoadNil { dst } => reg!(dst) = Value::Nil,
             Op::LoadBool { dst, val } => reg!(dst) = Value::Bool(val),
             Op::LoadInt { dst, val } => reg!(dst) = Value::Int(val as i64),
-            Op::LoadK { dst, k } => reg!(dst) = proto.konst(k),
+            Op::LoadK { dst, k } => reg!(dst) = *proto.konst(k),
             Op::GetGlobal { dst, idx } => {
                 let slot: *const Value = &vm.globals[idx as usize];
                 // SAFETY: both point at live values.
@@ -318,7 +320,11 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 reg!(dst) = v;
             }
             Op::Compare { cmp, dst, a, b } => {
-                let r = compare!(cmp, a, b);
+                let r = compare!(cmp, reg!(a), reg!(b));
+                reg!(dst) = Value::Bool(r);
+            }
+            Op::CompareK { cmp, dst, a, k } => {
+                let r = compare!(cmp, reg!(a), *proto.konst(k));
                 reg!(dst) = Value::Bool(r);
             }
             Op::In { dst, a, b } => {
@@ -359,12 +365,17 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 }
             }
             Op::JmpUnless { cmp, a, b, target } => {
-                if !compare!(cmp, a, b) {
+                if !compare!(cmp, reg!(a), reg!(b)) {
                     pc = target as usize;
                 }
             }
             Op::JmpUnlessI { cmp, a, imm, target } => {
                 if !compare_imm!(cmp, a, imm) {
+                    pc = target as usize;
+                }
+            }
+            Op::JmpUnlessK { cmp, a, k, target } => {
+                if !compare!(cmp, reg!(a), *proto.konst(k as u16)) {
                     pc = target as usize;
                 }
             }
@@ -375,13 +386,19 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 }
             }
             Op::LoopWhen { cmp, a, b, target } => {
-                if compare!(cmp, a, b) {
+                if compare!(cmp, reg!(a), reg!(b)) {
                     pc = target as usize;
                     tick!();
                 }
             }
             Op::LoopWhenI { cmp, a, imm, target } => {
                 if compare_imm!(cmp, a, imm) {
+                    pc = target as usize;
+                    tick!();
+                }
+            }
+            Op::LoopWhenK { cmp, a, k, target } => {
+                if compare!(cmp, reg!(a), *proto.konst(k as u16)) {
                     pc = target as usize;
                     tick!();
                 }
@@ -400,21 +417,36 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 call!(b, argc)
             }
             Op::Invoke { base: b, argc, name } => {
-                save_pc!();
+                save_pc_only!();
                 let slot = base + b as usize;
                 // SAFETY: slot + 1 is a register of this frame.
                 let recv = unsafe { load_value(regs.add(b as usize + 1)) };
                 let (key, cache) = proto.name(name);
-                // A map's field holding a function (an object's method, a
-                // module's function): called without the receiver.
                 if let Value::Obj(h) = recv {
-                    if let Obj::Map(m) = vm.heap.get(h) {
-                        if let Some(&f) = cached_get(m, key, cache) {
-                            reg!(b + 1) = f;
-                            enter_closure!(f, slot + 2, argc, slot);
+                    match vm.heap.get(h) {
+                        // A map's field holding a function (an object's method, a
+                        // module's function): called without the receiver.
+                        Obj::Map(m) => {
+                            if let Some(&f) = cached_get(m, key, cache) {
+                                reg!(b + 1) = f;
+                                enter_closure!(f, slot + 2, argc, slot);
+                            }
                         }
+                        // `xs.push(v)` with room in the list: the common case
+                        // of list building, a third of `invoke`'s cost.
+                        Obj::List(l) if argc == 1 && l.len() < l.capacity() && key.is_str("push") => {
+                            let v = reg!(b + 2);
+                            if let Obj::List(l) = vm.heap.get_mut(h) {
+                                l.push(v);
+                            }
+                            vm.heap.note_growth(16);
+                            reg!(b) = Value::Nil;
+                            continue;
+                        }
+                        _ => {}
                     }
                 }
+                *budget = left;
                 match invoke(vm, fiber, recv, key, cache, slot, argc as usize)? {
                     Called::Frame => reload!(),
                     Called::Value => {}
@@ -508,12 +540,12 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
                     if let Obj::List(l) = vm.heap.get_mut(*h) {
                         if let Some(v) = l.get_mut(*i as u64 as usize) {
-                            *v = proto.konst(k);
+                            *v = *proto.konst(k);
                             continue;
                         }
                     }
                 }
-                t!(set_index(vm, reg!(obj), reg!(key), proto.konst(k)));
+                t!(set_index(vm, reg!(obj), reg!(key), *proto.konst(k)));
             }
             Op::Field { dst, obj, name } => {
                 let (key, cache) = proto.name(name);

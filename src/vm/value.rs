@@ -79,6 +79,14 @@ pub enum Key {
     Bytes(Rc<[u8]>),
 }
 
+impl Key {
+    /// Is this the string key `s`?
+    #[inline]
+    pub fn is_str(&self, s: &str) -> bool {
+        matches!(self, Key::Str(k) if &**k == s)
+    }
+}
+
 /// Copies a value as two 8-byte loads and stores. A plain copy is one 16-byte load,
 /// which stalls when the value was just written as separate tag and payload
 /// stores (store-to-load forwarding fails); word copies forward cleanly.
