@@ -172,7 +172,7 @@ fn eq_inner(heap: &Heap, a: Value, b: Value, assumed: &mut Assumed) -> bool {
                 (Obj::Range(a0, a1), Obj::Range(b0, b1)) => a0 == b0 && a1 == b1,
                 (Obj::Time(x), Obj::Time(y)) => x == y,
                 (Obj::List(x), Obj::List(y)) => {
-                    if x.len() != y.len() {
+                    if x.len() != y.len() || x.iter().zip(y).any(|(p, q)| scalars_differ(heap, *p, *q)) {
                         return false;
                     }
                     if !assumed.insert((ha.0, hb.0)) {
@@ -181,7 +181,12 @@ fn eq_inner(heap: &Heap, a: Value, b: Value, assumed: &mut Assumed) -> bool {
                     crate::limits::with_stack(|| x.iter().zip(y.iter()).all(|(p, q)| eq_inner(heap, *p, *q, assumed)))
                 }
                 (Obj::Map(x), Obj::Map(y)) => {
-                    if x.len() != y.len() {
+                    // Entries in the same place under the same key (maps made
+                    // by the same code) are compared directly first.
+                    let differ = |((kx, vx), (ky, vy)): ((&Key, &Value), (&Key, &Value))| {
+                        kx == ky && scalars_differ(heap, *vx, *vy)
+                    };
+                    if x.len() != y.len() || x.iter().zip(y.iter()).any(differ) {
                         return false;
                     }
                     if !assumed.insert((ha.0, hb.0)) {
@@ -195,6 +200,18 @@ fn eq_inner(heap: &Heap, a: Value, b: Value, assumed: &mut Assumed) -> bool {
             }
         }
         _ => false,
+    }
+}
+
+/// Two values that are not objects and are not equal: the quick "not equal"
+/// tried on the items of two lists or maps before the pair set and the
+/// recursion (objects compared by an `id` field, as in DeltaBlue, differ there
+/// at once, without an allocation).
+fn scalars_differ(heap: &Heap, a: Value, b: Value) -> bool {
+    match (a, b) {
+        (Value::Obj(_), _) | (_, Value::Obj(_)) => false,
+        // No pair is inserted for scalars, so the set stays unallocated.
+        _ => !eq_inner(heap, a, b, &mut Assumed::with_hasher(super::value::MapHasher)),
     }
 }
 
