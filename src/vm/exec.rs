@@ -12,7 +12,7 @@ use super::exec_iter::IterStep;
 use super::fiber::{Fiber, Frame, Handler};
 use super::object::Obj;
 use super::ops::{concat, field, index, invoke, iter_next, iter_start, new_closure, set_field, set_index, upval};
-use super::value::{cached_get, cached_get_mut, copy_value, load_value, Value};
+use super::value::{cached_get, cached_get_mut, copy_value, int_payload, load_value, set_int_payload, Value};
 use super::{arith, coroutine, err, Fault, Res, Vm};
 use crate::bytecode::{Cmp, Op, ProtoRef};
 use crate::vm::ErrorKind;
@@ -586,14 +586,20 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 }
             }
             Op::ForLoop { base: b, target } => {
-                if let (Value::Int(i), Value::Int(end)) = (&reg!(b), &reg!(b + 1)) {
-                    let next = *i + 1;
-                    if next < *end {
-                        reg!(b) = Value::Int(next);
-                        reg!(b + 2) = Value::Int(next);
-                        pc = target as usize;
-                        tick!();
-                    }
+                // Registers b and b+1 are the loop's own (no name reaches
+                // them) and only ForPrep writes them, always ints; their tags
+                // are not checked again. The counter is below the end here,
+                // so adding one cannot overflow.
+                debug_assert!(matches!((reg!(b), reg!(b + 1)), (Value::Int(_), Value::Int(_))));
+                // SAFETY: registers of this frame, both ints (see above).
+                let (i, end) = unsafe { (int_payload(regs.add(b as usize)), int_payload(regs.add(b as usize + 1))) };
+                let next = i + 1;
+                if next < end {
+                    // SAFETY: as above.
+                    unsafe { set_int_payload(regs.add(b as usize), next) };
+                    reg!(b + 2) = Value::Int(next);
+                    pc = target as usize;
+                    tick!();
                 }
             }
             Op::IterInit { base: b } => {

@@ -115,6 +115,24 @@ pub unsafe fn load_value(src: *const Value) -> Value {
     out.assume_init()
 }
 
+/// The payload of a value known to be an int (the second word, see `Value`).
+///
+/// # Safety
+/// `p` must be valid and aligned for a `Value` that is a `Value::Int`.
+#[inline(always)]
+pub unsafe fn int_payload(p: *const Value) -> i64 {
+    *(p as *const i64).add(1)
+}
+
+/// Sets the payload of a value known to be an int, leaving its tag.
+///
+/// # Safety
+/// As for `int_payload`.
+#[inline(always)]
+pub unsafe fn set_int_payload(p: *mut Value, i: i64) {
+    *(p as *mut i64).add(1) = i;
+}
+
 impl std::hash::Hash for Key {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
         match self {
