@@ -491,6 +491,7 @@ impl Compiler<'_> {
                 js.extend(self.jump_if_false(b));
                 js
             }
+            (None, ExprKind::Unary(UnOp::Not, x)) => self.jump_if_true(x),
             // `a || b`: when a holds, on to the body; else b decides.
             (None, ExprKind::Or(a, b)) => {
                 let to_body = self.jump_if_true(a);
@@ -544,6 +545,7 @@ impl Compiler<'_> {
                 js.extend(self.jump_if_true(b));
                 js
             }
+            (None, ExprKind::Unary(UnOp::Not, x)) => self.jump_if_false(x),
             (None, ExprKind::And(a, b)) => {
                 let skip = self.jump_if_false(a);
                 let js = self.jump_if_true(b);
