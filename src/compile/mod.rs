@@ -3,6 +3,7 @@
 
 mod captures;
 mod conc;
+mod cond;
 mod expr;
 mod import;
 mod loader;
