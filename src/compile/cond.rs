@@ -82,32 +82,39 @@ impl Compiler<'_> {
 
     /// Emits jumps taken when `cond` is false; returns them for patching.
     pub(crate) fn jump_if_false(&mut self, cond: &Expr) -> Vec<usize> {
+        self.jump_when(cond, false)
+    }
+
+    /// Emits jumps taken when `cond`'s truth is `when`; returns them for
+    /// patching.
+    fn jump_when(&mut self, cond: &Expr, when: bool) -> Vec<usize> {
         let save = self.span;
         self.span = cond.span;
         let mark = self.mark();
         let compared = self.comparison(cond);
         self.span = cond.span;
         let jumps = match (compared, &cond.kind) {
-            (Some(Compared::Imm(cmp, a, imm)), _) => vec![self.emit(Op::JmpUnlessI { cmp, a, imm, target: 0 })],
-            (Some(Compared::Regs(cmp, a, b)), _) => vec![self.emit(Op::JmpUnless { cmp, a, b, target: 0 })],
-            (Some(Compared::K(cmp, a, k)), _) => vec![self.emit(Op::JmpUnlessK { cmp, a, k, target: 0 })],
-            (None, ExprKind::And(a, b)) => {
-                let mut js = self.jump_if_false(a);
-                js.extend(self.jump_if_false(b));
-                js
+            (Some(c), _) => self.compare_jump(c, when),
+            (None, ExprKind::And(a, b) | ExprKind::Or(a, b)) => {
+                if matches!(cond.kind, ExprKind::And(..)) != when {
+                    // `&&` is false, `||` true, as soon as either side is.
+                    let mut js = self.jump_when(a, when);
+                    js.extend(self.jump_when(b, when));
+                    js
+                } else {
+                    // Otherwise `a` going the other way decides at once (past
+                    // `b`, into an `||`'s body), and else `b` decides.
+                    let past = self.jump_when(a, !when);
+                    let js = self.jump_when(b, when);
+                    past.into_iter().for_each(|j| self.patch(j));
+                    js
+                }
             }
-            (None, ExprKind::Unary(UnOp::Not, x)) => self.jump_if_true(x),
-            // `a || b`: when a holds, on to the body; else b decides.
-            (None, ExprKind::Or(a, b)) => {
-                let to_body = self.jump_if_true(a);
-                let js = self.jump_if_false(b);
-                to_body.into_iter().for_each(|j| self.patch(j));
-                js
-            }
-            (None, ExprKind::Bool(true)) => vec![],
+            (None, ExprKind::Unary(UnOp::Not, x)) => self.jump_when(x, !when),
+            (None, ExprKind::Bool(b)) if *b != when => vec![],
             (None, _) => {
-                let r = self.expr_any(cond);
-                vec![self.emit(Op::JmpIfNot { src: r, target: 0 })]
+                let src = self.expr_any(cond);
+                vec![self.emit(if when { Op::JmpIf { src, target: 0 } } else { Op::JmpIfNot { src, target: 0 } })]
             }
         };
         self.free_to(mark);
@@ -115,56 +122,29 @@ impl Compiler<'_> {
         jumps
     }
 
-    /// Emits jumps taken when `cond` is true (the left side of `||` in a
-    /// condition); returns them for patching.
-    fn jump_if_true(&mut self, cond: &Expr) -> Vec<usize> {
-        let save = self.span;
-        self.span = cond.span;
-        let mark = self.mark();
-        let compared = self.comparison(cond);
-        self.span = cond.span;
-        let jumps = match (compared, &cond.kind) {
-            // `==` and `!=` negate exactly; an ordering does not (NaN), so it
-            // jumps over the jump out instead.
-            (Some(Compared::Imm(cmp, a, imm)), _) if cmp.is_equality() => {
-                vec![self.emit(Op::JmpUnlessI { cmp: cmp.negated(), a, imm, target: 0 })]
-            }
-            (Some(Compared::Regs(cmp, a, b)), _) if cmp.is_equality() => {
-                vec![self.emit(Op::JmpUnless { cmp: cmp.negated(), a, b, target: 0 })]
-            }
-            (Some(Compared::K(cmp, a, k)), _) => {
-                vec![self.emit(Op::JmpUnlessK { cmp: cmp.negated(), a, k, target: 0 })]
-            }
-            (Some(c), _) => {
-                let skip = match c {
-                    Compared::Imm(cmp, a, imm) => self.emit(Op::JmpUnlessI { cmp, a, imm, target: 0 }),
-                    Compared::Regs(cmp, a, b) => self.emit(Op::JmpUnless { cmp, a, b, target: 0 }),
-                    Compared::K(..) => unreachable!("handled above"),
-                };
-                let out = self.emit(Op::Jmp { target: 0 });
-                self.patch(skip);
-                vec![out]
-            }
-            (None, ExprKind::Or(a, b)) => {
-                let mut js = self.jump_if_true(a);
-                js.extend(self.jump_if_true(b));
-                js
-            }
-            (None, ExprKind::Unary(UnOp::Not, x)) => self.jump_if_false(x),
-            (None, ExprKind::And(a, b)) => {
-                let skip = self.jump_if_false(a);
-                let js = self.jump_if_true(b);
-                skip.into_iter().for_each(|j| self.patch(j));
-                js
-            }
-            (None, _) => {
-                let r = self.expr_any(cond);
-                vec![self.emit(Op::JmpIf { src: r, target: 0 })]
-            }
-        };
-        self.free_to(mark);
-        self.span = save;
-        jumps
+    /// The jump of a comparison whose truth is `when`. `==` and `!=` negate
+    /// exactly; an ordering does not (NaN), so when it holds it jumps over
+    /// the jump out instead.
+    fn compare_jump(&mut self, c: Compared, when: bool) -> Vec<usize> {
+        if !when {
+            return vec![self.jump_unless(c)];
+        }
+        if c.cmp().is_equality() {
+            return vec![self.jump_unless(c.negated())];
+        }
+        let skip = self.jump_unless(c);
+        let out = self.emit(Op::Jmp { target: 0 });
+        self.patch(skip);
+        vec![out]
+    }
+
+    /// Emits "unless the comparison holds, jump".
+    fn jump_unless(&mut self, c: Compared) -> usize {
+        self.emit(match c {
+            Compared::Imm(cmp, a, imm) => Op::JmpUnlessI { cmp, a, imm, target: 0 },
+            Compared::Regs(cmp, a, b) => Op::JmpUnless { cmp, a, b, target: 0 },
+            Compared::K(cmp, a, k) => Op::JmpUnlessK { cmp, a, k, target: 0 },
+        })
     }
 }
 
@@ -174,6 +154,23 @@ enum Compared {
     Regs(Cmp, u8, u8),
     /// `==` or `!=` against constant k.
     K(Cmp, u8, u8),
+}
+
+impl Compared {
+    fn cmp(&self) -> Cmp {
+        match *self {
+            Compared::Imm(cmp, ..) | Compared::Regs(cmp, ..) | Compared::K(cmp, ..) => cmp,
+        }
+    }
+
+    /// The comparison's opposite (`==` and `!=` only).
+    fn negated(self) -> Compared {
+        match self {
+            Compared::Imm(cmp, a, imm) => Compared::Imm(cmp.negated(), a, imm),
+            Compared::Regs(cmp, a, b) => Compared::Regs(cmp.negated(), a, b),
+            Compared::K(cmp, a, k) => Compared::K(cmp.negated(), a, k),
+        }
+    }
 }
 
 /// `x == literal` or `x != literal` (either way round): the comparison, `x`
