@@ -128,6 +128,8 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             // SAFETY: slot is a register of this frame.
             let callee = unsafe { load_value(regs.add(b as usize)) };
             enter_closure!(callee, slot + 1, argc, slot);
+            // Leaving the loop from here on (an error, a builtin's call) needs it.
+            *budget = left;
             // A builtin that only computes a value (`sqrt`, `len`, `abs`).
             if let Value::Obj(h) = callee {
                 if let Obj::Native(n) = vm.heap.get(h) {
@@ -140,7 +142,6 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     }
                 }
             }
-            *budget = left;
             match call_value(vm, fiber, callee, slot + 1, argc as usize, slot)? {
                 Called::Frame => reload!(),
                 Called::Value => {}
