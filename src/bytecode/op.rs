@@ -4,15 +4,18 @@
 //! registers: callee at `base`, arguments from `base + 1`, the result lands in `base`.
 
 /// Comparison selector of the fused compare-and-jump instructions.
+/// Each discriminant is the set of orderings it holds for: bit 0 less, bit 1
+/// equal, bit 2 greater, so `ints` is a shift instead of a second jump table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Cmp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
+    Eq = 0b010,
+    Ne = 0b101,
+    Lt = 0b001,
+    Le = 0b011,
     /// Only in the immediate forms; register forms swap their operands instead.
-    Gt,
-    Ge,
+    Gt = 0b100,
+    Ge = 0b110,
 }
 
 impl Cmp {
@@ -32,14 +35,9 @@ impl Cmp {
     /// The comparison on two ints (the fast path of every compare instruction).
     #[inline(always)]
     pub fn ints(self, x: i64, y: i64) -> bool {
-        match self {
-            Cmp::Eq => x == y,
-            Cmp::Ne => x != y,
-            Cmp::Lt => x < y,
-            Cmp::Le => x <= y,
-            Cmp::Gt => x > y,
-            Cmp::Ge => x >= y,
-        }
+        // 0 when x < y, 1 when equal, 2 when greater.
+        let ordering = 1 + (x > y) as u8 - (x < y) as u8;
+        (self as u8 >> ordering) & 1 != 0
     }
 }
 
@@ -474,4 +472,29 @@ pub enum Op {
     Yield {
         dst: u8,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cmp;
+
+    #[test]
+    fn ints_agrees_with_the_operators() {
+        let cases: [(Cmp, fn(&i64, &i64) -> bool); 6] = [
+            (Cmp::Eq, i64::eq),
+            (Cmp::Ne, i64::ne),
+            (Cmp::Lt, i64::lt),
+            (Cmp::Le, i64::le),
+            (Cmp::Gt, i64::gt),
+            (Cmp::Ge, i64::ge),
+        ];
+        let values = [i64::MIN, -2, -1, 0, 1, 2, i64::MAX];
+        for (cmp, op) in cases {
+            for x in values {
+                for y in values {
+                    assert_eq!(cmp.ints(x, y), op(&x, &y), "{x} {cmp:?} {y}");
+                }
+            }
+        }
+    }
 }

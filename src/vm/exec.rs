@@ -53,6 +53,15 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             unsafe { fiber.frames.last_mut().unwrap_unchecked() }.pc = pc!();
         }};
     }
+    // A global's slot. The compiler takes indices from `Vm::global_slot`, and
+    // `globals` never shrinks, so no bounds check.
+    macro_rules! global {
+        ($idx:expr) => {{
+            debug_assert!(($idx as usize) < vm.globals.len());
+            // SAFETY: see above.
+            unsafe { vm.globals.as_mut_ptr().add($idx as usize) }
+        }};
+    }
     // The index of the next instruction (what a Frame saves).
     macro_rules! pc {
         () => {
@@ -241,12 +250,12 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             Op::LoadInt { dst, val } => reg!(dst) = Value::Int(val as i64),
             Op::LoadK { dst, k } => reg!(dst) = *proto.konst(k),
             Op::GetGlobal { dst, idx } => {
-                let slot: *const Value = &vm.globals[idx as usize];
+                let slot: *const Value = global!(idx);
                 // SAFETY: both point at live values.
                 unsafe { copy_value(regs.add(dst as usize), slot) }
             }
             Op::SetGlobal { src, idx } => {
-                let slot: *mut Value = &mut vm.globals[idx as usize];
+                let slot: *mut Value = global!(idx);
                 // SAFETY: both point at live values.
                 unsafe { copy_value(slot, regs.add(src as usize)) }
             }
@@ -429,7 +438,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             }
             Op::Call { base: b, argc } => call!(b, argc),
             Op::CallGlobal { base: b, argc, idx } => {
-                let slot: *const Value = &vm.globals[idx as usize];
+                let slot: *const Value = global!(idx);
                 // SAFETY: both point at live values.
                 unsafe { copy_value(regs.add(b as usize), slot) }
                 call!(b, argc)
