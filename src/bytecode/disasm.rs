@@ -25,7 +25,7 @@ fn list(p: &Proto, heap: &crate::vm::Heap, out: &mut String) {
         let _ = writeln!(out, "  const {i}: {}", crate::format::repr(heap, *k));
     }
     for (i, k) in p.names.iter().enumerate() {
-        let _ = writeln!(out, "  name {i}: {k:?}");
+        let _ = writeln!(out, "  name {i}: {:?}", k.key());
     }
     for (pc, op) in p.code.iter().enumerate() {
         let (line, _) = p.file.line_col(p.span_at(pc as u32).start);

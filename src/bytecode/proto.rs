@@ -24,11 +24,9 @@ pub struct Proto {
     pub consts: Vec<Value>,
     /// Case kinds of each `select` (true: send), and whether it has a default.
     pub selects: Vec<(Vec<bool>, bool)>,
-    /// Field and method names (operands of Field, SetField, Invoke), as ready map keys.
-    pub names: Vec<crate::vm::Key>,
-    /// Inline caches, one per name: the entry index where the name was last
-    /// found in a map (see `vm::ops::find`), tried before searching.
-    pub slots: Box<[std::cell::Cell<u32>]>,
+    /// Field and method names (operands of Field, SetField, Invoke), each
+    /// with its inline cache.
+    pub names: Box<[crate::vm::value::Name]>,
     /// Nested functions (all owned by `Vm::protos`, like every proto).
     pub protos: Vec<ProtoRef>,
     pub upvals: Vec<UpvalDesc>,
@@ -51,15 +49,13 @@ impl Proto {
         self.spans.get((pc as usize).min(last)).copied().unwrap_or(self.span)
     }
 
-    /// Field or method name `i` (an operand of Field, SetField or Invoke) and
-    /// its inline cache. Unchecked, like `konst`: the compiler emits only
-    /// indices of names it added, and `slots` is as long as `names`.
+    /// Field or method name `i` (an operand of Field, SetField or Invoke).
+    /// Unchecked, like `konst`: the compiler emits only indices of names it added.
     #[inline]
-    pub fn name(&self, i: u16) -> (&crate::vm::Key, &std::cell::Cell<u32>) {
-        let i = i as usize;
-        debug_assert!(i < self.names.len() && i < self.slots.len());
+    pub fn name(&self, i: u16) -> &crate::vm::value::Name {
+        debug_assert!((i as usize) < self.names.len());
         // SAFETY: see above.
-        unsafe { (self.names.get_unchecked(i), self.slots.get_unchecked(i)) }
+        unsafe { self.names.get_unchecked(i as usize) }
     }
 
     /// Constant `k` (an operand of LoadK, SetIndexK and the compares with a constant). Unchecked: the

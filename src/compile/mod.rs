@@ -143,7 +143,7 @@ pub(crate) struct FuncState {
     spans: Vec<Span>,
     consts: Vec<Value>,
     str_consts: HashMap<String, u16>,
-    names: Vec<crate::vm::Key>,
+    names: Vec<crate::vm::Str>,
     selects: Vec<(Vec<bool>, bool)>,
     name_idx: HashMap<String, u16>,
     protos: Vec<ProtoRef>,
@@ -260,8 +260,7 @@ impl Compiler<'_> {
             code: f.code,
             spans: f.spans,
             consts: f.consts,
-            slots: vec![std::cell::Cell::new(0); f.names.len()].into(),
-            names: f.names,
+            names: f.names.into_iter().map(crate::vm::value::Name::new).collect(),
             selects: f.selects,
             protos: f.protos,
             upvals: f.upvals,
@@ -360,7 +359,7 @@ impl Compiler<'_> {
         if let Some(&k) = self.fs().name_idx.get(s) {
             return k;
         }
-        let key = crate::vm::Key::Str(self.vm.intern(s));
+        let key = self.vm.intern(s);
         let f = self.fs();
         f.names.push(key);
         let k = (f.names.len() - 1).min(u16::MAX as usize) as u16;

@@ -5,7 +5,7 @@ use super::call::{call_value, Called};
 use super::error::throw;
 use super::fiber::{Fiber, Resume};
 use super::ops::invoke;
-use super::value::{Key, Value};
+use super::value::{Name, Value};
 use super::Uncaught;
 use super::{Fault, Res, Vm};
 use crate::bytecode::Op;
@@ -131,10 +131,10 @@ fn first_call(vm: &mut Vm, fiber: &mut Fiber) -> Res<Called> {
     let argc = start.argc as usize;
     if start.method {
         let name = match vm.heap.as_str(fiber.stack[0]) {
-            Some(s) => Key::Str(s.s.clone()),
+            Some(s) => Name::new(s.s.clone()),
             None => unreachable!("a method name"),
         };
-        return invoke(vm, fiber, fiber.stack[1], &name, &std::cell::Cell::new(0), 0, argc);
+        return invoke(vm, fiber, fiber.stack[1], &name, 0, argc);
     }
     call_value(vm, fiber, fiber.stack[0], 1, argc, 0)
 }

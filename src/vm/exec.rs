@@ -448,20 +448,20 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 let slot = base + b as usize;
                 // SAFETY: slot + 1 is a register of this frame.
                 let recv = unsafe { load_value(regs.add(b as usize + 1)) };
-                let (key, cache) = proto.name(name);
+                let name = proto.name(name);
                 if let Value::Obj(h) = recv {
                     match vm.heap.get(h) {
                         // A map's field holding a function (an object's method, a
                         // module's function): called without the receiver.
                         Obj::Map(m) => {
-                            if let Some(&f) = cached_get(m, key, cache) {
+                            if let Some(&f) = cached_get(m, name) {
                                 reg!(b + 1) = f;
                                 enter_closure!(f, slot + 2, argc, slot);
                             }
                         }
                         // `xs.push(v)` with room in the list: the common case
                         // of list building, a third of `invoke`'s cost.
-                        Obj::List(l) if argc == 1 && l.len() < l.capacity() && key.is_str("push") => {
+                        Obj::List(l) if argc == 1 && l.len() < l.capacity() && name.key().is_str("push") => {
                             let v = reg!(b + 2);
                             if let Obj::List(l) = vm.heap.get_mut(h) {
                                 l.push(v);
@@ -474,7 +474,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     }
                 }
                 *budget = left;
-                match invoke(vm, fiber, recv, key, cache, slot, argc as usize)? {
+                match invoke(vm, fiber, recv, name, slot, argc as usize)? {
                     Called::Frame => reload!(),
                     Called::Value => {}
                     Called::Blocked => return Ok(Halt::Blocked),
@@ -575,27 +575,27 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 t!(set_index(vm, reg!(obj), reg!(key), *proto.konst(k)));
             }
             Op::Field { dst, obj, name } => {
-                let (key, cache) = proto.name(name);
+                let name = proto.name(name);
                 if let Value::Obj(h) = reg!(obj) {
                     if let Obj::Map(m) = vm.heap.get(h) {
-                        reg!(dst) = cached_get(m, key, cache).copied().unwrap_or(Value::Nil);
+                        reg!(dst) = cached_get(m, name).copied().unwrap_or(Value::Nil);
                         continue;
                     }
                 }
-                let v = t!(field(vm, reg!(obj), key));
+                let v = t!(field(vm, reg!(obj), name.key()));
                 reg!(dst) = v;
             }
             Op::SetField { obj, name, src } => {
-                let (key, cache) = proto.name(name);
+                let name = proto.name(name);
                 if let Value::Obj(h) = reg!(obj) {
                     if let Obj::Map(m) = vm.heap.get_mut(h) {
-                        if let Some(v) = cached_get_mut(m, key, cache) {
+                        if let Some(v) = cached_get_mut(m, name) {
                             *v = reg!(src);
                             continue;
                         }
                     }
                 }
-                t!(set_field(vm, reg!(obj), key, reg!(src)));
+                t!(set_field(vm, reg!(obj), name.key(), reg!(src)));
             }
             Op::ForPrep { base: b, inclusive, target } => {
                 let (lo, hi) = match (reg!(b), reg!(b + 1)) {

@@ -5,7 +5,7 @@ use super::call::{builtin_ret, call_value, Called};
 use super::fiber::Fiber;
 use super::object::{Closure, Obj};
 use super::value::Handle;
-use super::value::{cached_get, map_slot, Key, Value};
+use super::value::{cached_get, map_slot, Key, Name, Value};
 use super::{arith, err, Res, Vm};
 use crate::bytecode::{ProtoRef, UpvalDesc};
 use crate::vm::ErrorKind;
@@ -16,23 +16,22 @@ pub(super) fn invoke(
     vm: &mut Vm,
     fiber: &mut Fiber,
     recv: Value,
-    key: &Key,
-    cache: &std::cell::Cell<u32>,
+    name: &Name,
     slot: usize,
     argc: usize,
 ) -> Res<Called> {
     if let Value::Obj(h) = recv {
         match vm.heap.get(h) {
             Obj::Map(m) => {
-                if let Some(&f) = cached_get(m, key, cache) {
+                if let Some(&f) = cached_get(m, name) {
                     fiber.stack[slot + 1] = f;
                     return call_value(vm, fiber, f, slot + 2, argc, slot);
                 }
             }
-            Obj::Coroutine(_) => return coroutine_method(vm, fiber, h, key_name(key), slot, argc),
+            Obj::Coroutine(_) => return coroutine_method(vm, fiber, h, key_name(name.key()), slot, argc),
             // The commonest list methods, without the general method lookup
             // (about 275 machine instructions for a `push` through it).
-            Obj::List(l) => match (key_name(key), argc) {
+            Obj::List(l) => match (key_name(name.key()), argc) {
                 ("push", 1) => {
                     crate::natives::list::push(&mut vm.heap, h, fiber.stack[slot + 2])?;
                     fiber.stack[slot] = Value::Nil;
@@ -48,7 +47,7 @@ pub(super) fn invoke(
         }
     }
     let args = &fiber.stack[slot + 2..slot + 2 + argc];
-    let r = crate::natives::call_method(vm, fiber, recv, key_name(key), args)?;
+    let r = crate::natives::call_method(vm, fiber, recv, key_name(name.key()), args)?;
     builtin_ret(vm, fiber, r, slot)
 }
 

@@ -183,34 +183,64 @@ pub fn map_slot(m: &Map, key: &Key) -> Option<usize> {
     m.get_index_of(key)
 }
 
+/// A field or method name of a Proto (the operand of Field, SetField and
+/// Invoke) with its inline cache: the entry index where it was last found in
+/// a map, tried before searching (objects built alike keep their fields at
+/// the same indices). Always a string key, which `new` makes sure of, so the
+/// cache check reads the string without checking the key's tag.
+#[derive(Debug)]
+pub struct Name {
+    key: Key,
+    slot: std::cell::Cell<u32>,
+}
+
+impl Name {
+    pub fn new(s: Str) -> Name {
+        Name { key: Key::Str(s), slot: std::cell::Cell::new(0) }
+    }
+
+    pub fn key(&self) -> &Key {
+        &self.key
+    }
+
+    #[inline(always)]
+    fn str(&self) -> &Str {
+        match &self.key {
+            Key::Str(s) => s,
+            // SAFETY: `new` is the only constructor and the fields are private.
+            _ => unsafe { std::hint::unreachable_unchecked() },
+        }
+    }
+}
+
 /// The value of `key` in `m`, tried first at `cache` (where this instruction's
 /// name was found last time: objects built alike keep their fields at the
 /// same indices) and remembered there when found by searching. Returns the
 /// entry itself: indexing the map again would check the index again.
 #[inline(always)]
-pub fn cached_get<'m>(m: &'m Map, key: &Key, cache: &std::cell::Cell<u32>) -> Option<&'m Value> {
-    if let (Some((Key::Str(k), v)), Key::Str(name)) = (m.get_index(cache.get() as usize), key) {
-        if Str::ptr_eq(k, name) {
+pub fn cached_get<'m>(m: &'m Map, name: &Name) -> Option<&'m Value> {
+    if let Some((Key::Str(k), v)) = m.get_index(name.slot.get() as usize) {
+        if Str::ptr_eq(k, name.str()) {
             return Some(v);
         }
     }
-    slot_missed(m, key, cache).map(|i| &m[i])
+    slot_missed(m, name).map(|i| &m[i])
 }
 
 /// `cached_get` for changing the value.
 #[inline(always)]
-pub fn cached_get_mut<'m>(m: &'m mut Map, key: &Key, cache: &std::cell::Cell<u32>) -> Option<&'m mut Value> {
-    let i = cache.get() as usize;
-    let hit = matches!((m.get_index(i), key), (Some((Key::Str(k), _)), Key::Str(name)) if Str::ptr_eq(k, name));
-    let i = if hit { i } else { slot_missed(m, key, cache)? };
+pub fn cached_get_mut<'m>(m: &'m mut Map, name: &Name) -> Option<&'m mut Value> {
+    let i = name.slot.get() as usize;
+    let hit = matches!(m.get_index(i), Some((Key::Str(k), _)) if Str::ptr_eq(k, name.str()));
+    let i = if hit { i } else { slot_missed(m, name)? };
     m.get_index_mut(i).map(|(_, v)| v)
 }
 
 #[inline(never)]
-fn slot_missed(m: &Map, key: &Key, cache: &std::cell::Cell<u32>) -> Option<usize> {
-    let found = map_slot(m, key);
+fn slot_missed(m: &Map, name: &Name) -> Option<usize> {
+    let found = map_slot(m, &name.key);
     if let Some(i) = found {
-        cache.set(i as u32);
+        name.slot.set(i as u32);
     }
     found
 }
