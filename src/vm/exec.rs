@@ -155,6 +155,9 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             enter_closure!(callee, slot + 1, argc, slot);
             // Leaving the loop from here on (an error, a builtin's call) needs it.
             *budget = left;
+            // Read again rather than kept: fewer values live across the fast path.
+            // SAFETY: as above.
+            let callee = unsafe { load_value(regs.add(b as usize)) };
             // A builtin that only computes a value (`sqrt`, `len`, `abs`).
             if let Value::Obj(h) = callee {
                 if let Obj::Native(n) = vm.heap.get(h) {
