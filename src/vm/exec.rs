@@ -144,6 +144,17 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             }
         };
     }
+    // After a call made out of line: a frame to run, a value in place, or a wait.
+    macro_rules! called {
+        ($called:expr) => {{
+            match $called {
+                Called::Frame => reload!(),
+                Called::Value => {}
+                Called::Blocked => return Ok(Halt::Blocked),
+            }
+            tick!();
+        }};
+    }
     // `base = base(base+1 .. base+argc)`, the callee already in `base`.
     macro_rules! call {
         ($b:expr, $argc:expr) => {{
@@ -170,12 +181,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     }
                 }
             }
-            match call_value(vm, fiber, callee, slot + 1, argc as usize, slot)? {
-                Called::Frame => reload!(),
-                Called::Value => {}
-                Called::Blocked => return Ok(Halt::Blocked),
-            }
-            tick!();
+            called!(call_value(vm, fiber, callee, slot + 1, argc as usize, slot)?);
         }};
     }
     macro_rules! arith {
@@ -477,12 +483,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     }
                 }
                 *budget = left;
-                match invoke(vm, fiber, recv, name, slot, argc as usize)? {
-                    Called::Frame => reload!(),
-                    Called::Value => {}
-                    Called::Blocked => return Ok(Halt::Blocked),
-                }
-                tick!();
+                called!(invoke(vm, fiber, recv, name, slot, argc as usize)?);
             }
             Op::Return { src } => {
                 // SAFETY: a running fiber has a frame.
