@@ -24,7 +24,6 @@ use crate::vm::ErrorKind;
 pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
     let frame = fiber.frames.last().expect("a frame to run");
     let mut proto = frame.proto;
-    let mut closure = frame.closure;
     let mut base = frame.base as usize;
     let mut code: *const Op = proto.code.as_ptr();
     // The next instruction, as a pointer rather than an index into `code`: one
@@ -38,6 +37,13 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
         ($r:expr) => {
             // SAFETY: see the function's doc comment.
             *unsafe { &mut *regs.add($r as usize) }
+        };
+    }
+    // The running frame.
+    macro_rules! frame {
+        () => {
+            // SAFETY: a running fiber has a frame.
+            unsafe { fiber.frames.last().unwrap_unchecked() }
         };
     }
     macro_rules! save_pc {
@@ -91,7 +97,6 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             // SAFETY: a running fiber has a frame.
             let f = unsafe { fiber.frames.last().unwrap_unchecked() };
             proto = f.proto;
-            closure = f.closure;
             base = f.base as usize;
             code = proto.code.as_ptr();
             jump!(f.pc);
@@ -131,7 +136,6 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                             argc: $argc,
                         });
                         proto = p;
-                        closure = Some(h);
                         base = args;
                         code = p.code.as_ptr();
                         ip = code;
@@ -269,14 +273,14 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 unsafe { copy_value(slot, regs.add(src as usize)) }
             }
             Op::GetUpval { dst, idx } => {
-                let cell = upval(vm, closure, idx);
+                let cell = upval(vm, frame!().closure, idx);
                 reg!(dst) = match vm.heap.get(cell) {
                     Obj::Cell(v) => *v,
                     _ => Value::Nil,
                 };
             }
             Op::SetUpval { src, idx } => {
-                let cell = upval(vm, closure, idx);
+                let cell = upval(vm, frame!().closure, idx);
                 let v = reg!(src);
                 *vm.heap.get_mut(cell) = Obj::Cell(v);
             }
@@ -441,7 +445,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             }
             Op::JmpIfArg { idx, target } => {
                 // SAFETY: a running fiber has a frame.
-                if idx < unsafe { fiber.frames.last().unwrap_unchecked() }.argc {
+                if idx < frame!().argc {
                     jump!(target);
                 }
             }
@@ -521,7 +525,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             }
             Op::Closure { dst, proto: idx } => {
                 let p: ProtoRef = proto.protos[idx as usize];
-                let v = new_closure(vm, p, &fiber.stack[base..], closure);
+                let v = new_closure(vm, p, &fiber.stack[base..], frame!().closure);
                 reg!(dst) = v;
             }
             Op::NewList { dst, start, count } => {
