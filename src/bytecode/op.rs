@@ -480,7 +480,8 @@ mod tests {
 
     #[test]
     fn ints_agrees_with_the_operators() {
-        let cases: [(Cmp, fn(&i64, &i64) -> bool); 6] = [
+        type Operator = fn(&i64, &i64) -> bool;
+        let cases: [(Cmp, Operator); 6] = [
             (Cmp::Eq, i64::eq),
             (Cmp::Ne, i64::ne),
             (Cmp::Lt, i64::lt),
