@@ -1,6 +1,8 @@
 //! The instruction set. Operands named `dst`, `a`, `b`, `src`, `base` are registers
 //! of the current frame (`stack[frame.base + r]`); `k` indexes the Proto's constants;
-//! `target` is an absolute instruction index. Calls use a window of consecutive
+//! `target` is an absolute instruction index while compiling; in a `Proto`, the
+//! jumps `relative_target` lists hold theirs relative to the next instruction
+//! (see there). Calls use a window of consecutive
 //! registers: callee at `base`, arguments from `base + 1`, the result lands in `base`.
 
 /// Comparison selector of the fused compare-and-jump instructions.
@@ -474,9 +476,73 @@ pub enum Op {
     },
 }
 
+impl Op {
+    /// The target of a jump the dispatch loop takes relative to the next
+    /// instruction (`ip + offset`), so that it need not keep the code's start
+    /// in a register. `Proto`s store these as the signed distance from the next
+    /// instruction, wrapped into the u32 (`to_relative`); the others, whose
+    /// targets are also read out of the loop (`IterNext`, `TryBegin`, `ForPrep`,
+    /// `JmpIfArg`), stay absolute.
+    pub fn relative_target(&mut self) -> Option<&mut u32> {
+        match self {
+            Op::Jmp { target }
+            | Op::JmpIf { target, .. }
+            | Op::JmpIfNot { target, .. }
+            | Op::JmpUnless { target, .. }
+            | Op::JmpUnlessI { target, .. }
+            | Op::JmpUnlessK { target, .. }
+            | Op::LoopIf { target, .. }
+            | Op::LoopWhen { target, .. }
+            | Op::LoopWhenI { target, .. }
+            | Op::LoopWhenK { target, .. }
+            | Op::ForLoop { target, .. } => Some(target),
+            _ => None,
+        }
+    }
+}
+
+/// Makes the targets of `relative_target`'s jumps relative (as a `Proto` holds them).
+pub fn to_relative(code: &mut [Op]) {
+    for (pc, op) in code.iter_mut().enumerate() {
+        if let Some(t) = op.relative_target() {
+            *t = t.wrapping_sub(pc as u32 + 1);
+        }
+    }
+}
+
+/// The instruction at `pc` of a `Proto` with its target absolute again (to show it).
+pub fn with_absolute_target(mut op: Op, pc: usize) -> Op {
+    if let Some(t) = op.relative_target() {
+        *t = t.wrapping_add(pc as u32 + 1);
+    }
+    op
+}
+
 #[cfg(test)]
 mod tests {
     use super::Cmp;
+
+    /// Relative targets reach the same instruction as the absolute ones did,
+    /// forwards and backwards, and disassembly shows them absolute again.
+    #[test]
+    fn relative_targets_round_trip() {
+        use super::{to_relative, with_absolute_target, Op};
+        let absolute = vec![
+            Op::LoadNil { dst: 0 },
+            Op::JmpUnlessI { cmp: Cmp::Lt, a: 0, imm: 2, target: 4 },
+            Op::ForLoop { base: 1, target: 0 },
+            Op::Jmp { target: 2 },
+            Op::IterNext { base: 0, dst: 1, target: 3 },
+        ];
+        let mut code = absolute.clone();
+        to_relative(&mut code);
+        assert_eq!(code[1], Op::JmpUnlessI { cmp: Cmp::Lt, a: 0, imm: 2, target: 2 });
+        assert_eq!(code[2], Op::ForLoop { base: 1, target: (-3i32) as u32 });
+        assert_eq!(code[4], absolute[4], "IterNext stays absolute");
+        for (pc, op) in code.iter().enumerate() {
+            assert_eq!(with_absolute_target(*op, pc), absolute[pc]);
+        }
+    }
 
     #[test]
     fn ints_agrees_with_the_operators() {

@@ -254,7 +254,8 @@ impl Compiler<'_> {
     }
 
     pub(crate) fn end_func(&mut self, span: Span, params: (u8, u8, bool)) -> ProtoRef {
-        let f = self.funcs.pop().unwrap();
+        let mut f = self.funcs.pop().unwrap();
+        crate::bytecode::op::to_relative(&mut f.code);
         self.vm.register_proto(Proto {
             name: f.name,
             code: f.code,

@@ -21,6 +21,19 @@ use crate::vm::ErrorKind;
 /// Valid until the stack is resized, which only calls do; `reload!` refreshes it.
 /// The compiler guarantees every register operand is below the Proto's `nregs`,
 /// and `call_value` sizes the stack for that.
+/// Keeps a conditional jump of the program a branch. LLVM otherwise turns
+/// some (`if n < 2`, `x == nil`) into a conditional move of `ip`, and then
+/// every later instruction waits for the compare instead of running ahead on
+/// the branch predictor's guess. An asm statement cannot be speculated.
+#[inline(always)]
+fn keep_branch() {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    // SAFETY: an empty asm statement does nothing.
+    unsafe {
+        std::arch::asm!("", options(nomem, nostack, preserves_flags))
+    }
+}
+
 pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
     let frame = fiber.frames.last().expect("a frame to run");
     let mut proto = frame.proto;
@@ -80,6 +93,20 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             // SAFETY: the compiler emits jump targets within the Proto's code.
             ip = unsafe { code.add($target as usize) }
         };
+    }
+    // A jump of `Op::relative_target`'s: from the next instruction.
+    macro_rules! jump_by {
+        ($offset:expr) => {
+            // SAFETY: the compiler emits jump targets within the Proto's code.
+            ip = unsafe { ip.offset($offset as i32 as isize) }
+        };
+    }
+    // A forward conditional jump (see `keep_branch`).
+    macro_rules! branch_by {
+        ($offset:expr) => {{
+            keep_branch();
+            jump_by!($offset);
+        }};
     }
     macro_rules! t {
         ($e:expr) => {
@@ -387,59 +414,57 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             }
             Op::Not { dst, src } => reg!(dst) = Value::Bool(!reg!(src).truthy()),
             Op::Jmp { target } => {
-                let from = ip;
-                jump!(target);
-                let back = ip < from;
-                if back {
+                jump_by!(target);
+                if (target as i32) < 0 {
                     tick!();
                 }
             }
             Op::JmpIf { src, target } => {
                 if !matches!(&reg!(src), Value::Nil | Value::Bool(false)) {
-                    jump!(target);
+                    branch_by!(target);
                 }
             }
             Op::JmpIfNot { src, target } => {
                 if matches!(&reg!(src), Value::Nil | Value::Bool(false)) {
-                    jump!(target);
+                    branch_by!(target);
                 }
             }
             Op::JmpUnless { cmp, a, b, target } => {
                 if !compare!(cmp, reg!(a), reg!(b)) {
-                    jump!(target);
+                    branch_by!(target);
                 }
             }
             Op::JmpUnlessI { cmp, a, imm, target } => {
                 if !compare_imm!(cmp, a, imm) {
-                    jump!(target);
+                    branch_by!(target);
                 }
             }
             Op::JmpUnlessK { cmp, a, k, target } => {
                 if !compare!(cmp, reg!(a), *proto.konst(k as u16)) {
-                    jump!(target);
+                    branch_by!(target);
                 }
             }
             Op::LoopIf { src, target } => {
                 if !matches!(&reg!(src), Value::Nil | Value::Bool(false)) {
-                    jump!(target);
+                    jump_by!(target);
                     tick!();
                 }
             }
             Op::LoopWhen { cmp, a, b, target } => {
                 if compare!(cmp, reg!(a), reg!(b)) {
-                    jump!(target);
+                    jump_by!(target);
                     tick!();
                 }
             }
             Op::LoopWhenI { cmp, a, imm, target } => {
                 if compare_imm!(cmp, a, imm) {
-                    jump!(target);
+                    jump_by!(target);
                     tick!();
                 }
             }
             Op::LoopWhenK { cmp, a, k, target } => {
                 if compare!(cmp, reg!(a), *proto.konst(k as u16)) {
-                    jump!(target);
+                    jump_by!(target);
                     tick!();
                 }
             }
@@ -633,7 +658,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     // SAFETY: as above.
                     unsafe { set_int_payload(regs.add(b as usize), next) };
                     reg!(b + 2) = Value::Int(next);
-                    jump!(target);
+                    jump_by!(target);
                     tick!();
                 }
             }
