@@ -477,6 +477,17 @@ pub enum Op {
 }
 
 impl Op {
+    /// The target of any jump (absolute while compiling).
+    pub fn target_mut(&mut self) -> Option<&mut u32> {
+        match self {
+            Op::JmpIfArg { target, .. }
+            | Op::ForPrep { target, .. }
+            | Op::IterNext { target, .. }
+            | Op::TryBegin { target, .. } => Some(target),
+            other => other.relative_target(),
+        }
+    }
+
     /// The target of a jump the dispatch loop takes relative to the next
     /// instruction (`ip + offset`), so that it need not keep the code's start
     /// in a register. `Proto`s store these as the signed distance from the next

@@ -293,23 +293,10 @@ impl Compiler<'_> {
     }
 
     pub(crate) fn patch_to(&mut self, at: usize, to: u32) {
-        match &mut self.fs().code[at] {
-            Op::Jmp { target }
-            | Op::JmpIf { target, .. }
-            | Op::JmpIfNot { target, .. }
-            | Op::JmpUnless { target, .. }
-            | Op::JmpUnlessI { target, .. }
-            | Op::JmpUnlessK { target, .. }
-            | Op::LoopIf { target, .. }
-            | Op::LoopWhen { target, .. }
-            | Op::LoopWhenI { target, .. }
-            | Op::LoopWhenK { target, .. }
-            | Op::JmpIfArg { target, .. }
-            | Op::ForPrep { target, .. }
-            | Op::ForLoop { target, .. }
-            | Op::IterNext { target, .. }
-            | Op::TryBegin { target, .. } => *target = to,
-            op => unreachable!("patching {op:?}"),
+        let op = &mut self.fs().code[at];
+        match op.target_mut() {
+            Some(target) => *target = to,
+            None => unreachable!("patching {op:?}"),
         }
     }
 
