@@ -347,9 +347,9 @@ impl Compiler<'_> {
         if let Some(&k) = self.fs().name_idx.get(s) {
             return k;
         }
-        let key = self.vm.intern(s);
+        let name = self.vm.intern(s);
         let f = self.fs();
-        f.names.push(key);
+        f.names.push(name);
         let k = (f.names.len() - 1).min(u16::MAX as usize) as u16;
         f.name_idx.insert(s.to_string(), k);
         k

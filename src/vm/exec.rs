@@ -17,10 +17,6 @@ use super::{arith, coroutine, err, Fault, Res, Vm};
 use crate::bytecode::{Cmp, Op, ProtoRef};
 use crate::vm::ErrorKind;
 
-/// The register file of the running frame: `stack[base..]` through a raw pointer.
-/// Valid until the stack is resized, which only calls do; `reload!` refreshes it.
-/// The compiler guarantees every register operand is below the Proto's `nregs`,
-/// and `call_value` sizes the stack for that.
 /// Keeps a conditional jump of the program a branch. LLVM otherwise turns
 /// some (`if n < 2`, `x == nil`) into a conditional move of `ip`, and then
 /// every later instruction waits for the compare instead of running ahead on
@@ -34,6 +30,10 @@ fn keep_branch() {
     }
 }
 
+/// The register file of the running frame: `stack[base..]` through a raw pointer.
+/// Valid until the stack is resized, which only calls do; `reload!` refreshes it.
+/// The compiler guarantees every register operand is below the Proto's `nregs`,
+/// and `call_value` sizes the stack for that.
 pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
     let frame = fiber.frames.last().expect("a frame to run");
     let mut proto = frame.proto;
@@ -469,7 +469,6 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 }
             }
             Op::JmpIfArg { idx, target } => {
-                // SAFETY: a running fiber has a frame.
                 if idx < frame!().argc {
                     jump!(target);
                 }

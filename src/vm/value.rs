@@ -213,9 +213,9 @@ impl Name {
     }
 }
 
-/// The value of `key` in `m`, tried first at `cache` (where this instruction's
-/// name was found last time: objects built alike keep their fields at the
-/// same indices) and remembered there when found by searching. Returns the
+/// The value of `name` in `m`, tried first at its cache slot (where the name
+/// was found last time: objects built alike keep their fields at the same
+/// indices) and remembered there when found by searching. Returns the
 /// entry itself: indexing the map again would check the index again.
 #[inline(always)]
 pub fn cached_get<'m>(m: &'m Map, name: &Name) -> Option<&'m Value> {
