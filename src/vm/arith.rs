@@ -24,8 +24,8 @@ pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
                     return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
                 }
                 heap.reserve(len)?;
-                let s = x.plus(&y.s, y.chars);
-                Ok(heap.append_result(s, y.s.len()))
+                let (tail, chars) = (y.s.clone(), y.chars);
+                Ok(heap.append(ha, &tail, chars))
             }
             (Obj::List(x), Obj::List(y)) => {
                 let len = x.len() + y.len();

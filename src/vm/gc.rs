@@ -275,6 +275,7 @@ fn sweep(heap: &mut Heap, budget: &mut usize) -> bool {
             }
             spent += 1;
         } else if !matches!(heap.objs[i], Obj::Free) {
+            heap.strings.forget(Handle(i as u32), &heap.objs[i]);
             heap.objs[i] = Obj::Free;
             heap.free.push(i as u32);
             spent += 8;

@@ -1,6 +1,7 @@
 //! The object heap: a table of typed slots addressed by `Handle`, with a free list
 //! and a precise, incremental mark-sweep collector (see gc.rs) that reclaims cycles.
 
+use super::intern::{Interned, ShortText, SHORT};
 use super::object::{Obj, StrObj};
 use super::slots::SlotVec;
 use super::str::Str;
@@ -61,10 +62,13 @@ pub struct Heap {
     /// builtin's result, an I/O completion): the caller throws it (see
     /// `take_oversize`).
     oversize: Option<(ErrorKind, String)>,
-    /// The one-character ASCII strings made so far, shared: indexing a string
-    /// and iterating over one make them all the time (a JSON parser's
-    /// `current == "{"`). Roots for the collector.
+    /// The one-character ASCII strings made so far: indexing a string and
+    /// iterating over one make them all the time (a JSON parser's
+    /// `current == "{"`), and this finds them before `strings` does. Roots
+    /// for the collector.
     ascii: Box<[Option<Handle>; 128]>,
+    /// Every string of at most `SHORT` bytes, one object per text (intern.rs).
+    pub(crate) strings: Interned,
 }
 
 impl Default for Heap {
@@ -89,6 +93,7 @@ impl Heap {
             asked: std::cell::Cell::new(None),
             oversize: None,
             ascii: Box::new([None; 128]),
+            strings: Interned::default(),
         }
     }
 
@@ -226,6 +231,7 @@ impl Heap {
     pub fn free(&mut self, h: Handle) {
         // What it refers to may be reachable elsewhere now: grey it first.
         self.barrier(h);
+        self.strings.forget(h, &self.objs[h.0 as usize]);
         self.objs[h.0 as usize] = Obj::Free;
         self.free.push(h.0);
     }
@@ -282,19 +288,22 @@ impl Heap {
         }
     }
 
-    /// The string of one character: shared for ASCII, new otherwise.
+    /// The string of one character (interned; the ASCII ones found first in
+    /// `ascii`).
     pub fn char_str(&mut self, c: char) -> Value {
-        if c.is_ascii() {
-            if let Some(h) = self.ascii[c as usize] {
-                return Value::Obj(h);
-            }
-            let v = self.str(c.encode_utf8(&mut [0; 4]));
-            if let Value::Obj(h) = v {
-                self.ascii[c as usize] = Some(h);
-            }
-            return v;
+        let mut buf = [0; 4];
+        let text = c.encode_utf8(&mut buf);
+        if !c.is_ascii() {
+            return self.intern(text);
         }
-        self.str(c.encode_utf8(&mut [0; 4]))
+        if let Some(h) = self.ascii[c as usize] {
+            return Value::Obj(h);
+        }
+        let v = self.intern(text);
+        if let Value::Obj(h) = v {
+            self.ascii[c as usize] = Some(h);
+        }
+        v
     }
 
     /// The shared one-character strings (collector roots).
@@ -302,34 +311,72 @@ impl Heap {
         self.ascii.iter().flatten().copied()
     }
 
+    /// The string object of short text `s`: the one there is, or a new one.
+    /// One found while a cycle is under way is marked if the cycle has yet
+    /// to reach it: it may have been unreachable, and is reachable again.
+    pub fn intern(&mut self, s: &str) -> Value {
+        match self.strings.find(&self.objs, s) {
+            Ok(h) => {
+                if h.0 >= self.gc.black_from {
+                    self.marks[h.0 as usize] = true;
+                }
+                Value::Obj(h)
+            }
+            Err(hash) => {
+                let text = self.strings.text(hash, s);
+                let h = self.alloc(Obj::Str(StrObj::new(text)));
+                self.strings.insert(hash, h);
+                Value::Obj(h)
+            }
+        }
+    }
+
     pub fn str(&mut self, s: &str) -> Value {
+        if s.len() <= SHORT {
+            return self.intern(s);
+        }
         Value::Obj(self.alloc(Obj::Str(StrObj::new(Str::from(s)))))
     }
 
     /// `str` of text known to be ASCII (its length is its count of chars).
     pub fn ascii_str(&mut self, s: &str) -> Value {
         debug_assert!(s.is_ascii());
+        if s.len() <= SHORT {
+            return self.intern(s);
+        }
         Value::Obj(self.alloc(Obj::Str(StrObj { s: Str::from(s), chars: s.len() })))
     }
 
     pub fn string(&mut self, s: String) -> Value {
-        Value::Obj(self.alloc(Obj::Str(StrObj::new(Str::from(s)))))
+        self.str(&s)
     }
 
-    /// A string made of `parts` joined, built in place in its final allocation.
+    /// A string made of `parts` joined, built in place in its final allocation
+    /// (or on the stack, when short).
     pub fn concat(&mut self, parts: &[&str]) -> Value {
+        if let Some(t) = ShortText::join(parts) {
+            return self.intern(t.as_str());
+        }
         Value::Obj(self.alloc(Obj::Str(StrObj::new(Str::concat(parts)))))
     }
 
-    /// The string `s + tail` made by `StrObj::plus`, counting only the bytes it
-    /// added: an append in place shares its text with `s`.
-    pub fn append_result(&mut self, s: StrObj, tail: usize) -> Value {
-        let bytes = std::mem::size_of::<Obj>() + tail;
-        Value::Obj(self.alloc_counting(bytes, Obj::Str(s)))
+    /// The string `a + tail`, `a` a string: when long, made by `StrObj::plus`
+    /// (in place when it can be), counting only the bytes it adds, since an
+    /// append in place shares its text with `a`.
+    pub fn append(&mut self, a: Handle, tail: &str, tail_chars: usize) -> Value {
+        let Obj::Str(x) = self.get(a) else { unreachable!("appending to a string") };
+        if let Some(t) = ShortText::join(&[&x.s, tail]) {
+            return self.intern(t.as_str());
+        }
+        let s = x.plus(tail, tail_chars);
+        Value::Obj(self.alloc_counting(std::mem::size_of::<Obj>() + tail.len(), Obj::Str(s)))
     }
 
     /// A string value of shared text.
     pub fn shared_str(&mut self, s: Str) -> Value {
+        if s.len() <= SHORT {
+            return self.intern(&s);
+        }
         Value::Obj(self.alloc(Obj::Str(StrObj::new(s))))
     }
 

@@ -13,6 +13,7 @@ mod exec_rare;
 pub mod fiber;
 pub mod gc;
 pub mod heap;
+mod intern;
 pub mod kind;
 pub mod object;
 mod ops;
@@ -71,8 +72,6 @@ pub struct Vm {
     pub out: Output,
     pub args: Vec<String>,
     pub rng: Rng,
-    /// One shared copy of each string that appears in source (see `Key`).
-    pub interned: std::collections::HashSet<Str>,
     pub sched: crate::sched::ops::Sched,
     pub loader: crate::compile::Loader,
 }
@@ -87,7 +86,6 @@ impl Vm {
             out: Output::default(),
             args: Vec::new(),
             rng: Rng::new(0x5eed),
-            interned: Default::default(),
             sched: Default::default(),
             loader: Default::default(),
         };
@@ -135,14 +133,9 @@ impl Vm {
         r
     }
 
-    /// The shared copy of `s`.
+    /// The shared copy of `s`, a name or string constant in source (see `Key`).
     pub fn intern(&mut self, s: &str) -> Str {
-        if let Some(r) = self.interned.get(s) {
-            return r.clone();
-        }
-        let r = Str::from(s);
-        self.interned.insert(r.clone());
-        r
+        self.heap.strings.name(s)
     }
 }
 

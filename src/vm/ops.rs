@@ -264,16 +264,15 @@ pub(super) fn concat(vm: &mut Vm, parts: &[Value]) -> Res<Value> {
             None => s.push_str(&crate::format::display(&vm.heap, v)),
         }
     }
-    let head = head.and_then(|h| vm.heap.as_str(h));
-    if s.len() + head.map_or(0, |h| h.s.len()) > crate::limits::MAX_STRING {
+    let head_len = head.and_then(|h| vm.heap.as_str(h)).map_or(0, |h| h.s.len());
+    if s.len() + head_len > crate::limits::MAX_STRING {
         return err(ErrorKind::Limit, "string too long");
     }
     match head {
-        Some(h) => {
+        Some(Value::Obj(h)) => {
             let chars = if s.is_ascii() { s.len() } else { s.chars().count() };
-            let joined = h.plus(&s, chars);
-            Ok(vm.heap.append_result(joined, s.len()))
+            Ok(vm.heap.append(h, &s, chars))
         }
-        None => Ok(vm.heap.string(s)),
+        _ => Ok(vm.heap.string(s)),
     }
 }
