@@ -331,6 +331,12 @@ pub enum Op {
         obj: u8,
         key: u8,
     },
+    /// dst = obj[idx], an int literal index (`node[0]`)
+    IndexI {
+        dst: u8,
+        obj: u8,
+        idx: u8,
+    },
     /// obj[key] = src
     SetIndex {
         obj: u8,

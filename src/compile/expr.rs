@@ -130,6 +130,11 @@ impl Compiler<'_> {
             }
             ExprKind::Index(o, k) => {
                 let ro = self.expr_any(o);
+                if let ExprKind::Int(i @ 0..=255) = k.kind {
+                    self.span = e.span;
+                    self.emit(Op::IndexI { dst, obj: ro, idx: i as u8 });
+                    return;
+                }
                 let rk = self.expr_any(k);
                 self.span = e.span;
                 self.emit(Op::Index { dst, obj: ro, key: rk });
@@ -294,7 +299,9 @@ impl Compiler<'_> {
     }
 
     fn list(&mut self, items: &[Expr], dst: u8) {
-        let t = self.alloc();
+        // Built in a temporary when it takes pushes after `NewList`: the items
+        // that follow may read the variable `dst` is.
+        let t = if items.len() > LITERAL_BATCH { self.alloc() } else { dst };
         let first = items.len().min(LITERAL_BATCH);
         let start = self.mark();
         for x in &items[..first] {
@@ -308,11 +315,14 @@ impl Compiler<'_> {
             self.emit(Op::ListPush { list: t, src: r });
             self.free_to(start);
         }
-        self.emit(Op::Move { dst, src: t });
+        if t != dst {
+            self.emit(Op::Move { dst, src: t });
+        }
     }
 
     fn map(&mut self, pairs: &[(Expr, Expr)], dst: u8) {
-        let t = self.alloc();
+        // As for `list`.
+        let t = if pairs.len() > LITERAL_BATCH / 2 { self.alloc() } else { dst };
         let first = pairs.len().min(LITERAL_BATCH / 2);
         let start = self.mark();
         for (k, v) in &pairs[..first] {
@@ -329,7 +339,9 @@ impl Compiler<'_> {
             self.emit(Op::SetIndex { obj: t, key: rk, src: rv });
             self.free_to(start);
         }
-        self.emit(Op::Move { dst, src: t });
+        if t != dst {
+            self.emit(Op::Move { dst, src: t });
+        }
     }
 
     fn list_comp(&mut self, expr: &Expr, var: &Ident, iter: &Expr, cond: Option<&Expr>, dst: u8) {

@@ -584,6 +584,18 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 let v = t!(index(vm, reg!(obj), reg!(key)));
                 reg!(dst) = v;
             }
+            Op::IndexI { dst, obj, idx } => {
+                if let Value::Obj(h) = &reg!(obj) {
+                    if let Obj::List(l) = vm.heap.get(*h) {
+                        if let Some(v) = l.get(idx as usize) {
+                            reg!(dst) = *v;
+                            continue;
+                        }
+                    }
+                }
+                let v = t!(index(vm, reg!(obj), Value::Int(idx as i64)));
+                reg!(dst) = v;
+            }
             Op::SetIndex { obj, key, src } => {
                 if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
                     if let Obj::List(l) = vm.heap.get_mut(*h) {
