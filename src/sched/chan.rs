@@ -67,12 +67,21 @@ pub(super) fn chan_mut(vm: &mut Vm, h: Handle) -> &mut Chan {
 }
 
 /// The channel in `v`, or an error naming what `op` got instead.
+#[inline]
 pub(super) fn as_chan(vm: &Vm, v: Value, op: &str) -> Res<Option<Handle>> {
     match v {
         Value::Nil => Ok(None),
         Value::Obj(h) if matches!(vm.heap.get(h), Obj::Chan(_)) => Ok(Some(h)),
-        _ => err(ErrorKind::Type, format!("{op} needs a channel, not {}", vm.heap.type_name(v))),
+        _ => not_a_chan(vm, v, op),
     }
+}
+
+/// Out of line: the error's formatting made every channel operation's
+/// prologue save registers it never used.
+#[cold]
+#[inline(never)]
+fn not_a_chan(vm: &Vm, v: Value, op: &str) -> Res<Option<Handle>> {
+    err(ErrorKind::Type, format!("{op} needs a channel, not {}", vm.heap.type_name(v)))
 }
 
 /// Pops the first waiter that is still parked where it was queued.
@@ -101,6 +110,7 @@ pub(super) fn can_send(c: &Chan, sched: &Sched) -> bool {
 }
 
 /// Sends without blocking if possible: true when done, false when it must wait.
+#[inline(always)]
 pub(super) fn try_send(vm: &mut Vm, h: Handle, v: Value) -> Res<bool> {
     let (sched, heap) = (&mut vm.sched, &mut vm.heap);
     let Obj::Chan(c) = heap.get_mut(h) else { unreachable!() };
@@ -108,7 +118,7 @@ pub(super) fn try_send(vm: &mut Vm, h: Handle, v: Value) -> Res<bool> {
         return signal_only("send on");
     }
     if c.closed {
-        return err(ErrorKind::Closed, "send on closed channel");
+        return send_on_closed();
     }
     if let Some(r) = pop_live(&mut c.recvq, sched, |w| *w) {
         super::select::wake(vm, r, r.received(v, true));
@@ -122,6 +132,7 @@ pub(super) fn try_send(vm: &mut Vm, h: Handle, v: Value) -> Res<bool> {
 }
 
 /// Receives without blocking if possible: Some((value, ok)) when done.
+#[inline(always)]
 pub(super) fn try_recv(vm: &mut Vm, h: Handle) -> Option<(Value, bool)> {
     let (sched, heap) = (&mut vm.sched, &mut vm.heap);
     let Obj::Chan(c) = heap.get_mut(h) else { unreachable!() };
@@ -147,6 +158,14 @@ fn wake_sender(vm: &mut Vm, w: Waiter) {
     super::select::wake(vm, w, w.sent());
 }
 
+#[cold]
+#[inline(never)]
+fn send_on_closed() -> Res<bool> {
+    err(ErrorKind::Closed, "send on closed channel")
+}
+
+#[cold]
+#[inline(never)]
 fn signal_only<T>(what: &str) -> Res<T> {
     err(ErrorKind::Type, format!("cannot {what} a task's done() channel: it is closed when the task ends"))
 }

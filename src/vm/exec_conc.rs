@@ -6,6 +6,7 @@
 
 use super::exec::Halt;
 use super::fiber::Fiber;
+use super::value::load_value;
 use super::{coroutine, Res, Value, Vm};
 use crate::bytecode::Op;
 use crate::sched::ops::{self, Waited};
@@ -26,7 +27,9 @@ pub(super) enum Step {
 /// Channel operations, locks and yields are inlined in the loop; the rest are called.
 #[inline(always)]
 pub(super) fn concurrency_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
-    let reg = |fiber: &Fiber, r: u8| fiber.stack[base + r as usize];
+    // SAFETY: the compiler keeps register operands below the frame's register
+    // count, and the stack holds them all (as for the dispatch loop's `reg!`).
+    let reg = |fiber: &Fiber, r: u8| unsafe { load_value(fiber.stack.as_ptr().add(base + r as usize)) };
     let blocked = Step::Halt(Halt::Blocked);
     match op {
         Op::Recv { dst, ch } | Op::Recv2 { dst, ch } => match ops::recv(vm, reg(fiber, ch))? {
@@ -65,7 +68,9 @@ pub(super) fn concurrency_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize
 
 #[inline(never)]
 fn other_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
-    let reg = |fiber: &Fiber, r: u8| fiber.stack[base + r as usize];
+    // SAFETY: the compiler keeps register operands below the frame's register
+    // count, and the stack holds them all (as for the dispatch loop's `reg!`).
+    let reg = |fiber: &Fiber, r: u8| unsafe { load_value(fiber.stack.as_ptr().add(base + r as usize)) };
     let site = |fiber: &Fiber| fiber.frames.last().unwrap().current_site();
     let blocked = Step::Halt(Halt::Blocked);
     match op {
