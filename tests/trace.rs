@@ -249,3 +249,43 @@ fn bad_trace_paths_and_commands() {
     assert!(stderr(&o).contains("--trace is for `csp run` and `csp test`"), "{}", stderr(&o));
     assert!(!Path::new("/tmp/never.json").exists());
 }
+
+/// A fiber preempted because a timer came due is not run again before the
+/// timer's fiber: no slice of the spinning fiber starts between a sleep's
+/// deadline and the sleeper's next slice. (Timers were delivered only every
+/// few thousand ticks, so a busy fiber could take 1-3 more slices first: the
+/// heartbeat lag of `benches/conc/gc_pause.csp`.)
+#[test]
+fn a_due_timer_runs_its_fiber_before_the_busy_one_runs_again() {
+    let src = "\
+fn spin() {
+    let t0 = now()
+    let xs = []
+    while now() - t0 < 300 {
+        xs = [xs, 1]
+    }
+}
+let t = go spin()
+sleep(2)
+for i in 0..20 { sleep(3) }
+wait t
+";
+    let (code, err, ev) = traced("timer_due", src);
+    assert_eq!(code, 0, "{err}");
+    let mut slices: Vec<&Value> = ev.iter().filter(|e| e["ph"] == "X").collect();
+    slices.sort_by(|a, b| a["ts"].as_f64().partial_cmp(&b["ts"].as_f64()).unwrap());
+    let end = |e: &Value| e["ts"].as_f64().unwrap() + e["dur"].as_f64().unwrap();
+    let mut sleeps = 0;
+    for (i, s) in slices.iter().enumerate() {
+        if s["tid"] != 0 || s["name"] != "sleep" {
+            continue;
+        }
+        // The deadline is at most this (the sleep began before the slice ended).
+        let due = end(s) + 3000.0;
+        let Some(j) = slices[i + 1..].iter().position(|x| x["tid"] == 0) else { continue };
+        let late: Vec<_> = slices[i + 1..i + 1 + j].iter().filter(|x| x["ts"].as_f64().unwrap() >= due).collect();
+        assert!(late.is_empty(), "slices after main's timer was due: {late:#?}");
+        sleeps += 1;
+    }
+    assert!(sleeps >= 15, "{sleeps} sleeps seen");
+}

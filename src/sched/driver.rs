@@ -69,7 +69,11 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
         }
         // Reading the clock can cost more than a fiber switch: do it only when
         // idle or after a few thousand instructions.
-        if vm.sched.ready.is_empty() || vm.sched.ticks - clock_at >= CLOCK_TICKS {
+        // A slice that ended for a due timer is followed by its delivery: the
+        // ticks since the last look may be few, and the fiber preempted for it
+        // would otherwise run again first (1-3 slices more of heartbeat lag).
+        let timer_due = std::mem::take(&mut vm.sched.timer_due);
+        if timer_due || vm.sched.ready.is_empty() || vm.sched.ticks - clock_at >= CLOCK_TICKS {
             clock_at = vm.sched.ticks;
             deliver_events(vm);
             if last_flush.elapsed() > Duration::from_millis(5) {
@@ -326,11 +330,14 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
                     None => started = Some(Instant::now()),
                     Some(t) => {
                         let now = Instant::now();
+                        // A due timer is delivered as the slice ends, however it
+                        // ends, before the next slice (`run_ready`).
+                        vm.sched.timer_due = timer::due(vm, now);
                         if now.duration_since(t) >= vm.sched.slice {
                             vm.sched.cur().cpu_bound = true;
                             return Halt::Preempted;
                         }
-                        if timer::due(vm, now) {
+                        if vm.sched.timer_due {
                             return Halt::Preempted;
                         }
                     }

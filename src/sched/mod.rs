@@ -183,6 +183,8 @@ pub struct Sched {
     orphan_error: Option<Value>,
     /// Instructions (back-edges and calls) run so far: a cheap clock.
     ticks: u64,
+    /// A slice ended because a timer came due: deliver it before the next.
+    timer_due: bool,
     /// The blocking-I/O pool, once used.
     io: Option<io::IoPool>,
     /// The `epoll` the scheduler sleeps in when descriptors, the pool or
@@ -236,6 +238,7 @@ impl Default for Sched {
             main_task: None,
             orphan_error: None,
             ticks: 0,
+            timer_due: false,
             io: None,
             reactor: None,
             trace: None,
