@@ -32,7 +32,7 @@ pub struct Interned {
 }
 
 /// The text of a short string's object.
-fn text(objs: &[Obj], h: Handle) -> &str {
+fn text_of(objs: &[Obj], h: Handle) -> &str {
     match &objs[h.0 as usize] {
         Obj::Str(s) => &s.s,
         _ => unreachable!("an interned handle is a string"),
@@ -51,7 +51,7 @@ impl Interned {
     pub fn find(&self, objs: &[Obj], s: &str) -> Result<Handle, u64> {
         debug_assert!(s.len() <= SHORT);
         let hash = hash(s);
-        match self.table.find(hash, |&(_, h)| text(objs, h) == s) {
+        match self.table.find(hash, |&(_, h)| text_of(objs, h) == s) {
             Some(&(_, h)) => Ok(h),
             None => Err(hash),
         }
