@@ -270,6 +270,9 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
     // Not while an error is on its way out: nothing roots it.
     if matches!(ran, Ran::Idle) && vm.heap.should_collect() {
         collect(vm);
+        // A collection takes time: a timer may have come due meanwhile, and
+        // the fiber it preempted must not run again first.
+        vm.sched.timer_due = true;
     }
     ran
 }
