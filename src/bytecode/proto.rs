@@ -9,7 +9,8 @@ use std::rc::Rc;
 /// Where a closure's captured cell comes from when the closure is created.
 #[derive(Clone, Copy, Debug)]
 pub enum UpvalDesc {
-    /// A register of the enclosing frame that holds a cell.
+    /// A register of the enclosing frame: a cell, or the value of a variable
+    /// that never changes.
     Local(u8),
     /// An upvalue of the enclosing closure.
     Upval(u8),

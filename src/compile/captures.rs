@@ -1,17 +1,39 @@
-//! Which locals must live in cells: a name is a candidate in a function when a
-//! function nested in it refers to that name and does not declare it as a parameter.
-//! Over-approximating only costs a cell; it never changes meaning.
+//! Which locals nested functions capture, and which of those must live in
+//! cells. A name is captured in a function when a function nested in it
+//! refers to that name and does not declare it as a parameter. A captured
+//! name needs a cell only if something may change it after it is bound: an
+//! assignment anywhere in the function (nested functions included), or a
+//! `fn` statement, whose function sees its own name before it is stored.
+//! Every other capture copies the value, which cannot change: no cell to
+//! allocate, and no indirection to read it. Over-approximating only costs a
+//! cell; it never changes meaning.
 
 use crate::syntax::ast::*;
-use crate::syntax::visit::{walk_expr, walk_func, Visitor};
+use crate::syntax::visit::{walk_expr, walk_func, walk_stmt, Visitor};
 use std::collections::HashSet;
 
-/// Names that functions nested directly or indirectly in `body` may capture.
-pub fn candidates(body: &[Stmt]) -> HashSet<String> {
-    let mut out = HashSet::new();
-    let mut w = FindFuncs { out: &mut out };
+/// The names of a function (its parameters' defaults and its body) that
+/// nested functions may capture, and those of them that need cells.
+pub struct Captures {
+    pub captured: HashSet<String>,
+    pub cells: HashSet<String>,
+}
+
+pub fn of(params: &[Param], body: &[Stmt]) -> Captures {
+    let mut captured = HashSet::new();
+    let mut w = FindFuncs { out: &mut captured };
+    for d in params.iter().filter_map(|p| p.default.as_ref()) {
+        w.expr(d);
+    }
     crate::syntax::visit::walk_block(&mut w, body);
-    out
+    let mut changed = HashSet::new();
+    let mut a = Changed { out: &mut changed };
+    for d in params.iter().filter_map(|p| p.default.as_ref()) {
+        a.expr(d);
+    }
+    crate::syntax::visit::walk_block(&mut a, body);
+    let cells = captured.intersection(&changed).cloned().collect();
+    Captures { captured, cells }
 }
 
 /// Looks for nested functions; their free names go to `out`.
@@ -44,5 +66,54 @@ impl Visitor for Collect<'_> {
             self.out.insert(n.clone());
         }
         walk_expr(self, e)
+    }
+}
+
+/// Names assigned (`x = ...`, `x += ...`) or declared by `fn x`, at any depth.
+struct Changed<'a> {
+    out: &'a mut HashSet<String>,
+}
+
+impl Visitor for Changed<'_> {
+    fn stmt(&mut self, s: &Stmt) {
+        match &s.kind {
+            StmtKind::Assign { target: Expr { kind: ExprKind::Name(n), .. }, .. } => {
+                self.out.insert(n.clone());
+            }
+            StmtKind::Fn(d) => {
+                if let Some(n) = &d.name {
+                    self.out.insert(n.name.clone());
+                }
+            }
+            _ => {}
+        }
+        walk_stmt(self, s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cells_and_captured(src: &str) -> (Vec<String>, Vec<String>) {
+        let prog = crate::syntax::parse(src).expect("parses");
+        let c = of(&[], &prog.stmts);
+        let mut cells: Vec<String> = c.cells.into_iter().collect();
+        let mut captured: Vec<String> = c.captured.into_iter().collect();
+        cells.sort();
+        captured.sort();
+        (cells, captured)
+    }
+
+    /// Only captured names something changes get cells: assigned in the
+    /// function, in a nested one, or declared by `fn` (which sees itself).
+    #[test]
+    fn only_changed_captures_get_cells() {
+        let src = "let a = 1\nlet b = 2\nlet c = 3\nlet d = 4\nb = 5\n\
+                   let f = fn() { c += 1\n return a + b + c }\n\
+                   fn g() { return g }\nprint(d)";
+        let (cells, captured) = cells_and_captured(src);
+        assert_eq!(captured, ["a", "b", "c", "g"]);
+        assert_eq!(cells, ["b", "c", "g"]);
     }
 }

@@ -420,7 +420,7 @@ impl Compiler<'_> {
     pub(crate) fn function(&mut self, d: &FuncDecl) -> u16 {
         let name = d.name.as_ref().map(|n| n.name.clone()).unwrap_or_default();
         let save = self.span;
-        self.begin_func(name, captures::candidates(&d.body), false);
+        self.begin_func(name, captures::of(&d.params, &d.body), false);
         self.span = d.span;
         let np = d.params.len();
         if np + d.rest.is_some() as usize > 200 {
@@ -452,6 +452,15 @@ impl Compiler<'_> {
         let nparams = cells.len();
         self.fs().next_reg = nparams;
         self.fs().max_reg = nparams;
+        // Parameters that need cells get them first, so that a closure in a
+        // default captures the cell; a default then goes into its cell.
+        for i in cells {
+            let name = self.fs().scopes[0][i].name.clone();
+            if self.fs().cells.contains(&name) {
+                self.emit(Op::NewCell { reg: i as u8 });
+                self.fs().scopes[0][i].cell = true;
+            }
+        }
         let mut nrequired = 0;
         let mut seen_default = false;
         for (i, p) in d.params.iter().enumerate() {
@@ -459,20 +468,20 @@ impl Compiler<'_> {
                 Some(def) => {
                     seen_default = true;
                     let j = self.emit(Op::JmpIfArg { idx: i as u8, target: 0 });
-                    self.expr_to(def, i as u8);
+                    if self.fs().scopes[0][i].cell {
+                        let t = self.alloc();
+                        self.expr_to(def, t);
+                        self.emit(Op::SetCell { cell: i as u8, src: t });
+                        self.free_to(t);
+                    } else {
+                        self.expr_to(def, i as u8);
+                    }
                     self.patch(j);
                 }
                 None if seen_default => {
                     self.error(p.name.span, "a parameter without a default cannot follow one with a default")
                 }
                 None => nrequired += 1,
-            }
-        }
-        for i in cells {
-            let name = self.fs().scopes[0][i].name.clone();
-            if self.fs().captured.contains(&name) {
-                self.emit(Op::NewCell { reg: i as u8 });
-                self.fs().scopes[0][i].cell = true;
             }
         }
         for s in &d.body {

@@ -153,7 +153,10 @@ pub(crate) struct FuncState {
     next_reg: usize,
     max_reg: usize,
     ctx: Vec<Ctx>,
+    /// Names nested functions capture (at the top level: globals).
     captured: HashSet<String>,
+    /// Captured names that live in cells (see captures.rs); other captures copy.
+    cells: HashSet<String>,
     is_main: bool,
     /// The register limit was hit (reported once).
     too_complex: bool,
@@ -188,7 +191,7 @@ pub(crate) struct Compiler<'a> {
 
 impl Compiler<'_> {
     fn main(&mut self, stmts: &Block) -> ProtoRef {
-        self.begin_func("<main>".into(), captures::candidates(stmts), true);
+        self.begin_func("<main>".into(), captures::of(&[], stmts), true);
         // Modules are found and compiled before any code that may name them.
         self.load_imports(stmts);
         // Top-level functions are defined first so code may call them before their text.
@@ -230,7 +233,7 @@ impl Compiler<'_> {
         self.funcs.last_mut().unwrap()
     }
 
-    pub(crate) fn begin_func(&mut self, name: String, captured: HashSet<String>, is_main: bool) {
+    pub(crate) fn begin_func(&mut self, name: String, captures: captures::Captures, is_main: bool) {
         self.funcs.push(FuncState {
             name,
             code: Vec::new(),
@@ -247,7 +250,8 @@ impl Compiler<'_> {
             next_reg: 0,
             max_reg: 0,
             ctx: Vec::new(),
-            captured,
+            captured: captures.captured,
+            cells: captures.cells,
             is_main,
             too_complex: false,
         });
@@ -432,9 +436,9 @@ impl Compiler<'_> {
     }
 
     /// Binds `name` to register `reg` in the current scope, boxing it in a cell
-    /// when a nested function may capture it.
+    /// when a nested function may capture it and something may change it.
     pub(crate) fn declare(&mut self, name: &str, reg: u8) {
-        let cell = self.fs().captured.contains(name);
+        let cell = self.fs().cells.contains(name);
         if cell {
             self.emit(Op::NewCell { reg });
         }
@@ -490,9 +494,10 @@ impl Compiler<'_> {
         if let Some(i) = self.funcs[depth].upval_names.iter().position(|n| n == name) {
             return Some(i as u8);
         }
+        // The register holds the variable's cell, or its value if it never
+        // changes (captures.rs): either is what the closure keeps.
         let desc = match find_local(&self.funcs[depth - 1], name) {
-            Some((reg, true)) => UpvalDesc::Local(reg),
-            Some((_, false)) => unreachable!("captured local '{name}' without a cell"),
+            Some((reg, _)) => UpvalDesc::Local(reg),
             None => UpvalDesc::Upval(self.upval(depth - 1, name)?),
         };
         let f = &mut self.funcs[depth];

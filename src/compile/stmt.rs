@@ -39,7 +39,7 @@ impl Compiler<'_> {
             StmtKind::Fn(d) => {
                 let name = d.name.as_ref().map(|n| n.name.clone()).unwrap_or_default();
                 let reg = self.alloc();
-                if self.fs().captured.contains(&name) {
+                if self.fs().cells.contains(&name) {
                     self.emit(Op::LoadNil { dst: reg });
                     self.declare(&name, reg);
                     let idx = self.function(d);

@@ -12,7 +12,9 @@ use super::exec_iter::IterStep;
 use super::exec_macros::loop_helpers;
 use super::fiber::{Fiber, Frame, Handler};
 use super::object::Obj;
-use super::ops::{concat, field, index, invoke, iter_next, iter_start, new_closure, set_field, set_index, upval};
+use super::ops::{
+    concat, field, get_upval, index, invoke, iter_next, iter_start, new_closure, set_field, set_index, set_upval,
+};
 use super::value::{cached_get, cached_get_mut, copy_value, int_payload, load_value, set_int_payload, Value};
 use super::{arith, coroutine, err, Fault, Res, Vm};
 use crate::bytecode::{Cmp, Op, ProtoRef};
@@ -73,18 +75,8 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 // SAFETY: both point at live values.
                 unsafe { copy_value(slot, regs.add(src as usize)) }
             }
-            Op::GetUpval { dst, idx } => {
-                let cell = upval(vm, frame!().closure, idx);
-                reg!(dst) = match vm.heap.get(cell) {
-                    Obj::Cell(v) => *v,
-                    _ => Value::Nil,
-                };
-            }
-            Op::SetUpval { src, idx } => {
-                let cell = upval(vm, frame!().closure, idx);
-                let v = reg!(src);
-                *vm.heap.get_mut(cell) = Obj::Cell(v);
-            }
+            Op::GetUpval { dst, idx } => reg!(dst) = get_upval(vm, frame!().closure, idx),
+            Op::SetUpval { src, idx } => set_upval(vm, frame!().closure, idx, reg!(src)),
             Op::NewCell { reg } => {
                 let h = vm.heap.alloc(Obj::Cell(reg!(reg)));
                 reg!(reg) = Value::Obj(h);

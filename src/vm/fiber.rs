@@ -188,7 +188,7 @@ impl Fiber {
             return true;
         }
         self.frames.iter().filter_map(|fr| fr.closure).any(|c| match heap.get(c) {
-            Obj::Closure(cl) => cl.upvals.iter().any(|u| in_cell(*u)),
+            Obj::Closure(cl) => cl.upvals.iter().any(|u| is(u) || matches!(u, Value::Obj(c) if in_cell(*c))),
             _ => false,
         })
     }

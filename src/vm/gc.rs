@@ -237,7 +237,7 @@ fn trace(obj: &Obj, marks: &[bool], gray: &mut Vec<Handle>) -> usize {
         Obj::List(items) => items.iter().for_each(&mut push),
         Obj::Map(m) => m.values().for_each(&mut push),
         Obj::Cell(v) => push(v),
-        Obj::Closure(c) => c.upvals.iter().for_each(|&h| push(&Value::Obj(h))),
+        Obj::Closure(c) => c.upvals.iter().for_each(push),
         Obj::Error(e) => e.others.iter().for_each(&mut push),
         Obj::Chan(c) => c.trace(&mut push_value),
         Obj::Coroutine(c) => c.trace(&mut push_value),

@@ -3,7 +3,7 @@
 
 use super::builtin::NativeFn;
 use super::str::Str;
-use super::value::{Handle, Value};
+use super::value::Value;
 use crate::bytecode::{ProtoRef, Site};
 use crate::sched::ops::{Chan, Mutex, Task, WaitGroup};
 use std::rc::Rc;
@@ -70,8 +70,9 @@ impl StrObj {
 
 pub struct Closure {
     pub proto: ProtoRef,
-    /// Handles of `Obj::Cell`s shared with the enclosing function.
-    pub upvals: Box<[Handle]>,
+    /// Captured variables: `Obj::Cell`s shared with the enclosing function, or
+    /// the values of variables that never change (compile/captures.rs).
+    pub upvals: Box<[Value]>,
 }
 
 pub struct Native {
@@ -128,7 +129,7 @@ impl Obj {
             // value: 40 bytes) and its index (8 bytes and a control byte, the
             // table kept at most 7/8 full).
             Obj::Map(m) => 96 + m.capacity() * 52,
-            Obj::Closure(c) => c.upvals.len() * 4,
+            Obj::Closure(c) => c.upvals.len() * 16,
             Obj::Error(e) => e.message.len() + e.trace.len() * 48,
             // Boxed apart from the slot: a million tasks or channels must count.
             Obj::Task(t) => t.size(),

@@ -223,24 +223,44 @@ fn coroutine_method(
 
 /// The cell of upvalue `idx` of the running closure.
 #[inline]
-pub(super) fn upval(vm: &Vm, closure: Option<Handle>, idx: u8) -> Handle {
+pub(super) fn upval(vm: &Vm, closure: Option<Handle>, idx: u8) -> Value {
     match closure.map(|h| vm.heap.get(h)) {
         Some(Obj::Closure(c)) => c.upvals[idx as usize],
         _ => unreachable!("upvalue access outside a closure"),
     }
 }
 
-/// A closure of `proto`, capturing cells from the frame's registers `regs` or
-/// from the running closure's upvalues.
+/// The captured variable's value: its cell's, or the value itself for a
+/// variable that never changes (compile/captures.rs); cells are never values.
+/// Out of the dispatch loop, whose register allocation it disturbed.
+#[inline(never)]
+pub(super) fn get_upval(vm: &Vm, closure: Option<Handle>, idx: u8) -> Value {
+    let v = upval(vm, closure, idx);
+    match v {
+        Value::Obj(h) => match vm.heap.get(h) {
+            Obj::Cell(inner) => *inner,
+            _ => v,
+        },
+        _ => v,
+    }
+}
+
+/// Assigns a captured variable: only a variable in a cell is assigned.
+#[inline(never)]
+pub(super) fn set_upval(vm: &mut Vm, closure: Option<Handle>, idx: u8, v: Value) {
+    let Value::Obj(cell) = upval(vm, closure, idx) else { unreachable!("an assigned upvalue is a cell") };
+    *vm.heap.get_mut(cell) = Obj::Cell(v);
+}
+
+/// A closure of `proto`, capturing cells (or the values of variables that
+/// never change) from the frame's registers `regs` or from the running
+/// closure's upvalues.
 pub(super) fn new_closure(vm: &mut Vm, proto: ProtoRef, regs: &[Value], closure: Option<Handle>) -> Value {
-    let upvals: Box<[Handle]> = proto
+    let upvals: Box<[Value]> = proto
         .upvals
         .iter()
         .map(|d| match *d {
-            UpvalDesc::Local(r) => match regs[r as usize] {
-                Value::Obj(h) => h,
-                _ => unreachable!("captured local is not a cell"),
-            },
+            UpvalDesc::Local(r) => regs[r as usize],
             UpvalDesc::Upval(i) => upval(vm, closure, i),
         })
         .collect();
