@@ -21,19 +21,19 @@ pub struct Captures {
 
 pub fn of(params: &[Param], body: &[Stmt]) -> Captures {
     let mut captured = HashSet::new();
-    let mut w = FindFuncs { out: &mut captured };
-    for d in params.iter().filter_map(|p| p.default.as_ref()) {
-        w.expr(d);
-    }
-    crate::syntax::visit::walk_block(&mut w, body);
+    walk_own(&mut FindFuncs { out: &mut captured }, params, body);
     let mut changed = HashSet::new();
-    let mut a = Changed { out: &mut changed };
-    for d in params.iter().filter_map(|p| p.default.as_ref()) {
-        a.expr(d);
-    }
-    crate::syntax::visit::walk_block(&mut a, body);
+    walk_own(&mut Changed { out: &mut changed }, params, body);
     let cells = captured.intersection(&changed).cloned().collect();
     Captures { captured, cells }
+}
+
+/// Walks what runs in a function's own frame: its defaults, then its body.
+fn walk_own(v: &mut impl Visitor, params: &[Param], body: &[Stmt]) {
+    for d in params.iter().filter_map(|p| p.default.as_ref()) {
+        v.expr(d);
+    }
+    crate::syntax::visit::walk_block(v, body);
 }
 
 /// Looks for nested functions; their free names go to `out`.

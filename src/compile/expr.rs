@@ -432,14 +432,12 @@ impl Compiler<'_> {
                 self.error(n.span, format!("duplicate parameter '{}'", n.name));
             }
         }
-        let mut cells = Vec::new();
         for (i, p) in d.params.iter().enumerate() {
             self.fs().scopes.last_mut().unwrap().push(super::Local {
                 name: p.name.name.clone(),
                 reg: i as u8,
                 cell: false,
             });
-            cells.push(i);
         }
         if let Some(r) = &d.rest {
             self.fs().scopes.last_mut().unwrap().push(super::Local {
@@ -447,14 +445,13 @@ impl Compiler<'_> {
                 reg: np as u8,
                 cell: false,
             });
-            cells.push(np);
         }
-        let nparams = cells.len();
+        let nparams = np + d.rest.is_some() as usize;
         self.fs().next_reg = nparams;
         self.fs().max_reg = nparams;
         // Parameters that need cells get them first, so that a closure in a
         // default captures the cell; a default then goes into its cell.
-        for i in cells {
+        for i in 0..nparams {
             let name = self.fs().scopes[0][i].name.clone();
             if self.fs().cells.contains(&name) {
                 self.emit(Op::NewCell { reg: i as u8 });

@@ -69,9 +69,10 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
         }
         // Reading the clock can cost more than a fiber switch: do it only when
         // idle or after a few thousand instructions.
-        // A slice that ended for a due timer is followed by its delivery: the
-        // ticks since the last look may be few, and the fiber preempted for it
-        // would otherwise run again first (1-3 slices more of heartbeat lag).
+        // A slice that ended for a due timer, or a collection between slices,
+        // is followed by a look: the ticks since the last may be few, and the
+        // fiber preempted would otherwise run again first (1-3 slices more of
+        // heartbeat lag).
         let timer_due = std::mem::take(&mut vm.sched.timer_due);
         if timer_due || vm.sched.ready.is_empty() || vm.sched.ticks - clock_at >= CLOCK_TICKS {
             clock_at = vm.sched.ticks;

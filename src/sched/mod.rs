@@ -183,7 +183,8 @@ pub struct Sched {
     orphan_error: Option<Value>,
     /// Instructions (back-edges and calls) run so far: a cheap clock.
     ticks: u64,
-    /// A slice ended because a timer came due: deliver it before the next.
+    /// A timer may have come due (seen as a slice ended, or after a
+    /// collection): deliver before the next slice.
     timer_due: bool,
     /// The blocking-I/O pool, once used.
     io: Option<io::IoPool>,

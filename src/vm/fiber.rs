@@ -183,12 +183,14 @@ impl Fiber {
         use super::Obj;
         let is = |v: &Value| matches!(v, Value::Obj(x) if *x == h);
         let in_cell = |c: Handle| matches!(heap.get(c), Obj::Cell(v) if is(v));
+        // A register or an upvalue: `h` itself, or a cell holding it.
+        let has = |v: &Value| is(v) || matches!(v, Value::Obj(c) if in_cell(*c));
         let live = &self.stack[..self.live_top()];
-        if live.iter().any(|v| is(v) || matches!(v, Value::Obj(c) if in_cell(*c))) {
+        if live.iter().any(has) {
             return true;
         }
         self.frames.iter().filter_map(|fr| fr.closure).any(|c| match heap.get(c) {
-            Obj::Closure(cl) => cl.upvals.iter().any(|u| is(u) || matches!(u, Value::Obj(c) if in_cell(*c))),
+            Obj::Closure(cl) => cl.upvals.iter().any(has),
             _ => false,
         })
     }

@@ -221,7 +221,7 @@ fn coroutine_method(
     enter(vm, fiber, h, entry, slot, None)
 }
 
-/// The cell of upvalue `idx` of the running closure.
+/// Upvalue `idx` of the running closure: a cell, or a never-changing value.
 #[inline]
 pub(super) fn upval(vm: &Vm, closure: Option<Handle>, idx: u8) -> Value {
     match closure.map(|h| vm.heap.get(h)) {
