@@ -325,6 +325,13 @@ pub enum Op {
         start: u8,
         count: u8,
     },
+    /// dst = a copy of the Proto's map template `keys` (its keys are a
+    /// literal's constant strings) with values start, start+1, ...
+    NewMapK {
+        dst: u8,
+        start: u8,
+        keys: u16,
+    },
     /// dst = obj[key]
     Index {
         dst: u8,

@@ -28,6 +28,9 @@ pub struct Proto {
     /// Field and method names (operands of Field, SetField, Invoke), each
     /// with its inline cache.
     pub names: Box<[crate::vm::value::Name]>,
+    /// Templates of map literals with constant string keys (operands of
+    /// NewMapK): the keys, hashed once, with nil values.
+    pub templates: Box<[crate::vm::value::Map]>,
     /// Nested functions (all owned by `Vm::protos`, like every proto).
     pub protos: Vec<ProtoRef>,
     pub upvals: Vec<UpvalDesc>,
@@ -57,6 +60,14 @@ impl Proto {
         debug_assert!((i as usize) < self.names.len());
         // SAFETY: see above.
         unsafe { self.names.get_unchecked(i as usize) }
+    }
+
+    /// Map template `i` (the operand of NewMapK). Unchecked, like `name`.
+    #[inline]
+    pub fn template(&self, i: u16) -> &crate::vm::value::Map {
+        debug_assert!((i as usize) < self.templates.len());
+        // SAFETY: see above.
+        unsafe { self.templates.get_unchecked(i as usize) }
     }
 
     /// Constant `k` (an operand of LoadK, SetIndexK and the compares with a constant). Unchecked: the

@@ -325,13 +325,23 @@ impl Compiler<'_> {
         let t = if pairs.len() > LITERAL_BATCH / 2 { self.alloc() } else { dst };
         let first = pairs.len().min(LITERAL_BATCH / 2);
         let start = self.mark();
-        for (k, v) in &pairs[..first] {
-            let rk = self.alloc();
-            self.expr_to(k, rk);
-            let rv = self.alloc();
-            self.expr_to(v, rv);
+        if let Some(keys) = constant_keys(&pairs[..first]) {
+            // Only the values go to registers: the template has the keys, hashed.
+            for (_, v) in &pairs[..first] {
+                let r = self.alloc();
+                self.expr_to(v, r);
+            }
+            let keys = self.map_template(&keys);
+            self.emit(Op::NewMapK { dst: t, start, keys });
+        } else {
+            for (k, v) in &pairs[..first] {
+                let rk = self.alloc();
+                self.expr_to(k, rk);
+                let rv = self.alloc();
+                self.expr_to(v, rv);
+            }
+            self.emit(Op::NewMap { dst: t, start, count: first as u8 });
         }
-        self.emit(Op::NewMap { dst: t, start, count: first as u8 });
         self.free_to(start);
         for (k, v) in &pairs[first..] {
             let rk = self.expr_any(k);
@@ -510,4 +520,18 @@ fn runs_no_code(e: &Expr) -> bool {
         ExprKind::Map(pairs) => pairs.iter().all(|(k, v)| runs_no_code(k) && runs_no_code(v)),
         _ => false,
     }
+}
+
+/// The keys of a map literal's pairs when all are distinct string literals
+/// (`{x: 1, y: 2}`): such a literal is built from a template (`NewMapK`).
+fn constant_keys(pairs: &[(Expr, Expr)]) -> Option<Vec<&str>> {
+    let mut keys = Vec::with_capacity(pairs.len());
+    for (k, _) in pairs {
+        let ExprKind::Str(s) = &k.kind else { return None };
+        if keys.contains(&s.as_str()) {
+            return None;
+        }
+        keys.push(s.as_str());
+    }
+    (!keys.is_empty()).then_some(keys)
 }

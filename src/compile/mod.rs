@@ -146,6 +146,7 @@ pub(crate) struct FuncState {
     names: Vec<crate::vm::Str>,
     selects: Vec<(Vec<bool>, bool)>,
     name_idx: HashMap<String, u16>,
+    templates: Vec<crate::vm::value::Map>,
     protos: Vec<ProtoRef>,
     upvals: Vec<UpvalDesc>,
     upval_names: Vec<String>,
@@ -243,6 +244,7 @@ impl Compiler<'_> {
             names: Vec::new(),
             selects: Vec::new(),
             name_idx: HashMap::new(),
+            templates: Vec::new(),
             protos: Vec::new(),
             upvals: Vec::new(),
             upval_names: Vec::new(),
@@ -267,6 +269,7 @@ impl Compiler<'_> {
             consts: f.consts,
             names: f.names.into_iter().map(crate::vm::value::Name::new).collect(),
             selects: f.selects,
+            templates: f.templates.into_boxed_slice(),
             protos: f.protos,
             upvals: f.upvals,
             nparams: params.0,
@@ -357,6 +360,17 @@ impl Compiler<'_> {
         let k = (f.names.len() - 1).min(u16::MAX as usize) as u16;
         f.name_idx.insert(s.to_string(), k);
         k
+    }
+
+    /// The index of a new map template with these keys (see `Proto::templates`).
+    pub(crate) fn map_template(&mut self, keys: &[&str]) -> u16 {
+        let mut m = crate::vm::value::new_map(keys.len());
+        for k in keys {
+            m.insert(crate::vm::value::Key::Str(self.vm.intern(k)), Value::Nil);
+        }
+        let f = self.fs();
+        f.templates.push(m);
+        (f.templates.len() - 1).min(u16::MAX as usize) as u16
     }
 
     /// The constant a literal `nil`, boolean, number or string is (shared

@@ -13,7 +13,8 @@ use super::exec_macros::loop_helpers;
 use super::fiber::{Fiber, Frame, Handler};
 use super::object::Obj;
 use super::ops::{
-    concat, field, get_upval, index, invoke, iter_next, iter_start, new_closure, set_field, set_index, set_upval,
+    concat, field, get_upval, index, invoke, iter_next, iter_start, new_closure, new_map_from, set_field, set_index,
+    set_upval,
 };
 use super::value::{cached_get, cached_get_mut, copy_value, int_payload, load_value, set_int_payload, Value};
 use super::{arith, coroutine, err, Fault, Res, Vm};
@@ -336,6 +337,10 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     m.insert(k, reg!(start as usize + 2 * i + 1));
                 }
                 reg!(dst) = Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))));
+            }
+            Op::NewMapK { dst, start, keys } => {
+                let s = base + start as usize;
+                reg!(dst) = new_map_from(vm, proto.template(keys), &fiber.stack[s..]);
             }
             Op::Index { dst, obj, key } => {
                 // A list at a non-negative index in range: inline.

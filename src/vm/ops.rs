@@ -5,7 +5,7 @@ use super::call::{builtin_ret, call_value, Called};
 use super::fiber::Fiber;
 use super::object::{Closure, Obj};
 use super::value::Handle;
-use super::value::{cached_get, map_slot, Key, Name, Value};
+use super::value::{cached_get, map_slot, Key, Map, Name, Value};
 use super::{arith, err, Res, Vm};
 use crate::bytecode::{ProtoRef, UpvalDesc};
 use crate::vm::ErrorKind;
@@ -49,6 +49,18 @@ pub(super) fn invoke(
     let args = &fiber.stack[slot + 2..slot + 2 + argc];
     let r = crate::natives::call_method(vm, fiber, recv, key_name(name.key()), args)?;
     builtin_ret(vm, fiber, r, slot)
+}
+
+/// A map literal with constant keys: `template`'s keys (hashed when the
+/// literal was compiled), the values from `values` in their order. Cloning
+/// copies the hash table as it is, where inserting would hash every key.
+#[inline(never)]
+pub(super) fn new_map_from(vm: &mut Vm, template: &Map, values: &[Value]) -> Value {
+    let mut m = template.clone();
+    for (slot, v) in m.values_mut().zip(values) {
+        *slot = *v;
+    }
+    Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))))
 }
 
 pub(super) fn index(vm: &mut Vm, obj: Value, key: Value) -> Res<Value> {

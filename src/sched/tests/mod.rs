@@ -117,6 +117,7 @@ fn site(vm: &mut Vm) -> Site {
         consts: Vec::new(),
         selects: Vec::new(),
         names: Box::new([]),
+        templates: Box::new([]),
         protos: Vec::new(),
         upvals: Vec::new(),
         nparams: 0,
