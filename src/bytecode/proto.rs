@@ -28,9 +28,9 @@ pub struct Proto {
     /// Field and method names (operands of Field, SetField, Invoke), each
     /// with its inline cache.
     pub names: Box<[crate::vm::value::Name]>,
-    /// Templates of map literals with constant string keys (operands of
-    /// NewMapK): the keys, hashed once, with nil values.
-    pub templates: Box<[crate::vm::value::Map]>,
+    /// The layouts of map literals with constant string keys (operands of
+    /// NewMapK): the keys, hashed once, shared by every map the literal makes.
+    pub templates: Box<[std::rc::Rc<crate::vm::value::Layout>]>,
     /// Nested functions (all owned by `Vm::protos`, like every proto).
     pub protos: Vec<ProtoRef>,
     pub upvals: Vec<UpvalDesc>,
@@ -64,7 +64,7 @@ impl Proto {
 
     /// Map template `i` (the operand of NewMapK). Unchecked, like `name`.
     #[inline]
-    pub fn template(&self, i: u16) -> &crate::vm::value::Map {
+    pub fn template(&self, i: u16) -> &std::rc::Rc<crate::vm::value::Layout> {
         debug_assert!((i as usize) < self.templates.len());
         // SAFETY: see above.
         unsafe { self.templates.get_unchecked(i as usize) }

@@ -146,7 +146,7 @@ pub(crate) struct FuncState {
     names: Vec<crate::vm::Str>,
     selects: Vec<(Vec<bool>, bool)>,
     name_idx: HashMap<String, u16>,
-    templates: Vec<crate::vm::value::Map>,
+    templates: Vec<std::rc::Rc<crate::vm::value::Layout>>,
     protos: Vec<ProtoRef>,
     upvals: Vec<UpvalDesc>,
     upval_names: Vec<String>,
@@ -362,14 +362,11 @@ impl Compiler<'_> {
         k
     }
 
-    /// The index of a new map template with these keys (see `Proto::templates`).
+    /// The index of a new map layout with these keys (see `Proto::templates`).
     pub(crate) fn map_template(&mut self, keys: &[&str]) -> u16 {
-        let mut m = crate::vm::value::new_map(keys.len());
-        for k in keys {
-            m.insert(crate::vm::value::Key::Str(self.vm.intern(k)), Value::Nil);
-        }
+        let keys: Vec<_> = keys.iter().map(|k| crate::vm::value::Key::Str(self.vm.intern(k))).collect();
         let f = self.fs();
-        f.templates.push(m);
+        f.templates.push(crate::vm::value::Layout::of(keys));
         (f.templates.len() - 1).min(u16::MAX as usize) as u16
     }
 

@@ -16,6 +16,7 @@ pub mod gc;
 pub mod heap;
 mod intern;
 pub mod kind;
+pub mod map;
 pub mod object;
 mod ops;
 pub mod output;

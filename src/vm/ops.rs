@@ -5,10 +5,11 @@ use super::call::{builtin_ret, call_value, Called};
 use super::fiber::Fiber;
 use super::object::{Closure, Obj};
 use super::value::Handle;
-use super::value::{cached_get, map_slot, Key, Map, Name, Value};
+use super::value::{cached_get, map_slot, Key, Layout, Map, Name, Value};
 use super::{arith, err, Res, Vm};
 use crate::bytecode::{ProtoRef, UpvalDesc};
 use crate::vm::ErrorKind;
+use std::rc::Rc;
 
 /// `recv.name(args)`: a map field holding a function is called without the
 /// receiver; builtin methods get it (csp-written ones as their first argument).
@@ -51,15 +52,12 @@ pub(super) fn invoke(
     builtin_ret(vm, fiber, r, slot)
 }
 
-/// A map literal with constant keys: `template`'s keys (hashed when the
-/// literal was compiled), the values from `values` in their order. Cloning
-/// copies the hash table as it is, where inserting would hash every key.
+/// A map literal with constant keys: `layout`'s keys (hashed when the
+/// literal was compiled, shared by every map it makes), the values the first
+/// of `values`.
 #[inline(never)]
-pub(super) fn new_map_from(vm: &mut Vm, template: &Map, values: &[Value]) -> Value {
-    let mut m = template.clone();
-    for (slot, v) in m.values_mut().zip(values) {
-        *slot = *v;
-    }
+pub(super) fn new_map_from(vm: &mut Vm, layout: &Rc<Layout>, values: &[Value]) -> Value {
+    let m = Map::from_layout(layout, &values[..layout.len()]);
     Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))))
 }
 

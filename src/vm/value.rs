@@ -26,13 +26,11 @@ impl Value {
     }
 }
 
-/// Maps: insertion ordered, hashed with foldhash under a per-process random
-/// seed (`MapHasher`).
-pub type Map = indexmap::IndexMap<Key, Value, MapHasher>;
+pub use super::map::{Layout, Map};
 
 /// A new empty map.
 pub fn new_map(capacity: usize) -> Map {
-    Map::with_capacity_and_hasher(capacity, MapHasher)
+    Map::with_capacity(capacity)
 }
 
 /// Builds foldhash's fast hasher with this process's seed. Map keys can come
@@ -171,7 +169,7 @@ const SCAN_MAX: usize = 8;
 pub fn map_slot(m: &Map, key: &Key) -> Option<usize> {
     if let Key::Str(k) = key {
         if m.len() <= SCAN_MAX {
-            for (i, (mk, _)) in m.iter().enumerate() {
+            for (i, mk) in m.keys().enumerate() {
                 if let Key::Str(s) = mk {
                     if Str::ptr_eq(s, k) {
                         return Some(i);
@@ -184,19 +182,23 @@ pub fn map_slot(m: &Map, key: &Key) -> Option<usize> {
 }
 
 /// A field or method name of a Proto (the operand of Field, SetField and
-/// Invoke) with its inline cache: the entry index where it was last found in
-/// a map, tried before searching (objects built alike keep their fields at
-/// the same indices). Always a string key, which `new` makes sure of, so the
-/// cache check reads the string without checking the key's tag.
+/// Invoke) with its inline cache: the layout of the map it was last found in
+/// (`Layout`'s id) and its index there. Maps made by one literal share a
+/// layout, so the check is one compare; a map of another layout with the
+/// name at the same index (objects built alike) hits too, after a look at
+/// its key. Always a string key, which `new` makes sure of, so that look
+/// reads the string without checking the key's tag.
 #[derive(Debug)]
 pub struct Name {
     key: Key,
+    layout: std::cell::Cell<u64>,
     slot: std::cell::Cell<u32>,
 }
 
 impl Name {
     pub fn new(s: Str) -> Name {
-        Name { key: Key::Str(s), slot: std::cell::Cell::new(0) }
+        // Layout ids start at 1: 0 matches no map.
+        Name { key: Key::Str(s), layout: std::cell::Cell::new(0), slot: std::cell::Cell::new(0) }
     }
 
     pub fn key(&self) -> &Key {
@@ -211,38 +213,44 @@ impl Name {
             _ => unsafe { std::hint::unreachable_unchecked() },
         }
     }
+
+    /// The index of this name in `m`: the cached one when `m` has the cached
+    /// layout, else searched for (and then cached).
+    #[inline(always)]
+    fn index_in(&self, m: &Map) -> Option<usize> {
+        let i = self.slot.get() as usize;
+        if m.layout_id() == self.layout.get() {
+            return Some(i);
+        }
+        self.index_missed(m)
+    }
+
+    #[inline(never)]
+    fn index_missed(&self, m: &Map) -> Option<usize> {
+        let i = self.slot.get() as usize;
+        let found = match m.key_at(i) {
+            Some(Key::Str(k)) if Str::ptr_eq(k, self.str()) => Some(i),
+            _ => map_slot(m, &self.key),
+        };
+        if let Some(i) = found {
+            self.layout.set(m.layout_id());
+            self.slot.set(i as u32);
+        }
+        found
+    }
 }
 
-/// The value of `name` in `m`, tried first at its cache slot (where the name
-/// was found last time: objects built alike keep their fields at the same
-/// indices) and remembered there when found by searching. Returns the
-/// entry itself: indexing the map again would check the index again.
+/// The value of `name` in `m` (through its inline cache, see `Name`).
 #[inline(always)]
 pub fn cached_get<'m>(m: &'m Map, name: &Name) -> Option<&'m Value> {
-    if let Some((Key::Str(k), v)) = m.get_index(name.slot.get() as usize) {
-        if Str::ptr_eq(k, name.str()) {
-            return Some(v);
-        }
-    }
-    slot_missed(m, name).map(|i| &m[i])
+    m.value_at(name.index_in(m)?)
 }
 
 /// `cached_get` for changing the value.
 #[inline(always)]
 pub fn cached_get_mut<'m>(m: &'m mut Map, name: &Name) -> Option<&'m mut Value> {
-    let i = name.slot.get() as usize;
-    let hit = matches!(m.get_index(i), Some((Key::Str(k), _)) if Str::ptr_eq(k, name.str()));
-    let i = if hit { i } else { slot_missed(m, name)? };
-    m.get_index_mut(i).map(|(_, v)| v)
-}
-
-#[inline(never)]
-fn slot_missed(m: &Map, name: &Name) -> Option<usize> {
-    let found = map_slot(m, &name.key);
-    if let Some(i) = found {
-        name.slot.set(i as u32);
-    }
-    found
+    let i = name.index_in(m)?;
+    m.value_at_mut(i)
 }
 
 #[cfg(test)]
