@@ -327,7 +327,7 @@ mod tests {
         m.insert(Key::Int(3), Value::Bool(true));
         m.insert(Key::Nil, Value::Int(1));
         m.insert(Key::Bool(false), Value::Nil);
-        let m = Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))));
+        let m = Value::Obj(vm.heap.alloc(Obj::Map(m)));
         assert_eq!(display(&vm.heap, m), r#"{"a": 1, "b": [2], 3: true, nil: 1, false: nil}"#);
         let empty = vm.heap.list(vec![]);
         assert_eq!(display(&vm.heap, empty), "[]");

@@ -139,7 +139,7 @@ fn from_entries(vm: &mut Vm, args: &[Value]) -> Res<Value> {
             }
         }
     }
-    Ok(Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m)))))
+    Ok(Value::Obj(vm.heap.alloc(Obj::Map(m))))
 }
 
 /// `set(list?)`: a map with each item as a key and `true` as its value.
@@ -156,5 +156,5 @@ fn set(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     for v in items {
         m.insert(super::key_arg(&vm.heap, "set", v)?, Value::Bool(true));
     }
-    Ok(Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m)))))
+    Ok(Value::Obj(vm.heap.alloc(Obj::Map(m))))
 }

@@ -275,7 +275,7 @@ pub(super) fn record(heap: &mut Heap, fields: &[(&str, Value)]) -> Value {
     for (k, v) in fields {
         m.insert(crate::vm::Key::Str((*k).into()), *v);
     }
-    Value::Obj(heap.alloc(crate::vm::Obj::Map(Box::new(m))))
+    Value::Obj(heap.alloc(crate::vm::Obj::Map(m)))
 }
 
 /// `fs.temp_dir(prefix = "csp")`, `fs.temp_file(prefix = "csp")`: a new

@@ -75,7 +75,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
         "copy" => {
             arity(name, args, 0, 0)?;
             let m = entries(heap, h).clone();
-            Ok(Value::Obj(heap.alloc(Obj::Map(Box::new(m)))))
+            Ok(Value::Obj(heap.alloc(Obj::Map(m))))
         }
         "merge" | "update" => {
             arity(name, args, 1, 1)?;
@@ -86,7 +86,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
             // merge makes a new map (the receiver's keys first); update changes the receiver.
             let target = if name == "merge" {
                 let m = entries(heap, h).clone();
-                heap.alloc(Obj::Map(Box::new(m)))
+                heap.alloc(Obj::Map(m))
             } else {
                 h
             };
@@ -113,7 +113,7 @@ mod tests {
         m.insert(Key::Int(2), I(20));
         m.insert(Key::Nil, I(0));
         m.insert(Key::Bool(true), I(5));
-        let m = Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))));
+        let m = Value::Obj(vm.heap.alloc(Obj::Map(m)));
         assert_eq!(method_s(vm, m, "len", &[]), "4");
         assert_eq!(method_s(vm, m, "keys", &[]), r#"["a", 2, nil, true]"#);
         assert_eq!(method_s(vm, m, "values", &[]), "[1, 20, 0, 5]");

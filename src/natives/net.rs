@@ -193,7 +193,7 @@ pub fn udp_call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> 
                 let mut m = crate::vm::value::Map::default();
                 m.insert(crate::vm::Key::Str("data".into()), data);
                 m.insert(crate::vm::Key::Str("from".into()), from);
-                Ok(Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m)))))
+                Ok(Value::Obj(vm.heap.alloc(Obj::Map(m))))
             })
         }
         "addr" => {

@@ -72,7 +72,7 @@ fn environ(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         let v = vm.heap.string(v);
         m.insert(crate::vm::Key::Str(k.into()), v);
     }
-    Ok(Value::Obj(vm.heap.alloc(crate::vm::Obj::Map(Box::new(m)))))
+    Ok(Value::Obj(vm.heap.alloc(crate::vm::Obj::Map(m))))
 }
 
 /// `os.setenv(name, value)`: for this process and processes it starts later.

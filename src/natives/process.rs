@@ -99,7 +99,7 @@ fn spawn(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let opts = match args.get(1) {
         None | Some(Value::Nil) => None,
         Some(Value::Obj(h)) if matches!(vm.heap.get(*h), Obj::Map(_)) => match vm.heap.get(*h) {
-            Obj::Map(m) => Some((**m).clone()),
+            Obj::Map(m) => Some(m.clone()),
             _ => None,
         },
         Some(v) => return err(ErrorKind::Type, format!("spawn() options need a map, not {}", vm.heap.type_name(*v))),

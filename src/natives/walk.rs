@@ -69,7 +69,7 @@ fn entries(heap: &mut Heap, found: Vec<Entry>) -> Value {
         m.insert(crate::vm::Key::Str(keys[0].clone()), heap.string(e.path));
         m.insert(crate::vm::Key::Str(keys[1].clone()), kind);
         m.insert(crate::vm::Key::Str(keys[2].clone()), Value::Int(e.size as i64));
-        items.push(Value::Obj(heap.alloc(crate::vm::Obj::Map(Box::new(m)))));
+        items.push(Value::Obj(heap.alloc(crate::vm::Obj::Map(m))));
     }
     heap.list(items)
 }

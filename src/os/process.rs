@@ -158,7 +158,7 @@ pub fn status_map(heap: &mut Heap, st: ExitStatus) -> Value {
     m.insert(crate::vm::Key::Str("code".into()), code);
     m.insert(crate::vm::Key::Str("signal".into()), signal);
     m.insert(crate::vm::Key::Str("ok".into()), Value::Bool(st.success()));
-    Value::Obj(heap.alloc(Obj::Map(Box::new(m))))
+    Value::Obj(heap.alloc(Obj::Map(m)))
 }
 
 fn pidfd_open(pid: u32) -> Option<OwnedFd> {

@@ -336,7 +336,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     let k = t!(arith::to_key(&vm.heap, reg!(start as usize + 2 * i)));
                     m.insert(k, reg!(start as usize + 2 * i + 1));
                 }
-                reg!(dst) = Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))));
+                reg!(dst) = Value::Obj(vm.heap.alloc(Obj::Map(m)));
             }
             Op::NewMapK { dst, start, keys } => {
                 let s = base + start as usize;

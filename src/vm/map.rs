@@ -8,6 +8,11 @@
 //! 40-byte buckets), and a literal copies one array instead of hashing
 //! each key. A layout is shared until a map adds or removes a key: then that
 //! map gets its own copy (copy on write).
+//!
+//! A `Map` is 24 bytes, so the heap keeps it in the object's slot (no box):
+//! the layout, and the values as a boxed slice whose length is the capacity
+//! (the map's length is its layout's). A field read goes from the slot
+//! straight to the value.
 
 use super::value::{Key, MapHasher, Value};
 use std::rc::Rc;
@@ -49,11 +54,12 @@ thread_local! {
     static EMPTY: Rc<Layout> = Layout::of([]);
 }
 
-/// Invariant: `values.len() == layout.keys.len()`; value `i` belongs to key `i`.
+/// Invariant: `values.len() >= layout.keys.len()`; value `i` belongs to key
+/// `i`, and the values past the keys are nil (room to grow).
 #[derive(Clone, Debug)]
 pub struct Map {
     layout: Rc<Layout>,
-    values: Vec<Value>,
+    values: Box<[Value]>,
 }
 
 impl Default for Map {
@@ -64,13 +70,13 @@ impl Default for Map {
 
 impl Map {
     pub fn with_capacity(n: usize) -> Map {
-        Map { layout: EMPTY.with(Rc::clone), values: Vec::with_capacity(n) }
+        Map { layout: EMPTY.with(Rc::clone), values: vec![Value::Nil; n].into_boxed_slice() }
     }
 
     /// A map of `layout`'s keys and these values, one each.
     pub fn from_layout(layout: &Rc<Layout>, values: &[Value]) -> Map {
         debug_assert_eq!(layout.len(), values.len());
-        Map { layout: layout.clone(), values: values.to_vec() }
+        Map { layout: layout.clone(), values: values.into() }
     }
 
     /// The id of this map's layout (see `Layout`).
@@ -80,15 +86,26 @@ impl Map {
     }
 
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.layout.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.layout.is_empty()
     }
 
     pub fn capacity(&self) -> usize {
-        self.values.capacity()
+        self.values.len()
+    }
+
+    /// Bytes this map holds: its values, and its layout when no other map shares it.
+    pub fn size(&self) -> usize {
+        let own = if Rc::strong_count(&self.layout) == 1 { 48 + self.layout.keys.capacity() * 40 } else { 0 };
+        self.values.len() * 16 + own
+    }
+
+    /// The values that belong to keys.
+    fn live(&self) -> &[Value] {
+        &self.values[..self.len()]
     }
 
     /// The keys, to change: this map's own layout (copied if shared). With
@@ -124,22 +141,26 @@ impl Map {
 
     #[inline(always)]
     pub fn get_index(&self, i: usize) -> Option<(&Key, &Value)> {
-        Some((self.layout.keys.get_index(i)?, self.values.get(i)?))
+        Some((self.layout.keys.get_index(i)?, &self.values[i]))
     }
 
     pub fn get_index_mut(&mut self, i: usize) -> Option<(&Key, &mut Value)> {
-        Some((self.layout.keys.get_index(i)?, self.values.get_mut(i)?))
+        Some((self.layout.keys.get_index(i)?, &mut self.values[i]))
     }
 
-    /// The value at index `i`.
+    /// The value at index `i`, which must be below `len()` (an index found
+    /// for this layout): checked only against the capacity, which the slot
+    /// holds, so that a cached field read touches no other memory.
     #[inline(always)]
     pub fn value_at(&self, i: usize) -> Option<&Value> {
+        debug_assert!(i < self.len());
         self.values.get(i)
     }
 
-    /// The value at index `i`, to change.
+    /// `value_at`, to change.
     #[inline(always)]
     pub fn value_at_mut(&mut self, i: usize) -> Option<&mut Value> {
+        debug_assert!(i < self.len());
         self.values.get_mut(i)
     }
 
@@ -154,40 +175,53 @@ impl Map {
         if let Some(i) = self.get_index_of(&k) {
             return Some(std::mem::replace(&mut self.values[i], v));
         }
+        let n = self.len();
+        if n == self.values.len() {
+            let mut grown = vec![Value::Nil; (n * 2).max(4)];
+            grown[..n].copy_from_slice(&self.values);
+            self.values = grown.into_boxed_slice();
+        }
+        self.values[n] = v;
         self.keys_mut(false).insert(k);
-        self.values.push(v);
         None
     }
 
     /// Removes `k`, keeping the order of the rest.
     pub fn shift_remove(&mut self, k: &Key) -> Option<Value> {
         let i = self.get_index_of(k)?;
+        let n = self.len();
+        let v = self.values[i];
+        self.values.copy_within(i + 1..n, i);
+        self.values[n - 1] = Value::Nil;
         self.keys_mut(true).shift_remove_index(i);
-        Some(self.values.remove(i))
+        Some(v)
     }
 
     /// Removes and returns the last entry.
     pub fn pop(&mut self) -> Option<(Key, Value)> {
-        let v = self.values.pop()?;
+        let n = self.len().checked_sub(1)?;
+        let v = std::mem::replace(&mut self.values[n], Value::Nil);
         let k = self.keys_mut(true).pop().expect("a key for each value");
         Some((k, v))
     }
 
     /// Keeps the first `n` entries.
     pub fn truncate(&mut self, n: usize) {
-        if n < self.len() {
+        let len = self.len();
+        if n < len {
+            self.values[n..len].fill(Value::Nil);
             self.keys_mut(true).truncate(n);
-            self.values.truncate(n);
         }
     }
 
     pub fn clear(&mut self) {
+        let n = self.len();
+        self.values[..n].fill(Value::Nil);
         self.layout = EMPTY.with(Rc::clone);
-        self.values.clear();
     }
 
     pub fn iter(&self) -> Iter<'_> {
-        self.layout.keys.iter().zip(self.values.iter())
+        self.layout.keys.iter().zip(self.live().iter())
     }
 
     pub fn keys(&self) -> indexmap::set::Iter<'_, Key> {
@@ -195,11 +229,12 @@ impl Map {
     }
 
     pub fn values(&self) -> std::slice::Iter<'_, Value> {
-        self.values.iter()
+        self.live().iter()
     }
 
     pub fn values_mut(&mut self) -> std::slice::IterMut<'_, Value> {
-        self.values.iter_mut()
+        let n = self.len();
+        self.values[..n].iter_mut()
     }
 }
 
@@ -217,8 +252,10 @@ impl IntoIterator for Map {
     type Item = (Key, Value);
     type IntoIter = std::iter::Zip<indexmap::set::IntoIter<Key>, std::vec::IntoIter<Value>>;
     fn into_iter(self) -> Self::IntoIter {
+        let mut values = self.values.into_vec();
         let keys = Rc::try_unwrap(self.layout).map(|l| l.keys).unwrap_or_else(|l| l.keys.clone());
-        keys.into_iter().zip(self.values)
+        values.truncate(keys.len());
+        keys.into_iter().zip(values)
     }
 }
 
@@ -241,13 +278,14 @@ impl FromIterator<(Key, Value)> for Map {
 impl std::ops::Index<usize> for Map {
     type Output = Value;
     fn index(&self, i: usize) -> &Value {
-        &self.values[i]
+        &self.live()[i]
     }
 }
 
 impl std::ops::IndexMut<usize> for Map {
     fn index_mut(&mut self, i: usize) -> &mut Value {
-        &mut self.values[i]
+        let n = self.len();
+        &mut self.values[..n][i]
     }
 }
 
@@ -295,5 +333,28 @@ mod tests {
         m.pop();
         assert_ne!(m.layout_id(), id);
         assert!(m.is_empty());
+    }
+
+    /// The room past the last key holds nothing a reader can see: after
+    /// growth, removal, truncation and clearing, only the keys' values show.
+    #[test]
+    fn spare_room_stays_hidden() {
+        let mut m = Map::with_capacity(2);
+        for i in 0..5 {
+            m.insert(Key::Int(i), Value::Int(i * 10));
+        }
+        assert!(m.capacity() >= 5);
+        m.shift_remove(&Key::Int(1));
+        m.truncate(3);
+        let pairs: Vec<_> = m.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        assert_eq!(pairs.len(), 3);
+        assert!(matches!(pairs[2], (Key::Int(3), Value::Int(30))));
+        assert_eq!(m.values().count(), 3);
+        assert_eq!(m.clone().into_iter().count(), 3);
+        m.clear();
+        assert!(m.is_empty() && m.iter().next().is_none());
+        m.insert(Key::Int(7), Value::Int(70));
+        assert_eq!(m.values().count(), 1);
+        assert!(matches!(m.get(&Key::Int(7)), Some(Value::Int(70))));
     }
 }

@@ -13,8 +13,9 @@ pub enum Obj {
     /// Immutable binary data (`bytes`); shared like strings' text.
     Bytes(Rc<[u8]>),
     List(Vec<Value>),
-    /// Boxed, like `Error`, to keep every heap slot at 32 bytes.
-    Map(Box<crate::vm::value::Map>),
+    /// In the slot itself (24 bytes, see vm/map.rs): a field read loads the
+    /// values' address from the slot.
+    Map(crate::vm::value::Map),
     Closure(Closure),
     /// A boxed variable captured by a closure (capture by reference).
     Cell(Value),
@@ -125,10 +126,7 @@ impl Obj {
             Obj::Str(s) => s.s.len() + 16,
             Obj::Bytes(b) => b.len(),
             Obj::List(v) => v.capacity() * 16,
-            // The box and the map itself; per entry its bucket (hash, key,
-            // value: 40 bytes) and its index (8 bytes and a control byte, the
-            // table kept at most 7/8 full).
-            Obj::Map(m) => 96 + m.capacity() * 52,
+            Obj::Map(m) => m.size(),
             Obj::Closure(c) => c.upvals.len() * 16,
             Obj::Error(e) => e.message.len() + e.trace.len() * 48,
             // Boxed apart from the slot: a million tasks or channels must count.

@@ -58,7 +58,7 @@ pub(super) fn invoke(
 #[inline(never)]
 pub(super) fn new_map_from(vm: &mut Vm, layout: &Rc<Layout>, values: &[Value]) -> Value {
     let m = Map::from_layout(layout, &values[..layout.len()]);
-    Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))))
+    Value::Obj(vm.heap.alloc(Obj::Map(m)))
 }
 
 pub(super) fn index(vm: &mut Vm, obj: Value, key: Value) -> Res<Value> {

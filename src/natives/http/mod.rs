@@ -139,7 +139,7 @@ fn message(vm: &mut Vm, fields: &[(&str, Value)], p: &Parsed, f: &Framing) -> Va
         let v = vm.heap.string(joined);
         headers.insert(key, v);
     }
-    let headers = Value::Obj(vm.heap.alloc(Obj::Map(Box::new(headers))));
+    let headers = Value::Obj(vm.heap.alloc(Obj::Map(headers)));
     let version = vm.heap.string(if p.version == 0 { "1.0" } else { "1.1" }.to_string());
     // Room for the fields std/http adds (remote, read, bytes, text, json, url).
     let mut m = crate::vm::value::new_map(fields.len() + 11);
@@ -152,7 +152,7 @@ fn message(vm: &mut Vm, fields: &[(&str, Value)], p: &Parsed, f: &Framing) -> Va
     ]) {
         m.insert(Key::Str(vm.intern(k)), v);
     }
-    Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))))
+    Value::Obj(vm.heap.alloc(Obj::Map(m)))
 }
 
 /// `__http_read_request(conn, max_head)`: the next request on a server's

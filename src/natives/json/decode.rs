@@ -41,7 +41,7 @@ impl Parser<'_> {
                     self.skip_ws();
                     if self.peek() == Some(b'}') {
                         self.pos += 1;
-                        Value::Obj(heap.alloc(Obj::Map(Box::new(crate::vm::value::new_map(0)))))
+                        Value::Obj(heap.alloc(Obj::Map(crate::vm::value::new_map(0))))
                     } else {
                         let key = self.key()?;
                         stack.push(Partial::Map(crate::vm::value::new_map(0), key));
@@ -95,7 +95,7 @@ impl Parser<'_> {
                             Some(b'}') => {
                                 self.pos += 1;
                                 let Some(Partial::Map(map, _)) = stack.pop() else { unreachable!() };
-                                value = Value::Obj(heap.alloc(Obj::Map(Box::new(map))));
+                                value = Value::Obj(heap.alloc(Obj::Map(map)));
                             }
                             _ => return self.fail_here("expected ',' or '}'"),
                         }

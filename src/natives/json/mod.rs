@@ -214,7 +214,7 @@ mod tests {
         m.insert(Key::Int(1), Value::Int(2));
         m.insert(Key::Bool(false), Value::Float(3.0));
         m.insert(Key::Nil, Value::Float(1e21));
-        let m = Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m))));
+        let m = Value::Obj(vm.heap.alloc(Obj::Map(m)));
         assert_eq!(enc(vm, m).unwrap(), r#"{"a":[1,2.5,null,true,"s"],"1":2,"false":3.0,"null":1e+21}"#);
         let tricky = vm.heap.str("q\"b\\n\n\u{1}\u{8}é😀");
         assert_eq!(enc(vm, tricky).unwrap(), r#""q\"b\\n\n\u0001\bé😀""#);

@@ -63,7 +63,7 @@ fn parse_fn(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         for (k, f) in keys.iter().zip(r) {
             m.insert(Key::Str(k.clone()), vm.heap.string(f));
         }
-        out.push(Value::Obj(vm.heap.alloc(Obj::Map(Box::new(m)))));
+        out.push(Value::Obj(vm.heap.alloc(Obj::Map(m))));
     }
     Ok(vm.heap.list(out))
 }

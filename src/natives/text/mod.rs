@@ -30,7 +30,7 @@ impl<'a> Opts<'a> {
             None | Some(Value::Nil) => None,
             Some(Value::Obj(h)) if matches!(vm.heap.get(*h), Obj::Map(_)) => {
                 let Obj::Map(m) = vm.heap.get(*h) else { unreachable!() };
-                Some((**m).clone())
+                Some(m.clone())
             }
             Some(v) => {
                 return err(ErrorKind::Type, format!("{name}() options need a map, not {}", vm.heap.type_name(*v)))

@@ -262,13 +262,13 @@ fn match_map(heap: &mut Heap, keys: &MatchKeys, pos: &mut CharPos, r: &Regex, c:
         named.insert(Key::Str(n.into()), v);
     }
     let groups = heap.list(groups);
-    let named = Value::Obj(heap.alloc(Obj::Map(Box::new(named))));
+    let named = Value::Obj(heap.alloc(Obj::Map(named)));
     let mut m = Map::default();
     let values = [text, Value::Int(start as i64), Value::Int(end as i64), groups, named];
     for (k, v) in keys.0.iter().zip(values) {
         m.insert(Key::Str(k.clone()), v);
     }
-    Value::Obj(heap.alloc(Obj::Map(Box::new(m))))
+    Value::Obj(heap.alloc(Obj::Map(m)))
 }
 
 /// Byte offsets of one string to character indices, counting on from the last
