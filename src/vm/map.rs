@@ -115,7 +115,7 @@ impl Map {
             let keys = self.layout.keys.clone();
             self.layout = Rc::new(Layout { id: next_id(), keys });
         }
-        // SAFETY-free: the layout is unique now (just checked or just made).
+        // Unique now: just checked, or just made.
         let l = Rc::get_mut(&mut self.layout).expect("a unique layout");
         if moving {
             l.id = next_id();

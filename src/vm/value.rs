@@ -222,16 +222,19 @@ impl Name {
         if m.layout_id() == self.layout.get() {
             return Some(i);
         }
+        // Another layout with the name at the same index (a site that sees
+        // objects of several literals, built alike): common enough to check
+        // here rather than in a call.
+        if matches!(m.key_at(i), Some(Key::Str(k)) if Str::ptr_eq(k, self.str())) {
+            self.layout.set(m.layout_id());
+            return Some(i);
+        }
         self.index_missed(m)
     }
 
     #[inline(never)]
     fn index_missed(&self, m: &Map) -> Option<usize> {
-        let i = self.slot.get() as usize;
-        let found = match m.key_at(i) {
-            Some(Key::Str(k)) if Str::ptr_eq(k, self.str()) => Some(i),
-            _ => map_slot(m, &self.key),
-        };
+        let found = map_slot(m, &self.key);
         if let Some(i) = found {
             self.layout.set(m.layout_id());
             self.slot.set(i as u32);
