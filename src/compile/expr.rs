@@ -499,7 +499,8 @@ impl Compiler<'_> {
         self.span = save;
         let f = self.fs();
         f.protos.push(proto);
-        (f.protos.len() - 1) as u16
+        let n = f.protos.len();
+        self.table_index(n, "nested functions and imports")
     }
 }
 

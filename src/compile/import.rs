@@ -112,7 +112,8 @@ impl Compiler<'_> {
             Some(i) => i as u16,
             None => {
                 f.protos.push(m.proto);
-                (f.protos.len() - 1) as u16
+                let n = f.protos.len();
+                self.table_index(n, "nested functions and imports")
             }
         };
         self.emit(Op::Closure { dst: t, proto: idx });

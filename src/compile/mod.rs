@@ -161,6 +161,9 @@ pub(crate) struct FuncState {
     is_main: bool,
     /// The register limit was hit (reported once).
     too_complex: bool,
+    /// A table of this function (constants, names, templates, functions)
+    /// outgrew its 16-bit operands (reported once).
+    too_big: bool,
 }
 
 /// Where a name lives.
@@ -256,6 +259,7 @@ impl Compiler<'_> {
             cells: captures.cells,
             is_main,
             too_complex: false,
+            too_big: false,
         });
     }
 
@@ -344,8 +348,9 @@ impl Compiler<'_> {
         let v = self.vm.heap.shared_str(rc);
         let f = self.funcs.last_mut().unwrap();
         f.consts.push(v);
-        let k = (f.consts.len() - 1) as u16;
-        f.str_consts.insert(s.to_string(), k);
+        let n = f.consts.len();
+        let k = self.table_index(n, "constants");
+        self.fs().str_consts.insert(s.to_string(), k);
         k
     }
 
@@ -357,8 +362,9 @@ impl Compiler<'_> {
         let name = self.vm.intern(s);
         let f = self.fs();
         f.names.push(name);
-        let k = (f.names.len() - 1).min(u16::MAX as usize) as u16;
-        f.name_idx.insert(s.to_string(), k);
+        let n = f.names.len();
+        let k = self.table_index(n, "field and method names");
+        self.fs().name_idx.insert(s.to_string(), k);
         k
     }
 
@@ -367,7 +373,8 @@ impl Compiler<'_> {
         let keys: Vec<_> = keys.iter().map(|k| crate::vm::value::Key::Str(self.vm.intern(k))).collect();
         let f = self.fs();
         f.templates.push(crate::vm::value::Layout::of(keys));
-        (f.templates.len() - 1).min(u16::MAX as usize) as u16
+        let n = f.templates.len();
+        self.table_index(n, "map literals")
     }
 
     /// The constant a literal `nil`, boolean, number or string is (shared
@@ -399,7 +406,24 @@ impl Compiler<'_> {
     pub(crate) fn const_value(&mut self, v: Value) -> u16 {
         let f = self.fs();
         f.consts.push(v);
-        (f.consts.len() - 1).min(u16::MAX as usize) as u16
+        let n = f.consts.len();
+        self.table_index(n, "constants")
+    }
+
+    /// The operand naming the last of `len` entries of one of the function's
+    /// tables. Past 65,536 the operand cannot name it: a compile error (once
+    /// per function), never an instruction that reads another entry.
+    pub(crate) fn table_index(&mut self, len: usize, what: &str) -> u16 {
+        if len > 1 << 16 && !self.fs().too_big {
+            self.fs().too_big = true;
+            let span = self.span;
+            self.error_help(
+                span,
+                format!("function too big: more than 65536 {what}"),
+                "split it into several functions, or read the data from a file",
+            );
+        }
+        (len - 1).min(u16::MAX as usize) as u16
     }
 
     pub(crate) fn global(&mut self, name: &str) -> u16 {
