@@ -20,7 +20,8 @@ pub struct Diag {
 
 struct WithSource<'a> {
     diag: &'a Diag,
-    src: NamedSource<String>,
+    /// None when the marked lines are too long to show (`LONG_LINE`).
+    src: Option<NamedSource<String>>,
 }
 
 impl fmt::Debug for WithSource<'_> {
@@ -45,9 +46,10 @@ impl Diagnostic for WithSource<'_> {
         self.diag.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        Some(&self.src)
+        self.src.as_ref().map(|s| s as &dyn miette::SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.src.as_ref()?;
         let s = self.diag.span;
         let len = (s.end.saturating_sub(s.start)) as usize;
         let span = SourceSpan::new((s.start as usize).into(), len);
@@ -80,10 +82,32 @@ pub fn render(diag: &Diag, file: &SourceFile, color: bool) -> String {
     let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100).with_wrap_lines(false);
     let file = diag.file.as_deref().unwrap_or(file);
-    let ws = WithSource { diag, src: NamedSource::new(file.name.clone(), file.src.clone()) };
+    let longest = longest_line(&file.src, diag.span);
+    let shown = longest <= LONG_LINE;
+    let src = shown.then(|| NamedSource::new(file.name.clone(), file.src.clone()));
+    let ws = WithSource { diag, src };
     let mut out = String::new();
     if handler.render_report(&mut out, &ws).is_err() {
         out = format!("error: {}\n", diag.message);
     }
+    if !shown {
+        let at = file.location(diag.span);
+        out.push_str(&format!("  at {at}: {} (a line of {longest} bytes, not shown)\n", diag.label));
+    }
     out
+}
+
+/// Lines longer than this are not shown, only their position: miette lays a
+/// line out in one format call whose widths stop at 65,535 (a longer line
+/// panicked), and a line of thousands of characters is no help to read.
+const LONG_LINE: usize = 4096;
+
+/// The length in bytes of the longest line that `span` touches.
+fn longest_line(src: &str, span: Span) -> usize {
+    let b = src.as_bytes();
+    let (start, end) = ((span.start as usize).min(b.len()), (span.end as usize).min(b.len()).max(span.start as usize));
+    let end = end.min(b.len());
+    let from = b[..start].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+    let to = b[end..].iter().position(|&c| c == b'\n').map_or(b.len(), |i| end + i);
+    b[from..to].split(|&c| c == b'\n').map(<[u8]>::len).max().unwrap_or(0)
 }

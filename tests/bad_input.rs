@@ -649,6 +649,36 @@ fn many_constants_and_globals() {
     assert_eq!(r.stdout, "104999950000\n");
 }
 
+/// Guards: an error on a line of 90,000 characters is reported with its
+/// position, not shown (miette's layout panicked past 65,535 columns), for
+/// compile and runtime errors alike; a short line is still shown.
+#[test]
+fn errors_on_very_long_lines() {
+    let r = compile_error(format!("let a = [{}nope]\n", "1, ".repeat(30_000)), "undefined name 'nope'");
+    assert!(r.stderr.contains("bad.csp:1:90010"), "{}", r.stderr);
+    assert!(r.stderr.len() < 2000, "the line is not shown: {} bytes", r.stderr.len());
+    let r = runtime_error(format!("let a = [{}1 / 0]\n", "1, ".repeat(30_000)), "division by zero");
+    assert!(r.stderr.contains("bad.csp:1:90010"), "{}", r.stderr);
+    let r = compile_error("let a = [1, nope]\n", "undefined name 'nope'");
+    assert!(r.stderr.contains("let a = [1, nope]"), "{}", r.stderr);
+}
+
+/// Guards: a function whose tables (constants, map literals, nested
+/// functions) outgrow their 16-bit operands is a compile error, never code
+/// that reads another entry (70,000 distinct strings printed "s4463" for the
+/// last one before); 65,536 of them still work.
+#[test]
+fn tables_past_their_operands() {
+    let strings = |n: usize| (0..n).map(|i| format!("\"s{i}\"")).collect::<Vec<_>>().join(", ");
+    let r = succeeds(format!("let a = [{}]\nprint(a[-1])\n", strings(65_530)));
+    assert_eq!(r.stdout, "s65529\n");
+    compile_error(format!("let a = [{}]\nprint(a[-1])\n", strings(70_000)), "more than 65536 constants");
+    let maps = (0..70_000).map(|i| format!("{{k{i}: {i}}}")).collect::<Vec<_>>().join(", ");
+    compile_error(format!("fn f() {{ return [{maps}] }}\nprint(f()[-1])\n"), "more than 65536");
+    let fns = "fn() => 1, ".repeat(70_000);
+    compile_error(format!("let fs = [{fns}]\nprint(len(fs))\n"), "more than 65536 nested functions");
+}
+
 /// Guards: a file with 100,000 syntax errors (or undefined names) reports the
 /// first ones and a count, quickly, rather than rendering each against the
 /// whole file (quadratic).
