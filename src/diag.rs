@@ -105,8 +105,8 @@ const LONG_LINE: usize = 4096;
 /// The length in bytes of the longest line that `span` touches.
 fn longest_line(src: &str, span: Span) -> usize {
     let b = src.as_bytes();
-    let (start, end) = ((span.start as usize).min(b.len()), (span.end as usize).min(b.len()).max(span.start as usize));
-    let end = end.min(b.len());
+    let start = (span.start as usize).min(b.len());
+    let end = (span.end as usize).clamp(start, b.len());
     let from = b[..start].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
     let to = b[end..].iter().position(|&c| c == b'\n').map_or(b.len(), |i| end + i);
     b[from..to].split(|&c| c == b'\n').map(<[u8]>::len).max().unwrap_or(0)
