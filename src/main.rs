@@ -413,6 +413,8 @@ fn finish_trace(trace: Option<csp::sched::TraceFile>, opts: &Options) {
 /// starting a million fibers spent 70% of its time there) and tripled a small
 /// program's resident size. (Calling `mi_malloc` directly for small alignments
 /// instead of the crate's `mi_malloc_aligned` saved 1-2% of instructions on
-/// string-heavy code but timed 2-4% slower on nbody, fib and loop: not kept.)
+/// string-heavy code but timed 2-4% slower on nbody, fib and loop; tried again
+/// with the dispatch loop's placement pinned (link/startup.ld), it timed the
+/// same as this on binary_trees, strings_maps, fib and nbody: not kept.)
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
