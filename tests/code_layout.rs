@@ -13,11 +13,15 @@ fn dispatch_starts_on_a_cache_line() {
     let out = std::process::Command::new("nm").args(["--defined-only", CSP]).output().expect("run nm");
     assert!(out.status.success(), "nm failed: {}", String::from_utf8_lossy(&out.stderr));
     let table = String::from_utf8(out.stdout).unwrap();
-    // v0 mangling (.cargo/config.toml); legacy names end in `8dispatch17h<hash>E`.
+    // The function itself, not closures in it (their names extend its own):
+    // v0 mangling (.cargo/config.toml) ends the name there, legacy adds a hash.
     let at: Vec<u64> = table
         .lines()
-        .filter(|l| l.contains("3csp2vm4exec8dispatch"))
-        .map(|l| u64::from_str_radix(l.split_whitespace().next().unwrap(), 16).unwrap())
+        .filter_map(|l| {
+            let (addr, name) = (l.split_whitespace().next()?, l.split_whitespace().last()?);
+            let legacy = name.strip_prefix("_ZN3csp2vm4exec8dispatch17h").is_some_and(|h| h.len() == 17);
+            (name.ends_with("3csp2vm4exec8dispatch") || legacy).then(|| u64::from_str_radix(addr, 16).unwrap())
+        })
         .collect();
     assert_eq!(at.len(), 1, "expected one vm::exec::dispatch symbol, found {at:x?}");
     assert_eq!(at[0] % 64, 0, "vm::exec::dispatch at {:#x}, not on a 64-byte line", at[0]);
