@@ -239,11 +239,17 @@ pub enum Op {
         target: u32,
     },
     /// unless (a <cmp> consts[k]), pc = target; `==` and `!=` against a
-    /// literal other than a small int (`x == nil`, `c == "{"`)
+    /// literal other than a small int and nil (`c == "{"`, `x == true`)
     JmpUnlessK {
         cmp: Cmp,
         a: u8,
         k: u8,
+        target: u32,
+    },
+    /// unless (a is nil) == nil, pc = target: `x == nil`, `x != nil`
+    JmpUnlessNil {
+        a: u8,
+        nil: bool,
         target: u32,
     },
     /// A `while` loop's test, at its bottom (the loop is entered by a jump to
@@ -515,6 +521,7 @@ impl Op {
             | Op::JmpUnless { target, .. }
             | Op::JmpUnlessI { target, .. }
             | Op::JmpUnlessK { target, .. }
+            | Op::JmpUnlessNil { target, .. }
             | Op::LoopIf { target, .. }
             | Op::LoopWhen { target, .. }
             | Op::LoopWhenI { target, .. }

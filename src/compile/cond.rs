@@ -5,6 +5,7 @@
 use super::Compiler;
 use crate::bytecode::{Cmp, Op};
 use crate::syntax::ast::*;
+use crate::vm::value::Value;
 
 impl Compiler<'_> {
     /// The operands of a comparison `a op b` for a conditional jump: a register
@@ -140,11 +141,25 @@ impl Compiler<'_> {
 
     /// Emits "unless the comparison holds, jump".
     fn jump_unless(&mut self, c: Compared) -> usize {
-        self.emit(match c {
+        let op = match c {
+            // `x == nil` tests the tag alone: cheaper than `compare!`'s cases.
+            Compared::K(cmp, a, k) if matches!(self.fs().consts[k as usize], Value::Nil) => {
+                Op::JmpUnlessNil { a, nil: cmp == Cmp::Eq, target: 0 }
+            }
+            c => c.jump_unless(),
+        };
+        self.emit(op)
+    }
+}
+
+impl Compared {
+    /// "Unless the comparison holds, jump", its target to be patched.
+    fn jump_unless(self) -> Op {
+        match self {
             Compared::Imm(cmp, a, imm) => Op::JmpUnlessI { cmp, a, imm, target: 0 },
             Compared::Regs(cmp, a, b) => Op::JmpUnless { cmp, a, b, target: 0 },
             Compared::K(cmp, a, k) => Op::JmpUnlessK { cmp, a, k, target: 0 },
-        })
+        }
     }
 }
 

@@ -211,6 +211,11 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     branch_by!(target);
                 }
             }
+            Op::JmpUnlessNil { a, nil, target } => {
+                if matches!(reg!(a), Value::Nil) != nil {
+                    branch_by!(target);
+                }
+            }
             Op::LoopIf { src, target } => {
                 if !matches!(&reg!(src), Value::Nil | Value::Bool(false)) {
                     jump_by!(target);
