@@ -152,17 +152,6 @@ impl Compiler<'_> {
     }
 }
 
-impl Compared {
-    /// "Unless the comparison holds, jump", its target to be patched.
-    fn jump_unless(self) -> Op {
-        match self {
-            Compared::Imm(cmp, a, imm) => Op::JmpUnlessI { cmp, a, imm, target: 0 },
-            Compared::Regs(cmp, a, b) => Op::JmpUnless { cmp, a, b, target: 0 },
-            Compared::K(cmp, a, k) => Op::JmpUnlessK { cmp, a, k, target: 0 },
-        }
-    }
-}
-
 /// A comparison's operands, for a conditional jump (`Compiler::comparison`).
 enum Compared {
     Imm(Cmp, u8, i8),
@@ -172,6 +161,15 @@ enum Compared {
 }
 
 impl Compared {
+    /// "Unless the comparison holds, jump", its target to be patched.
+    fn jump_unless(self) -> Op {
+        match self {
+            Compared::Imm(cmp, a, imm) => Op::JmpUnlessI { cmp, a, imm, target: 0 },
+            Compared::Regs(cmp, a, b) => Op::JmpUnless { cmp, a, b, target: 0 },
+            Compared::K(cmp, a, k) => Op::JmpUnlessK { cmp, a, k, target: 0 },
+        }
+    }
+
     fn cmp(&self) -> Cmp {
         match *self {
             Compared::Imm(cmp, ..) | Compared::Regs(cmp, ..) | Compared::K(cmp, ..) => cmp,
