@@ -34,7 +34,7 @@ OUT = os.path.join(ROOT, "link", "startup.ld")
 FIXED = ["*crt1.o(.text)", "*libpsm-*:*(.text)"]
 # The interpreter's loop starts on a 64-byte line: where its blocks cross
 # lines otherwise moved with every edit elsewhere in the binary, and loop.csp
-# ran 25% slower when its central dispatch block straddled one
+# ran 1.3x as long when its central dispatch block straddled one
 # (benches/README.md, "Code placement"). tests/code_layout.rs checks it.
 # (Its v0 name, and the legacy one for builds without .cargo/config.toml.)
 ALIGNED = ["_RNvNtNtCs*_3csp2vm4exec8dispatch", "_ZN3csp2vm4exec8dispatch17h*E"]
