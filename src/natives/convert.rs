@@ -108,7 +108,7 @@ fn zip(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     let mut lists = Vec::with_capacity(args.len());
     for (i, v) in args.iter().enumerate() {
         match vm.heap.as_list(*v) {
-            Some(l) => lists.push(l.clone()),
+            Some(l) => lists.push(l.to_vec()),
             None => {
                 let t = vm.heap.type_name(*v);
                 return err(ErrorKind::Type, format!("zip() expects lists, got {t} (argument {})", i + 1));
@@ -148,7 +148,7 @@ fn set(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     let items = match args.first() {
         None => Vec::new(),
         Some(v) => match vm.heap.as_list(*v) {
-            Some(l) => l.clone(),
+            Some(l) => l.to_vec(),
             None => return err(ErrorKind::Type, format!("set() expects a list, got {}", vm.heap.type_name(*v))),
         },
     };

@@ -46,6 +46,7 @@ use crate::limits::MAX_LIST;
 use crate::vm::arith::{compare, equal};
 use crate::vm::object::Obj;
 use crate::vm::ErrorKind;
+use crate::vm::List;
 use crate::vm::{err, Handle, Heap, Res, Ret, Value, Vm};
 use std::cmp::Ordering;
 
@@ -74,14 +75,14 @@ pub fn push(heap: &mut Heap, h: Handle, v: Value) -> Res<()> {
     Ok(())
 }
 
-fn items(heap: &Heap, h: Handle) -> &Vec<Value> {
+fn items(heap: &Heap, h: Handle) -> &List {
     match heap.get(h) {
         Obj::List(l) => l,
         _ => unreachable!("receiver is a list"),
     }
 }
 
-fn items_mut(heap: &mut Heap, h: Handle) -> &mut Vec<Value> {
+fn items_mut(heap: &mut Heap, h: Handle) -> &mut List {
     match heap.get_mut(h) {
         Obj::List(l) => l,
         _ => unreachable!("receiver is a list"),
@@ -123,7 +124,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             if len >= MAX_LIST {
                 return too_long();
             }
-            l.insert(j, args[1]);
+            l.vec_mut().insert(j, args[1]);
             heap.note_growth(16);
             done(Value::Nil)
         }
@@ -132,7 +133,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             let i = index_arg(heap, name, args[0])?;
             let l = items_mut(heap, h);
             match resolve_index(i, l.len()) {
-                Some(j) => done(l.remove(j)),
+                Some(j) => done(l.vec_mut().remove(j)),
                 None => err(ErrorKind::Index, format!("remove() index {i} out of range for length {}", l.len())),
             }
         }
@@ -156,9 +157,9 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             done(Value::Nil)
         }
         "sort" if args.is_empty() => {
-            let mut v = items(heap, h).clone();
+            let mut v = items(heap, h).to_vec();
             super::named(name, merge_sort(&mut v, |a, b| compare(heap, a, b)))?;
-            *items_mut(heap, h) = v;
+            *items_mut(heap, h) = v.into();
             done(Value::Nil)
         }
         "join" => {
@@ -184,7 +185,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
         }
         "copy" => {
             arity(name, args, 0, 0)?;
-            let v = items(heap, h).clone();
+            let v = items(heap, h).to_vec();
             done(heap.list(v))
         }
         "map" | "filter" | "reduce" | "each" | "sort" => {

@@ -6,6 +6,7 @@ use super::{arity, int_arg, no_method};
 use crate::limits::MAX_LIST;
 use crate::vm::arith::{compare, equal, to_key};
 use crate::vm::object::Obj;
+use crate::vm::List;
 use crate::vm::{err, ErrorKind, Handle, Heap, Res, Ret, Value, Vm};
 use std::cmp::Ordering;
 
@@ -22,11 +23,11 @@ const PRELUDE: &[(&str, &str)] = &[
     ("group_by", "__list_group_by"),
 ];
 
-fn items(heap: &Heap, h: Handle) -> &Vec<Value> {
+fn items(heap: &Heap, h: Handle) -> &List {
     heap.as_list(Value::Obj(h)).expect("receiver is a list")
 }
 
-fn items_mut(heap: &mut Heap, h: Handle) -> &mut Vec<Value> {
+fn items_mut(heap: &mut Heap, h: Handle) -> &mut List {
     match heap.get_mut(h) {
         Obj::List(l) => l,
         _ => unreachable!("receiver is a list"),
@@ -43,7 +44,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
     let v = match name {
         "extend" => {
             arity(name, args, 1, 1)?;
-            let Some(more) = heap.as_list(args[0]).cloned() else {
+            let Some(more) = heap.as_list(args[0]).map(|l| l.to_vec()) else {
                 return err(ErrorKind::Type, format!("extend() expects a list, got {}", heap.type_name(args[0])));
             };
             let len = items_mut(heap, h).len() + more.len();
@@ -51,13 +52,13 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
                 return err(ErrorKind::Limit, "list too long");
             }
             heap.reserve(len * 16)?;
-            items_mut(heap, h).extend_from_slice(&more);
+            items_mut(heap, h).vec_mut().extend_from_slice(&more);
             heap.note_growth(more.len() * 16);
             Value::Nil
         }
         "clear" => {
             arity(name, args, 0, 0)?;
-            items_mut(heap, h).clear();
+            *items_mut(heap, h) = List::default();
             Value::Nil
         }
         "sum" => {
@@ -88,13 +89,13 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
                 Some(v) => int_arg(heap, name, *v)?,
                 None => 0,
             };
-            let l = items(heap, h).clone();
-            let pairs = l.iter().zip(start..).map(|(v, i)| heap.list(vec![Value::Int(i), *v])).collect();
+            let l = items(heap, h).to_vec();
+            let pairs = l.iter().zip(start..).map(|(v, i)| heap.list_of(&[Value::Int(i), *v])).collect();
             heap.list(pairs)
         }
         "unique" => {
             arity(name, args, 0, 0)?;
-            let l = items(heap, h).clone();
+            let l = items(heap, h).to_vec();
             unique(heap, &l)
         }
         "flat" => {
@@ -118,8 +119,8 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
             if n <= 0 {
                 return err(ErrorKind::Value, format!("chunks() size must be positive, got {n}"));
             }
-            let l = items(heap, h).clone();
-            let parts = l.chunks(n as usize).map(|c| heap.list(c.to_vec())).collect();
+            let l = items(heap, h).to_vec();
+            let parts = l.chunks(n as usize).map(|c| heap.list_of(c)).collect();
             heap.list(parts)
         }
         "take" | "skip" => {

@@ -130,7 +130,7 @@ pub fn wait_on(vm: &mut Vm, v: Value, at: Site) -> Res<Waited> {
             Ok(Waited::Parked)
         }
         Obj::List(items) => {
-            let items = items.clone();
+            let items = items.to_vec();
             for &t in &items {
                 match t {
                     Value::Obj(th) if matches!(vm.heap.get(th), Obj::Task(_)) => {

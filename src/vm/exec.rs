@@ -270,9 +270,12 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                         }
                         // `xs.push(v)` with room in the list: the common case
                         // of list building, a third of `invoke`'s cost.
-                        Obj::List(l) if argc == 1 && l.len() < l.capacity() && name.key().is_str("push") => {
+                        o if argc == 1
+                            && o.list_vec().is_some_and(|l| l.len() < l.capacity())
+                            && name.key().is_str("push") =>
+                        {
                             let v = reg!(b + 2);
-                            if let Obj::List(l) = vm.heap.get_mut(h) {
+                            if let Some(l) = vm.heap.get_mut(h).list_vec_mut() {
                                 l.push(v);
                             }
                             vm.heap.note_growth(16);
@@ -326,8 +329,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             }
             Op::NewList { dst, start, count } => {
                 let s = base + start as usize;
-                let items = fiber.stack[s..s + count as usize].to_vec();
-                reg!(dst) = vm.heap.list(items);
+                reg!(dst) = vm.heap.list_of(&fiber.stack[s..s + count as usize]);
             }
             Op::ListPush { list, src } => {
                 let v = reg!(src);
@@ -350,11 +352,9 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             Op::Index { dst, obj, key } => {
                 // A list at a non-negative index in range: inline.
                 if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
-                    if let Obj::List(l) = vm.heap.get(*h) {
-                        if let Some(v) = l.get(*i as u64 as usize) {
-                            reg!(dst) = *v;
-                            continue;
-                        }
+                    if let Some(v) = vm.heap.get(*h).list_item(*i as u64 as usize) {
+                        reg!(dst) = *v;
+                        continue;
                     }
                 }
                 let v = t!(index(vm, reg!(obj), reg!(key)));
@@ -362,11 +362,9 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             }
             Op::IndexI { dst, obj, idx } => {
                 if let Value::Obj(h) = &reg!(obj) {
-                    if let Obj::List(l) = vm.heap.get(*h) {
-                        if let Some(v) = l.get(idx as usize) {
-                            reg!(dst) = *v;
-                            continue;
-                        }
+                    if let Some(v) = vm.heap.get(*h).list_item(idx as usize) {
+                        reg!(dst) = *v;
+                        continue;
                     }
                 }
                 let v = t!(index(vm, reg!(obj), Value::Int(idx as i64)));
@@ -374,22 +372,18 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             }
             Op::SetIndex { obj, key, src } => {
                 if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
-                    if let Obj::List(l) = vm.heap.get_mut(*h) {
-                        if let Some(v) = l.get_mut(*i as u64 as usize) {
-                            *v = reg!(src);
-                            continue;
-                        }
+                    if let Some(v) = vm.heap.get_mut(*h).list_item_mut(*i as u64 as usize) {
+                        *v = reg!(src);
+                        continue;
                     }
                 }
                 t!(set_index(vm, reg!(obj), reg!(key), reg!(src)));
             }
             Op::SetIndexK { obj, key, k } => {
                 if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
-                    if let Obj::List(l) = vm.heap.get_mut(*h) {
-                        if let Some(v) = l.get_mut(*i as u64 as usize) {
-                            *v = *proto.konst(k);
-                            continue;
-                        }
+                    if let Some(v) = vm.heap.get_mut(*h).list_item_mut(*i as u64 as usize) {
+                        *v = *proto.konst(k);
+                        continue;
                     }
                 }
                 t!(set_index(vm, reg!(obj), reg!(key), *proto.konst(k)));

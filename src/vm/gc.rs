@@ -276,7 +276,11 @@ fn sweep(heap: &mut Heap, budget: &mut usize) -> bool {
             spent += 1;
         } else if !matches!(heap.objs[i], Obj::Free) {
             heap.strings.forget(Handle(i as u32), &heap.objs[i]);
-            heap.objs[i] = Obj::Free;
+            let dead = std::mem::replace(&mut heap.objs[i], Obj::Free);
+            // Most dead objects are small lists, which own nothing: no drop glue.
+            if dead.owns_nothing() {
+                std::mem::forget(dead);
+            }
             heap.free.push(i as u32);
             spent += 8;
         } else {

@@ -381,7 +381,13 @@ impl Heap {
     }
 
     pub fn list(&mut self, items: Vec<Value>) -> Value {
-        Value::Obj(self.alloc(Obj::List(items)))
+        Value::Obj(self.alloc(Obj::List(items.into())))
+    }
+
+    /// A list of a copy of `items`: one or two are kept in the slot.
+    #[inline]
+    pub fn list_of(&mut self, items: &[Value]) -> Value {
+        Value::Obj(self.alloc(Obj::List(super::List::from_slice(items))))
     }
 
     /// The string inside `v`, if it is one.
@@ -396,7 +402,7 @@ impl Heap {
         }
     }
 
-    pub fn as_list(&self, v: Value) -> Option<&Vec<Value>> {
+    pub fn as_list(&self, v: Value) -> Option<&super::List> {
         match v {
             Value::Obj(h) => match self.get(h) {
                 Obj::List(l) => Some(l),

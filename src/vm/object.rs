@@ -2,8 +2,10 @@
 //! so dropping one never recurses and the collector sees every edge.
 
 use super::builtin::NativeFn;
+use super::list::{const_first_word, first_word, VEC_WORD};
 use super::str::Str;
 use super::value::Value;
+use super::List;
 use crate::bytecode::{ProtoRef, Site};
 use crate::sched::ops::{Chan, Mutex, Task, WaitGroup};
 use std::rc::Rc;
@@ -12,7 +14,8 @@ pub enum Obj {
     Str(StrObj),
     /// Immutable binary data (`bytes`); shared like strings' text.
     Bytes(Rc<[u8]>),
-    List(Vec<Value>),
+    /// One or two items in the slot itself, more beside it (vm/list.rs).
+    List(List),
     /// In the slot itself (24 bytes, see vm/map.rs): a field read loads the
     /// values' address from the slot.
     Map(crate::vm::value::Map),
@@ -46,6 +49,17 @@ pub enum Obj {
     /// A freed slot, on the heap's free list.
     Free,
 }
+
+// Every slot is this size: a bigger kind makes every object bigger.
+const _: () = assert!(std::mem::size_of::<Obj>() == 32);
+
+// A list's kind word is the object's (vm/list.rs): the other kinds of object
+// take values past a list's.
+const _: () = {
+    assert!(const_first_word(Obj::List(List::Vec(Vec::new()))) == VEC_WORD);
+    let (free, range) = (const_first_word(Obj::Free), const_first_word(Obj::Range(0, 0)));
+    assert!(free > VEC_WORD + 1 && range > VEC_WORD + 1 && free != range, "an object's kind is its first word");
+};
 
 pub struct StrObj {
     pub s: Str,
@@ -119,13 +133,72 @@ impl Obj {
         }
     }
 
+    /// The items of a list in a `Vec`: one compare (vm/list.rs, `VEC_WORD`).
+    #[inline(always)]
+    pub fn list_vec(&self) -> Option<&Vec<Value>> {
+        if first_word(self) != VEC_WORD {
+            return None;
+        }
+        let Obj::List(List::Vec(items)) = self else {
+            // SAFETY: only such a list has VEC_WORD there (asserted below).
+            unsafe { std::hint::unreachable_unchecked() }
+        };
+        Some(items)
+    }
+
+    /// As `list_vec`, to change them.
+    #[inline(always)]
+    pub fn list_vec_mut(&mut self) -> Option<&mut Vec<Value>> {
+        if first_word(self) != VEC_WORD {
+            return None;
+        }
+        let Obj::List(List::Vec(items)) = self else {
+            // SAFETY: as for `list_vec`.
+            unsafe { std::hint::unreachable_unchecked() }
+        };
+        Some(items)
+    }
+
+    /// Item `i` of a list, for the dispatch loop: a `Vec`'s tested first, so a
+    /// long list's item costs what it did before small lists were in the slot.
+    #[inline(always)]
+    pub fn list_item(&self, i: usize) -> Option<&Value> {
+        if let Some(items) = self.list_vec() {
+            return items.get(i);
+        }
+        match self {
+            Obj::List(List::Two(items)) => items.get(i),
+            Obj::List(List::One(a)) if i == 0 => Some(a),
+            _ => None,
+        }
+    }
+
+    /// As `list_item`, to change the item.
+    #[inline(always)]
+    pub fn list_item_mut(&mut self, i: usize) -> Option<&mut Value> {
+        if first_word(self) == VEC_WORD {
+            return self.list_vec_mut().and_then(|items| items.get_mut(i));
+        }
+        match self {
+            Obj::List(List::Two(items)) => items.get_mut(i),
+            Obj::List(List::One(a)) if i == 0 => Some(a),
+            _ => None,
+        }
+    }
+
+    /// Does dropping it free nothing (its items, if any, are in the slot)?
+    #[inline]
+    pub fn owns_nothing(&self) -> bool {
+        matches!(self, Obj::List(List::Two(_) | List::One(_)) | Obj::Cell(_) | Obj::Range(..))
+    }
+
     /// Rough byte size, used to pace the collector.
     pub fn size(&self) -> usize {
         let extra = match self {
             // The text and its buffer's header.
             Obj::Str(s) => s.s.len() + 16,
             Obj::Bytes(b) => b.len(),
-            Obj::List(v) => v.capacity() * 16,
+            Obj::List(l) => l.heap_bytes(),
             Obj::Map(m) => m.size(),
             Obj::Closure(c) => c.upvals.len() * 16,
             Obj::Error(e) => e.message.len() + e.trace.len() * 48,

@@ -156,7 +156,7 @@ fn format_fn(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     let Some(rows) = vm.heap.as_list(args[0]) else {
         return err(ErrorKind::Type, format!("{NAME}() needs a list of rows, not {}", vm.heap.type_name(args[0])));
     };
-    let rows = rows.clone();
+    let rows = rows.to_vec();
     let heap = &vm.heap;
     let mut out = String::new();
     let mut columns: Option<Vec<Key>> = match o.value("header") {
