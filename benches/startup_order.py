@@ -5,6 +5,7 @@ that the pages they fill are few and together (benches/README.md, "Startup
 memory").
 
     cargo build --release && benches/startup_order.py [target/release/csp]
+    benches/startup_order.py --pin [target/release/csp]   (only re-pins the loop)
 
 The kernel maps a file's pages 64 KB around each page a process first touches
 ("fault-around"): start-up code here and there across the 5 MB of .text cost
@@ -32,10 +33,13 @@ OUT = os.path.join(ROOT, "link", "startup.ld")
 # Start-up code outside per-function sections: `_start` (crt1) and psm's
 # stack-pointer routine (assembly; the compiler's recursion checks call it).
 FIXED = ["*crt1.o(.text)", "*libpsm-*:*(.text)"]
-# The interpreter's loop starts on a 64-byte line: where its blocks cross
-# lines otherwise moved with every edit elsewhere in the binary, and loop.csp
-# ran 1.3x as long when its central dispatch block straddled one
-# (benches/README.md, "Code placement"). tests/code_layout.rs checks it.
+# The interpreter's loop is placed so that its central dispatch block (the
+# fetch, the jump-table load and the indirect jump every instruction runs)
+# lies within one 64-byte line: loop.csp ran 1.2-1.3x as long when it
+# straddled one (benches/README.md, "Code placement"). The function starts on
+# a line plus PAD bytes: LLVM aligns the block to 16 within the function, so
+# an edit of the loop can move it by 16 and need a new PAD (`--pin`).
+# tests/code_layout.rs checks it.
 # (Its v0 name, and the legacy one for builds without .cargo/config.toml.)
 ALIGNED = ["_RNvNtNtCs*_3csp2vm4exec8dispatch", "_ZN3csp2vm4exec8dispatch17h*E"]
 
@@ -86,7 +90,43 @@ def pattern(name):
     return re.sub(r"17h[0-9a-f]{16}E", "17h*E", name)
 
 
+def dispatch_block(binary):
+    """The central dispatch block of vm::exec::dispatch: (its start, its end)
+    as offsets from the function's start. Its start is where the handlers
+    jump back to (the most frequent direct jump target in the function); it
+    ends with the first indirect jump from there."""
+    fs = [(a, size) for a, (size, names) in functions(binary).items()
+          if any(n.endswith("3csp2vm4exec8dispatch") or re.fullmatch(r"_ZN3csp2vm4exec8dispatch17h[0-9a-f]{16}E", n)
+                 for n in names)]
+    (start, size), = fs
+    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", f"--start-address={start:#x}",
+                          f"--stop-address={start + size:#x}", binary], check=True, capture_output=True, text=True).stdout
+    ins = [(int(m.group(1), 16), m.group(2)) for m in re.finditer(r"^\s*([0-9a-f]+):\s*(.*)$", dis, re.M)]
+    targets = {}
+    for _, text in ins:
+        m = re.match(r"jmp\s+([0-9a-f]+) ", text)
+        if m:
+            targets[int(m.group(1), 16)] = targets.get(int(m.group(1), 16), 0) + 1
+    head = max(targets, key=targets.get)
+    last = next(i for i, (a, text) in enumerate(ins) if a >= head and re.match(r"jmp\s+\*", text))
+    return head - start, ins[last + 1][0] - start
+
+
+def pad(binary):
+    """Bytes past a 64-byte line to start dispatch at, so its block starts on one."""
+    head, end = dispatch_block(binary)
+    assert end - head <= 64, f"the dispatch block is {end - head} bytes"
+    return -head % 64
+
+
 def main():
+    if sys.argv[1:2] == ["--pin"]:
+        binary = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "target", "release", "csp")
+        text = re.sub(r"    \. = ALIGN\(64\);( \. \+= \d+;)?", f"    . = ALIGN(64); . += {pad(binary)};", open(OUT).read())
+        with open(OUT, "w") as f:
+            f.write(text)
+        print(f"{os.path.relpath(OUT, ROOT)}: dispatch at a line + {pad(binary)}")
+        return
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release", "csp")
     funcs = functions(binary)
     starts = sorted(funcs)
@@ -109,7 +149,7 @@ def main():
     lines += [f"    {p}" for p in FIXED]
     # `#[cold]` functions are in `.text.unlikely.*`, C constructors in `.text.startup.*`.
     section = lambda p: f"    *(.text.{p} .text.unlikely.{p} .text.startup.{p})"
-    lines += ["    . = ALIGN(64);"] + [section(p) for p in ALIGNED]
+    lines += [f"    . = ALIGN(64); . += {pad(binary)};"] + [section(p) for p in ALIGNED]
     lines += [section(p) for p in pats]
     lines += ["    *(.text .text.*)", "  }", "} INSERT BEFORE .init;", ""]
     os.makedirs(os.path.dirname(OUT), exist_ok=True)

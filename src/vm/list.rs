@@ -23,8 +23,8 @@ const _: () = assert!(std::mem::size_of::<List>() == 32);
 /// keeps the kind in the first word: `Two`'s first item's tag (0 to 4: see
 /// `Value`), the other kinds of list and then of object taking values past
 /// those. A `match` decodes it in several instructions, and LLVM does not
-/// reduce `is it a list in a Vec` to one compare: `as_vec` and `Obj::list_item`
-/// compare the word.
+/// reduce `is it a list in a Vec` to one compare: `List::as_vec_mut` and
+/// `Obj::list_vec` compare the word.
 pub(super) const VEC_WORD: u64 = const_first_word(List::Vec(Vec::new()));
 
 #[repr(C)]
