@@ -69,6 +69,26 @@ fn an_uncaught_memory_error_reports_its_kind() {
     assert!(text(&o.stderr).contains("--max-memory"), "{}", text(&o.stderr));
 }
 
+/// A compound assignment whose result needs a collection first runs again
+/// from its read: the update the other fiber made meanwhile is kept.
+#[test]
+fn a_compound_assignment_retried_after_a_collection_rereads_its_target() {
+    let src = r#"
+let s = "a"
+let big = "x" * 30000000
+wait {
+    go {
+        let junk = "y" * 50000000
+        junk = nil
+        s += big
+    }
+    go { s += "B" }
+}
+print(s.slice(0, 3), len(s))
+"#;
+    expect(&run(&["--max-memory", "95M"], src), 0, "aBx 30000002\n", "");
+}
+
 #[test]
 fn parked_fibers_count_towards_max_memory() {
     // Each blocked fiber holds a stack, frames and a task outside any list.

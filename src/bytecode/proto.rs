@@ -25,6 +25,10 @@ pub struct Proto {
     pub consts: Vec<Value>,
     /// Case kinds of each `select` (true: send), and whether it has a default.
     pub selects: Vec<(Vec<bool>, bool)>,
+    /// The read-combine-write runs of compound assignments (first and last pc):
+    /// an instruction in one that must run again after a collection restarts
+    /// from the read, so no other fiber's update is lost (`rerun_from`).
+    pub rereads: Box<[(u32, u32)]>,
     /// Field and method names (operands of Field, SetField, Invoke), each
     /// with its inline cache.
     pub names: Box<[crate::vm::value::Name]>,
@@ -51,6 +55,12 @@ impl Proto {
     pub fn span_at(&self, pc: u32) -> Span {
         let last = self.spans.len().saturating_sub(1);
         self.spans.get((pc as usize).min(last)).copied().unwrap_or(self.span)
+    }
+
+    /// Where instruction `pc` runs again after a collection: the read of the
+    /// compound assignment it belongs to, else itself.
+    pub fn rerun_from(&self, pc: u32) -> u32 {
+        self.rereads.iter().find(|&&(a, b)| a <= pc && pc <= b).map_or(pc, |&(a, _)| a)
     }
 
     /// Field or method name `i` (an operand of Field, SetField or Invoke).

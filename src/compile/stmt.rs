@@ -179,71 +179,70 @@ impl Compiler<'_> {
         }
     }
 
+    /// `target = value` or `target op= value`. A compound assignment evaluates
+    /// the target's parts, then `value`, then reads, combines and writes with no
+    /// suspension between (docs/language.md): a run recorded in `rereads`.
     fn assign(&mut self, target: &Expr, op: Option<BinOp>, value: &Expr) {
-        // The new value, combined with the old one for `op=`.
-        let combined = |old: Expr| -> Expr {
-            match op {
-                Some(op) => Expr {
-                    span: target.span.to(value.span),
-                    kind: ExprKind::Binary(op, Box::new(old), Box::new(value.clone())),
-                },
-                None => value.clone(),
-            }
-        };
         match &target.kind {
             ExprKind::Name(n) => {
                 let Some(var) = self.resolve(n, target.span) else {
                     return;
                 };
-                let rhs = combined(target.clone());
-                match var {
-                    Var::Local(r) => {
-                        // Short-circuit forms write their destination early: go via a temporary.
-                        if matches!(rhs.kind, ExprKind::And(..) | ExprKind::Or(..) | ExprKind::Cond(..)) {
-                            let t = self.alloc();
-                            self.expr_to(&rhs, t);
-                            self.emit(Op::Move { dst: r, src: t });
-                        } else {
-                            self.expr_to(&rhs, r);
-                        }
-                    }
-                    Var::Cell(c) => {
-                        let t = self.expr_any(&rhs);
-                        self.emit(Op::SetCell { cell: c, src: t });
-                    }
-                    Var::Upval(i) => {
-                        let t = self.expr_any(&rhs);
-                        self.emit(Op::SetUpval { src: t, idx: i });
-                    }
-                    Var::Global(g) => {
-                        let t = self.expr_any(&rhs);
-                        self.emit(Op::SetGlobal { src: t, idx: g });
-                    }
+                let Some(op) = op else { return self.store(var, value) };
+                if let Var::Local(r) = var {
+                    // Only this frame writes a plain local: combine in place.
+                    let rhs = Expr {
+                        span: target.span.to(value.span),
+                        kind: ExprKind::Binary(op, Box::new(target.clone()), Box::new(value.clone())),
+                    };
+                    return self.expr_to(&rhs, r);
                 }
+                let rb = self.expr_any(value);
+                let t = self.alloc();
+                self.span = target.span;
+                let read = self.emit(match var {
+                    Var::Cell(cell) => Op::GetCell { dst: t, cell },
+                    Var::Upval(idx) => Op::GetUpval { dst: t, idx },
+                    Var::Global(idx) => Op::GetGlobal { dst: t, idx },
+                    Var::Local(_) => unreachable!("handled above"),
+                });
+                self.span = target.span.to(value.span);
+                self.emit_binop(op, t, t, rb);
+                self.span = target.span;
+                let write = self.emit(match var {
+                    Var::Cell(cell) => Op::SetCell { cell, src: t },
+                    Var::Upval(idx) => Op::SetUpval { src: t, idx },
+                    Var::Global(idx) => Op::SetGlobal { src: t, idx },
+                    Var::Local(_) => unreachable!("handled above"),
+                });
+                self.fs().rereads.push((read as u32, write as u32));
             }
             ExprKind::Index(obj, key) => {
                 let ro = self.expr_any(obj);
                 let rk = self.expr_any(key);
-                // A plain value stays where it is (a local needs no move).
-                let rv = match op {
-                    Some(op) => {
-                        let rv = self.alloc();
-                        self.emit(Op::Index { dst: rv, obj: ro, key: rk });
-                        let rb = self.expr_any(value);
-                        self.emit_binop(op, rv, rv, rb);
-                        rv
-                    }
-                    None => match self.literal_const(value) {
+                let Some(op) = op else {
+                    // A plain value stays where it is (a local needs no move).
+                    let rv = match self.literal_const(value) {
                         Some(k) => {
                             self.span = target.span;
                             self.emit(Op::SetIndexK { obj: ro, key: rk, k });
                             return;
                         }
                         None => self.expr_any(value),
-                    },
+                    };
+                    self.span = target.span;
+                    self.emit(Op::SetIndex { obj: ro, key: rk, src: rv });
+                    return;
                 };
+                let rb = self.expr_any(value);
+                let rv = self.alloc();
                 self.span = target.span;
-                self.emit(Op::SetIndex { obj: ro, key: rk, src: rv });
+                let read = self.emit(Op::Index { dst: rv, obj: ro, key: rk });
+                self.span = target.span.to(value.span);
+                self.emit_binop(op, rv, rv, rb);
+                self.span = target.span;
+                let write = self.emit(Op::SetIndex { obj: ro, key: rk, src: rv });
+                self.fs().rereads.push((read as u32, write as u32));
             }
             ExprKind::Field(obj, name) if self.is_module(obj) => {
                 let help = "a module's names can be changed only by its own code";
@@ -252,20 +251,51 @@ impl Compiler<'_> {
             ExprKind::Field(obj, name) => {
                 let ro = self.expr_any(obj);
                 let k = self.name_const(&name.name);
-                let rv = match op {
-                    Some(op) => {
-                        let rv = self.alloc();
-                        self.emit(Op::Field { dst: rv, obj: ro, name: k });
-                        let rb = self.expr_any(value);
-                        self.emit_binop(op, rv, rv, rb);
-                        rv
-                    }
-                    None => self.expr_any(value),
+                let Some(op) = op else {
+                    let rv = self.expr_any(value);
+                    self.span = target.span;
+                    self.emit(Op::SetField { obj: ro, name: k, src: rv });
+                    return;
                 };
+                let rb = self.expr_any(value);
+                let rv = self.alloc();
                 self.span = target.span;
-                self.emit(Op::SetField { obj: ro, name: k, src: rv });
+                let read = self.emit(Op::Field { dst: rv, obj: ro, name: k });
+                self.span = target.span.to(value.span);
+                self.emit_binop(op, rv, rv, rb);
+                self.span = target.span;
+                let write = self.emit(Op::SetField { obj: ro, name: k, src: rv });
+                self.fs().rereads.push((read as u32, write as u32));
             }
             _ => self.error(target.span, "cannot assign to this expression"),
+        }
+    }
+
+    /// `name = value` for a resolved variable.
+    fn store(&mut self, var: Var, value: &Expr) {
+        match var {
+            Var::Local(r) => {
+                // Short-circuit forms write their destination early: go via a temporary.
+                if matches!(value.kind, ExprKind::And(..) | ExprKind::Or(..) | ExprKind::Cond(..)) {
+                    let t = self.alloc();
+                    self.expr_to(value, t);
+                    self.emit(Op::Move { dst: r, src: t });
+                } else {
+                    self.expr_to(value, r);
+                }
+            }
+            Var::Cell(c) => {
+                let t = self.expr_any(value);
+                self.emit(Op::SetCell { cell: c, src: t });
+            }
+            Var::Upval(i) => {
+                let t = self.expr_any(value);
+                self.emit(Op::SetUpval { src: t, idx: i });
+            }
+            Var::Global(g) => {
+                let t = self.expr_any(value);
+                self.emit(Op::SetGlobal { src: t, idx: g });
+            }
         }
     }
 

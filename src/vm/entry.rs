@@ -40,9 +40,11 @@ pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
     let halt = loop {
         match super::exec::dispatch(vm, fiber, &mut budget) {
             Ok(halt) => break halt,
-            // The instruction runs again after the collection the slice's end brings.
+            // The instruction runs again after the collection the slice's end
+            // brings (a compound assignment's from its read).
             Err(Fault::Collect) => {
-                fiber.frames.last_mut().expect("a frame").pc -= 1;
+                let frame = fiber.frames.last_mut().expect("a frame");
+                frame.pc = frame.proto.rerun_from(frame.pc - 1);
                 break Halt::Preempted;
             }
             Err(fault) => {

@@ -116,6 +116,7 @@ fn site(vm: &mut Vm) -> Site {
         spans: Vec::new(),
         consts: Vec::new(),
         selects: Vec::new(),
+        rereads: Box::new([]),
         names: Box::new([]),
         templates: Box::new([]),
         protos: Vec::new(),
