@@ -189,13 +189,22 @@ impl Compiler<'_> {
                     return;
                 };
                 let Some(op) = op else { return self.store(var, value) };
+                let rhs = Expr {
+                    span: target.span.to(value.span),
+                    kind: ExprKind::Binary(op, Box::new(target.clone()), Box::new(value.clone())),
+                };
                 if let Var::Local(r) = var {
                     // Only this frame writes a plain local: combine in place.
-                    let rhs = Expr {
-                        span: target.span.to(value.span),
-                        kind: ExprKind::Binary(op, Box::new(target.clone()), Box::new(value.clone())),
-                    };
                     return self.expr_to(&rhs, r);
+                }
+                if is_literal(value) {
+                    // Nothing to suspend in: `n += 1` keeps its immediate form.
+                    let read = self.here();
+                    let t = self.expr_any(&rhs);
+                    self.store_temp(var, t);
+                    let write = self.here() - 1;
+                    self.fs().rereads.push((read as u32, write as u32));
+                    return;
                 }
                 let rb = self.expr_any(value);
                 let t = self.alloc();
@@ -209,12 +218,7 @@ impl Compiler<'_> {
                 self.span = target.span.to(value.span);
                 self.emit_binop(op, t, t, rb);
                 self.span = target.span;
-                let write = self.emit(match var {
-                    Var::Cell(cell) => Op::SetCell { cell, src: t },
-                    Var::Upval(idx) => Op::SetUpval { src: t, idx },
-                    Var::Global(idx) => Op::SetGlobal { src: t, idx },
-                    Var::Local(_) => unreachable!("handled above"),
-                });
+                let write = self.store_temp(var, t);
                 self.fs().rereads.push((read as u32, write as u32));
             }
             ExprKind::Index(obj, key) => {
@@ -284,19 +288,21 @@ impl Compiler<'_> {
                     self.expr_to(value, r);
                 }
             }
-            Var::Cell(c) => {
+            _ => {
                 let t = self.expr_any(value);
-                self.emit(Op::SetCell { cell: c, src: t });
-            }
-            Var::Upval(i) => {
-                let t = self.expr_any(value);
-                self.emit(Op::SetUpval { src: t, idx: i });
-            }
-            Var::Global(g) => {
-                let t = self.expr_any(value);
-                self.emit(Op::SetGlobal { src: t, idx: g });
+                self.store_temp(var, t);
             }
         }
+    }
+
+    /// Writes register `t` to a variable that is not a plain local; returns the pc.
+    fn store_temp(&mut self, var: Var, t: u8) -> usize {
+        self.emit(match var {
+            Var::Cell(cell) => Op::SetCell { cell, src: t },
+            Var::Upval(idx) => Op::SetUpval { src: t, idx },
+            Var::Global(idx) => Op::SetGlobal { src: t, idx },
+            Var::Local(dst) => Op::Move { dst, src: t },
+        })
     }
 
     fn emit_binop(&mut self, op: BinOp, dst: u8, a: u8, b: u8) {
@@ -500,4 +506,9 @@ impl Compiler<'_> {
             self.patch(jend);
         }
     }
+}
+
+/// A literal: evaluating it cannot suspend or have an effect.
+fn is_literal(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Bool(_) | ExprKind::Nil)
 }
