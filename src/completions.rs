@@ -70,6 +70,7 @@ pub const OPTIONS: &[Opt] = &[
     opt("--slice-us", "a fiber's time slice in microseconds", Value::Other),
     opt("--trace", "write Chrome trace events to FILE", Value::File),
     opt("--timeout", "cancel the program (or fail a test) after TIME", Value::Other),
+    opt("--grace", "how long cancelled cleanup may take", Value::Other),
     opt("--max-memory", "heap limit (bytes, or 512M, 2G)", Value::Other),
     opt("--max-fibers", "most fibers running or waiting at once", Value::Other),
     opt("--run", "csp test: only tests whose file::name contains PATTERN", Value::Other),

@@ -22,13 +22,16 @@ Usage:
   csp --help               print this help
 
 Options (before or after the command, before FILE):
-  --seed N                 seed for random() and select (default fixed, so runs repeat)
+  --seed N                 seed for random() and select (default: random() differs per
+                           run, select's choices repeat)
   --slice-us N             a fiber's time slice before preemption (default 1000)
   --trace FILE             `run`/`test`: write Chrome trace events of fiber scheduling
                            (open in Perfetto; docs/trace.md)
   --timeout TIME           `run`: cancel the program after TIME (its `finally` blocks run;
                            exit 124); `test`: fail a test still running after TIME
                            (default 10s). TIME is milliseconds, or with a unit: 30s, 2m
+  --grace TIME             how long a cancelled fiber's `finally` blocks may block, and a
+                           cancelled program's cleanup may take, before it ends (default 5s)
   --max-memory SIZE        heap limit; past it a catchable `memory` error (default half
                            of physical memory). SIZE is bytes, or 512M, 2G, ...
   --max-fibers N           most fibers running or waiting at once; past it `go` throws
@@ -48,6 +51,7 @@ fn usage_error(msg: &str) -> ExitCode {
 
 struct Options {
     timeout_ms: Option<u64>,
+    grace_ms: Option<u64>,
     max_memory: Option<usize>,
     max_fibers: Option<usize>,
     run: Option<String>,
@@ -122,6 +126,13 @@ fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
             csp::limits::parse_millis,
             "--timeout needs a positive time: milliseconds, or 30s, 2m, 1h",
         ),
+        "--grace" => value(
+            args,
+            i,
+            &mut opts.grace_ms,
+            csp::limits::parse_millis,
+            "--grace needs a positive time: milliseconds, or 30s, 2m, 1h",
+        ),
         "--max-memory" => value(
             args,
             i,
@@ -195,6 +206,7 @@ fn cli() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut opts = Options {
         timeout_ms: None,
+        grace_ms: None,
         max_memory: None,
         max_fibers: None,
         run: None,
@@ -306,11 +318,21 @@ fn configure(vm: &mut csp::vm::Vm, opts: &Options) {
     if let Some(n) = opts.max_fibers {
         vm.sched.set_max_fibers(n);
     }
+    if let Some(ms) = opts.grace_ms {
+        vm.sched.set_grace(std::time::Duration::from_millis(ms));
+    }
     if let Some(us) = opts.slice_us {
         vm.sched.set_slice(std::time::Duration::from_micros(us));
     }
-    if let Some(seed) = opts.seed {
-        vm.rng = csp::vm::Rng::new(seed);
+    // `--seed` repeats every random choice; exploring repeats `random` too, so
+    // that a schedule's replay is the same run.
+    match (opts.seed, opts.explore.or(opts.explore_seed)) {
+        (Some(seed), _) => {
+            vm.rng = csp::vm::Rng::new(seed);
+            vm.select_rng = csp::vm::Rng::new(seed);
+        }
+        (None, Some(_)) => vm.rng = csp::vm::Rng::new(csp::vm::Rng::DEFAULT_SEED),
+        (None, None) => {}
     }
     if let Some(s) = opts.explore_seed {
         vm.sched.set_explore(s);

@@ -127,6 +127,11 @@ fn report(vm: &Vm, outcome: crate::sched::Outcome, color: bool) -> Outcome {
         },
         crate::sched::Outcome::Deadlock(report) => Outcome { exit_code: 3, stderr: report },
         crate::sched::Outcome::Exit(code) => Outcome { exit_code: code, stderr: String::new() },
+        // Cancelled at its end (fibers left parked): the exit code stays 0.
+        crate::sched::Outcome::GraceOver(grace) => Outcome {
+            exit_code: 0,
+            stderr: format!("csp: cleanup did not finish within the grace time ({grace}; see --grace)\n"),
+        },
         // Only fuzzing and its replay set a budget (docs/fuzzing.md).
         crate::sched::Outcome::OutOfBudget => {
             Outcome { exit_code: TIMED_OUT, stderr: "csp: the program used up its budget\n".into() }

@@ -108,6 +108,8 @@ fn disabled(_: &mut Vm, _: &[Value]) -> Res<Value> {
 /// of fibers are limited.
 pub fn vm() -> Vm {
     let mut vm = runner::new_vm();
+    // A replayed input runs as it did under the fuzzer.
+    vm.rng = crate::vm::Rng::new(crate::vm::Rng::DEFAULT_SEED);
     let names: Vec<(Rc<str>, u32)> = vm.global_names.iter().map(|(n, &i)| (n.clone(), i)).collect();
     for (name, slot) in names {
         let Value::Obj(h) = vm.globals[slot as usize] else { continue };

@@ -422,13 +422,35 @@ fn seed() {
     let e = run(&["run", s.path()]);
     assert_eq!(a5, b5, "same seed, same numbers");
     assert_ne!(a5, c6, "different seeds, different numbers");
-    assert_eq!(d, e, "the default seed is fixed too");
+    assert_ne!(d, e, "without --seed, random() differs from run to run");
+    // seed(n) in the program repeats as --seed n does.
+    let p = Script::new("cli.csp", "seed(5)\nprint(random(), random())\n");
+    assert_eq!(run(&["run", p.path()]), a5);
     // The option may also follow the command.
     assert_eq!(run(&["run", "--seed", "5", s.path()]), a5);
     for bad in [&["--seed", "x", "run", s.path()][..], &["--seed"][..], &["run", "--seed", s.path()][..]] {
         let o = csp(bad);
         assert_exit(&o, 64);
     }
+}
+
+/// `select`'s choices keep a fixed default seed (golden output stays stable);
+/// `--seed` changes them; exploring repeats `random()` so a replay is the same run.
+#[test]
+fn select_choices_repeat_without_a_seed() {
+    let src = "let a = chan(100)\nlet b = chan(100)\nfor i in 0..40 { a <- 1; b <- 2 }\nlet picks = []\n\
+               for i in 0..40 { select { case v = <-a { picks.push(v) } case v = <-b { picks.push(v) } } }\nprint(picks)\n";
+    let s = Script::new("cli.csp", src);
+    let run = |args: &[&str]| {
+        let o = csp(args);
+        assert_exit(&o, 0);
+        stdout(&o)
+    };
+    let plain = run(&["run", s.path()]);
+    assert_eq!(plain, run(&["run", s.path()]));
+    assert_ne!(plain, run(&["--seed", "7", "run", s.path()]));
+    let r = Script::new("cli.csp", "print(random())\n");
+    assert_eq!(run(&["run", "--explore-seed", "3", r.path()]), run(&["run", "--explore-seed", "3", r.path()]));
 }
 
 /// Invalid UTF-8 in a script is a clean exit 2.

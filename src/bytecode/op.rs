@@ -412,6 +412,12 @@ pub enum Op {
     },
     /// Pops the innermost exception handler.
     TryEnd,
+    /// A `finally` block begins: cancellation is held back until the outermost
+    /// one ends (or the fiber's grace time passes).
+    Shield,
+    /// A `finally` block ends; leaving the outermost delivers a held-back
+    /// cancellation (throws it).
+    Unshield,
     /// throw src
     Throw {
         src: u8,

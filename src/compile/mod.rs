@@ -135,6 +135,8 @@ pub(crate) enum Ctx {
     Guard {
         release: Op,
     },
+    /// A `finally` body: leaving it early (`return`, `break`) ends its shield.
+    Shield,
 }
 
 pub(crate) struct FuncState {

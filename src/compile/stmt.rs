@@ -429,6 +429,10 @@ impl Compiler<'_> {
                     self.emit(release);
                     continue;
                 }
+                Ctx::Shield => {
+                    self.emit(Op::Unshield);
+                    continue;
+                }
                 Ctx::Loop { .. } => continue,
             };
             if handler {
@@ -437,10 +441,20 @@ impl Compiler<'_> {
             if let Some(f) = finally {
                 // The finally block runs outside its own try: hide the inner contexts.
                 let hidden = self.fs().ctx.split_off(i);
-                self.block(&f);
+                self.finally_block(&f);
                 self.fs().ctx.extend(hidden);
             }
         }
+    }
+
+    /// One copy of a `finally` body (each way out of the `try` has its own),
+    /// shielded from cancellation while it runs (docs/concurrency.md).
+    fn finally_block(&mut self, f: &Block) {
+        self.emit(Op::Shield);
+        self.fs().ctx.push(Ctx::Shield);
+        self.block(f);
+        self.fs().ctx.pop();
+        self.emit(Op::Unshield);
     }
 
     fn set_handler(&mut self, active: bool) {
@@ -489,7 +503,7 @@ impl Compiler<'_> {
         self.patch(to_finally);
         self.fs().ctx.pop();
         if let Some(f) = finally {
-            self.block(f);
+            self.finally_block(f);
         }
         if let Some((reg, at)) = rethrow {
             let jend = self.emit(Op::Jmp { target: 0 });
@@ -499,7 +513,7 @@ impl Compiler<'_> {
             f.next_reg = f.next_reg.max(reg as usize + 1);
             f.max_reg = f.max_reg.max(reg as usize + 1);
             if let Some(f) = finally {
-                self.block(f);
+                self.finally_block(f);
             }
             self.span = span;
             self.emit(Op::Throw { src: reg });

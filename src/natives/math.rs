@@ -22,6 +22,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_native("min", min);
     vm.define_native("max", max);
     vm.define_native("random", random);
+    vm.define_native("seed", seed);
     let pi = vm.global_slot("PI") as usize;
     vm.globals[pi] = Value::Float(std::f64::consts::PI);
     let e = vm.global_slot("E") as usize;
@@ -217,6 +218,15 @@ fn extreme(vm: &mut Vm, name: &str, args: &[Value], want: Ordering) -> Res<Value
         }
     }
     Ok(best)
+}
+
+/// `seed(n)`: `random` and the other random helpers repeat from here on, as
+/// with `--seed n` (`select`'s choices keep their own generator).
+fn seed(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("seed", args, 1, 1)?;
+    let n = int_arg(&vm.heap, "seed", args[0])?;
+    vm.rng = crate::vm::Rng::new(n as u64);
+    Ok(Value::Nil)
 }
 
 /// `random()` is a float in [0, 1); `random(n)` an int in [0, n); `random(a, b)` an

@@ -37,6 +37,9 @@ pub enum Outcome {
     Exit(i32),
     /// The program used up the budget it was given (`Sched::set_budget`).
     OutOfBudget,
+    /// The program was being cancelled and its cleanup did not finish within
+    /// the grace time (as given: "5s").
+    GraceOver(String),
 }
 
 /// Why `run_ready` returned.
@@ -54,6 +57,8 @@ pub(super) enum Ran {
     Exit(i32),
     /// The budget ran out (`Sched::set_budget`).
     OutOfBudget,
+    /// The program is being cancelled and its grace time has passed.
+    GraceOver,
 }
 
 /// Runs ready fibers (and delivers timers and I/O as they come due) until none
@@ -83,6 +88,9 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
             }
             if allowance.is_some_and(|a| began.elapsed() >= a) {
                 return Ran::Stopped;
+            }
+            if vm.sched.ending.is_some_and(|t| vm.sched.now() >= t) {
+                return Ran::GraceOver;
             }
         }
         let Some(r) = vm.sched.ready.pop() else { return Ran::Idle };
@@ -129,6 +137,10 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
             Ran::BrokenPipe => return Outcome::BrokenPipe,
             Ran::Exit(code) => return Outcome::Exit(code),
             Ran::OutOfBudget => return Outcome::OutOfBudget,
+            Ran::GraceOver => return grace_over(vm),
+        }
+        if vm.sched.ending.is_some_and(|t| vm.sched.now() >= t) {
+            return grace_over(vm);
         }
         let next_timer = timer::next_deadline(vm);
         if next_timer.is_some() || outside_pending(vm) {
@@ -153,6 +165,7 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
         if parked.is_empty() {
             return Outcome::Ok;
         }
+        vm.sched.begin_ending();
         for id in parked {
             cancel_fiber(vm, id);
         }
@@ -161,6 +174,11 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
             return Outcome::Ok;
         }
     }
+}
+
+/// The program's cleanup ran out of grace time.
+fn grace_over(vm: &Vm) -> Outcome {
+    Outcome::GraceOver(super::deadline::show(vm.sched.grace))
 }
 
 /// Sleeps until the next timer (None: none) or an I/O completion, then

@@ -52,6 +52,8 @@ pub(super) enum Cause {
     Signal(&'static str),
     /// `--timeout` passed (the limit, as given: "5s").
     Timeout(String),
+    /// The fiber's grace time ran out in a `finally` block.
+    GraceOver,
 }
 
 impl Cause {
@@ -65,6 +67,7 @@ impl Cause {
             Cause::Sibling(n) => format!("cancelled because fiber {n} in the same `wait {{ }}` block failed"),
             Cause::BlockLeft => "cancelled because its `wait { }` block was left by an error".to_string(),
             Cause::Signal(name) => format!("cancelled by {name}"),
+            Cause::GraceOver => "cancelled: its grace time ran out (--grace)".to_string(),
             Cause::Timeout(limit) => format!("cancelled: the program timed out after {limit} (--timeout)"),
         }
     }
@@ -266,7 +269,7 @@ fn propagate(vm: &mut Vm, owner: Option<Handle>, e: Value) -> Option<Value> {
             }
         }
         if let Some(fid) = task::get(vm, o).fiber {
-            if parked_outside_scope_end(vm, fid) {
+            if parked_outside_scope_end(vm, fid) && !holds_back(vm, fid) {
                 unpark(vm, fid);
                 vm.sched.wake_forced(fid, Resume::Throw(e));
             } else {
@@ -329,13 +332,41 @@ pub(super) fn cancel_task(vm: &mut Vm, th: Handle, cause: Cause) {
     }
 }
 
+/// Does fiber `fid` hold interruptions back: does a `finally` block of it run,
+/// within its grace time (docs/concurrency.md, "Cancellation")?
+pub(super) fn holds_back(vm: &Vm, fid: u32) -> bool {
+    let s = vm.sched.state(fid);
+    s.shielded && s.extra.as_ref().and_then(|x| x.grace_until).is_none_or(|t| vm.sched.now() < t)
+}
+
+/// Cancellation has reached fiber `fid` in a `finally` block (or it entered one
+/// cancelled): its grace time starts, the first time.
+/// When it ends, the task is cancelled again: a fiber still parked in a
+/// `finally` block gets `Cancelled`, and fibers started there are cancelled.
+pub(super) fn start_grace(vm: &mut Vm, fid: u32) {
+    let until = vm.sched.now() + vm.sched.grace;
+    let s = vm.sched.state_mut(fid);
+    let (Some(th), None) = (s.task, s.extra.as_ref().and_then(|x| x.grace_until)) else { return };
+    s.extra_mut().grace_until = Some(until);
+    super::timer::add(vm, until, super::timer::TimerKind::Grace(fid, th));
+}
+
+/// The grace time of the fiber running task `th` has passed.
+pub(super) fn grace_ran_out(vm: &mut Vm, th: Handle) {
+    cancel_task(vm, th, Cause::GraceOver);
+}
+
 /// Marks a fiber cancelled; a parked one gets `Cancelled` thrown at once (the
 /// running one notices at its next suspension point).
 pub(super) fn cancel_fiber(vm: &mut Vm, fid: u32) {
     vm.sched.state_mut(fid).cancelled = true;
+    if vm.sched.state(fid).shielded {
+        start_grace(vm, fid);
+    }
     // At the end of a `wait { }` block the fiber keeps waiting for its (now
-    // cancelled) children; the block then throws `Cancelled` itself.
-    if parked_outside_scope_end(vm, fid) {
+    // cancelled) children; the block then throws `Cancelled` itself. A fiber
+    // in a `finally` block gets it when the block ends or its grace runs out.
+    if parked_outside_scope_end(vm, fid) && !holds_back(vm, fid) {
         unpark(vm, fid);
         let e = cancelled_error(vm, fid);
         vm.sched.wake_forced(fid, Resume::Throw(e));
@@ -346,6 +377,9 @@ pub(super) fn cancel_fiber(vm: &mut Vm, fid: u32) {
 /// propagated child failure first, else `Cancelled` if it was cancelled
 /// (level-triggered).
 pub(super) fn interrupt(vm: &mut Vm) -> Option<Value> {
+    if holds_back(vm, vm.sched.current) {
+        return None;
+    }
     let s = vm.sched.cur();
     if let Some(e) = s.extra.as_mut().and_then(|x| x.pending.take()) {
         return Some(e);
@@ -387,7 +421,7 @@ pub(super) fn scope_end(vm: &mut Vm, abort: Option<Value>) -> Res<bool> {
     if let Some(e) = abort {
         return Err(Fault::Throw(e));
     }
-    if vm.sched.cur().cancelled {
+    if vm.sched.cur().cancelled && !holds_back(vm, vm.sched.current) {
         let fid = vm.sched.current;
         return Err(Fault::Throw(cancelled_error(vm, fid)));
     }

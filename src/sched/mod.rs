@@ -121,6 +121,9 @@ pub(crate) struct FiberState {
     /// What it was woken with, handed to the VM when it next runs.
     pub resume: Option<Resume>,
     pub cancelled: bool,
+    /// A `finally` block of the fiber runs: interruptions are held back
+    /// (`lifecycle::holds_back`). Mirrors `Fiber::shielded`.
+    pub shielded: bool,
     /// Its last slice ran until preempted: the next one reads the clock from
     /// its start (driver.rs's `run_slice`).
     pub cpu_bound: bool,
@@ -152,6 +155,9 @@ pub(crate) struct FiberExtra {
     pub scopes: Vec<Scope>,
     /// The channels of the `select` it is parked in.
     pub select: Vec<Handle>,
+    /// The end of its grace time, set when cancellation first reaches it: past
+    /// it, `finally` blocks no longer hold cancellation back.
+    pub grace_until: Option<Instant>,
 }
 
 /// A fiber id's slot: the fiber (taken out while it runs) and its state.
@@ -207,6 +213,12 @@ pub struct Sched {
     out_of_memory: Option<String>,
     /// `--timeout` for `run`: when the program is cancelled (see driver.rs).
     deadline: Option<deadline::Deadline>,
+    /// `--grace`: how long a cancelled fiber's `finally` blocks may wait, and a
+    /// cancelled program's cleanup may take.
+    grace: Duration,
+    /// The whole program is being cancelled (SIGINT, SIGTERM, `--timeout`, or
+    /// its end with fibers left parked): it ends at this time whatever runs.
+    ending: Option<Instant>,
     /// Schedule exploration: the seeded choices and the virtual clock.
     explore: Option<Box<explore::Explore>>,
     /// Running untrusted programs (fuzzing): where the program is stopped.
@@ -247,6 +259,8 @@ impl Default for Sched {
             max_fibers: usize::MAX,
             out_of_memory: None,
             deadline: None,
+            grace: Duration::from_secs(5),
+            ending: None,
             signals: None,
             exit: None,
             explore: None,
@@ -277,10 +291,7 @@ impl Sched {
     /// `--timeout`'s deadline or the end of a budget's time.
     fn stop_at(&self) -> Option<Instant> {
         let budget = self.budget.map(|b| self.start + b.time);
-        match (self.deadline.as_ref().map(|d| d.at()), budget) {
-            (Some(d), Some(b)) => Some(d.min(b)),
-            (d, b) => d.or(b),
-        }
+        [self.deadline.as_ref().and_then(|d| d.at()), budget, self.ending].into_iter().flatten().min()
     }
 
     /// Bytes the fibers hold outside the heap's objects: their stacks, frames
@@ -290,6 +301,19 @@ impl Sched {
         let slots = self.slots.capacity() * std::mem::size_of::<Slot>();
         let fibers: usize = self.slots.iter().filter_map(|s| s.fiber.as_deref()).map(Fiber::bytes).sum();
         slots + fibers + self.unstarted.bytes()
+    }
+
+    /// Sets `--grace` (docs/concurrency.md, "Cancellation").
+    pub fn set_grace(&mut self, grace: Duration) {
+        self.grace = grace;
+    }
+
+    /// The whole program is being cancelled: it ends when the grace time has
+    /// passed, even if cleanup still runs (the first cancellation decides).
+    fn begin_ending(&mut self) {
+        if self.ending.is_none() {
+            self.ending = Some(self.now() + self.grace);
+        }
     }
 
     /// Sets `--max-fibers`.
@@ -340,6 +364,11 @@ impl Sched {
     fn cur(&mut self) -> &mut FiberState {
         let id = self.current;
         self.state_mut(id)
+    }
+
+    /// Does fiber `fid` still run task `th` (ids are reused)?
+    fn runs_task(&self, fid: u32, th: Handle) -> bool {
+        self.slots.get(fid as usize).is_some_and(|s| s.state.task == Some(th))
     }
 
     /// Ids and states of every fiber that exists.

@@ -17,10 +17,21 @@ pub use super::Sched;
 
 /// The running fiber's pending interruption (a child's failure, or `Cancelled`),
 /// thrown instead of parking.
-fn check_interrupt(vm: &mut Vm) -> Res<()> {
+pub fn check_interrupt(vm: &mut Vm) -> Res<()> {
     match super::lifecycle::interrupt(vm) {
         Some(e) => Err(Fault::Throw(e)),
         None => Ok(()),
+    }
+}
+
+/// The running fiber entered its outermost `finally` block (`on`), or left it:
+/// interruptions wait while it runs (within the fiber's grace time).
+pub fn set_shielded(vm: &mut Vm, on: bool) {
+    let s = vm.sched.cur();
+    s.shielded = on;
+    if on && s.cancelled {
+        let fid = vm.sched.current;
+        super::lifecycle::start_grace(vm, fid);
     }
 }
 

@@ -36,7 +36,7 @@ pub(super) fn try_select(vm: &mut Vm, cases: &[Case], has_default: bool) -> Res<
     if !ready.is_empty() {
         let r = match vm.sched.explore.as_mut() {
             Some(x) => x.next(),
-            None => vm.rng.next_u64(),
+            None => vm.select_rng.next_u64(),
         };
         let i = ready[(r % ready.len() as u64) as usize];
         let c = &cases[i];

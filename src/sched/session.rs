@@ -54,6 +54,8 @@ pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mu
         Ran::Exit(code) => Pumped::Exit(code),
         // The REPL sets no budget.
         Ran::OutOfBudget => Pumped::Busy,
+        // Only a program's end, a signal or `--timeout` start the grace time.
+        Ran::GraceOver => Pumped::Busy,
         Ran::Stopped | Ran::Idle => {
             // An error found is handed back at once: only the VM roots values, so
             // it must be reported before the collector can run again.

@@ -224,5 +224,6 @@ fn stop(vm: &mut Vm, i: usize) {
         std::process::exit(exit_code(i));
     };
     signals(vm).stopped_by = Some(i);
+    vm.sched.begin_ending();
     cancel_task(vm, main, Cause::Signal(KNOWN[i].0));
 }

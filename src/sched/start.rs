@@ -17,10 +17,13 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
     let cur = vm.sched.current;
     let owner = vm.sched.state(cur).task;
     let scope = vm.sched.state(cur).scopes().len().checked_sub(1).map(|s| s as u32);
+    // A cancelled fiber's `go` starts its fiber cancelled too, except in a
+    // `finally` block within the grace time (it is cancelled when that ends).
+    let cancelled = vm.sched.state(cur).cancelled && !super::lifecycle::holds_back(vm, cur);
     vm.sched.live += 1;
     if dropped && scope.is_none() {
         let number = vm.sched.take_number();
-        vm.sched.unstarted.push(owner, site, number, method, call.iter().copied());
+        vm.sched.unstarted.push(owner, site, number, method, cancelled, call.iter().copied());
         if let Some(o) = owner {
             task::get_mut(vm, o).extra_mut().unstarted += 1;
         }
@@ -30,6 +33,7 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
     let id = vm.sched.alloc_id();
     let state = TaskState::Pending(call.into(), method);
     let th = new_task(vm, Some(id), state, owner, scope, dropped, Some(site));
+    task::get_mut(vm, th).cancelled = cancelled;
     if let Some(owner) = owner {
         add_child(vm, owner, th);
     }

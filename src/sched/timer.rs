@@ -12,6 +12,8 @@ pub(super) enum TimerKind {
     Send(Handle),
     /// `ticker(ms)`: send the time on this channel every period (dropped when full).
     Tick(Handle, Duration),
+    /// The grace time of fiber `.0`, running task `.1`, has passed.
+    Grace(u32, Handle),
 }
 
 /// A timer in the heap: what to do at `at`.
@@ -49,7 +51,7 @@ impl Timers {
     /// The channels of `after` and `ticker` timers (GC roots).
     pub fn roots(&self, mut push: impl FnMut(Value)) {
         for t in &self.heap {
-            if let TimerKind::Send(h) | TimerKind::Tick(h, _) = t.kind {
+            if let TimerKind::Send(h) | TimerKind::Tick(h, _) | TimerKind::Grace(_, h) = t.kind {
                 push(Value::Obj(h));
             }
         }
@@ -104,6 +106,11 @@ pub(super) fn fire_due(vm: &mut Vm) {
                 }
                 add(vm, next, TimerKind::Tick(ch, period));
             }
+            TimerKind::Grace(_, th) => {
+                if live(vm, &t) {
+                    super::lifecycle::grace_ran_out(vm, th);
+                }
+            }
         }
     }
 }
@@ -125,7 +132,17 @@ pub(super) fn first(vm: &Vm) -> Option<Instant> {
 fn live(vm: &Vm, t: &Timer) -> bool {
     match t.kind {
         TimerKind::Wake(w) => vm.sched.is_parked(w),
+        TimerKind::Grace(fid, th) => vm.sched.runs_task(fid, th),
         _ => true,
+    }
+}
+
+/// Can this timer wake a parked fiber now?
+fn wakes_parked(vm: &Vm, t: &Timer) -> bool {
+    match t.kind {
+        TimerKind::Wake(w) => vm.sched.is_parked(w),
+        TimerKind::Grace(fid, _) => live(vm, t) && vm.sched.state(fid).parked.is_some(),
+        TimerKind::Send(ch) | TimerKind::Tick(ch, _) => chan::has_receiver(vm, ch),
     }
 }
 
@@ -134,17 +151,14 @@ fn live(vm: &Vm, t: &Timer) -> bool {
 /// so a forgotten ticker does not keep a finished program alive.
 pub(super) fn pending(vm: &Vm) -> bool {
     let timers = &vm.sched.timers.heap;
-    timers.iter().any(|t| matches!(t.kind, TimerKind::Wake(_)) && live(vm, t))
+    timers.iter().any(|t| matches!(t.kind, TimerKind::Wake(_) | TimerKind::Grace(..)) && wakes_parked(vm, t))
         || (!timers.is_empty() && vm.sched.states().any(|(_, s)| s.parked.is_some()))
 }
 
 /// Can some timer still wake a fiber: a live sleep, or an `after`/`ticker`
 /// whose channel a fiber is parked receiving from?
 pub(super) fn can_wake_a_fiber(vm: &Vm) -> bool {
-    vm.sched.timers.heap.iter().any(|t| match t.kind {
-        TimerKind::Wake(w) => vm.sched.is_parked(w),
-        TimerKind::Send(ch) | TimerKind::Tick(ch, _) => chan::has_receiver(vm, ch),
-    })
+    vm.sched.timers.heap.iter().any(|t| wakes_parked(vm, t))
 }
 
 /// When the next timer that can still wake someone is due (dead ones dropped).

@@ -60,6 +60,7 @@ impl Unstarted {
         site: Site,
         number: u32,
         method: bool,
+        cancelled: bool,
         call: impl Iterator<Item = Value>,
     ) {
         let old = std::mem::take(&mut self.pushed);
@@ -76,7 +77,7 @@ impl Unstarted {
         // At most 250 arguments, the callee or method name, and the receiver.
         debug_assert!(self.pushed.len() <= u8::MAX as usize);
         let (owner, len) = (owner.map_or(NONE, |h| h.0), self.pushed.len() as u8);
-        let flags = if method { METHOD } else { 0 };
+        let flags = if method { METHOD } else { 0 } | if cancelled { CANCELLED } else { 0 };
         self.records.push(Record { owner, site, number, len, flags, repeat });
     }
 

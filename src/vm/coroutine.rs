@@ -22,6 +22,8 @@ pub struct Context {
     pub stack: Vec<Value>,
     pub frames: Vec<Frame>,
     pub handlers: Vec<Handler>,
+    /// `Fiber::shield` of the context.
+    pub shield: u16,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -86,6 +88,15 @@ fn swap(fiber: &mut Fiber, ctx: &mut Context) {
     std::mem::swap(&mut fiber.stack, &mut ctx.stack);
     std::mem::swap(&mut fiber.frames, &mut ctx.frames);
     std::mem::swap(&mut fiber.handlers, &mut ctx.handlers);
+    std::mem::swap(&mut fiber.shield, &mut ctx.shield);
+}
+
+/// After a switch of context: a coroutine resumed inside a `finally` block
+/// runs shielded too (`outer_shield`), and the scheduler learns the result.
+fn reshield(vm: &mut Vm, fiber: &mut Fiber, before: bool) {
+    if before != fiber.shielded() {
+        crate::sched::ops::set_shielded(vm, fiber.shielded());
+    }
 }
 
 /// Enters coroutine `h` from the running fiber; what `resume` returns goes to
@@ -129,9 +140,12 @@ pub fn enter(
     co.ret = ret as u32;
     co.iter_exit = iter_exit;
     co.state = CoState::Running;
+    let before = fiber.shielded();
     swap(fiber, &mut co.ctx);
+    fiber.outer_shield += co.ctx.shield;
     let func = co.func;
     let yield_slot = co.yield_slot as usize;
+    reshield(vm, fiber, before);
     fiber.co_stack.get_or_insert_with(Default::default).push((h, outer));
     match entry {
         Entry::Resume(v) if fresh => {
@@ -218,7 +232,10 @@ fn builtin_body(vm: &mut Vm, fiber: &mut Fiber, h: Handle, arg: Value, ret: usiz
 fn leave(vm: &mut Vm, fiber: &mut Fiber) -> Handle {
     let (h, _) = fiber.co_stack.as_mut().and_then(|c| c.pop()).expect("inside a coroutine");
     let co = co_mut(vm, h);
+    let before = fiber.shielded();
+    fiber.outer_shield -= co.ctx.shield;
     swap(fiber, &mut co.ctx);
+    reshield(vm, fiber, before);
     h
 }
 

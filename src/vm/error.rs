@@ -27,7 +27,15 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
     while fiber.handlers.is_empty() && fiber.in_coroutine() {
         value = super::coroutine::die(vm, fiber, value)?;
     }
-    if let Some(Handler { depth, target, reg }) = fiber.handlers.pop() {
+    if let Some(Handler { depth, target, reg, shield }) = fiber.handlers.pop() {
+        if fiber.shield != shield {
+            // Thrown out of a `finally` block: it no longer runs.
+            let before = fiber.shielded();
+            fiber.shield = shield;
+            if before != fiber.shielded() {
+                crate::sched::ops::set_shielded(vm, fiber.shielded());
+            }
+        }
         fiber.frames.truncate(depth as usize);
         let frame = fiber.frames.last_mut().expect("handler frame");
         frame.pc = target;

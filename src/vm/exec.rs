@@ -171,6 +171,8 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             | Op::BitNot { .. }
             | Op::Unpack { .. }
             | Op::IterPair { .. }
+            | Op::Shield
+            | Op::Unshield
             | Op::Range { .. } => {
                 save_pc!();
                 t!(super::exec_rare::rare_op(vm, fiber, *op, base));
@@ -471,7 +473,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 }
             }
             Op::TryBegin { reg, target } => {
-                fiber.handlers.push(Handler { depth: fiber.frames.len() as u32, target, reg })
+                fiber.handlers.push(Handler { depth: fiber.frames.len() as u32, target, reg, shield: fiber.shield })
             }
             Op::TryEnd => drop(fiber.handlers.pop()),
             Op::Throw { src } => {

@@ -41,6 +41,19 @@ pub(super) fn rare_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Re
             };
             reg!(dst) = v;
         }
+        Op::Shield => {
+            fiber.shield += 1;
+            if fiber.shield == 1 {
+                crate::sched::ops::set_shielded(vm, true);
+            }
+        }
+        Op::Unshield => {
+            fiber.shield = fiber.shield.saturating_sub(1);
+            if !fiber.shielded() {
+                crate::sched::ops::set_shielded(vm, false);
+                crate::sched::ops::check_interrupt(vm)?;
+            }
+        }
         Op::Unpack { dst, src, count } => {
             let v = reg!(src);
             let n = count as usize;

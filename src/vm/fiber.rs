@@ -32,6 +32,8 @@ pub struct Handler {
     pub depth: u32,
     pub target: u32,
     pub reg: u8,
+    /// `Fiber::shield` when the handler was pushed (restored when it catches).
+    pub shield: u16,
 }
 
 /// Where an uncaught error was thrown, for the report.
@@ -102,9 +104,18 @@ pub struct Fiber {
     pub co_stack: Option<Box<Vec<(Handle, usize)>>>,
     /// For a fiber started by `go`: its first call (made when it first runs).
     pub start: Option<Start>,
+    /// `finally` blocks running in this context (nested ones counted).
+    pub shield: u16,
+    /// The `shield` of the resumers of the coroutines running in this fiber.
+    pub outer_shield: u16,
 }
 
 impl Fiber {
+    /// Is cancellation held back: does any `finally` of the fiber run?
+    pub fn shielded(&self) -> bool {
+        self.shield > 0 || self.outer_shield > 0
+    }
+
     /// A fiber about to run `proto` (a file's top level) with no closure.
     pub fn for_main(proto: ProtoRef) -> Fiber {
         let mut f = Fiber::default();

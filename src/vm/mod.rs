@@ -75,7 +75,12 @@ pub struct Vm {
     pub protos: Vec<Box<Proto>>,
     pub out: Output,
     pub args: Vec<String>,
+    /// `random` and the other random helpers: seeded from the operating system
+    /// (`--seed N` or `seed(n)` make runs repeat).
     pub rng: Rng,
+    /// `select`'s choice among ready cases: a fixed default seed, so a
+    /// program's output repeats (`--seed N` changes it).
+    pub select_rng: Rng,
     pub sched: crate::sched::ops::Sched,
     pub loader: crate::compile::Loader,
 }
@@ -89,7 +94,8 @@ impl Vm {
             protos: Vec::new(),
             out: Output::default(),
             args: Vec::new(),
-            rng: Rng::new(0x5eed),
+            rng: Rng::from_os(),
+            select_rng: Rng::new(Rng::DEFAULT_SEED),
             sched: Default::default(),
             loader: Default::default(),
         };
@@ -153,8 +159,24 @@ impl Default for Vm {
 pub struct Rng(u64);
 
 impl Rng {
+    /// `select`'s seed when `--seed` is not given.
+    pub const DEFAULT_SEED: u64 = 0x5eed;
+
     pub fn new(seed: u64) -> Rng {
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// Seeded from the operating system's random source (the clock and the
+    /// process id if that fails), different on every run.
+    pub fn from_os() -> Rng {
+        let mut seed = [0u8; 8];
+        // SAFETY: getrandom writes at most `seed.len()` bytes into it.
+        let n = unsafe { libc::getrandom(seed.as_mut_ptr().cast(), seed.len(), 0) };
+        if n != seed.len() as isize {
+            let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            seed = (t.as_nanos() as u64 ^ (std::process::id() as u64) << 32).to_le_bytes();
+        }
+        Rng::new(u64::from_le_bytes(seed))
     }
     pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;

@@ -25,7 +25,7 @@ fn select_runs_a_ready_case_at_once() {
 fn choices(seed: u64, n: usize) -> Vec<i64> {
     let mut vm = Vm::new();
     let vm = &mut vm;
-    vm.rng = Rng::new(seed);
+    vm.select_rng = Rng::new(seed);
     let a = fiber(vm);
     run_as(vm, a);
     let chans: Vec<Value> = (0..3).map(|_| ops::new_chan(vm, n)).collect();
