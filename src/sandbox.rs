@@ -205,6 +205,13 @@ mod tests {
     /// Guards: the heap and fiber limits hold in the sandbox.
     #[test]
     fn memory_and_fibers_are_limited() {
+        // More time than the fuzzers' budget: filling the heap's limit takes
+        // longer on a loaded machine or in a debug build.
+        let run = |src: &str| {
+            let mut vm = vm();
+            vm.sched.set_budget(Budget { time: Duration::from_secs(20), ..BUDGET });
+            runner::run_source(&mut vm, NAME, src, false)
+        };
         let out = run("let l = []\nwhile true { l.push(\"x\" * 2000000) }");
         assert!(out.stderr.contains("csp::runtime::memory"), "{}", out.stderr);
         let out = run("let c = chan()\nwhile true { go fn() { <-c }() }");

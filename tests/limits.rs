@@ -143,9 +143,42 @@ fn timeout_ends_cleanup_that_does_not_finish() {
     // Cancellation waits for the end of a `lock` block: this cleanup never ends.
     let src = "let m = mutex()\ntry { sleep(60000) } finally { lock m { while true { } } }\n";
     let began = Instant::now();
-    let o = run(&["--timeout", "200"], src);
-    expect(&o, 124, "", "cleanup did not finish");
-    assert!(began.elapsed() < Duration::from_secs(10));
+    let o = run(&["--timeout", "200", "--grace", "300ms"], src);
+    expect(&o, 124, "", "cleanup did not finish within the grace time (300ms");
+    assert!(began.elapsed() < Duration::from_secs(3), "{:?}", began.elapsed());
+}
+
+/// A cancelled fiber's `finally` may block, but only for the grace time: then
+/// the blocking operation throws `Cancelled`, and so does every later one.
+#[test]
+fn a_finally_block_blocks_only_within_the_grace_time() {
+    let src = r#"
+let t = go {
+    try { sleep(100000) } finally {
+        let t0 = now()
+        try { sleep(100000) } catch e { print("stuck cleanup:", e.kind, now() - t0 < 2000) }
+        try { sleep(1) } catch e { print("then at once:", e.kind) }
+    }
+}
+sleep(5)
+t.cancel()
+try { wait t } catch e { print("wait:", e.kind) }
+"#;
+    let began = Instant::now();
+    let o = run(&["--grace", "300ms"], src);
+    expect(&o, 0, "stuck cleanup: cancelled true\nthen at once: cancelled\nwait: cancelled\n", "");
+    assert!(began.elapsed() >= Duration::from_millis(300), "{:?}", began.elapsed());
+}
+
+/// Fibers left parked at the program's end are cancelled; cleanup that never
+/// ends stops at the grace time, with a note, and the exit code stays 0.
+#[test]
+fn leftover_cleanup_ends_at_the_grace_time() {
+    let src = "go { let c = chan(); try { <-c } finally { print(\"cleanup\"); while true { } } }\nprint(\"done\")\n";
+    let began = Instant::now();
+    let o = run(&["--grace", "300ms"], src);
+    expect(&o, 0, "done\ncleanup\n", "csp: cleanup did not finish within the grace time (300ms; see --grace)");
+    assert!(began.elapsed() < Duration::from_secs(3), "{:?}", began.elapsed());
 }
 
 #[test]

@@ -33,10 +33,15 @@ struct Ended {
 /// Starts `csp run` on `src`, with SIGINT ignored (as a shell leaves it for a
 /// background job) or with the signals' default dispositions.
 fn start(name: &str, src: &str, ignore_sigint: bool) -> Running {
+    start_with(name, src, ignore_sigint, &[])
+}
+
+/// `start` with options given to `csp run`.
+fn start_with(name: &str, src: &str, ignore_sigint: bool, flags: &[&str]) -> Running {
     let script = std::env::temp_dir().join(format!("csp_signals_{}_{name}.csp", std::process::id()));
     std::fs::write(&script, src).unwrap();
     let mut cmd = Command::new(CSP);
-    cmd.arg("run").arg(&script).env("NO_COLOR", "1").stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.arg("run").args(flags).arg(&script).env("NO_COLOR", "1").stdout(Stdio::piped()).stderr(Stdio::piped());
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
@@ -192,6 +197,43 @@ try {
     assert_eq!(e.code, Some(130));
     assert!(e.took < Duration::from_secs(2), "took {:?}", e.took);
     assert!(!has(&e.stdout, "cleaned"));
+}
+
+/// A cancelled program's `finally` blocks run to their end (a call, a sleep, a
+/// lock) but one that blocks or computes past the grace time does not keep
+/// the program: it ends when `--grace` has passed.
+#[test]
+fn sigterm_waits_for_cleanup_within_the_grace_time_only() {
+    let src = r#"
+let m = mutex()
+go fn() {
+    try { sleep(100000) } finally {
+        sleep(50)
+        lock m { print("child cleaned up") }
+        sleep(100000)
+        print("never")
+    }
+}()
+try {
+    print("ready")
+    sleep(100000)
+} finally {
+    print("main cleanup")
+    let t = now()
+    while true { }
+}
+"#;
+    let mut p = start_with("grace", src, false, &["--grace", "400ms"]);
+    p.expect_line("ready");
+    let sent = Instant::now();
+    p.send(libc::SIGTERM);
+    let e = p.finish();
+    let took = sent.elapsed();
+    assert_eq!(e.code, Some(143), "stdout {:?} stderr {}", e.stdout, e.stderr);
+    assert!(has(&e.stdout, "main cleanup") && has(&e.stdout, "child cleaned up"), "{:?}", e.stdout);
+    assert!(!has(&e.stdout, "never"), "{:?}", e.stdout);
+    assert!(e.stderr.contains("cleanup did not finish within the grace time (400ms"), "{}", e.stderr);
+    assert!(took >= Duration::from_millis(350) && took < Duration::from_millis(1400), "took {took:?}");
 }
 
 #[test]

@@ -345,9 +345,13 @@ mod tests {
         }
         assert!(call(vm, "random", &[I(0)]).is_err());
         assert!(call(vm, "random", &[I(2), I(1)]).is_err());
-        let Value::Int(x) = call(&mut Vm::new(), "random", &[I(1000)]).unwrap() else { panic!() };
-        let Value::Int(y) = call(&mut Vm::new(), "random", &[I(1000)]).unwrap() else { panic!() };
-        assert_eq!(x, y, "same seed, same numbers");
+        let draw = |seed: i64| {
+            let mut vm = Vm::new();
+            call(&mut vm, "seed", &[I(seed)]).unwrap();
+            (0..8).map(|_| call(&mut vm, "random", &[I(1000)]).unwrap()).map(|v| format!("{v:?}")).collect::<String>()
+        };
+        assert_eq!(draw(3), draw(3), "same seed, same numbers");
+        assert_ne!(draw(3), draw(4), "another seed, other numbers");
     }
 }
 
