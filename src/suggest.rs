@@ -4,13 +4,39 @@
 /// likely typo (at most one edit per three characters, and at least one).
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (name.chars().count() / 3).max(1);
+    // One letter is too little to guess from: only a name that contains it
+    // (`x` → `xs`), never another letter (`q` → `E`).
+    let one = name.chars().count() == 1;
     candidates
         .into_iter()
         .filter(|c| *c != name)
+        .filter(|c| !one || c.to_lowercase().contains(&name.to_lowercase()))
         .map(|c| (distance(name, c), c))
         .filter(|&(d, _)| d <= limit)
         .min_by_key(|&(d, c)| (d, c))
         .map(|(_, c)| c)
+}
+
+/// What csp writes for a name other languages use (`null` → `nil`), for the
+/// "undefined name" error.
+pub fn habit(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "null" | "None" | "undefined" | "NULL" | "nullptr" => "csp writes `nil` for no value",
+        "True" | "TRUE" => "csp writes `true`",
+        "False" | "FALSE" => "csp writes `false`",
+        "and" => "csp writes `&&` for `and`",
+        "or" => "csp writes `||` for `or`",
+        "const" | "var" => "csp declares variables with `let`",
+        "function" | "def" | "func" | "fun" => "csp declares functions with `fn`",
+        "elif" | "elsif" => "csp writes `else if`",
+        _ => return None,
+    })
+}
+
+/// What csp offers for a field other languages read for a length
+/// (`xs.length` → `len(xs)`), for the "has no field" error.
+pub fn field_habit(name: &str) -> Option<&'static str> {
+    matches!(name, "length" | "size" | "len").then_some("the length is `len(x)` or `x.len()`")
 }
 
 /// Levenshtein distance in characters, with an adjacent swap counting as one edit.
@@ -43,5 +69,6 @@ mod tests {
         assert_eq!(closest("x", ["y", "xs"]), Some("xs"));
         assert_eq!(closest("banana", ["apple", "cherry"]), None);
         assert_eq!(closest("same", ["same"]), None);
+        assert_eq!(closest("q", ["E", "PI"]), None);
     }
 }

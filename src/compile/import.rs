@@ -164,7 +164,18 @@ impl Compiler<'_> {
         };
         let m = self.imports[alias].clone();
         if !m.exports.contains(&name.name) {
-            let help = format!("{} defines: {}", shown(&m.key), m.exports.join(", "));
+            let near = crate::suggest::closest(&name.name, m.exports.iter().map(String::as_str));
+            let help = match near {
+                Some(near) => format!("did you mean `{alias}.{near}`?"),
+                None if name.name.starts_with('_') => {
+                    format!("names starting with `_` are private to {}", shown(&m.key))
+                }
+                None => {
+                    let more = if m.exports.len() > 12 { ", ..." } else { "" };
+                    let listed = m.exports.iter().take(12).cloned().collect::<Vec<_>>().join(", ");
+                    format!("{} exports: {listed}{more}", shown(&m.key))
+                }
+            };
             self.error_help(name.span, format!("module '{alias}' has no '{}'", name.name), help);
             return Some(0);
         }
@@ -207,7 +218,7 @@ impl Compiler<'_> {
                 return self.module_failed(path, span, errs.collect());
             }
         };
-        let exports = super::top_names(&program.stmts);
+        let exports = super::exported_names(&program.stmts);
         let m = Rc::new(Module { key: key.clone(), prefix, proto, exports });
         self.vm.loader.modules.insert(key, m.clone());
         Some(m)
@@ -256,7 +267,7 @@ impl Compiler<'_> {
 
     /// End of a module's top level: build the exports map, keep it, return it.
     pub(crate) fn return_exports(&mut self, stmts: &[Stmt]) {
-        let names = super::top_names(stmts);
+        let names = super::exported_names(stmts);
         let slot = self.global(&self.unit.prefix.clone());
         let m = self.alloc();
         self.emit(Op::NewMap { dst: m, start: m, count: 0 });

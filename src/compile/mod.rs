@@ -94,6 +94,12 @@ pub fn compile_unit(
 }
 
 /// A file's top-level `let` and `fn` names, in source order.
+/// A module's exports: its top-level names but those starting with `_`, which
+/// stay private to it (docs/modules.md).
+pub(crate) fn exported_names(stmts: &[crate::syntax::ast::Stmt]) -> Vec<String> {
+    top_names(stmts).into_iter().filter(|n| !n.starts_with('_')).collect()
+}
+
 pub(crate) fn top_names(stmts: &[crate::syntax::ast::Stmt]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     let mut seen = HashSet::new();
@@ -505,9 +511,10 @@ impl Compiler<'_> {
                 return Some(Var::Global(self.global(name)));
             }
         }
-        let help = match self.closest_name(name) {
-            Some(near) => format!("did you mean `{near}`?"),
-            None => "declare it with `let` or `fn` first".to_string(),
+        let help = match (crate::suggest::habit(name), self.closest_name(name)) {
+            (Some(habit), _) => habit.to_string(),
+            (None, Some(near)) => format!("did you mean `{near}`?"),
+            (None, None) => "declare it with `let` or `fn` first".to_string(),
         };
         self.error_help(span, format!("undefined name '{name}'"), help);
         None

@@ -36,7 +36,7 @@ pub fn load(path: &str, from: Option<&Path>) -> Option<ModuleSource> {
     Some(ModuleSource { path: Some(std::fs::canonicalize(&full).unwrap_or(full)), src })
 }
 
-/// A module's exports: its top-level `let` and `fn` names (hidden `__` names left out).
+/// A module's exports: its top-level `let` and `fn` names (private `_` names left out).
 pub fn members(src: &str) -> Vec<Member> {
     // A module being edited may not parse: its other members still count.
     let Some(program) = super::complete::parse_lenient(src.to_string(), None).0 else { return Vec::new() };
@@ -65,7 +65,7 @@ pub fn members(src: &str) -> Vec<Member> {
             _ => continue,
         };
         for m in found {
-            if !m.name.starts_with("__") && !out.iter().any(|o| o.name == m.name) {
+            if !m.name.starts_with('_') && !out.iter().any(|o| o.name == m.name) {
                 out.push(m);
             }
         }

@@ -6,6 +6,7 @@
 //! readable messages.
 
 pub mod ast;
+mod habits;
 pub mod lexer;
 pub mod token;
 pub mod visit;
@@ -79,11 +80,21 @@ pub fn parse(src: &str) -> Result<ast::Program, Vec<SyntaxError>> {
                 let closers = expected_closers(&e);
                 let mut e = convert(src, e);
                 let at = e.span.start as usize;
+                let index = if e.at_eof { chunk.len() } else { chunk.partition_point(|t| t.0 < at) };
+                if let Some(h) = habits::hint(src, chunk, index) {
+                    e.help = Some(h);
+                }
                 // A chunk cut short by indentation may end inside an opener:
                 // that is no evidence of an error.
                 if !e.at_eof || to == tokens.len() {
-                    explain_unclosed(src, chunk, &closers, &mut e);
+                    let unclosed = explain_unclosed(src, chunk, &closers, &mut e);
                     errors.push(e);
+                    // A bracket never closed to the end of the input: the lexer
+                    // read the rest as inside it (no line ends there), so later
+                    // errors would all be this one's echo.
+                    if unclosed.is_some_and(|at| never_closed(&tokens, at)) {
+                        break;
+                    }
                 }
                 at
             }
@@ -167,8 +178,9 @@ impl Lines<'_> {
 
 /// When an opener is still unclosed where the error is, says so: an input
 /// that ends inside it is reported at the opener (where the mistake usually
-/// is); an error on a later line says which opener is still open.
-fn explain_unclosed(src: &str, tokens: &[(usize, Tok, usize)], closers: &str, e: &mut SyntaxError) {
+/// is); an error on a later line says which opener is still open. Returns
+/// that opener's offset when a `(` or `[` on an earlier line is the likely cause.
+fn explain_unclosed(src: &str, tokens: &[(usize, Tok, usize)], closers: &str, e: &mut SyntaxError) -> Option<usize> {
     let mut open: Vec<(usize, usize, char)> = Vec::new();
     for (l, tok, r) in tokens {
         if *l >= e.span.start as usize && !e.at_eof {
@@ -184,22 +196,52 @@ fn explain_unclosed(src: &str, tokens: &[(usize, Tok, usize)], closers: &str, e:
             _ => {}
         }
     }
-    let Some((l, r, close)) = open.pop() else { return };
+    let Some((l, r, close)) = open.pop() else { return None };
     let opener = &src[l..r];
     if e.at_eof && e.message.starts_with("unexpected end of input") {
         e.help =
             Some(format!("the input ends (at {}) before this `{opener}` is closed by `{close}`", eof_position(src)));
         e.message = format!("`{opener}` is never closed");
         e.span = Span::new(l, r);
+        None
     } else if !e.at_eof
+        && !matches!(src.get(e.span.start as usize..e.span.end as usize), Some("else" | "catch" | "finally"))
         && closers.contains(close)
         && src.get(r..e.span.start as usize).is_some_and(|gap| gap.contains('\n'))
     {
         // Replaces a guess such as "this `}` has no matching `{`": the
         // unclosed opener is the likelier cause.
         let (line, _) = line_col(src, l);
-        e.help = Some(format!("the `{opener}` on line {line} is not closed by `{close}`"));
+        let rest = &src[r..src[r..].find('\n').map_or(src.len(), |n| r + n)];
+        let comment = rest.find("//").is_some_and(|c| rest[..c].matches('"').count() % 2 == 0);
+        e.help = Some(match comment {
+            // Python's floor division: here the rest of the line is a comment.
+            true => format!("the `{opener}` on line {line} is not closed by `{close}`: `//` starts a comment, so the rest of line {line} is ignored"),
+            false => format!("the `{opener}` on line {line} is not closed by `{close}`"),
+        });
+        // A bracket other than a block's `{`: the lexer joins the lines after it.
+        (close != '}').then_some(l)
+    } else {
+        None
     }
+}
+
+/// Is the bracket that opens at byte `at` still open at the end of the input?
+fn never_closed(tokens: &[(usize, Tok, usize)], at: usize) -> bool {
+    let mut depth = 0usize;
+    for (_, tok, _) in tokens.iter().skip_while(|t| t.0 < at) {
+        match tok {
+            Tok::P(token::Raw::LBrace | token::Raw::LParen | token::Raw::LBracket) | Tok::InterpOpen => depth += 1,
+            Tok::P(token::Raw::RBrace | token::Raw::RParen | token::Raw::RBracket) | Tok::InterpClose => {
+                depth -= 1;
+                if depth == 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    true
 }
 
 /// Which of `}`, `)` and `]` the parser would have accepted where it failed.

@@ -164,7 +164,8 @@ pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
             _ => {}
         }
     }
-    err(ErrorKind::Type, format!("{} has no field '{}'", vm.heap.type_name(obj), name))
+    let hint = crate::suggest::field_habit(name).map_or(String::new(), |h| format!(" ({h})"));
+    err(ErrorKind::Type, format!("{} has no field '{}'{hint}", vm.heap.type_name(obj), name))
 }
 
 pub(super) fn iter_start(vm: &Vm, it: Value) -> Res<Value> {

@@ -441,3 +441,19 @@ fn no_cascade_after_an_error() {
     assert!(e[1].help.as_deref().unwrap().contains("`[` on line 15"), "{e:#?}");
     assert!(e[2].help.is_none(), "being inside a block is no error: {e:#?}");
 }
+
+#[test]
+fn a_bracket_never_closed_is_one_error() {
+    // `//` starts a comment (Python's floor division does not exist), so the
+    // `(` is never closed and the lines after it are inside it.
+    let e = errs("t(\"a\", fn() => 7 // 2)\nlet x = 1\nprint(x)\nlet y = 2\n");
+    assert_eq!(e.len(), 1, "{e:#?}");
+    let help = e[0].help.as_deref().unwrap();
+    assert!(help.contains("the `(` on line 1 is not closed by `)`: `//` starts a comment"), "{help}");
+}
+
+#[test]
+fn else_on_its_own_line_says_so_inside_a_function() {
+    let e = errs("fn f(x) {\n    if x {\n        print(1)\n    }\n    else {\n        print(2)\n    }\n}\n");
+    assert_eq!(e[0].help.as_deref(), Some("`else` must be on the same line as the `}` that closes the previous block"));
+}
