@@ -196,7 +196,7 @@ fn explain_unclosed(src: &str, tokens: &[(usize, Tok, usize)], closers: &str, e:
             _ => {}
         }
     }
-    let Some((l, r, close)) = open.pop() else { return None };
+    let (l, r, close) = open.pop()?;
     let opener = &src[l..r];
     if e.at_eof && e.message.starts_with("unexpected end of input") {
         e.help =
@@ -213,7 +213,7 @@ fn explain_unclosed(src: &str, tokens: &[(usize, Tok, usize)], closers: &str, e:
         // unclosed opener is the likelier cause.
         let (line, _) = line_col(src, l);
         let rest = &src[r..src[r..].find('\n').map_or(src.len(), |n| r + n)];
-        let comment = rest.find("//").is_some_and(|c| rest[..c].matches('"').count() % 2 == 0);
+        let comment = rest.find("//").is_some_and(|c| rest[..c].matches('"').count().is_multiple_of(2));
         e.help = Some(match comment {
             // Python's floor division: here the rest of the line is a comment.
             true => format!("the `{opener}` on line {line} is not closed by `{close}`: `//` starts a comment, so the rest of line {line} is ignored"),
