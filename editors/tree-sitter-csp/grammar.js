@@ -356,6 +356,7 @@ module.exports = grammar({
       '[',
       field('body', $._expression),
       'for',
+      optional(seq(field('key', $.identifier), ',')),
       field('variable', $.identifier),
       'in',
       field('iterable', $._expression),

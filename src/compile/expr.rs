@@ -75,7 +75,9 @@ impl Compiler<'_> {
                 self.load_var(var, dst);
             }
             ExprKind::List(items) => self.list(items, dst),
-            ExprKind::ListComp { expr, var, iter, cond } => self.list_comp(expr, var, iter, cond.as_deref(), dst),
+            ExprKind::ListComp { expr, key, var, iter, cond } => {
+                self.list_comp(expr, key.as_ref(), var, iter, cond.as_deref(), dst)
+            }
             ExprKind::Map(pairs) => self.map(pairs, dst),
             ExprKind::Unary(UnOp::Neg, a) => {
                 if let ExprKind::Int(i) = a.kind {
@@ -354,10 +356,10 @@ impl Compiler<'_> {
         }
     }
 
-    fn list_comp(&mut self, expr: &Expr, var: &Ident, iter: &Expr, cond: Option<&Expr>, dst: u8) {
+    fn list_comp(&mut self, expr: &Expr, key: Option<&Ident>, var: &Ident, iter: &Expr, cond: Option<&Expr>, dst: u8) {
         let list = self.alloc();
         self.emit(Op::NewList { dst: list, start: list, count: 0 });
-        self.for_loop(None, var, iter, &mut |c: &mut Compiler| {
+        self.for_loop(key, var, iter, &mut |c: &mut Compiler| {
             let skip = cond.map(|cnd| c.jump_if_false(cnd));
             let r = c.expr_any(expr);
             c.emit(Op::ListPush { list, src: r });

@@ -330,9 +330,12 @@ impl Visitor for Resolver {
                 let def = self.lookup(n);
                 self.index.refs.push((e.span, def));
             }
-            ExprKind::ListComp { expr, var, iter, cond } => {
+            ExprKind::ListComp { expr, key, var, iter, cond } => {
                 self.expr(iter);
                 self.scoped(e.span.end, |r| {
+                    if let Some(k) = key {
+                        r.declare(k, DefKind::Var, None, None);
+                    }
                     r.declare(var, DefKind::Var, None, None);
                     r.expr(expr);
                     if let Some(c) = cond {

@@ -120,9 +120,11 @@ pub enum ExprKind {
     Interp(Vec<InterpPart>),
     Name(String),
     List(Vec<Expr>),
-    /// `[expr for var in iter if cond]`
+    /// `[expr for var in iter if cond]`, `[expr for key, var in iter]`
     ListComp {
         expr: Box<Expr>,
+        /// The index (lists, strings) or key (maps) of a two-variable loop.
+        key: Option<Ident>,
         var: Ident,
         iter: Box<Expr>,
         cond: Option<Box<Expr>>,

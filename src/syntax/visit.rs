@@ -153,8 +153,11 @@ fn walk_expr_inner<V: Visitor + ?Sized>(v: &mut V, e: &Expr) {
             }
         }
         ExprKind::List(xs) => xs.iter().for_each(|x| v.expr(x)),
-        ExprKind::ListComp { expr, var, iter, cond } => {
+        ExprKind::ListComp { expr, key, var, iter, cond } => {
             v.expr(iter);
+            if let Some(k) = key {
+                v.bind(&k.name);
+            }
             v.bind(&var.name);
             v.expr(expr);
             if let Some(c) = cond {

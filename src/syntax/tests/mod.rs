@@ -30,10 +30,13 @@ fn sx(e: &Expr) -> String {
         }
         Name(n) => n.clone(),
         List(xs) => format!("[{}]", xs.iter().map(sx).collect::<Vec<_>>().join(" ")),
-        ListComp { expr, var, iter, cond } => match cond {
-            Some(c) => format!("[{} for {} in {} if {}]", sx(expr), var.name, sx(iter), sx(c)),
-            None => format!("[{} for {} in {}]", sx(expr), var.name, sx(iter)),
-        },
+        ListComp { expr, key, var, iter, cond } => {
+            let vars = key.as_ref().map_or(var.name.clone(), |k| format!("{}, {}", k.name, var.name));
+            match cond {
+                Some(c) => format!("[{} for {vars} in {} if {}]", sx(expr), sx(iter), sx(c)),
+                None => format!("[{} for {vars} in {}]", sx(expr), sx(iter)),
+            }
+        }
         Map(kv) => {
             format!("{{{}}}", kv.iter().map(|(k, v)| format!("{}: {}", sx(k), sx(v))).collect::<Vec<_>>().join(", "))
         }
