@@ -44,9 +44,21 @@ Options (before or after the command, before FILE):
 Exit codes: 0 success, 1 uncaught runtime error, 2 compile error, 3 deadlock,
 64 bad command line, 124 --timeout, 130/143 SIGINT/SIGTERM.";
 
+/// A mistake on the command line: what is wrong, then the one-line usage
+/// (the whole help is `csp --help`).
 fn usage_error(msg: &str) -> ExitCode {
-    csp::err_println!("csp: {msg}\n\n{USAGE}");
+    csp::err_println!("csp: {msg}\nusage: csp [OPTIONS] [COMMAND] [FILE] [ARGS...]  (`csp --help` lists them)");
     ExitCode::from(64)
+}
+
+/// `unknown option '--timout'; did you mean `--timeout`?`: the nearest of the
+/// known names.
+fn unknown(what: &str, given: &str, known: impl IntoIterator<Item = &'static str>) -> ExitCode {
+    let stem = given.split('=').next().unwrap_or(given);
+    match csp::suggest::closest(stem, known) {
+        Some(near) => usage_error(&format!("unknown {what} '{given}'; did you mean `{near}`?")),
+        None => usage_error(&format!("unknown {what} '{given}'")),
+    }
 }
 
 struct Options {
@@ -165,7 +177,7 @@ fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
         "--explore-seed" => {
             value(args, i, &mut opts.explore_seed, |s| s.parse().ok(), "--explore-seed needs a non-negative integer")
         }
-        other => Flag::Exit(usage_error(&format!("unknown option '{other}'"))),
+        other => Flag::Exit(unknown("option", other, csp::completions::OPTIONS.iter().map(|o| o.name))),
     }
 }
 
@@ -303,7 +315,7 @@ fn cli() -> ExitCode {
         }
         // `csp FILE [ARGS...]` runs the file, so `#!/usr/bin/env csp` scripts work.
         file if looks_like_script(file) => file_command("run", file, &args[i..], &opts),
-        other => usage_error(&format!("unknown command '{other}'")),
+        other => unknown("command", other, csp::completions::COMMANDS.iter().map(|c| c.name)),
     }
 }
 

@@ -179,6 +179,17 @@ fn unknown_option() {
     let o = csp(&["--frobnicate", "run", "x.csp"]);
     assert_exit(&o, 64);
     assert!(stderr(&o).contains("unknown option"), "{}", stderr(&o));
+    // A near miss gets the name it was probably meant as, and one line of
+    // usage rather than the whole help.
+    let o = csp(&["run", "--timout", "5s", "x.csp"]);
+    assert_exit(&o, 64);
+    assert_eq!(
+        stderr(&o),
+        "csp: unknown option '--timout'; did you mean `--timeout`?\n\
+         usage: csp [OPTIONS] [COMMAND] [FILE] [ARGS...]  (`csp --help` lists them)\n"
+    );
+    let o = csp(&["chekc", "x.csp"]);
+    assert!(stderr(&o).contains("unknown command 'chekc'; did you mean `check`?"), "{}", stderr(&o));
 }
 
 #[test]
