@@ -101,6 +101,33 @@ fn every_csp_block_in_the_docs_prints_what_it_says() {
     assert!(failures.is_empty(), "{} of {ran} doc examples failed:\n{}", failures.len(), failures.join("\n"));
 }
 
+/// The docs lay out `select` as `csp fmt` does: its `case` and `default`
+/// lines indented inside it.
+#[test]
+fn select_cases_in_the_docs_are_laid_out_as_csp_fmt_does() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut files: Vec<std::path::PathBuf> =
+        std::fs::read_dir(format!("{root}/docs")).unwrap().map(|e| e.unwrap().path()).collect();
+    files.push(format!("{root}/README.md").into());
+    let indents = |src: &str| -> Vec<usize> {
+        src.lines()
+            .filter(|l| l.trim_start().starts_with("case ") || l.trim_start().starts_with("default {"))
+            .map(|l| l.len() - l.trim_start().len())
+            .collect()
+    };
+    let mut checked = 0;
+    for file in files.iter().filter(|p| p.extension().is_some_and(|x| x == "md")) {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (line, src) in blocks(&text).into_iter().filter(|(_, s)| s.contains("select {")) {
+            let formatted =
+                csp::fmt::format_source(&src).unwrap_or_else(|e| panic!("{}:{line}: {e:?}", file.display()));
+            assert_eq!(indents(&src), indents(&formatted), "{}:{line}: not as `csp fmt` lays it out", file.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 3, "only {checked} blocks with select");
+}
+
 /// The `` `EXPR` → `RESULT` `` examples of a markdown text's table rows: (line,
 /// expression, result). Statements (`for ...`) are not expressions and are left out.
 fn table_examples(text: &str) -> Vec<(usize, String, String)> {
