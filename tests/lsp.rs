@@ -230,6 +230,22 @@ fn definition_of_locals_globals_and_imported_functions() {
     s.shutdown();
 }
 
+/// Hover over a function of a relative module shows the `//` comment above
+/// it, as for `std/` modules; over a call of a function imported by name too.
+#[test]
+fn hover_shows_the_comment_of_a_relative_modules_function() {
+    let lib = "// Adds two numbers, carefully.\nfn add(a, b) {\n    return a + b\n}\n";
+    let main = "import \"./lib.csp\" as lib\nprint(lib.add(1, 2))\n";
+    let dir = Dir::new("hover_rel", &[("lib.csp", lib), ("main.csp", main)]);
+    let uri = dir.uri("main.csp");
+    let mut s = Server::start();
+    assert!(s.open(&uri, main).is_empty());
+    let h = s.result("textDocument/hover", at(&uri, main, "add(1", 1));
+    let v = h["contents"]["value"].as_str().unwrap_or_default();
+    assert!(v.contains("fn add(a, b)") && v.contains("Adds two numbers, carefully."), "{h}");
+    s.shutdown();
+}
+
 #[test]
 fn hover_shows_the_reference_text() {
     let mut s = Server::start();

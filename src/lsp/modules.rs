@@ -76,8 +76,11 @@ pub fn members(src: &str) -> Vec<Member> {
 /// The `//` lines right above a byte offset, without their slashes.
 fn comment_above(src: &str, at: usize) -> String {
     let before = &src[..at.min(src.len())];
+    // The lines before the one `at` is on (a statement's span may start at
+    // the line's first character or after a separator on it).
+    let above = &before[..before.rfind('\n').map_or(0, |n| n + 1)];
     let mut lines: Vec<&str> = Vec::new();
-    for line in before.lines().rev().skip(1) {
+    for line in above.lines().rev() {
         match line.trim_start().strip_prefix("//") {
             Some(text) => lines.push(text.strip_prefix(' ').unwrap_or(text)),
             None => break,
