@@ -14,7 +14,7 @@ pub const PRELUDE_NAME: &str = "<prelude>";
 /// A VM with the builtins and the csp-written prelude installed.
 pub fn new_vm() -> Vm {
     let mut vm = Vm::new();
-    let file = Rc::new(SourceFile::new(PRELUDE_NAME, PRELUDE));
+    let file = Rc::new(SourceFile::std(PRELUDE_NAME, PRELUDE));
     let proto = compile(&mut vm, &file).unwrap_or_else(|d| panic!("prelude does not compile: {:?}", d));
     if !matches!(crate::sched::run_main(&mut vm, proto), crate::sched::Outcome::Ok) {
         panic!("prelude failed to run");

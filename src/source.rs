@@ -20,6 +20,9 @@ impl Span {
 pub struct SourceFile {
     pub name: String,
     pub src: String,
+    /// A module of the standard library (embedded in the binary): an error
+    /// raised in it is reported at the user's call into it.
+    pub std: bool,
     /// Byte offset of the start of each line.
     line_starts: Vec<usize>,
 }
@@ -29,7 +32,12 @@ impl SourceFile {
         let src = src.into();
         let mut line_starts = vec![0];
         line_starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
-        SourceFile { name: name.into(), src, line_starts }
+        SourceFile { name: name.into(), src, line_starts, std: false }
+    }
+
+    /// A standard module's source (see `std`).
+    pub fn std(name: impl Into<String>, src: impl Into<String>) -> SourceFile {
+        SourceFile { std: true, ..SourceFile::new(name, src) }
     }
 
     /// 1-based line and column (in characters) of a byte offset.

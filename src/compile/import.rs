@@ -239,7 +239,7 @@ impl Compiler<'_> {
                 self.error_help(span, format!("no standard module '{path}'"), help);
                 return None;
             };
-            return Some((path.to_string(), Rc::new(SourceFile::new(format!("{path}.csp"), *src))));
+            return Some((path.to_string(), Rc::new(SourceFile::std(format!("{path}.csp"), *src))));
         }
         if !(path.starts_with("./") || path.starts_with("../") || path.starts_with('/')) {
             let help = "write `std/NAME` for the standard library, or a path starting with `./`, `../` or `/`";

@@ -52,7 +52,7 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
         },
         _ => (capped_trace(fiber), None),
     };
-    let site = origin.or_else(|| fiber.current_site()).expect("a frame or a go site");
+    let site = origin.or_else(|| fiber.raise_site()).expect("a frame or a go site");
     Some(Halt::Error(Box::new(Uncaught { value, span: site.span(), file: site.file().clone(), trace })))
 }
 
@@ -63,7 +63,7 @@ fn place_bare_error(vm: &mut Vm, fiber: &Fiber, v: Value) {
     let Value::Obj(h) = v else { return };
     let bare = matches!(vm.heap.get(h), Obj::Error(e) if e.origin.is_none());
     if bare {
-        let (mut trace, origin) = (capped_trace(fiber), fiber.current_site());
+        let (mut trace, origin) = (capped_trace(fiber), fiber.raise_site());
         if let Obj::Error(e) = vm.heap.get_mut(h) {
             // The stack goes before what the scheduler noted (why it was cancelled).
             trace.append(&mut e.trace);
@@ -84,7 +84,7 @@ fn error_object(vm: &mut Vm, kind: ErrorKind, message: Rc<str>, trace: Vec<Rc<st
 
 /// An error value raised where the fiber is, carrying its stack trace.
 pub fn new_error(vm: &mut Vm, fiber: &Fiber, kind: ErrorKind, message: Rc<str>) -> Value {
-    error_object(vm, kind, message, capped_trace(fiber), fiber.current_site())
+    error_object(vm, kind, message, capped_trace(fiber), fiber.raise_site())
 }
 
 /// An error value raised outside any fiber's code (by the scheduler: a closed

@@ -214,6 +214,13 @@ impl Fiber {
         }
     }
 
+    /// Where an error raised now is reported: the instruction executing, or,
+    /// inside the standard library, the user's call into it (the library's
+    /// frames stay in the trace).
+    pub fn raise_site(&self) -> Option<Site> {
+        self.frames.iter().rev().map(Frame::current_site).find(|s| !s.file().std).or_else(|| self.current_site())
+    }
+
     /// The next instruction (an operation that reruns when woken is left there).
     pub fn next_site(&self) -> Option<Site> {
         match self.frames.last() {
