@@ -114,6 +114,11 @@ fn errors_leave_the_session_working() {
     r.line("let x = (", "...> ");
     r.line(")", "expected an expression");
     r.line("6 * 7", "42");
+    // An entry that fails to compile defines nothing.
+    r.line("fn f() { return g() }", "undefined name 'g'");
+    r.line("f", "undefined name 'f'");
+    r.line("let y = 1; let z = nope", "undefined name 'nope'");
+    r.line("y", "undefined name 'y'");
     r.quit();
 }
 

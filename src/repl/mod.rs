@@ -307,9 +307,14 @@ impl Session {
             }
         }
         let unit = Unit { repl: true, ..Unit::default() };
+        // What the entry declares is kept only if it compiles.
+        let (globals, imports) = (self.vm.globals.len(), self.vm.loader.repl_imports.clone());
         match crate::compile::compile_unit(&mut self.vm, file.clone(), &program, unit) {
             Ok(p) => Some(p),
             Err(errs) => {
+                self.vm.globals.truncate(globals);
+                self.vm.global_names.retain(|_, &mut i| (i as usize) < globals);
+                self.vm.loader.repl_imports = imports;
                 let diags: Vec<_> = errs.into_iter().map(crate::runner::compile_diag).collect();
                 self.fail(&crate::diag::render_all(&diags, &file, self.color));
                 None
