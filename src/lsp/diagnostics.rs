@@ -16,8 +16,7 @@ pub fn check(name: &str, text: &str) -> Vec<Diag> {
         crate::runner::check(&mut vm, &file)
     }));
     match run {
-        Ok(Ok(())) => Vec::new(),
-        Ok(Err(diags)) => diags,
+        Ok(diags) => diags,
         Err(_) => vec![Diag {
             code: "csp::internal",
             message: "internal error while checking this file".into(),

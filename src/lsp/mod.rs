@@ -9,7 +9,7 @@ mod hover;
 mod modules;
 mod navigate;
 mod reference;
-mod resolve;
+pub(crate) mod resolve;
 mod text;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
