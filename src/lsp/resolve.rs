@@ -139,6 +139,14 @@ pub fn signature(name: &str, d: &FuncDecl) -> String {
     format!("fn {}", crate::check::signature(name, d))
 }
 
+/// `let f = fn(a, b) ...` has `f`'s signature.
+fn let_signature(names: &[Ident], value: &Expr) -> Option<String> {
+    match (names, &value.kind) {
+        ([n], ExprKind::Func(d)) => Some(signature(&n.name, d)),
+        _ => None,
+    }
+}
+
 impl Resolver {
     /// Top-level names are globals, usable before their declaration (in functions).
     fn predeclare(&mut self, stmts: &[Stmt]) {
@@ -147,7 +155,7 @@ impl Resolver {
                 StmtKind::Let { names, value } => {
                     let ty = if names.len() == 1 { self.guess(value) } else { None };
                     for n in names {
-                        self.declare(n, DefKind::Let, ty.clone(), None);
+                        self.declare(n, DefKind::Let, ty.clone(), let_signature(names, value));
                     }
                 }
                 StmtKind::Fn(d) => {
@@ -272,7 +280,7 @@ impl Resolver {
                 self.expr(value);
                 let ty = if names.len() == 1 { self.guess(value) } else { None };
                 for n in names {
-                    self.declare(n, DefKind::Let, ty.clone(), None);
+                    self.declare(n, DefKind::Let, ty.clone(), let_signature(names, value));
                 }
             }
             StmtKind::Assign { target, value, .. } => {
