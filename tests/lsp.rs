@@ -482,7 +482,7 @@ fn signature_help_inside_calls() {
 fn semantic_tokens_and_parameter_inlay_hints() {
     let mut s = Server::start();
     let uri = "file:///tmp/csp-lsp-tokens.csp";
-    let text = "import \"std/sync\" as sy\nfn area(width, height) { return width * height }\nlet height = 2\nprint(area(3, height), sy.once) // done\n";
+    let text = "import \"std/sync\" as sy\nfn area(width, height) { return width * height }\nlet height = 2\nprint(area(3, height), sy.once) // done\nlet s = sy.semaphore(2)\n";
     s.open(uri, text);
     let init_legend = [
         "namespace",
@@ -523,10 +523,13 @@ fn semantic_tokens_and_parameter_inlay_hints() {
     assert_eq!(at("// done").3, "comment");
     assert_eq!(at("return").3, "keyword");
 
-    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 4, "character": 0}});
+    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 5, "character": 0}});
     let hints = s.result("textDocument/inlayHint", json!({"textDocument": {"uri": uri}, "range": range}));
     let hints = hints.as_array().unwrap();
-    assert_eq!(hints.len(), 1, "`height` already says its name: {hints:?}");
+    assert_eq!(hints.len(), 2, "`height` already says its name: {hints:?}");
+    // A module's function: its parameter's name from the module's source.
+    assert_eq!(hints[1]["position"], pos(text, "2)\n", 0));
+    assert_eq!(hints[1]["label"], "n:", "std/sync's `fn semaphore(n)`: {hints:?}");
     assert_eq!(hints[0]["label"], "width:");
     assert_eq!(hints[0]["position"], pos(text, "3, height", 0));
     assert_eq!(hints[0]["kind"], 2);

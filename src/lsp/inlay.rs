@@ -51,26 +51,26 @@ struct Calls<'a> {
 }
 
 impl Calls<'_> {
-    fn signature(&mut self, callee: &Expr) -> Option<String> {
-        match &callee.kind {
-            ExprKind::Name(_) => self.ix.defs[*self.def_at.get(&callee.span.start)?].signature.clone(),
-            ExprKind::Field(recv, name) => {
-                let ExprKind::Name(_) = recv.kind else { return None };
-                let Some(Ty::Module(path)) = &self.ix.defs[*self.def_at.get(&recv.span.start)?].ty else { return None };
-                let doc = self.doc;
-                let members = self.members.entry(path.clone()).or_insert_with(|| {
-                    let m = modules::load(path, doc.path.as_deref());
-                    let all = m.map(|m| modules::members(&m.src)).unwrap_or_default();
-                    all.into_iter().filter_map(|x| Some((x.name, x.signature?))).collect()
-                });
-                members.get(&name.name).cloned()
-            }
-            _ => None,
-        }
+    /// The signature of `f` in `f(...)`, or of `recv.name` in `recv.name(...)`
+    /// when `recv` is an imported module.
+    fn signature(&mut self, callee: &Expr, member: Option<&Ident>) -> Option<String> {
+        let def = &self.ix.defs[*self.def_at.get(&callee.span.start)?];
+        let Some(name) = member else { return def.signature.clone() };
+        let Some(Ty::Module(path)) = &def.ty else { return None };
+        let doc = self.doc;
+        let members = self.members.entry(path.clone()).or_insert_with(|| {
+            let m = modules::load(path, doc.path.as_deref());
+            let all = m.map(|m| modules::members(&m.src)).unwrap_or_default();
+            all.into_iter().filter_map(|x| Some((x.name, x.signature?))).collect()
+        });
+        members.get(&name.name).cloned()
     }
 
-    fn call(&mut self, callee: &Expr, args: &[Expr]) {
-        let Some(sig) = self.signature(callee) else { return };
+    fn call(&mut self, callee: &Expr, member: Option<&Ident>, args: &[Expr]) {
+        if !matches!(callee.kind, ExprKind::Name(_)) {
+            return;
+        }
+        let Some(sig) = self.signature(callee, member) else { return };
         let params = params(&sig);
         // A rest parameter (the last) gets one hint, at the first argument it takes.
         for (i, arg) in args.iter().enumerate() {
@@ -98,8 +98,10 @@ fn says(arg: &Expr, name: &str) -> bool {
 
 impl Visitor for Calls<'_> {
     fn expr(&mut self, e: &Expr) {
-        if let ExprKind::Call(f, args) = &e.kind {
-            self.call(f, args);
+        match &e.kind {
+            ExprKind::Call(f, args) => self.call(f, None, args),
+            ExprKind::Method(recv, name, args) => self.call(recv, Some(name), args),
+            _ => {}
         }
         walk_expr(self, e)
     }
