@@ -510,7 +510,7 @@ fn semantic_tokens_and_parameter_inlay_hints() {
     let at = |needle: &str| {
         let p = pos(text, needle, 0);
         let (l, c) = (p["line"].as_u64().unwrap(), p["character"].as_u64().unwrap());
-        toks.iter().find(|t| t.0 == l && t.1 == c).unwrap_or_else(|| panic!("no token at {needle}: {toks:?}")).clone()
+        *toks.iter().find(|t| t.0 == l && t.1 == c).unwrap_or_else(|| panic!("no token at {needle}: {toks:?}"))
     };
     assert_eq!(at("sy\n").3, "namespace");
     assert_eq!((at("area(width").3, at("area(width").4), ("function", 1), "declared here");

@@ -219,10 +219,11 @@ fn may_block(body: &[Stmt]) -> bool {
                 ExprKind::Call(..) | ExprKind::Method(..) | ExprKind::Recv(_) | ExprKind::Wait(_) => self.0 = true,
                 ExprKind::Yield(_) => self.0 = true,
                 // What the new fiber does is not the loop's pace; its arguments are.
-                ExprKind::Go(call) => match &call.kind {
-                    ExprKind::Call(_, args) => args.iter().for_each(|a| self.expr(a)),
-                    _ => {}
-                },
+                ExprKind::Go(call) => {
+                    if let ExprKind::Call(_, args) = &call.kind {
+                        args.iter().for_each(|a| self.expr(a))
+                    }
+                }
                 ExprKind::GoBlock(_) | ExprKind::Func(_) => {}
                 _ => walk_expr(self, e),
             }

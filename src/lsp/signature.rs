@@ -41,7 +41,7 @@ pub fn help(doc: &Doc, offset: usize) -> Option<SignatureHelp> {
     };
     let information = SignatureInformation {
         label: label.clone(),
-        documentation: (!doc_text.is_empty()).then(|| lsp_types::Documentation::String(doc_text)),
+        documentation: (!doc_text.is_empty()).then_some(lsp_types::Documentation::String(doc_text)),
         parameters: Some(
             params
                 .iter()
