@@ -46,6 +46,24 @@ struct Ctx {
 
 impl Visitor for Flow<'_> {
     fn stmt(&mut self, s: &Stmt) {
+        crate::limits::with_stack(|| self.stmt_inner(s))
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        crate::limits::with_stack(|| self.expr_inner(e))
+    }
+
+    fn func(&mut self, params: &[Param], rest: &Option<Ident>, body: &[Stmt]) {
+        let inner = Ctx { waits: waits(self.ix, body), ..Ctx::default() };
+        let outer = std::mem::replace(&mut self.ctx, inner);
+        self.unreachable(body);
+        walk_func(self, params, rest, body);
+        self.ctx = outer;
+    }
+}
+
+impl Flow<'_> {
+    fn stmt_inner(&mut self, s: &Stmt) {
         for b in child_blocks(s) {
             self.unreachable(b);
         }
@@ -110,7 +128,7 @@ impl Visitor for Flow<'_> {
         }
     }
 
-    fn expr(&mut self, e: &Expr) {
+    fn expr_inner(&mut self, e: &Expr) {
         match &e.kind {
             // A `go { }` block's fibers belong to the `wait { }` block around it too.
             ExprKind::GoBlock(body) => {
@@ -122,14 +140,6 @@ impl Visitor for Flow<'_> {
             }
             _ => walk_expr(self, e),
         }
-    }
-
-    fn func(&mut self, params: &[Param], rest: &Option<Ident>, body: &[Stmt]) {
-        let inner = Ctx { waits: waits(self.ix, body), ..Ctx::default() };
-        let outer = std::mem::replace(&mut self.ctx, inner);
-        self.unreachable(body);
-        walk_func(self, params, rest, body);
-        self.ctx = outer;
     }
 }
 
@@ -173,6 +183,10 @@ impl Flow<'_> {
     /// written: a variable (by its definition) and fields of it; the key
     /// compared and the text shown.
     fn path(&self, e: &Expr) -> Option<(String, String)> {
+        crate::limits::with_stack(|| self.path_inner(e))
+    }
+
+    fn path_inner(&self, e: &Expr) -> Option<(String, String)> {
         match &e.kind {
             ExprKind::Name(n) => {
                 let def = self.def_at.get(&e.span.start).copied().flatten();
@@ -195,7 +209,7 @@ fn function_bodies(stmts: &[Stmt]) -> HashMap<u32, &[Stmt]> {
             if let Some(n) = &d.name {
                 out.insert(n.span.start, &d.body[..]);
             }
-            out.extend(function_bodies(&d.body));
+            out.extend(crate::limits::with_stack(|| function_bodies(&d.body)));
         }
     }
     out
@@ -250,6 +264,10 @@ fn child_blocks(s: &Stmt) -> Vec<&[Stmt]> {
 
 /// How a statement always leaves its block, if it does.
 fn leaves(s: &Stmt) -> Option<&'static str> {
+    crate::limits::with_stack(|| leaves_inner(s))
+}
+
+fn leaves_inner(s: &Stmt) -> Option<&'static str> {
     match &s.kind {
         StmtKind::Return(_) => Some("the `return`"),
         StmtKind::Throw(_) => Some("the `throw`"),
@@ -266,6 +284,10 @@ fn leaves(s: &Stmt) -> Option<&'static str> {
 /// The truth of a condition that cannot change: literals, and `!`, `&&`,
 /// `||` and comparisons of them.
 fn constant(e: &Expr) -> Option<bool> {
+    crate::limits::with_stack(|| constant_inner(e))
+}
+
+fn constant_inner(e: &Expr) -> Option<bool> {
     Some(match &e.kind {
         ExprKind::Bool(b) => *b,
         ExprKind::Nil => false,

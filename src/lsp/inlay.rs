@@ -91,7 +91,7 @@ fn says(arg: &Expr, name: &str) -> bool {
     match &arg.kind {
         ExprKind::Name(n) => n == name,
         ExprKind::Field(_, f) | ExprKind::Method(_, f, _) => f.name == name,
-        ExprKind::Call(f, _) => says(f, name),
+        ExprKind::Call(f, _) => crate::limits::with_stack(|| says(f, name)),
         _ => false,
     }
 }
