@@ -45,7 +45,13 @@ const fn cmd(name: &'static str, help: &'static str, args: Args, options: bool) 
 
 pub const COMMANDS: &[Command] = &[
     cmd("run", "run a script", Args::Scripts, true),
-    cmd("check", "compile only and report diagnostics", Args::Scripts, true),
+    Command {
+        name: "check",
+        help: "compile only and report errors and lint warnings",
+        args: Args::Scripts,
+        flags: &[("--deny-warnings", "exit 1 when there are warnings")],
+        options: true,
+    },
     cmd("test", "run the test_* functions of *_test.csp files", Args::Paths, true),
     cmd("disasm", "print the bytecode", Args::Scripts, true),
     Command {

@@ -18,6 +18,13 @@ pub struct Diag {
     pub file: Option<std::rc::Rc<SourceFile>>,
 }
 
+impl Diag {
+    /// A lint warning (`csp::lint::...`): reported, but the file still runs.
+    pub fn is_warning(&self) -> bool {
+        self.code.starts_with(crate::lint::CODE_PREFIX)
+    }
+}
+
 struct WithSource<'a> {
     diag: &'a Diag,
     /// None when the marked lines are too long to show (`LONG_LINE`).
@@ -41,6 +48,9 @@ impl std::error::Error for WithSource<'_> {}
 impl Diagnostic for WithSource<'_> {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(self.diag.code))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(if self.diag.is_warning() { miette::Severity::Warning } else { miette::Severity::Error })
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         self.diag.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
@@ -72,7 +82,7 @@ pub fn render_all(diags: &[Diag], file: &SourceFile, color: bool) -> String {
     let mut out: String = diags.iter().take(MAX_RENDERED).map(|d| render(d, file, color)).collect();
     if diags.len() > MAX_RENDERED {
         let more = diags.len() - MAX_RENDERED;
-        out.push_str(&format!("error: {more} more error{} not shown\n", if more == 1 { "" } else { "s" }));
+        out.push_str(&format!("error: {more} more diagnostic{} not shown\n", if more == 1 { "" } else { "s" }));
     }
     out
 }

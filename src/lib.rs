@@ -28,6 +28,7 @@ pub mod explore;
 pub mod fmt;
 pub mod format;
 pub mod limits;
+pub mod lint;
 pub mod lsp;
 pub mod natives;
 pub mod os;

@@ -9,7 +9,8 @@ Usage:
   csp                      start the interactive REPL (also `csp repl`)
   csp run FILE [ARGS...]   run a script (args() returns ARGS)
   csp FILE [ARGS...]       the same (so `#!/usr/bin/env csp` scripts run)
-  csp check FILE           compile only and report diagnostics
+  csp check FILE           compile only and report errors and lint warnings
+                           (docs/lint.md); --deny-warnings: warnings exit 1
   csp disasm FILE          print the bytecode
   csp fmt [--check] [PATH...]  format *.csp files in place (default: the current
                            directory; `-`: stdin to stdout); --check only lists
@@ -41,8 +42,9 @@ Options (before or after the command, before FILE):
                            the first failure and print the seed that replays it
   --explore-seed S         `run`/`test`: run under schedule S (with --explore: the first)
 
-Exit codes: 0 success, 1 uncaught runtime error, 2 compile error, 3 deadlock,
-64 bad command line, 124 --timeout, 130/143 SIGINT/SIGTERM.";
+Exit codes: 0 success, 1 uncaught runtime error (or warnings under `check
+--deny-warnings`), 2 compile error, 3 deadlock, 64 bad command line,
+124 --timeout, 130/143 SIGINT/SIGTERM.";
 
 /// A mistake on the command line: what is wrong, then the one-line usage
 /// (the whole help is `csp --help`).
@@ -72,6 +74,8 @@ struct Options {
     trace: Option<String>,
     explore: Option<u64>,
     explore_seed: Option<u64>,
+    /// `csp check --deny-warnings`: warnings fail the check (exit 1).
+    deny_warnings: bool,
 }
 
 impl Options {
@@ -159,6 +163,10 @@ fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
             |s| s.parse().ok().filter(|&n| n > 0),
             "--max-fibers needs a positive integer",
         ),
+        "--deny-warnings" => {
+            opts.deny_warnings = true;
+            Flag::Continue
+        }
         "--run" => value(args, i, &mut opts.run, |s| Some(s.to_string()), "--run needs a PATTERN"),
         "--slice-us" => value(
             args,
@@ -227,6 +235,7 @@ fn cli() -> ExitCode {
         trace: None,
         explore: None,
         explore_seed: None,
+        deny_warnings: false,
     };
     // Options go before the command or between the command and FILE:
     // `csp --seed 5 run x.csp` and `csp run --seed 5 x.csp` are the same.
@@ -271,6 +280,9 @@ fn cli() -> ExitCode {
                 i += 1;
             }
             let rest = &args[i..];
+            if opts.deny_warnings && cmd != "check" {
+                return usage_error("--deny-warnings is for `csp check`");
+            }
             if opts.trace.is_some() && !matches!(cmd.as_str(), "run" | "test") {
                 return usage_error(TRACE_COMMANDS);
             }
@@ -398,20 +410,25 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
             finish_trace(trace, opts);
             ExitCode::from(out.exit_code as u8)
         }
-        _ => {
+        "disasm" => {
             let file = std::rc::Rc::new(csp::source::SourceFile::new(path, src));
-            let done = match cmd {
-                "disasm" => {
-                    csp::runner::compile(&mut vm, &file).map(|proto| csp::bytecode::disasm::disasm(&proto, &vm.heap))
-                }
-                _ => csp::runner::check(&mut vm, &file).map(|()| String::new()),
-            };
-            match done {
-                Ok(listing) => write_stdout(&listing),
+            match csp::runner::compile(&mut vm, &file) {
+                Ok(proto) => write_stdout(&csp::bytecode::disasm::disasm(&proto, &vm.heap)),
                 Err(diags) => {
                     csp::err_print!("{}", csp::diag::render_all(&diags, &file, color));
                     ExitCode::from(2)
                 }
+            }
+        }
+        _ => {
+            let file = std::rc::Rc::new(csp::source::SourceFile::new(path, src));
+            let diags = csp::runner::check(&mut vm, &file);
+            csp::err_print!("{}", csp::diag::render_all(&diags, &file, color));
+            // Errors exit 2; warnings alone pass unless asked not to.
+            match (diags.iter().any(|d| !d.is_warning()), diags.is_empty()) {
+                (true, _) => ExitCode::from(2),
+                (false, false) if opts.deny_warnings => ExitCode::from(1),
+                _ => ExitCode::SUCCESS,
             }
         }
     }

@@ -33,14 +33,20 @@ pub fn compile(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<ProtoRef, Vec<Diag>
     compile_program(vm, file).map(|(proto, _)| proto)
 }
 
-/// `csp check`: compiles, then reports calls that must fail when they run.
-pub fn check(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<(), Vec<Diag>> {
-    let (_, program) = compile_program(vm, file)?;
-    let found = crate::check::arity(&program);
-    if found.is_empty() {
-        return Ok(());
-    }
-    Err(found.into_iter().map(compile_diag).collect())
+/// `csp check`: compiles, then reports calls that must fail when they run,
+/// then the lint's warnings (`Diag::is_warning`); errors come first.
+pub fn check(vm: &mut Vm, file: &Rc<SourceFile>) -> Vec<Diag> {
+    let program = match crate::syntax::parse(&file.src) {
+        Ok(p) => p,
+        Err(errs) => return errs.into_iter().map(syntax_diag).collect(),
+    };
+    let mut diags: Vec<Diag> = match crate::compile::compile(vm, file.clone(), &program) {
+        Ok(_) => crate::check::arity(&program).into_iter().map(compile_diag).collect(),
+        Err(errs) => errs.into_iter().map(compile_diag).collect(),
+    };
+    // Warnings too, even beside errors: the file parsed, so the lint can read it.
+    diags.extend(crate::lint::lint(&program, &file.src));
+    diags
 }
 
 fn compile_program(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<(ProtoRef, crate::syntax::ast::Program), Vec<Diag>> {

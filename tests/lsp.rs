@@ -43,6 +43,10 @@ impl Server {
     }
 
     fn start_with(capabilities: Value) -> Server {
+        Server::start_init(json!({"processId": null, "rootUri": null, "capabilities": capabilities}))
+    }
+
+    fn start_init(init: Value) -> Server {
         let mut child = Command::new(CSP)
             .arg("lsp")
             .stdin(Stdio::piped())
@@ -61,7 +65,7 @@ impl Server {
             }
         });
         let mut s = Server { child, stdin, incoming, next_id: 1 };
-        let init = s.request("initialize", json!({"processId": null, "rootUri": null, "capabilities": capabilities}));
+        let init = s.request("initialize", init);
         assert!(init["result"]["capabilities"]["definitionProvider"].as_bool().unwrap_or(false), "{init}");
         s.notify("initialized", json!({}));
         s
@@ -401,5 +405,189 @@ fn a_malformed_request_gets_an_error_and_the_server_goes_on() {
     assert!(closed.get("error").is_some(), "{closed}");
     let uri = "file:///tmp/csp-lsp-after.csp";
     assert!(s.open(uri, "print(1)\n").is_empty());
+    s.shutdown();
+}
+
+/// The code actions offered on the range of `needle` (title → the edit's new text and start).
+fn actions(s: &mut Server, uri: &str, text: &str, needle: &str) -> Vec<(String, String, Value)> {
+    let range = json!({"start": pos(text, needle, 0), "end": pos(text, needle, needle.len())});
+    let p = json!({"textDocument": {"uri": uri}, "range": range, "context": {"diagnostics": []}});
+    let r = s.result("textDocument/codeAction", p);
+    let list = r.as_array().cloned().unwrap_or_default();
+    list.iter()
+        .map(|a| {
+            let edit = &a["edit"]["changes"][uri][0];
+            (
+                a["title"].as_str().unwrap().to_string(),
+                edit["newText"].as_str().unwrap_or("").to_string(),
+                edit["range"]["start"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn lint_warnings_and_quick_fixes_from_the_diagnostics() {
+    let mut s = Server::start();
+    let uri = "file:///tmp/csp-lsp-actions.csp";
+    let text = "let total = 1\nprint(totl)\nfn f() {\n    let unused = 1\n    return 0\n}\nprint(f(), sync.once)\n";
+    let d = s.open(uri, text);
+    let find = |code: &str| d.iter().find(|x| x["code"] == code).unwrap_or_else(|| panic!("no {code}: {d:?}")).clone();
+    let warn = find("csp::lint::unused_variable");
+    assert_eq!(warn["severity"], 2, "a warning: {warn}");
+    assert_eq!(warn["tags"], json!([1]), "unused code is tagged Unnecessary: {warn}");
+    assert_eq!(warn["range"]["start"], pos(text, "unused", 0));
+    assert_eq!(find("csp::compile")["severity"], 1);
+    // "did you mean `total`?" becomes a fix.
+    let fixes = actions(&mut s, uri, text, "totl");
+    assert!(fixes.contains(&("Change `totl` to `total`".into(), "total".into(), pos(text, "totl", 0))), "{fixes:?}");
+    // A standard module's name, undefined: import it.
+    let fixes = actions(&mut s, uri, text, "sync");
+    let import = (
+        "Add `import \"std/sync\"`".to_string(),
+        "import \"std/sync\"\n".to_string(),
+        json!({"line": 0, "character": 0}),
+    );
+    assert!(fixes.contains(&import), "{fixes:?}");
+    let fixes = actions(&mut s, uri, text, "unused");
+    assert!(fixes.iter().any(|f| f.0 == "Rename to `_unused`" && f.1 == "_unused"), "{fixes:?}");
+    // A syntax error's help: `=` assigns; to compare, use `==`.
+    let text = "let x = 1\nif x = 1 { print(x) }\n";
+    let change = json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": text}]});
+    s.notify("textDocument/didChange", change);
+    assert_eq!(s.diagnostics(uri)[0]["code"], "csp::syntax");
+    let fixes = actions(&mut s, uri, text, "= 1 {");
+    assert!(fixes.iter().any(|f| f.1 == "==" && f.2 == pos(text, "= 1 {", 0)), "{fixes:?}");
+    // An unused import: remove its line.
+    let text = "import \"std/sync\"\nprint(1)\n";
+    let change = json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": text}]});
+    s.notify("textDocument/didChange", change);
+    assert_eq!(s.diagnostics(uri)[0]["code"], "csp::lint::unused_import");
+    let fixes = actions(&mut s, uri, text, "import");
+    assert!(
+        fixes.contains(&("Remove the unused import".into(), String::new(), json!({"line": 0, "character": 0}))),
+        "{fixes:?}"
+    );
+    s.shutdown();
+}
+
+#[test]
+fn signature_help_inside_calls() {
+    let mut s = Server::start();
+    let uri = "file:///tmp/csp-lsp-signature.csp";
+    let text =
+        "fn add(a, b = 2, ...more) { return a }\nlet xs = [1]\nprint(add(1, len(xs), 3, 4), xs.push(\"x, y\"))\n";
+    s.open(uri, text);
+    let help =
+        |s: &mut Server, needle: &str, n: usize| s.result("textDocument/signatureHelp", at(uri, text, needle, n));
+    let h = help(&mut s, "len(xs), 3", 0);
+    assert_eq!(h["signatures"][0]["label"], "fn add(a, b = ..., ...more)", "{h}");
+    assert_eq!(h["activeParameter"], 1, "{h}");
+    assert_eq!(h["signatures"][0]["parameters"][1]["label"], "b = ...");
+    assert_eq!(help(&mut s, "4), xs", 0)["activeParameter"], 2, "the rest parameter takes the rest");
+    let h = help(&mut s, "xs), 3", 0);
+    assert_eq!(h["signatures"][0]["label"], "len(v)", "{h}");
+    let h = help(&mut s, "y\"))", 0);
+    assert_eq!(h["signatures"][0]["label"], "xs.push(v)", "a comma in a string is not an argument's: {h}");
+    assert_eq!(h["activeParameter"], 0);
+    assert_eq!(help(&mut s, "fn add", 0), Value::Null, "outside any call");
+    s.shutdown();
+}
+
+#[test]
+fn semantic_tokens_and_parameter_inlay_hints() {
+    let mut s = Server::start();
+    let uri = "file:///tmp/csp-lsp-tokens.csp";
+    let text = "import \"std/sync\" as sy\nfn area(width, height) { return width * height }\nlet height = 2\nprint(area(3, height), sy.once) // done\nlet s = sy.semaphore(2)\n";
+    s.open(uri, text);
+    let init_legend = [
+        "namespace",
+        "function",
+        "method",
+        "property",
+        "parameter",
+        "variable",
+        "keyword",
+        "string",
+        "number",
+        "comment",
+    ];
+    let data = s.result("textDocument/semanticTokens/full", json!({"textDocument": {"uri": uri}}))["data"].clone();
+    let data: Vec<u64> = data.as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    assert_eq!(data.len() % 5, 0);
+    // Decode to (line, col, length, type) and look a few up.
+    let (mut line, mut col) = (0, 0);
+    let mut toks = Vec::new();
+    for t in data.chunks(5) {
+        line += t[0];
+        col = if t[0] == 0 { col + t[1] } else { t[1] };
+        toks.push((line, col, t[2], init_legend[t[3] as usize], t[4]));
+    }
+    let at = |needle: &str| {
+        let p = pos(text, needle, 0);
+        let (l, c) = (p["line"].as_u64().unwrap(), p["character"].as_u64().unwrap());
+        *toks.iter().find(|t| t.0 == l && t.1 == c).unwrap_or_else(|| panic!("no token at {needle}: {toks:?}"))
+    };
+    assert_eq!(at("sy\n").3, "namespace");
+    assert_eq!((at("area(width").3, at("area(width").4), ("function", 1), "declared here");
+    assert_eq!(at("width,").3, "parameter");
+    assert_eq!(at("height = 2").3, "variable");
+    assert_eq!((at("print").3, at("print").4), ("function", 2), "a builtin: defaultLibrary");
+    assert_eq!(at("once").3, "variable");
+    assert_eq!(at("3, height").3, "number");
+    assert_eq!(at("\"std/sync\"").3, "string");
+    assert_eq!(at("// done").3, "comment");
+    assert_eq!(at("return").3, "keyword");
+
+    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 5, "character": 0}});
+    let hints = s.result("textDocument/inlayHint", json!({"textDocument": {"uri": uri}, "range": range}));
+    let hints = hints.as_array().unwrap();
+    assert_eq!(hints.len(), 2, "`height` already says its name: {hints:?}");
+    // A module's function: its parameter's name from the module's source.
+    assert_eq!(hints[1]["position"], pos(text, "2)\n", 0));
+    assert_eq!(hints[1]["label"], "n:", "std/sync's `fn semaphore(n)`: {hints:?}");
+    assert_eq!(hints[0]["label"], "width:");
+    assert_eq!(hints[0]["position"], pos(text, "3, height", 0));
+    assert_eq!(hints[0]["kind"], 2);
+    s.shutdown();
+}
+
+#[test]
+fn rename_a_modules_function_across_the_project() {
+    let lib = "fn add(a, b) {\n    return a + b\n}\nfn twice(a) { return add(a, a) }\n";
+    let main = "import \"./lib.csp\" as lib\nprint(lib.add(1, 2))\n";
+    let other = "import \"../lib.csp\"\nprint(lib.add(3, 4), lib.twice(1))\n";
+    let unrelated = "fn add(a) { return a }\nprint(add(1))\n";
+    let dir = Dir::new("rename-project", &[("lib.csp", lib), ("main.csp", main), ("unrelated.csp", unrelated)]);
+    std::fs::create_dir_all(dir.0.join("sub")).unwrap();
+    std::fs::write(dir.0.join("sub/other.csp"), other).unwrap();
+    let root = format!("file://{}", dir.0.display());
+    let mut s = Server::start_init(json!({"processId": null, "rootUri": root, "capabilities": {}}));
+    let canon = |f: &str| format!("file://{}", std::fs::canonicalize(dir.0.join(f)).unwrap().display());
+    // From a use in another file: `lib.add`.
+    let uri = dir.uri("main.csp");
+    s.open(&uri, main);
+    let mut p = at(&uri, main, "add(1", 0);
+    p["newName"] = json!("sum");
+    let r = s.result("textDocument/rename", p);
+    let changes = r["changes"].as_object().unwrap();
+    assert_eq!(changes.len(), 3, "lib, main and sub/other, not unrelated: {r}");
+    let lib_edits = edits(&r, &canon("lib.csp"));
+    assert_eq!(
+        lib_edits.iter().map(|e| e.0.clone()).collect::<Vec<_>>(),
+        vec![pos(lib, "add(a, b)", 0), pos(lib, "add(a, a)", 0)]
+    );
+    assert_eq!(edits(&r, &canon("sub/other.csp"))[0].0, pos(other, "add(3", 0));
+    let main_key = if changes.contains_key(&uri) { uri.clone() } else { canon("main.csp") };
+    assert_eq!(edits(&r, &main_key)[0].0, pos(main, "add(1", 0));
+    // From the declaration, with the module open (its buffer, not the disk, is read).
+    let lib_uri = dir.uri("lib.csp");
+    s.open(&lib_uri, lib);
+    let mut p = at(&lib_uri, lib, "twice(a)", 0);
+    p["newName"] = json!("double");
+    let r = s.result("textDocument/rename", p);
+    assert_eq!(edits(&r, &lib_uri).len(), 1);
+    assert_eq!(edits(&r, &canon("sub/other.csp"))[0].0, pos(other, "twice", 0));
+    assert!(r["changes"].get(canon("main.csp")).is_none() && r["changes"].get(&uri).is_none(), "{r}");
     s.shutdown();
 }

@@ -8,7 +8,7 @@
 //! changed program.
 
 pub mod cli;
-mod comments;
+pub(crate) mod comments;
 
 #[doc(hidden)]
 pub use comments::scramble;

@@ -4,7 +4,7 @@
 use super::text::{Encoding, Lines};
 use crate::diag::Diag;
 use crate::source::SourceFile;
-use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range};
+use lsp_types::{Diagnostic, DiagnosticSeverity, DiagnosticTag, NumberOrString, Position, Range};
 use std::rc::Rc;
 
 /// `csp check` of a document's text, named `name` (its path, so relative
@@ -16,8 +16,7 @@ pub fn check(name: &str, text: &str) -> Vec<Diag> {
         crate::runner::check(&mut vm, &file)
     }));
     match run {
-        Ok(Ok(())) => Vec::new(),
-        Ok(Err(diags)) => diags,
+        Ok(diags) => diags,
         Err(_) => vec![Diag {
             code: "csp::internal",
             message: "internal error while checking this file".into(),
@@ -31,30 +30,35 @@ pub fn check(name: &str, text: &str) -> Vec<Diag> {
 
 /// The protocol's form of `check`'s reports on a document.
 pub fn to_lsp(name: &str, text: &str, diags: &[Diag], enc: Encoding) -> Vec<Diagnostic> {
+    diags.iter().map(|d| one(name, text, d, enc)).collect()
+}
+
+/// One diagnostic in the protocol's form: errors and warnings (the lint's),
+/// unused and unreachable code tagged so editors fade it.
+pub fn one(name: &str, text: &str, d: &Diag, enc: Encoding) -> Diagnostic {
     let lines = Lines::new(text, enc);
-    diags
+    let mut message = d.message.clone();
+    let mut range = lines.range(d.span);
+    // An error inside an imported module: reported at the top, with its place.
+    if let Some(f) = d.file.as_ref().filter(|f| f.name != name) {
+        message = format!("{}: {message}", f.location(d.span));
+        range = Range { start: Position::default(), end: Position::default() };
+    }
+    if let Some(help) = &d.help {
+        message = format!("{message}\nhelp: {help}");
+    }
+    let faded = ["unused_variable", "unused_parameter", "unused_import", "unreachable"]
         .iter()
-        .map(|d| {
-            let mut message = d.message.clone();
-            let mut range = lines.range(d.span);
-            // An error inside an imported module: reported at the top, with its place.
-            if let Some(f) = d.file.as_ref().filter(|f| f.name != name) {
-                message = format!("{}: {message}", f.location(d.span));
-                range = Range { start: Position::default(), end: Position::default() };
-            }
-            if let Some(help) = &d.help {
-                message = format!("{message}\nhelp: {help}");
-            }
-            Diagnostic {
-                range,
-                severity: Some(DiagnosticSeverity::ERROR),
-                code: Some(NumberOrString::String(d.code.to_string())),
-                source: Some("csp".into()),
-                message,
-                ..Default::default()
-            }
-        })
-        .collect()
+        .any(|c| d.code.strip_prefix(crate::lint::CODE_PREFIX) == Some(c));
+    Diagnostic {
+        range,
+        severity: Some(if d.is_warning() { DiagnosticSeverity::WARNING } else { DiagnosticSeverity::ERROR }),
+        code: Some(NumberOrString::String(d.code.to_string())),
+        source: Some("csp".into()),
+        message,
+        tags: faded.then(|| vec![DiagnosticTag::UNNECESSARY]),
+        ..Default::default()
+    }
 }
 
 #[cfg(test)]

@@ -2,15 +2,20 @@
 //! requests in order and answers each from the documents' current text,
 //! sharing the compiler's front end: diagnostics are `csp check`'s.
 
+mod actions;
 mod complete;
 mod diagnostics;
 mod format;
 mod hover;
+mod inlay;
 mod modules;
 mod navigate;
+mod project;
 mod reference;
-mod resolve;
+pub(crate) mod resolve;
+mod signature;
 mod text;
+mod tokens;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{self as note, Notification as _};
@@ -40,6 +45,8 @@ struct Server {
     conn: Connection,
     docs: HashMap<String, Doc>,
     enc: Encoding,
+    /// The workspace's root directory, where rename looks for other files.
+    root: Option<PathBuf>,
 }
 
 type Answer = Result<Value, (ErrorCode, String)>;
@@ -63,9 +70,17 @@ fn serve(conn: Connection) -> Result<(), Box<dyn std::error::Error>> {
     let params: InitializeParams = serde_json::from_value(params).unwrap_or_default();
     let offered = params.capabilities.general.and_then(|g| g.position_encodings).unwrap_or_default();
     let enc = if offered.contains(&PositionEncodingKind::UTF8) { Encoding::Utf8 } else { Encoding::Utf16 };
+    #[allow(deprecated)] // `root_uri`: older clients send only it
+    let root = params
+        .workspace_folders
+        .as_ref()
+        .and_then(|f| f.first())
+        .map(|f| &f.uri)
+        .or(params.root_uri.as_ref())
+        .and_then(text::uri_path);
     let result = InitializeResult { capabilities: capabilities(enc), server_info: Some(server_info()) };
     conn.initialize_finish(id, serde_json::to_value(result)?)?;
-    let mut server = Server { conn, docs: HashMap::new(), enc };
+    let mut server = Server { conn, docs: HashMap::new(), enc, root };
     while let Ok(msg) = server.conn.receiver.recv() {
         match msg {
             Message::Request(r) => {
@@ -109,6 +124,24 @@ fn capabilities(enc: Encoding) -> ServerCapabilities {
         rename_provider: Some(OneOf::Left(true)),
         document_formatting_provider: Some(OneOf::Left(true)),
         references_provider: Some(OneOf::Left(true)),
+        signature_help_provider: Some(SignatureHelpOptions {
+            trigger_characters: Some(vec!["(".into(), ",".into()]),
+            retrigger_characters: None,
+            work_done_progress_options: Default::default(),
+        }),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..Default::default()
+        })),
+        semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
+            SemanticTokensOptions {
+                legend: tokens::legend(),
+                full: Some(SemanticTokensFullOptions::Bool(true)),
+                range: None,
+                work_done_progress_options: Default::default(),
+            },
+        )),
+        inlay_hint_provider: Some(OneOf::Left(true)),
         ..Default::default()
     }
 }
@@ -157,7 +190,8 @@ impl Server {
             req::Rename::METHOD => {
                 let p: RenameParams = params(r.params)?;
                 let (doc, at) = self.at(&p.text_document_position)?;
-                json(navigate::rename(doc, at, &p.new_name, enc).map_err(|e| (ErrorCode::InvalidParams, e))?)
+                let project = project::Project { root: self.root.as_deref(), docs: &self.docs };
+                json(navigate::rename(doc, at, &p.new_name, enc, &project).map_err(|e| (ErrorCode::InvalidParams, e))?)
             }
             req::References::METHOD => {
                 let p: ReferenceParams = params(r.params)?;
@@ -167,6 +201,29 @@ impl Server {
             req::Formatting::METHOD => {
                 let p: DocumentFormattingParams = params(r.params)?;
                 json(format::format(&self.doc(&p.text_document.uri)?.text, enc))
+            }
+            req::SignatureHelpRequest::METHOD => {
+                let p: SignatureHelpParams = params(r.params)?;
+                let (doc, at) = self.at(&p.text_document_position_params)?;
+                json(signature::help(doc, at))
+            }
+            req::CodeActionRequest::METHOD => {
+                let p: CodeActionParams = params(r.params)?;
+                let doc = self.doc(&p.text_document.uri)?;
+                let lines = Lines::new(&doc.text, enc);
+                let (from, to) = (lines.offset(p.range.start), lines.offset(p.range.end));
+                json(actions::actions(doc, from, to, enc))
+            }
+            req::SemanticTokensFullRequest::METHOD => {
+                let p: SemanticTokensParams = params(r.params)?;
+                let data = tokens::tokens(self.doc(&p.text_document.uri)?, enc);
+                json(SemanticTokensResult::Tokens(SemanticTokens { result_id: None, data }))
+            }
+            req::InlayHintRequest::METHOD => {
+                let p: InlayHintParams = params(r.params)?;
+                let doc = self.doc(&p.text_document.uri)?;
+                let lines = Lines::new(&doc.text, enc);
+                json(inlay::hints(doc, lines.offset(p.range.start), lines.offset(p.range.end), enc))
             }
             m => Err((ErrorCode::MethodNotFound, format!("csp lsp does not handle {m}"))),
         }

@@ -1,11 +1,13 @@
 //! Go to definition (locals, globals, members of imported modules in other
-//! files), rename within a file, and the document's symbols.
+//! files), rename (across the project's files for a module's members), and
+//! the document's symbols.
 
+use super::project::Project;
 use super::resolve::{DefKind, Index, Ty};
 use super::text::{path_uri, Encoding, Lines};
 use super::{modules, Doc};
 use crate::syntax::ast::{ExprKind, Stmt, StmtKind};
-use lsp_types::{DocumentSymbol, Location, Range, SymbolKind, TextEdit, Uri, WorkspaceEdit};
+use lsp_types::{DocumentSymbol, Location, Range, SymbolKind, TextEdit, WorkspaceEdit};
 use std::collections::HashMap;
 
 /// Where the name at `offset` is defined.
@@ -41,8 +43,17 @@ pub fn references(doc: &Doc, offset: usize, declaration: bool, enc: Encoding) ->
     spans.map(|s| Location { uri: doc.uri.clone(), range: lines.range(s) }).collect()
 }
 
-/// Renames the local or global at `offset` everywhere in the file.
-pub fn rename(doc: &Doc, offset: usize, new_name: &str, enc: Encoding) -> Result<WorkspaceEdit, String> {
+/// Renames the local or global at `offset` everywhere in the file; a
+/// global (or `alias.name` of a module in another file) also in every file
+/// of the project that imports its module.
+#[allow(clippy::mutable_key_type)] // `Uri` caches its parse in a cell; never changed while a key.
+pub fn rename(
+    doc: &Doc,
+    offset: usize,
+    new_name: &str,
+    enc: Encoding,
+    project: &Project,
+) -> Result<WorkspaceEdit, String> {
     let ident = new_name.starts_with(|c: char| c.is_alphabetic() || c == '_')
         && new_name.chars().all(|c| c.is_alphanumeric() || c == '_');
     if !ident || crate::repl::reader::KEYWORDS.contains(&new_name) {
@@ -50,6 +61,25 @@ pub fn rename(doc: &Doc, offset: usize, new_name: &str, enc: Encoding) -> Result
     }
     let program = crate::syntax::parse(&doc.text).map_err(|_| "the file has syntax errors".to_string())?;
     let ix = Index::of(&program);
+    // `alias.name`: rename the member in its module's file, then everywhere.
+    if let Some(dot) = ix.dot_at(offset) {
+        let Some(Ty::Module(path)) = &dot.recv else {
+            return Err("only a module's members can be renamed after a `.`".into());
+        };
+        let m = modules::load(path, doc.path.as_deref()).ok_or_else(|| format!("cannot read the module {path}"))?;
+        let file = m.path.ok_or_else(|| format!("{path} is part of the standard library"))?;
+        let text = project.text(&file).ok_or_else(|| format!("cannot read {}", file.display()))?;
+        let program = crate::syntax::parse(&text).map_err(|_| format!("{} has syntax errors", file.display()))?;
+        let mix = Index::of(&program);
+        let def = mix.defs.iter().position(|d| d.global && d.name == dot.name && d.kind != DefKind::Import);
+        let def = def.ok_or_else(|| format!("{} has no top-level '{}'", file.display(), dot.name))?;
+        let uri = path_uri(&file).ok_or("the module's file has no URI")?;
+        let lines = Lines::new(&text, enc);
+        let own = mix.uses(def).map(|s| TextEdit { range: lines.range(s), new_text: new_name.to_string() }).collect();
+        let mut changes = project.member_edits(&file, &dot.name, new_name, enc);
+        changes.insert(uri, own);
+        return Ok(WorkspaceEdit { changes: Some(changes), ..Default::default() });
+    }
     let Some((_, Some(d))) = ix.ref_at(offset) else {
         return Err("no variable or function here to rename".into());
     };
@@ -59,9 +89,12 @@ pub fn rename(doc: &Doc, offset: usize, new_name: &str, enc: Encoding) -> Result
     }
     let lines = Lines::new(&doc.text, enc);
     let edits = ix.uses(d).map(|s| TextEdit { range: lines.range(s), new_text: new_name.to_string() }).collect();
-    // `Uri` caches its parse in a cell; it is never changed while a key.
-    #[allow(clippy::mutable_key_type)]
-    let changes: HashMap<Uri, Vec<TextEdit>> = [(doc.uri.clone(), edits)].into_iter().collect();
+    // Other files see a global of this one as `alias.name`.
+    let mut changes = match (&doc.path, def.global && def.kind != DefKind::Import) {
+        (Some(path), true) => project.member_edits(path, &def.name, new_name, enc),
+        _ => HashMap::new(),
+    };
+    changes.insert(doc.uri.clone(), edits);
     Ok(WorkspaceEdit { changes: Some(changes), ..Default::default() })
 }
 

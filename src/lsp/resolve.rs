@@ -35,6 +35,8 @@ pub struct Def {
     pub visible: (u32, u32),
     /// `fn f(a, b = ...)` for functions.
     pub signature: Option<String>,
+    /// The variable of the same function it hides, declared in an enclosing scope.
+    pub shadows: Option<usize>,
 }
 
 /// `recv.name`: a method call or a field, with the receiver's type if known.
@@ -51,11 +53,14 @@ pub struct Index {
     /// for a name no scope defines (a builtin, or a mistake).
     pub refs: Vec<(Span, Option<usize>)>,
     pub dots: Vec<Dot>,
+    /// The starts of name occurrences that only write the variable: the
+    /// target of `x = e` or `x op= e`.
+    pub writes: std::collections::HashSet<u32>,
 }
 
 impl Index {
     pub fn of(program: &Program) -> Index {
-        let mut r = Resolver { index: Index::default(), scopes: vec![(HashMap::new(), u32::MAX)] };
+        let mut r = Resolver { index: Index::default(), scopes: vec![Scope::new(u32::MAX, 0)], funcs: 0 };
         r.predeclare(&program.stmts);
         r.block(&program.stmts);
         r.index
@@ -70,6 +75,12 @@ impl Index {
     pub fn dot_at(&self, offset: usize) -> Option<&Dot> {
         let o = offset as u32;
         self.dots.iter().find(|d| d.span.start <= o && o <= d.span.end)
+    }
+
+    /// Whether the definition is read anywhere (not only declared or assigned).
+    pub fn is_read(&self, def: usize) -> bool {
+        let span = self.defs[def].span;
+        self.uses(def).any(|s| s != span && !self.writes.contains(&s.start))
     }
 
     /// Every occurrence of a definition.
@@ -95,8 +106,24 @@ impl Index {
 
 struct Resolver {
     index: Index,
-    /// Names bound in each open scope, and where the scope ends.
-    scopes: Vec<(HashMap<String, usize>, u32)>,
+    scopes: Vec<Scope>,
+    /// How many functions have been entered so far (the last one's id).
+    funcs: usize,
+}
+
+/// An open scope: the names bound in it, where it ends, and its function
+/// (0: the file's top level; then one id per function, declared or literal,
+/// and `go { }` block, in source order).
+struct Scope {
+    names: HashMap<String, usize>,
+    end: u32,
+    func: usize,
+}
+
+impl Scope {
+    fn new(end: u32, func: usize) -> Scope {
+        Scope { names: HashMap::new(), end, func }
+    }
 }
 
 /// The name `import PATH` binds without `as`.
@@ -112,6 +139,14 @@ pub fn signature(name: &str, d: &FuncDecl) -> String {
     format!("fn {}", crate::check::signature(name, d))
 }
 
+/// `let f = fn(a, b) ...` has `f`'s signature.
+fn let_signature(names: &[Ident], value: &Expr) -> Option<String> {
+    match (names, &value.kind) {
+        ([n], ExprKind::Func(d)) => Some(signature(&n.name, d)),
+        _ => None,
+    }
+}
+
 impl Resolver {
     /// Top-level names are globals, usable before their declaration (in functions).
     fn predeclare(&mut self, stmts: &[Stmt]) {
@@ -120,7 +155,7 @@ impl Resolver {
                 StmtKind::Let { names, value } => {
                     let ty = if names.len() == 1 { self.guess(value) } else { None };
                     for n in names {
-                        self.declare(n, DefKind::Let, ty.clone(), None);
+                        self.declare(n, DefKind::Let, ty.clone(), let_signature(names, value));
                     }
                 }
                 StmtKind::Fn(d) => {
@@ -141,7 +176,7 @@ impl Resolver {
     fn declare(&mut self, n: &Ident, kind: DefKind, ty: Option<Ty>, signature: Option<String>) -> usize {
         let global = self.scopes.len() == 1;
         if global {
-            if let Some(&id) = self.scopes[0].0.get(&n.name) {
+            if let Some(&id) = self.scopes[0].names.get(&n.name) {
                 // Predeclared: the walk meets the same declaration again.
                 if self.index.defs[id].span != n.span {
                     self.index.refs.push((n.span, Some(id)));
@@ -149,23 +184,35 @@ impl Resolver {
                 return id;
             }
         }
-        let (_, end) = *self.scopes.last().unwrap_or(&(HashMap::new(), u32::MAX));
+        let (end, func) = self.scopes.last().map_or((u32::MAX, 0), |s| (s.end, s.func));
         let visible = if global { (0, u32::MAX) } else { (n.span.end, end) };
+        let shadows =
+            self.scopes.iter().rev().take_while(|s| s.func == func).find_map(|s| s.names.get(&n.name).copied());
         let id = self.index.defs.len();
-        self.index.defs.push(Def { name: n.name.clone(), span: n.span, kind, global, ty, visible, signature });
+        let def = Def { name: n.name.clone(), span: n.span, kind, global, ty, visible, signature, shadows };
+        self.index.defs.push(def);
         if let Some(scope) = self.scopes.last_mut() {
-            scope.0.insert(n.name.clone(), id);
+            scope.names.insert(n.name.clone(), id);
         }
         self.index.refs.push((n.span, Some(id)));
         id
     }
 
     fn lookup(&self, name: &str) -> Option<usize> {
-        self.scopes.iter().rev().find_map(|(s, _)| s.get(name).copied())
+        self.scopes.iter().rev().find_map(|s| s.names.get(name).copied())
     }
 
     fn scoped(&mut self, end: u32, f: impl FnOnce(&mut Self)) {
-        self.scopes.push((HashMap::new(), end));
+        let func = self.scopes.last().map_or(0, |s| s.func);
+        self.scopes.push(Scope::new(end, func));
+        f(self);
+        self.scopes.pop();
+    }
+
+    /// A scope that starts a new function.
+    fn function(&mut self, end: u32, f: impl FnOnce(&mut Self)) {
+        self.funcs += 1;
+        self.scopes.push(Scope::new(end, self.funcs));
         f(self);
         self.scopes.pop();
     }
@@ -208,7 +255,7 @@ impl Resolver {
     }
 
     fn func(&mut self, d: &FuncDecl) {
-        self.scoped(d.span.end, |r| {
+        self.function(d.span.end, |r| {
             for p in &d.params {
                 if let Some(e) = &p.default {
                     r.expr(e);
@@ -233,10 +280,13 @@ impl Resolver {
                 self.expr(value);
                 let ty = if names.len() == 1 { self.guess(value) } else { None };
                 for n in names {
-                    self.declare(n, DefKind::Let, ty.clone(), None);
+                    self.declare(n, DefKind::Let, ty.clone(), let_signature(names, value));
                 }
             }
             StmtKind::Assign { target, value, .. } => {
+                if let ExprKind::Name(_) = target.kind {
+                    self.index.writes.insert(target.span.start);
+                }
                 self.expr(target);
                 self.expr(value);
             }
@@ -353,7 +403,7 @@ impl Visitor for Resolver {
                 args.iter().for_each(|x| self.expr(x));
             }
             ExprKind::Func(d) => self.func(d),
-            ExprKind::GoBlock(b) => self.scoped(e.span.end, |r| r.block(b)),
+            ExprKind::GoBlock(b) => self.function(e.span.end, |r| r.block(b)),
             _ => walk_expr(self, e),
         })
     }
