@@ -4,6 +4,7 @@
 //! (`session.rs`) share `run_ready`.
 
 use super::lifecycle::{cancel_fiber, finish, interrupt};
+use super::policy::SLICE_BUDGET;
 use super::queue::Runnable;
 use super::reactor::Woken;
 use super::report::{deadlock_report, uncaught_at_top};
@@ -14,8 +15,6 @@ use crate::vm::exec::{self, Halt};
 use crate::vm::{gc, Fault, Fiber, Handle, Resume, Uncaught, Vm};
 use std::time::{Duration, Instant};
 
-/// Back-edges and calls between clock checks.
-const SLICE_BUDGET: u32 = 1024;
 /// Instructions run between looks at the clock for timers and output flushing.
 const CLOCK_TICKS: u64 = 4096;
 
@@ -182,32 +181,30 @@ fn grace_over(vm: &Vm) -> Outcome {
 }
 
 /// Sleeps until the next timer (None: none) or an I/O completion, then
-/// delivers what came due.
+/// delivers what came due (exploring: moves the virtual clock instead).
 pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
     trace::gap(vm);
-    if vm.sched.explore.is_some() {
-        return super::explore::idle_wait(vm, next_timer);
-    }
-    // `--timeout` or a budget's time ends the wait too.
-    let wake = match (next_timer, vm.sched.stop_at()) {
-        (Some(t), Some(s)) => Some(t.min(s)),
-        (t, s) => t.or(s),
-    };
-    let mut wait = wake.map(|t| t.saturating_duration_since(Instant::now()));
-    // Nothing to run: a step of the collector's cycle, then only a look for
-    // events until the cycle is done.
-    if vm.heap.in_cycle() {
-        let due = timer::first(vm);
-        if gc::step_between_slices(&mut vm.heap, due) {
-            cycle_ended(vm, 0);
+    if vm.sched.policy.exploring() {
+        super::explore::idle_wait(vm, next_timer);
+    } else {
+        // `--timeout` or a budget's time ends the wait too.
+        let wake = [next_timer, vm.sched.stop_at()].into_iter().flatten().min();
+        let mut wait = wake.map(|t| t.saturating_duration_since(Instant::now()));
+        // Nothing to run: a step of the collector's cycle, then only a look for
+        // events until the cycle is done.
+        if vm.heap.in_cycle() {
+            let due = timer::first(vm);
+            if gc::step_between_slices(&mut vm.heap, due) {
+                cycle_ended(vm, 0);
+            }
+            wait = Some(Duration::ZERO);
         }
-        wait = Some(Duration::ZERO);
-    }
-    // Watched signals end the wait too (the reactor sees their self-pipe).
-    if outside_pending(vm) || signal::watching(vm) {
-        poll_outside(vm, wait);
-    } else if let Some(d) = wait {
-        std::thread::sleep(d);
+        // Watched signals end the wait too (the reactor sees their self-pipe).
+        if outside_pending(vm) || signal::watching(vm) {
+            poll_outside(vm, wait);
+        } else if let Some(d) = wait {
+            std::thread::sleep(d);
+        }
     }
     timer::fire_due(vm);
     deadline::check(vm);
@@ -216,30 +213,60 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
 /// Fires due timers and delivers finished I/O, without waiting.
 pub(super) fn deliver_events(vm: &mut Vm) {
     trace::gap(vm);
-    if vm.sched.explore.is_some() {
-        return super::explore::deliver_events(vm);
+    let woken = vm.sched.ready.woken_len();
+    if !vm.sched.policy.exploring() {
+        vm.sched.ready.share_slice(vm.sched.slice);
     }
-    vm.sched.ready.share_slice(vm.sched.slice);
     timer::fire_due(vm);
     deadline::check(vm);
-    if io::in_flight(vm) {
-        io::deliver(vm);
-    }
+    deliver_io(vm);
     signal::deliver(vm);
     if vm.sched.reactor.as_ref().is_some_and(|r| r.waiting()) {
         poll_outside(vm, Some(Duration::ZERO));
     }
+    place_woken(vm, woken);
+}
+
+/// Delivers the worker pool's finished jobs.
+fn deliver_io(vm: &mut Vm) {
+    if vm.sched.policy.exploring() {
+        super::explore::deliver_io(vm);
+    } else if io::in_flight(vm) {
+        io::deliver(vm);
+    }
 }
 
 /// Waits up to `timeout` (None: until something happens) in the reactor, then
-/// wakes the fibers whose descriptors are ready and delivers finished pool work.
+/// wakes the fibers whose descriptors are ready and delivers finished pool work,
+/// in the order the policy gives.
 pub(super) fn poll_outside(vm: &mut Vm, timeout: Option<Duration>) {
     if let Some(r) = vm.sched.reactor.as_mut() {
-        let woken = r.poll(timeout);
+        let mut woken = r.poll(timeout);
+        vm.sched.policy.order(&mut woken);
         wake_all(vm, woken);
     }
-    io::deliver(vm);
+    let mut done = io::take_done(vm, None);
+    vm.sched.policy.order(&mut done);
+    io::complete(vm, done);
     signal::deliver(vm);
+}
+
+/// Fibers woken since the run queue held `from` woken ones stay among the
+/// woken (they run before the queued fibers) or, exploring, may go behind the
+/// queued ones at random: the language leaves open when a woken fiber runs.
+#[inline]
+pub(super) fn place_woken(vm: &mut Vm, from: usize) {
+    if vm.sched.policy.exploring() {
+        demote_woken(vm, from);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn demote_woken(vm: &mut Vm, from: usize) {
+    let s = &mut vm.sched;
+    let policy = &mut s.policy;
+    s.ready.demote_woken(from, || policy.demote());
 }
 
 /// Wakes the fibers the reactor is done with.
@@ -296,17 +323,49 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
     ran
 }
 
-/// Runs a fiber for one time slice, handing it what it was woken with first and
+/// Runs a fiber for one slice, handing it what it was woken with first and
 /// throwing pending interruptions at preemption points outside `lock` blocks.
+/// The policy gives the slice's budget and whether the clock ends it.
 fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
     if let Some(r) = vm.sched.cur().resume.take() {
         if let Some(h) = crate::vm::resume(vm, f, r) {
             return h;
         }
     }
-    if vm.sched.explore.is_some() {
-        return super::explore::run_slice(vm, f);
+    let woken = vm.sched.ready.woken_len();
+    let (budget, timed) = vm.sched.policy.slice();
+    let halt = if timed { timed_slice(vm, f) } else { budget_slice(vm, f, budget) };
+    place_woken(vm, woken);
+    halt
+}
+
+/// A slice of exactly `budget` back-edges and calls (exploring).
+fn budget_slice(vm: &mut Vm, f: &mut Fiber, budget: u32) -> Halt {
+    if let Some(fault) = out_of_memory(vm, f) {
+        if let Some(h) = exec::throw(vm, f, fault) {
+            return h;
+        }
     }
+    match exec::run(vm, f, budget) {
+        Halt::Yielded => Halt::Preempted,
+        Halt::Preempted => preemption_point(vm, f).unwrap_or(Halt::Preempted),
+        h => h,
+    }
+}
+
+/// A preemption point: delivers cancellation or a child's failure, but never
+/// inside a critical section. Returns a halt if that ends the fiber's run.
+fn preemption_point(vm: &mut Vm, f: &mut Fiber) -> Option<Halt> {
+    if vm.sched.cur().holds_locks() {
+        return None;
+    }
+    let e = interrupt(vm)?;
+    exec::throw(vm, f, Fault::Throw(e))
+}
+
+/// A time slice (about `--slice-us`): budgets of `SLICE_BUDGET` until the
+/// clock says the slice is over or a timer is due.
+fn timed_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
     // The clock is read only once the countdown first runs out, so the many
     // fibers that block within a few instructions never pay for it; but from
     // the start for a fiber whose last slice ran out of time, or while a
@@ -336,14 +395,8 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
                         cycle_ended(vm, f.bytes());
                     }
                 }
-                // A preemption point: deliver cancellation or a child's failure,
-                // but never inside a critical section.
-                if !vm.sched.cur().holds_locks() {
-                    if let Some(e) = interrupt(vm) {
-                        if let Some(h) = exec::throw(vm, f, Fault::Throw(e)) {
-                            return h;
-                        }
-                    }
+                if let Some(h) = preemption_point(vm, f) {
+                    return h;
                 }
                 // The slice ends when its time is up, or as soon as a timer is
                 // due: a fiber woken by a timer (a heartbeat, a timeout) runs

@@ -8,15 +8,12 @@
 //! advances with instructions run and jumps to the next timer when every fiber
 //! waits. The program's `random()` keeps its own generator (`--seed`).
 //!
-//! Off (the default), the scheduler only tests `Sched::explore` where it
-//! already does rare work: a slice's end, a `select` with a ready case, adding
-//! a timer, going idle.
+//! The driver asks for these decisions through `policy.rs`; off (the
+//! default), it asks only where it already does rare work: a slice's end, a
+//! `select` with a ready case, adding a timer, going idle.
 
-use super::driver::{poll_outside, wake_all};
-use super::lifecycle::interrupt;
-use super::{io, outside_pending, signal, timer};
-use crate::vm::exec::{self, Halt};
-use crate::vm::{Fault, Fiber, Rng, Vm};
+use super::{io, outside_pending};
+use crate::vm::{Rng, Vm};
 use std::time::{Duration, Instant};
 
 /// Virtual time one back-edge or call takes.
@@ -31,7 +28,7 @@ pub(super) struct Explore {
     jumped: Duration,
     /// False once pool work outlasted `PATIENCE`: until the pool is empty again,
     /// completions are delivered as they come (replay is then best-effort).
-    patient: bool,
+    pub(super) patient: bool,
 }
 
 impl Explore {
@@ -47,14 +44,14 @@ impl Explore {
         self.rng.next_u64()
     }
 
-    fn coin(&mut self) -> bool {
+    pub fn coin(&mut self) -> bool {
         self.next() & 1 == 1
     }
 
     /// A slice's length in back-edges and calls: about log-uniform in 1..=512,
     /// so two slices in five end within 4 and the window between a read and a
     /// write is often hit.
-    fn slice(&mut self) -> u32 {
+    pub fn slice(&mut self) -> u32 {
         let r = self.next();
         let bits = (r % 10) as u32;
         1 + ((r >> 8) % (1u64 << bits)) as u32
@@ -67,7 +64,7 @@ impl Explore {
     }
 
     /// Randomises the order of things that happened together.
-    fn shuffle<T>(&mut self, items: &mut [T]) {
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             let j = (self.next() % (i as u64 + 1)) as usize;
             items.swap(i, j);
@@ -75,123 +72,43 @@ impl Explore {
     }
 }
 
-/// Fibers woken since the run queue held `from` woken ones stay among the
-/// woken (they run before the queued fibers) or go behind the queued ones,
-/// at random: the language leaves open when a woken fiber runs.
-#[cold]
-#[inline(never)]
-pub(super) fn place_woken(vm: &mut Vm, from: usize) {
-    let s = &mut vm.sched;
-    let x = s.explore.as_mut().expect("exploring");
-    s.ready.demote_woken(from, || x.coin());
-}
-
-fn ex(vm: &mut Vm) -> &mut Explore {
-    vm.sched.explore.as_mut().expect("exploring")
-}
-
-/// Runs a fiber for a slice of random length (the time-sliced `run_slice`'s
-/// counterpart; the fiber's resume value has been handed over).
-#[cold]
-#[inline(never)]
-pub(super) fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
-    let woken = vm.sched.ready.woken_len();
-    let budget = ex(vm).slice();
-    let halt = slice(vm, f, budget);
-    place_woken(vm, woken);
-    halt
-}
-
-fn slice(vm: &mut Vm, f: &mut Fiber, budget: u32) -> Halt {
-    if let Some(fault) = super::driver::out_of_memory(vm, f) {
-        if let Some(h) = exec::throw(vm, f, fault) {
-            return h;
-        }
-    }
-    match exec::run(vm, f, budget) {
-        Halt::Yielded => Halt::Preempted,
-        Halt::Preempted => {
-            if !vm.sched.cur().holds_locks() {
-                if let Some(e) = interrupt(vm) {
-                    if let Some(h) = exec::throw(vm, f, Fault::Throw(e)) {
-                        return h;
-                    }
-                }
-            }
-            Halt::Preempted
-        }
-        h => h,
-    }
-}
-
-/// Fires due timers and delivers finished work, at points fixed by the
-/// instruction count (the time-sliced `deliver_events`' counterpart).
-#[cold]
-#[inline(never)]
-pub(super) fn deliver_events(vm: &mut Vm) {
-    let woken = vm.sched.ready.woken_len();
-    timer::fire_due(vm);
-    super::deadline::check(vm);
-    deliver_io(vm);
-    signal::deliver(vm);
-    if vm.sched.reactor.as_ref().is_some_and(|r| r.waiting()) {
-        poll_shuffled(vm, Some(Duration::ZERO));
-    }
-    place_woken(vm, woken);
-}
-
-/// Pool work takes no virtual time: wait until every job in flight is done,
-/// then deliver them all in a random order.
-fn deliver_io(vm: &mut Vm) {
-    if !io::in_flight(vm) {
-        ex(vm).patient = true;
+/// Exploring, pool work takes no virtual time: waits until every job in flight
+/// is done (with patience), then delivers them all in a random order.
+pub(super) fn deliver_io(vm: &mut Vm) {
+    let in_flight = io::in_flight(vm);
+    let x = vm.sched.policy.explore_mut().expect("exploring");
+    if !in_flight {
+        x.patient = true;
         return;
     }
-    let patience = ex(vm).patient.then_some(PATIENCE);
+    let patience = x.patient.then_some(PATIENCE);
     let mut done = io::take_done(vm, patience);
     if patience.is_some() && io::in_flight_after(vm, done.len()) {
-        ex(vm).patient = false;
+        vm.sched.policy.explore_mut().expect("exploring").patient = false;
     }
-    ex(vm).shuffle(&mut done);
+    vm.sched.policy.order(&mut done);
     io::complete(vm, done);
 }
 
-/// Nothing is ready: deliver what the world outside has finished, else skip
-/// the virtual clock to the next timer.
-#[cold]
-#[inline(never)]
+/// Exploring, nothing is ready: waits in real time only for what runs in real
+/// time (descriptors, slow pool work), at most the next timer's virtual wait,
+/// then moves the virtual clock to the next timer.
 pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
     deliver_io(vm);
     if vm.sched.ready.is_empty() && outside_pending(vm) {
-        // Descriptors and slow pool work run in real time: wait for them, but
-        // no longer than the next timer's (virtual) wait. (Signals watched
-        // for Ctrl-C are only looked at: time jumps past them.)
+        // (Signals watched for Ctrl-C are only looked at: time jumps past them.)
         let wait = next_timer.map(|t| t.saturating_duration_since(vm.sched.now()));
         let began = Instant::now();
-        poll_shuffled(vm, wait);
+        super::driver::poll_outside(vm, wait);
         let waited = began.elapsed().min(wait.unwrap_or(Duration::MAX));
-        ex(vm).jumped += waited;
+        vm.sched.policy.explore_mut().expect("exploring").jumped += waited;
     }
     if vm.sched.ready.is_empty() {
         if let Some(t) = next_timer {
-            let now = vm.sched.now();
-            ex(vm).jumped += t.saturating_duration_since(now);
+            let skip = t.saturating_duration_since(vm.sched.now());
+            vm.sched.policy.explore_mut().expect("exploring").jumped += skip;
         }
     }
-    timer::fire_due(vm);
-}
-
-/// Polls the reactor, waking the fibers it is done with in a random order.
-fn poll_shuffled(vm: &mut Vm, timeout: Option<Duration>) {
-    let Some(r) = vm.sched.reactor.as_mut() else {
-        return poll_outside(vm, timeout);
-    };
-    let mut woken = r.poll(timeout);
-    ex(vm).shuffle(&mut woken);
-    wake_all(vm, woken);
-    let done = io::take_done(vm, None);
-    io::complete(vm, done);
-    signal::deliver(vm);
 }
 
 #[cfg(test)]

@@ -78,9 +78,7 @@ impl Cause {
 pub(super) fn finish(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Option<Box<Uncaught>> {
     let woken = vm.sched.ready.woken_len();
     let end = finish_task(vm, id, result);
-    if vm.sched.explore.is_some() {
-        super::explore::place_woken(vm, woken);
-    }
+    super::driver::place_woken(vm, woken);
     end
 }
 

@@ -14,6 +14,7 @@ pub mod io;
 mod lifecycle;
 mod lock;
 pub mod ops;
+mod policy;
 mod queue;
 mod reactor;
 mod report;
@@ -219,8 +220,8 @@ pub struct Sched {
     /// The whole program is being cancelled (SIGINT, SIGTERM, `--timeout`, or
     /// its end with fibers left parked): it ends at this time whatever runs.
     ending: Option<Instant>,
-    /// Schedule exploration: the seeded choices and the virtual clock.
-    explore: Option<Box<explore::Explore>>,
+    /// Real time, or schedule exploration's seeded choices and virtual clock.
+    policy: policy::Policy,
     /// Running untrusted programs (fuzzing): where the program is stopped.
     budget: Option<Budget>,
 }
@@ -263,7 +264,7 @@ impl Default for Sched {
             ending: None,
             signals: None,
             exit: None,
-            explore: None,
+            policy: policy::Policy::RealTime,
             budget: None,
         }
     }
@@ -336,15 +337,12 @@ impl Sched {
     /// Runs the program under the schedule numbered `seed`, on a virtual
     /// clock (`--explore-seed`; see explore.rs).
     pub fn set_explore(&mut self, seed: u64) {
-        self.explore = Some(Box::new(explore::Explore::new(seed)));
+        self.policy = policy::Policy::Explore(Box::new(explore::Explore::new(seed)));
     }
 
     /// The scheduler's clock: real, or virtual when exploring schedules.
     fn now(&self) -> Instant {
-        match &self.explore {
-            None => Instant::now(),
-            Some(x) => x.now(self.start, self.ticks),
-        }
+        self.policy.now(self.start, self.ticks)
     }
 
     /// Milliseconds since the program started.

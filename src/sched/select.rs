@@ -34,10 +34,8 @@ pub(super) fn try_select(vm: &mut Vm, cases: &[Case], has_default: bool) -> Res<
         .map(|(i, _)| i)
         .collect();
     if !ready.is_empty() {
-        let r = match vm.sched.explore.as_mut() {
-            Some(x) => x.next(),
-            None => vm.select_rng.next_u64(),
-        };
+        let rng = &mut vm.select_rng;
+        let r = vm.sched.policy.choose(|| rng.next_u64());
         let i = ready[(r % ready.len() as u64) as usize];
         let c = &cases[i];
         let h = c.chan.unwrap();

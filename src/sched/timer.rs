@@ -62,7 +62,7 @@ pub(super) fn add(vm: &mut Vm, at: Instant, kind: TimerKind) {
     let t = &mut vm.sched.timers;
     t.seq += 1;
     // Equal deadlines fire in the order added, or at random when exploring.
-    let seq = vm.sched.explore.as_mut().map_or(t.seq, |x| x.next());
+    let seq = vm.sched.policy.choose(|| t.seq);
     t.heap.push(Timer { at, seq, kind });
 }
 

@@ -19,6 +19,7 @@ use Value::{Int, Nil};
 mod cancel;
 mod chan;
 mod lock;
+mod policy;
 mod select;
 
 /// A fake fiber: a scheduler slot with a running task, and no VM fiber (the
