@@ -152,7 +152,7 @@ pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
     if interactive {
         console.out(&format!("csp {} — :help for commands, Ctrl-D to quit\n", env!("CARGO_PKG_VERSION")));
     }
-    let mut session = Session { vm, console, color: crate::diag::use_color(), failed: false };
+    let mut session = Session { vm, console, color: crate::diag::use_color(), failed: false, exit: None };
     loop {
         publish_globals(&session.vm, &globals);
         // A Ctrl-C from here on is for the next entry, even one pressed right
@@ -172,8 +172,14 @@ pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
             Input::Unreadable(why) => session.fail(&why),
             Input::Quit => break,
         }
+        if session.exit.is_some() {
+            break;
+        }
     }
     session.vm.out.flush();
+    if let Some(code) = session.exit {
+        return code;
+    }
     // Piped input (`csp < script`) is a batch: its exit code says whether an entry failed.
     i32::from(!interactive && session.failed)
 }
@@ -211,6 +217,8 @@ pub struct Session {
     color: bool,
     /// An entry failed (an error, a deadlock, a bad command).
     failed: bool,
+    /// `exit(code)` was called: the session ends with this status.
+    exit: Option<i32>,
 }
 
 /// How long the scheduler runs before looking at input and Ctrl-C again.
@@ -226,6 +234,9 @@ impl Session {
                 Err(TryRecvError::Empty) => {}
             }
             let pumped = self.pump(None);
+            if self.exit.is_some() {
+                return Input::Quit;
+            }
             let wait = match pumped {
                 Pumped::Busy | Pumped::Deadlock(_) | Pumped::Exit(_) => continue,
                 Pumped::Idle(next) => self.idle_wait(next),
@@ -265,12 +276,12 @@ impl Session {
             self.fail(report);
         }
         // `exit(code)` ends the session at once, from any fiber, with what was
-        // printed shown and the terminal as it was found.
+        // printed shown and the terminal as it was found (`run` returns `code`).
         if let Pumped::Exit(code) = p {
             let _ = std::io::Write::flush(&mut std::io::stdout());
             self.console.settle();
             restore_terminal();
-            std::process::exit(code);
+            self.exit = Some(code);
         }
         for u in errors {
             let d = crate::runner::runtime_diag(&self.vm, &u);
@@ -331,8 +342,8 @@ impl Session {
                 session::cancel_entry(&mut self.vm, entry);
             }
             match self.pump(Some(entry)) {
-                Pumped::Done => break,
-                Pumped::Busy | Pumped::Deadlock(_) | Pumped::Exit(_) => {}
+                Pumped::Done | Pumped::Exit(_) => break,
+                Pumped::Busy | Pumped::Deadlock(_) => {}
                 Pumped::Idle(next) => {
                     if session::stuck(&self.vm, entry) {
                         self.fail(&session::deadlock_report(&self.vm));

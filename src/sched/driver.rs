@@ -91,6 +91,9 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
             if vm.sched.ending.is_some_and(|t| vm.sched.now() >= t) {
                 return Ran::GraceOver;
             }
+            if let Some(code) = vm.sched.exit {
+                return Ran::Exit(code);
+            }
         }
         let Some(r) = vm.sched.ready.pop() else { return Ran::Idle };
         match run_fiber(vm, r) {
@@ -140,6 +143,9 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
         }
         if vm.sched.ending.is_some_and(|t| vm.sched.now() >= t) {
             return grace_over(vm);
+        }
+        if let Some(code) = vm.sched.exit {
+            return Outcome::Exit(code);
         }
         let next_timer = timer::next_deadline(vm);
         if next_timer.is_some() || outside_pending(vm) {

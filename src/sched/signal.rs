@@ -219,9 +219,9 @@ fn drain() {
 fn stop(vm: &mut Vm, i: usize) {
     let main = vm.sched.main_task.filter(|_| signals(vm).stopped_by.is_none());
     let Some(main) = main else {
-        vm.out.flush();
-        super::trace::close(vm);
-        std::process::exit(exit_code(i));
+        // The second: the program ends at once, with this signal's status.
+        vm.sched.exit = Some(exit_code(i));
+        return;
     };
     signals(vm).stopped_by = Some(i);
     vm.sched.begin_ending();

@@ -383,10 +383,3 @@ fn wait_args(vm: &Vm, out: &mut Out, w: &Wait, id: u32) {
         _ => {}
     }
 }
-
-/// Ends the document now: the process is about to exit without unwinding.
-pub(super) fn close(vm: &Vm) {
-    if let Some(t) = &vm.sched.trace {
-        let _ = t.sink.borrow_mut().close();
-    }
-}
