@@ -87,7 +87,7 @@ fn not_a_chan(vm: &Vm, v: Value, op: &str) -> Res<Option<Handle>> {
 /// Pops the first waiter that is still parked where it was queued.
 fn pop_live<T>(q: &mut VecDeque<T>, sched: &Sched, w: impl Fn(&T) -> Waiter) -> Option<T> {
     while let Some(x) = q.pop_front() {
-        if sched.is_parked(w(&x)) {
+        if sched.fibers.is_parked(w(&x)) {
             return Some(x);
         }
     }
@@ -96,17 +96,17 @@ fn pop_live<T>(q: &mut VecDeque<T>, sched: &Sched, w: impl Fn(&T) -> Waiter) -> 
 
 /// Is a fiber parked receiving from channel `h`?
 pub(super) fn has_receiver(vm: &Vm, h: Handle) -> bool {
-    matches!(vm.heap.get(h), Obj::Chan(c) if c.recvq.iter().any(|w| vm.sched.is_parked(*w)))
+    matches!(vm.heap.get(h), Obj::Chan(c) if c.recvq.iter().any(|w| vm.sched.fibers.is_parked(*w)))
 }
 
 /// Can a receive complete now?
 pub(super) fn can_recv(c: &Chan, sched: &Sched) -> bool {
-    !c.buf.is_empty() || c.closed || c.sendq.iter().any(|s| sched.is_parked(s.w))
+    !c.buf.is_empty() || c.closed || c.sendq.iter().any(|s| sched.fibers.is_parked(s.w))
 }
 
 /// Can a send complete now (or fail because the channel is closed)?
 pub(super) fn can_send(c: &Chan, sched: &Sched) -> bool {
-    c.closed || c.signal_only || c.buf.len() < c.cap || c.recvq.iter().any(|r| sched.is_parked(*r))
+    c.closed || c.signal_only || c.buf.len() < c.cap || c.recvq.iter().any(|r| sched.fibers.is_parked(*r))
 }
 
 /// Sends without blocking if possible: true when done, false when it must wait.
@@ -188,13 +188,13 @@ pub(super) fn close(vm: &mut Vm, h: Handle) -> Res<()> {
     let recvs: Vec<Waiter> = c.recvq.drain(..).collect();
     let sends: Vec<SendWaiter> = c.sendq.drain(..).collect();
     for r in recvs {
-        if !vm.sched.is_parked(r) {
+        if !vm.sched.fibers.is_parked(r) {
             continue;
         }
         super::select::wake(vm, r, r.received(Value::Nil, false));
     }
     for s in sends {
-        if !vm.sched.is_parked(s.w) {
+        if !vm.sched.fibers.is_parked(s.w) {
             continue;
         }
         let error = crate::vm::error::bare_error(vm, ErrorKind::Closed, "send on closed channel");

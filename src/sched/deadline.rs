@@ -44,7 +44,7 @@ pub(crate) fn show(d: Duration) -> String {
 /// Acts on a deadline that has passed: cancels the program (which then ends
 /// when its cleanup is done, or its grace time has passed).
 pub(super) fn check(vm: &mut Vm) {
-    let Some(d) = vm.sched.deadline.as_mut() else { return };
+    let Some(d) = vm.sched.events.deadline.as_mut() else { return };
     if d.fired || Instant::now() < d.at {
         return;
     }

@@ -117,10 +117,10 @@ pub fn run_main(vm: &mut Vm, proto: ProtoRef) -> Outcome {
     vm.sched.main_task = None;
     vm.out.flush();
     let outcome = if vm.out.is_broken() { Outcome::BrokenPipe } else { outcome };
-    if let Some(d) = vm.sched.deadline.as_ref().filter(|d| d.fired) {
+    if let Some(d) = vm.sched.events.deadline.as_ref().filter(|d| d.fired) {
         return Outcome::TimedOut(d.describe(), Box::new(outcome));
     }
-    match vm.sched.signals.as_ref().and_then(|s| s.stopped_by) {
+    match vm.sched.events.signals.as_ref().and_then(|s| s.stopped_by) {
         Some(i) => Outcome::Signalled(signal::exit_code(i), Box::new(outcome)),
         None => outcome,
     }
@@ -161,12 +161,12 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
         if !task::get(vm, main).finished() {
             return Outcome::Deadlock(deadlock_report(vm));
         }
-        if vm.sched.live == 0 {
+        if vm.sched.fibers.live == 0 {
             return Outcome::Ok;
         }
         // The script is done; fibers still parked can never wake: cancel them so
         // their finally blocks run.
-        let parked: Vec<u32> = vm.sched.states().filter(|(_, s)| s.parked.is_some()).map(|(id, _)| id).collect();
+        let parked: Vec<u32> = vm.sched.fibers.states().filter(|(_, s)| s.parked.is_some()).map(|(id, _)| id).collect();
         if parked.is_empty() {
             return Outcome::Ok;
         }
@@ -227,7 +227,7 @@ pub(super) fn deliver_events(vm: &mut Vm) {
     deadline::check(vm);
     deliver_io(vm);
     signal::deliver(vm);
-    if vm.sched.reactor.as_ref().is_some_and(|r| r.waiting()) {
+    if vm.sched.events.reactor.as_ref().is_some_and(|r| r.waiting()) {
         poll_outside(vm, Some(Duration::ZERO));
     }
     place_woken(vm, woken);
@@ -246,7 +246,7 @@ fn deliver_io(vm: &mut Vm) {
 /// wakes the fibers whose descriptors are ready and delivers finished pool work,
 /// in the order the policy gives.
 pub(super) fn poll_outside(vm: &mut Vm, timeout: Option<Duration>) {
-    if let Some(r) = vm.sched.reactor.as_mut() {
+    if let Some(r) = vm.sched.events.reactor.as_mut() {
         let mut woken = r.poll(timeout);
         vm.sched.policy.order(&mut woken);
         wake_all(vm, woken);
@@ -290,7 +290,7 @@ pub(super) fn wake_all(vm: &mut Vm, woken: Vec<(super::Waiter, Woken)>) {
 /// Runs a runnable for one slice and acts on how it stopped.
 fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
     let Some((id, mut f)) = start::take(vm, r) else { return Ran::Idle };
-    vm.sched.current = id;
+    vm.sched.fibers.current = id;
     let began = trace::slice_begins(vm, id);
     let halt = run_slice(vm, &mut f);
     // Written once the halt is acted on, so the wakes of a fiber's end (its
@@ -298,16 +298,16 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
     let ending = began.map(|_| Ending::of(&halt, f.current_site()));
     let ran = match halt {
         Halt::Preempted | Halt::Yielded => {
-            vm.sched.slots[id as usize].fiber = Some(f);
+            vm.sched.fibers.slots[id as usize].fiber = Some(f);
             vm.sched.ready.push(Runnable::Fiber(id));
             Ran::Idle
         }
         Halt::Blocked => {
-            vm.sched.slots[id as usize].fiber = Some(f);
+            vm.sched.fibers.slots[id as usize].fiber = Some(f);
             Ran::Idle
         }
         Halt::Deadlock(report) => {
-            vm.sched.slots[id as usize].fiber = Some(f);
+            vm.sched.fibers.slots[id as usize].fiber = Some(f);
             Ran::Deadlock(report)
         }
         Halt::Done(v) => finish(vm, id, Ok(v)).map_or(Ran::Idle, Ran::Error),
@@ -333,7 +333,7 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
 /// throwing pending interruptions at preemption points outside `lock` blocks.
 /// The policy gives the slice's budget and whether the clock ends it.
 fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
-    if let Some(r) = vm.sched.cur().resume.take() {
+    if let Some(r) = vm.sched.fibers.cur().resume.take() {
         if let Some(h) = crate::vm::resume(vm, f, r) {
             return h;
         }
@@ -362,7 +362,7 @@ fn budget_slice(vm: &mut Vm, f: &mut Fiber, budget: u32) -> Halt {
 /// A preemption point: delivers cancellation or a child's failure, but never
 /// inside a critical section. Returns a halt if that ends the fiber's run.
 fn preemption_point(vm: &mut Vm, f: &mut Fiber) -> Option<Halt> {
-    if vm.sched.cur().holds_locks() {
+    if vm.sched.fibers.cur().holds_locks() {
         return None;
     }
     let e = interrupt(vm)?;
@@ -377,7 +377,7 @@ fn timed_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
     // the start for a fiber whose last slice ran out of time, or while a
     // collection cycle runs (its steps, half the slice at most, come on top of
     // the first countdown).
-    let cpu_bound = std::mem::take(&mut vm.sched.cur().cpu_bound);
+    let cpu_bound = std::mem::take(&mut vm.sched.fibers.cur().cpu_bound);
     let mut started = (cpu_bound || vm.heap.in_cycle()).then(Instant::now);
     vm.heap.gc.step_time = vm.sched.slice / 2;
     vm.heap.gc.yield_at = timer::first(vm);
@@ -415,7 +415,7 @@ fn timed_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
                         // ends, before the next slice (`run_ready`).
                         vm.sched.timer_due = timer::due(vm, now);
                         if now.duration_since(t) >= vm.sched.slice {
-                            vm.sched.cur().cpu_bound = true;
+                            vm.sched.fibers.cur().cpu_bound = true;
                             return Halt::Preempted;
                         }
                         if vm.sched.timer_due {

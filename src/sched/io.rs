@@ -48,11 +48,11 @@ impl IoPool {
 
 /// Hands work to the pool (started on first use).
 pub(super) fn submit(vm: &mut Vm, w: Waiter, work: IoWork, retry: bool) -> std::io::Result<()> {
-    if vm.sched.io.is_none() {
+    if vm.sched.events.io.is_none() {
         let waker = super::reactor_of(vm)?.waker.clone();
-        vm.sched.io = Some(IoPool::start(waker));
+        vm.sched.events.io = Some(IoPool::start(waker));
     }
-    let pool = vm.sched.io.as_mut().expect("started");
+    let pool = vm.sched.events.io.as_mut().expect("started");
     pool.waiting.push(w);
     let _ = pool.jobs.send((w, work, retry));
     Ok(())
@@ -60,12 +60,12 @@ pub(super) fn submit(vm: &mut Vm, w: Waiter, work: IoWork, retry: bool) -> std::
 
 /// Jobs are in flight (cheap: for delivering them).
 pub(super) fn in_flight(vm: &Vm) -> bool {
-    vm.sched.io.as_ref().is_some_and(|p| !p.waiting.is_empty())
+    vm.sched.events.io.as_ref().is_some_and(|p| !p.waiting.is_empty())
 }
 
 /// Is a job in flight whose completion can still wake its fiber?
 pub(super) fn pending(vm: &Vm) -> bool {
-    vm.sched.io.as_ref().is_some_and(|p| p.waiting.iter().any(|&w| vm.sched.is_parked(w)))
+    vm.sched.events.io.as_ref().is_some_and(|p| p.waiting.iter().any(|&w| vm.sched.fibers.is_parked(w)))
 }
 
 /// A finished job: its waiter, the work's output, whether the builtin runs again.
@@ -73,7 +73,7 @@ pub(super) type Done = (Waiter, IoDone, bool);
 
 /// Delivers finished work, without waiting.
 pub(super) fn deliver(vm: &mut Vm) {
-    let Some(pool) = vm.sched.io.as_mut() else { return };
+    let Some(pool) = vm.sched.events.io.as_mut() else { return };
     let done: Vec<_> = pool.done.try_iter().collect();
     complete(vm, done);
 }
@@ -82,7 +82,7 @@ pub(super) fn deliver(vm: &mut Vm) {
 /// to that long for every job in flight (schedule exploration). In submission
 /// order (park generations grow), so the order never depends on the workers.
 pub(super) fn take_done(vm: &mut Vm, patience: Option<std::time::Duration>) -> Vec<Done> {
-    let Some(pool) = vm.sched.io.as_mut() else { return Vec::new() };
+    let Some(pool) = vm.sched.events.io.as_mut() else { return Vec::new() };
     let mut done: Vec<Done> = pool.done.try_iter().collect();
     if let Some(p) = patience {
         let until = std::time::Instant::now() + p;
@@ -100,12 +100,12 @@ pub(super) fn take_done(vm: &mut Vm, patience: Option<std::time::Duration>) -> V
 
 /// Are jobs still running besides the `taken` ones taken and not yet completed?
 pub(super) fn in_flight_after(vm: &Vm, taken: usize) -> bool {
-    vm.sched.io.as_ref().is_some_and(|p| p.waiting.len() > taken)
+    vm.sched.events.io.as_ref().is_some_and(|p| p.waiting.len() > taken)
 }
 
 /// Wakes the fibers of finished work with its results, in the order given.
 pub(super) fn complete(vm: &mut Vm, done: Vec<Done>) {
-    let Some(pool) = vm.sched.io.as_mut() else { return };
+    let Some(pool) = vm.sched.events.io.as_mut() else { return };
     for (w, _, _) in &done {
         if let Some(i) = pool.waiting.iter().position(|x| x == w) {
             pool.waiting.swap_remove(i);

@@ -18,7 +18,7 @@ fn task_mut(vm: &mut Vm, h: Handle) -> &mut task::Task {
 /// fiber was cancelled, when a cancellation of its task or an owner's says so.
 fn cancelled_error(vm: &mut Vm, fid: u32) -> Value {
     let e = bare_error(vm, ErrorKind::Cancelled, "cancelled");
-    let mut t = vm.sched.state(fid).task;
+    let mut t = vm.sched.fibers.state(fid).task;
     let mut via = None;
     while let Some(h) = t {
         let tk = task::get(vm, h);
@@ -83,9 +83,9 @@ pub(super) fn finish(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>)
 }
 
 fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Option<Box<Uncaught>> {
-    vm.sched.free.push(id);
-    vm.sched.live -= 1;
-    let st = std::mem::take(vm.sched.state_mut(id));
+    vm.sched.fibers.free.push(id);
+    vm.sched.fibers.live -= 1;
+    let st = std::mem::take(vm.sched.fibers.state_mut(id));
     let th = st.task.expect("fiber without task");
     let is_main = Some(th) == vm.sched.main_task;
     let cancelled = st.cancelled;
@@ -215,7 +215,7 @@ pub(super) fn wake_scope_waiters(vm: &mut Vm, owner: Option<Handle>) {
     let mut owner = owner;
     while let Some(o) = owner {
         if let Some(fid) = task::get(vm, o).fiber {
-            let s = vm.sched.state(fid);
+            let s = vm.sched.fibers.state(fid);
             if matches!(s.parked, Some(Wait::Scope)) {
                 let w = Waiter { fiber: fid, gen: s.gen, case: None };
                 vm.sched.wake(w, Resume::Retry);
@@ -229,7 +229,7 @@ pub(super) fn wake_scope_waiters(vm: &mut Vm, owner: Option<Handle>) {
 /// reached it): record the error, cancel the siblings and interrupt the owner.
 fn scope_failure(vm: &mut Vm, owner: Handle, scope: usize, child: Handle, err: Value) {
     let Some(fid) = task::get(vm, owner).fiber else { return };
-    let of = vm.sched.state_mut(fid);
+    let of = vm.sched.fibers.state_mut(fid);
     let innermost = of.scopes().len() == scope + 1;
     let parked = of.parked.is_some();
     let parked_inside = parked && !matches!(of.parked, Some(Wait::Scope));
@@ -271,7 +271,7 @@ fn propagate(vm: &mut Vm, owner: Option<Handle>, e: Value) -> Option<Value> {
                 unpark(vm, fid);
                 vm.sched.wake_forced(fid, Resume::Throw(e));
             } else {
-                vm.sched.state_mut(fid).extra_mut().pending = Some(e);
+                vm.sched.fibers.state_mut(fid).extra_mut().pending = Some(e);
             }
             return None;
         }
@@ -283,32 +283,32 @@ fn propagate(vm: &mut Vm, owner: Option<Handle>, e: Value) -> Option<Value> {
 /// Parked, and not at the end of a `wait { }` block (which keeps waiting for
 /// its children and then throws itself).
 fn parked_outside_scope_end(vm: &Vm, fid: u32) -> bool {
-    let s = vm.sched.state(fid);
+    let s = vm.sched.fibers.state(fid);
     s.parked.is_some() && !matches!(s.parked, Some(Wait::Scope))
 }
 
 /// Takes a parked fiber off the wait queues it is on (channels keep no stale
 /// entries; other queues recognise stale ones by generation).
 fn unpark(vm: &mut Vm, fid: u32) {
-    let s = vm.sched.state(fid);
+    let s = vm.sched.fibers.state(fid);
     let wait = s.parked.clone();
     let w = Waiter { fiber: fid, gen: s.gen, case: None };
     match wait {
         Some(Wait::Recv(h)) | Some(Wait::Send(h)) => select::remove_from(vm, h, w),
         Some(Wait::Select) => {
-            let chans = vm.sched.state_mut(fid).extra.as_mut().map(|x| std::mem::take(&mut x.select));
+            let chans = vm.sched.fibers.state_mut(fid).extra.as_mut().map(|x| std::mem::take(&mut x.select));
             for h in chans.into_iter().flatten() {
                 select::remove_from(vm, h, w);
             }
         }
         Some(Wait::Fd(fd)) => {
-            if let Some(r) = vm.sched.reactor.as_mut() {
+            if let Some(r) = vm.sched.events.reactor.as_mut() {
                 r.forget(fd, fid);
             }
         }
         _ => {}
     }
-    let s = vm.sched.state_mut(fid);
+    let s = vm.sched.fibers.state_mut(fid);
     s.gen = s.gen.wrapping_add(0x8000_0000);
 }
 
@@ -333,7 +333,7 @@ pub(super) fn cancel_task(vm: &mut Vm, th: Handle, cause: Cause) {
 /// Does fiber `fid` hold interruptions back: does a `finally` block of it run,
 /// within its grace time (docs/concurrency.md, "Cancellation")?
 pub(super) fn holds_back(vm: &Vm, fid: u32) -> bool {
-    let s = vm.sched.state(fid);
+    let s = vm.sched.fibers.state(fid);
     s.shielded && s.extra.as_ref().and_then(|x| x.grace_until).is_none_or(|t| vm.sched.now() < t)
 }
 
@@ -343,7 +343,7 @@ pub(super) fn holds_back(vm: &Vm, fid: u32) -> bool {
 /// `finally` block gets `Cancelled`, and fibers started there are cancelled.
 pub(super) fn start_grace(vm: &mut Vm, fid: u32) {
     let until = vm.sched.now() + vm.sched.grace;
-    let s = vm.sched.state_mut(fid);
+    let s = vm.sched.fibers.state_mut(fid);
     let (Some(th), None) = (s.task, s.extra.as_ref().and_then(|x| x.grace_until)) else { return };
     s.extra_mut().grace_until = Some(until);
     super::timer::add(vm, until, super::timer::TimerKind::Grace(fid, th));
@@ -357,8 +357,8 @@ pub(super) fn grace_ran_out(vm: &mut Vm, th: Handle) {
 /// Marks a fiber cancelled; a parked one gets `Cancelled` thrown at once (the
 /// running one notices at its next suspension point).
 pub(super) fn cancel_fiber(vm: &mut Vm, fid: u32) {
-    vm.sched.state_mut(fid).cancelled = true;
-    if vm.sched.state(fid).shielded {
+    vm.sched.fibers.state_mut(fid).cancelled = true;
+    if vm.sched.fibers.state(fid).shielded {
         start_grace(vm, fid);
     }
     // At the end of a `wait { }` block the fiber keeps waiting for its (now
@@ -375,17 +375,17 @@ pub(super) fn cancel_fiber(vm: &mut Vm, fid: u32) {
 /// propagated child failure first, else `Cancelled` if it was cancelled
 /// (level-triggered).
 pub(super) fn interrupt(vm: &mut Vm) -> Option<Value> {
-    if holds_back(vm, vm.sched.current) {
+    if holds_back(vm, vm.sched.fibers.current) {
         return None;
     }
-    let s = vm.sched.cur();
+    let s = vm.sched.fibers.cur();
     if let Some(e) = s.extra.as_mut().and_then(|x| x.pending.take()) {
         return Some(e);
     }
     let scope_interrupt =
         s.extra.as_mut().and_then(|x| x.scopes.last_mut()).is_some_and(|sc| std::mem::take(&mut sc.interrupt));
     if scope_interrupt || s.cancelled {
-        let fid = vm.sched.current;
+        let fid = vm.sched.fibers.current;
         return Some(cancelled_error(vm, fid));
     }
     None
@@ -394,7 +394,7 @@ pub(super) fn interrupt(vm: &mut Vm) -> Option<Value> {
 /// End of a `wait { }` block of the running fiber: true when it may continue
 /// (after rethrowing a failure), false after parking until its fibers are done.
 pub(super) fn scope_end(vm: &mut Vm, abort: Option<Value>) -> Res<bool> {
-    let Some(scope) = vm.sched.cur().scopes().last() else { return Ok(true) };
+    let Some(scope) = vm.sched.fibers.cur().scopes().last() else { return Ok(true) };
     let children = scope.children.clone();
     // A fiber started after a sibling failed (the body ran on) was not among
     // those cancelled then: the block is being left by an error, so cancel it.
@@ -404,10 +404,10 @@ pub(super) fn scope_end(vm: &mut Vm, abort: Option<Value>) -> Res<bool> {
         }
     }
     if !children.iter().all(|&c| tree_done(vm, c)) {
-        vm.sched.park(Wait::Scope);
+        vm.sched.fibers.park(Wait::Scope);
         return Ok(false);
     }
-    let scope = vm.sched.cur().extra_mut().scopes.pop().unwrap();
+    let scope = vm.sched.fibers.cur().extra_mut().scopes.pop().unwrap();
     if let Some(&first) = scope.errors.first() {
         if let Value::Obj(h) = first {
             if let Obj::Error(e) = vm.heap.get_mut(h) {
@@ -419,8 +419,8 @@ pub(super) fn scope_end(vm: &mut Vm, abort: Option<Value>) -> Res<bool> {
     if let Some(e) = abort {
         return Err(Fault::Throw(e));
     }
-    if vm.sched.cur().cancelled && !holds_back(vm, vm.sched.current) {
-        let fid = vm.sched.current;
+    if vm.sched.fibers.cur().cancelled && !holds_back(vm, vm.sched.fibers.current) {
+        let fid = vm.sched.fibers.current;
         return Err(Fault::Throw(cancelled_error(vm, fid)));
     }
     Ok(true)

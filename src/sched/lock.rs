@@ -42,12 +42,12 @@ pub(super) fn as_mutex(vm: &Vm, v: Value) -> Res<Handle> {
 
 /// Takes the mutex if free: true when held now, false when the fiber must wait.
 pub(super) fn try_lock(vm: &mut Vm, h: Handle) -> Res<bool> {
-    let id = vm.sched.current;
+    let id = vm.sched.fibers.current;
     let m = mutex_mut(vm, h);
     match m.owner {
         None => {
             m.owner = Some(id);
-            vm.sched.cur().extra_mut().locks.push(h);
+            vm.sched.fibers.cur().extra_mut().locks.push(h);
             Ok(true)
         }
         Some(o) if o == id => err(ErrorKind::Lock, "mutex is already locked by this fiber"),
@@ -61,8 +61,8 @@ pub(super) fn enqueue(vm: &mut Vm, h: Handle, w: Waiter) {
 
 /// Releases the mutex and hands it to the first waiter still waiting.
 pub(super) fn unlock(vm: &mut Vm, h: Handle) {
-    let id = vm.sched.current;
-    if let Some(locks) = vm.sched.cur().extra.as_mut().map(|x| &mut x.locks) {
+    let id = vm.sched.fibers.current;
+    if let Some(locks) = vm.sched.fibers.cur().extra.as_mut().map(|x| &mut x.locks) {
         if let Some(i) = locks.iter().rposition(|&l| l == h) {
             locks.remove(i);
         }
@@ -74,9 +74,9 @@ pub(super) fn unlock(vm: &mut Vm, h: Handle) {
     m.owner = None;
     loop {
         let Some(w) = mutex_mut(vm, h).waiters.pop_front() else { return };
-        if vm.sched.is_parked(w) {
+        if vm.sched.fibers.is_parked(w) {
             mutex_mut(vm, h).owner = Some(w.fiber);
-            vm.sched.state_mut(w.fiber).extra_mut().locks.push(h);
+            vm.sched.fibers.state_mut(w.fiber).extra_mut().locks.push(h);
             vm.sched.wake(w, Resume::Value(Value::Nil));
             return;
         }

@@ -168,60 +168,76 @@ struct Slot {
     state: FiberState,
 }
 
-pub struct Sched {
+/// The fibers: their slots (by id), which one runs, park generations, task
+/// numbers and the count of live ones.
+pub(crate) struct Fibers {
     slots: Vec<Slot>,
     free: Vec<u32>,
-    ready: queue::RunQueue,
-    /// Dropped `go`s' fibers not started yet (see unstarted.rs).
-    unstarted: unstarted::Unstarted,
     /// The fiber running now (its state stays in `slots`).
     current: u32,
     next_gen: u32,
     next_number: u32,
-    timers: timer::Timers,
-    start: Instant,
-    slice: Duration,
     /// Fibers started and not yet finished.
     live: usize,
-    /// The main fiber's (or the REPL entry's) task.
-    main_task: Option<Handle>,
-    /// An error that reached the top with no fiber left to take it; reported
-    /// when nothing else can run.
-    orphan_error: Option<Value>,
-    /// Instructions (back-edges and calls) run so far: a cheap clock.
-    ticks: u64,
-    /// A timer may have come due (seen as a slice ended, or after a
-    /// collection): deliver before the next slice.
-    timer_due: bool,
+    /// `--max-fibers`: the most fibers started and not finished.
+    max_fibers: usize,
+}
+
+/// What can wake a fiber from outside the fibers: timers, the worker pool, the
+/// reactor, signals, and `--timeout`'s deadline.
+#[derive(Default)]
+pub(crate) struct Events {
+    timers: timer::Timers,
     /// The blocking-I/O pool, once used.
     io: Option<io::IoPool>,
     /// The `epoll` the scheduler sleeps in when descriptors, the pool or
     /// signals can wake a fiber; made on first use.
     reactor: Option<reactor::Reactor>,
+    /// Signal channels and handling, once signals are asked for.
+    signals: Option<Box<signal::Signals>>,
+    /// `--timeout` for `run`: when the program is cancelled (see driver.rs).
+    deadline: Option<deadline::Deadline>,
+}
+
+/// The scheduler of one program: its fibers, the run queue, the events that
+/// wake fibers, the scheduling policy, and how the program is ending.
+pub struct Sched {
+    fibers: Fibers,
+    ready: queue::RunQueue,
+    /// Dropped `go`s' fibers not started yet (see unstarted.rs).
+    unstarted: unstarted::Unstarted,
+    events: Events,
+    /// Real time, or schedule exploration's seeded choices and virtual clock.
+    policy: policy::Policy,
+    start: Instant,
+    slice: Duration,
+    /// Instructions (back-edges and calls) run so far: a cheap clock.
+    ticks: u64,
+    /// A timer may have come due (seen as a slice ended, or after a
+    /// collection): deliver before the next slice.
+    timer_due: bool,
+    /// The main fiber's (or the REPL entry's) task.
+    main_task: Option<Handle>,
+    /// An error that reached the top with no fiber left to take it; reported
+    /// when nothing else can run.
+    orphan_error: Option<Value>,
     /// `--trace FILE`: events written as they happen (see trace.rs).
     trace: Option<Box<trace::Trace>>,
     /// Child processes started and not yet known to be reaped: a cancelled
     /// owner kills its own, the program's end kills the rest.
     children: Vec<Handle>,
-    /// Signal channels and handling, once signals are asked for.
-    signals: Option<Box<signal::Signals>>,
-    /// `exit(code)` was called: the program ends with this status.
+    /// `exit(code)` was called, or a second SIGINT/SIGTERM came: the program
+    /// ends with this status.
     exit: Option<i32>,
-    /// `--max-fibers`: the most fibers started and not finished.
-    max_fibers: usize,
     /// A collection found the heap over `--max-memory`: the error the next
     /// fiber to go on computing gets (see `driver::out_of_memory`).
     out_of_memory: Option<String>,
-    /// `--timeout` for `run`: when the program is cancelled (see driver.rs).
-    deadline: Option<deadline::Deadline>,
     /// `--grace`: how long a cancelled fiber's `finally` blocks may wait, and a
     /// cancelled program's cleanup may take.
     grace: Duration,
     /// The whole program is being cancelled (SIGINT, SIGTERM, `--timeout`, or
     /// its end with fibers left parked): it ends at this time whatever runs.
     ending: Option<Instant>,
-    /// Real time, or schedule exploration's seeded choices and virtual clock.
-    policy: policy::Policy,
     /// Running untrusted programs (fuzzing): where the program is stopped.
     budget: Option<Budget>,
 }
@@ -235,121 +251,46 @@ pub struct Budget {
     pub time: Duration,
 }
 
-impl Default for Sched {
+impl Default for Fibers {
     fn default() -> Self {
-        Sched {
+        Fibers {
             slots: Vec::new(),
             free: Vec::new(),
-            ready: queue::RunQueue::default(),
-            unstarted: unstarted::Unstarted::default(),
             current: 0,
             next_gen: 1,
             next_number: 0,
-            timers: timer::Timers::default(),
+            live: 0,
+            max_fibers: usize::MAX,
+        }
+    }
+}
+
+impl Default for Sched {
+    fn default() -> Self {
+        Sched {
+            fibers: Fibers::default(),
+            ready: queue::RunQueue::default(),
+            unstarted: unstarted::Unstarted::default(),
+            events: Events::default(),
+            policy: policy::Policy::RealTime,
             start: Instant::now(),
             slice: Duration::from_micros(1000),
-            live: 0,
-            main_task: None,
-            orphan_error: None,
             ticks: 0,
             timer_due: false,
-            io: None,
-            reactor: None,
+            main_task: None,
+            orphan_error: None,
             trace: None,
             children: Vec::new(),
-            max_fibers: usize::MAX,
+            exit: None,
             out_of_memory: None,
-            deadline: None,
             grace: Duration::from_secs(5),
             ending: None,
-            signals: None,
-            exit: None,
-            policy: policy::Policy::RealTime,
             budget: None,
         }
     }
 }
 
-impl Sched {
-    /// Sets the preemption time slice (`--slice-us`).
-    pub fn set_slice(&mut self, slice: Duration) {
-        self.slice = slice;
-    }
-
-    /// Stops the program once it has used up `budget` (fuzzing, replaying
-    /// fuzz inputs; see docs/fuzzing.md).
-    pub fn set_budget(&mut self, budget: Budget) {
-        self.budget = Some(budget);
-    }
-
-    /// Has the program used up its budget?
-    #[inline]
-    fn over_budget(&self) -> bool {
-        self.budget.is_some_and(|b| self.ticks >= b.ticks || self.start.elapsed() >= b.time)
-    }
-
-    /// The earliest time a waiting scheduler must wake to stop the program:
-    /// `--timeout`'s deadline or the end of a budget's time.
-    fn stop_at(&self) -> Option<Instant> {
-        let budget = self.budget.map(|b| self.start + b.time);
-        [self.deadline.as_ref().and_then(|d| d.at()), budget, self.ending].into_iter().flatten().min()
-    }
-
-    /// Bytes the fibers hold outside the heap's objects: their stacks, frames
-    /// and handlers, and the records of `go`s not started yet. Counted against
-    /// `--max-memory` at each collection.
-    fn fiber_bytes(&self) -> usize {
-        let slots = self.slots.capacity() * std::mem::size_of::<Slot>();
-        let fibers: usize = self.slots.iter().filter_map(|s| s.fiber.as_deref()).map(Fiber::bytes).sum();
-        slots + fibers + self.unstarted.bytes()
-    }
-
-    /// Sets `--grace` (docs/concurrency.md, "Cancellation").
-    pub fn set_grace(&mut self, grace: Duration) {
-        self.grace = grace;
-    }
-
-    /// The whole program is being cancelled: it ends when the grace time has
-    /// passed, even if cleanup still runs (the first cancellation decides).
-    fn begin_ending(&mut self) {
-        if self.ending.is_none() {
-            self.ending = Some(self.now() + self.grace);
-        }
-    }
-
-    /// Sets `--max-fibers`.
-    pub fn set_max_fibers(&mut self, n: usize) {
-        self.max_fibers = n;
-    }
-
-    /// Sets `--timeout` for `run`: the program is cancelled after `limit`.
-    pub fn set_deadline(&mut self, limit: Duration) {
-        self.deadline = Some(deadline::Deadline::new(limit));
-    }
-
-    /// Names this VM's process in the `--trace` file, if it writes one.
-    pub fn name_trace_process(&mut self, name: &str) {
-        if let Some(t) = self.trace.as_deref_mut() {
-            t.name_process(name);
-        }
-    }
-
-    /// Runs the program under the schedule numbered `seed`, on a virtual
-    /// clock (`--explore-seed`; see explore.rs).
-    pub fn set_explore(&mut self, seed: u64) {
-        self.policy = policy::Policy::Explore(Box::new(explore::Explore::new(seed)));
-    }
-
-    /// The scheduler's clock: real, or virtual when exploring schedules.
-    fn now(&self) -> Instant {
-        self.policy.now(self.start, self.ticks)
-    }
-
-    /// Milliseconds since the program started.
-    pub fn now_ms(&self) -> f64 {
-        self.now().duration_since(self.start).as_secs_f64() * 1000.0
-    }
-
+impl Fibers {
     fn state(&self, id: u32) -> &FiberState {
         &self.slots[id as usize].state
     }
@@ -390,29 +331,6 @@ impl Sched {
         Waiter { fiber: self.current, gen, case: None }
     }
 
-    /// Makes a parked fiber ready with `resume`, if the waiter is current.
-    #[inline(always)]
-    fn wake(&mut self, w: Waiter, resume: Resume) -> bool {
-        if !self.is_parked(w) {
-            return false;
-        }
-        self.wake_forced(w.fiber, resume);
-        true
-    }
-
-    /// Makes a parked fiber ready with `resume`, whatever it waits on (the caller
-    /// has taken it off its wait queues).
-    #[inline(always)]
-    fn wake_forced(&mut self, fid: u32, resume: Resume) {
-        let s = self.state_mut(fid);
-        s.parked = None;
-        s.resume = Some(resume);
-        self.ready.push_woken(fid);
-        if let Some(t) = self.trace.as_deref_mut() {
-            t.woke(fid);
-        }
-    }
-
     fn alloc_id(&mut self) -> u32 {
         match self.free.pop() {
             Some(id) => id,
@@ -427,6 +345,110 @@ impl Sched {
         self.next_number += 1;
         self.next_number - 1
     }
+}
+
+impl Sched {
+    /// Sets the preemption time slice (`--slice-us`).
+    pub fn set_slice(&mut self, slice: Duration) {
+        self.slice = slice;
+    }
+
+    /// Stops the program once it has used up `budget` (fuzzing, replaying
+    /// fuzz inputs; see docs/fuzzing.md).
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.budget = Some(budget);
+    }
+
+    /// Has the program used up its budget?
+    #[inline]
+    fn over_budget(&self) -> bool {
+        self.budget.is_some_and(|b| self.ticks >= b.ticks || self.start.elapsed() >= b.time)
+    }
+
+    /// The earliest time a waiting scheduler must wake to stop the program:
+    /// `--timeout`'s deadline or the end of a budget's time.
+    fn stop_at(&self) -> Option<Instant> {
+        let budget = self.budget.map(|b| self.start + b.time);
+        [self.events.deadline.as_ref().and_then(|d| d.at()), budget, self.ending].into_iter().flatten().min()
+    }
+
+    /// Bytes the fibers hold outside the heap's objects: their stacks, frames
+    /// and handlers, and the records of `go`s not started yet. Counted against
+    /// `--max-memory` at each collection.
+    fn fiber_bytes(&self) -> usize {
+        let slots = self.fibers.slots.capacity() * std::mem::size_of::<Slot>();
+        let fibers: usize = self.fibers.slots.iter().filter_map(|s| s.fiber.as_deref()).map(Fiber::bytes).sum();
+        slots + fibers + self.unstarted.bytes()
+    }
+
+    /// Sets `--grace` (docs/concurrency.md, "Cancellation").
+    pub fn set_grace(&mut self, grace: Duration) {
+        self.grace = grace;
+    }
+
+    /// The whole program is being cancelled: it ends when the grace time has
+    /// passed, even if cleanup still runs (the first cancellation decides).
+    fn begin_ending(&mut self) {
+        if self.ending.is_none() {
+            self.ending = Some(self.now() + self.grace);
+        }
+    }
+
+    /// Sets `--max-fibers`.
+    pub fn set_max_fibers(&mut self, n: usize) {
+        self.fibers.max_fibers = n;
+    }
+
+    /// Sets `--timeout` for `run`: the program is cancelled after `limit`.
+    pub fn set_deadline(&mut self, limit: Duration) {
+        self.events.deadline = Some(deadline::Deadline::new(limit));
+    }
+
+    /// Names this VM's process in the `--trace` file, if it writes one.
+    pub fn name_trace_process(&mut self, name: &str) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.name_process(name);
+        }
+    }
+
+    /// Runs the program under the schedule numbered `seed`, on a virtual
+    /// clock (`--explore-seed`; see explore.rs).
+    pub fn set_explore(&mut self, seed: u64) {
+        self.policy = policy::Policy::Explore(Box::new(explore::Explore::new(seed)));
+    }
+
+    /// The scheduler's clock: real, or virtual when exploring schedules.
+    fn now(&self) -> Instant {
+        self.policy.now(self.start, self.ticks)
+    }
+
+    /// Milliseconds since the program started.
+    pub fn now_ms(&self) -> f64 {
+        self.now().duration_since(self.start).as_secs_f64() * 1000.0
+    }
+
+    /// Makes a parked fiber ready with `resume`, if the waiter is current.
+    #[inline(always)]
+    fn wake(&mut self, w: Waiter, resume: Resume) -> bool {
+        if !self.fibers.is_parked(w) {
+            return false;
+        }
+        self.wake_forced(w.fiber, resume);
+        true
+    }
+
+    /// Makes a parked fiber ready with `resume`, whatever it waits on (the caller
+    /// has taken it off its wait queues).
+    #[inline(always)]
+    fn wake_forced(&mut self, fid: u32, resume: Resume) {
+        let s = self.fibers.state_mut(fid);
+        s.parked = None;
+        s.resume = Some(resume);
+        self.ready.push_woken(fid);
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.woke(fid);
+        }
+    }
 
     /// Every value the scheduler holds (GC roots): its fibers, their states and
     /// tasks, fibers not started yet, timers' channels and an unreported error.
@@ -436,7 +458,7 @@ impl Sched {
                 out.push(h);
             }
         };
-        for slot in &self.slots {
+        for slot in &self.fibers.slots {
             if let Some(f) = &slot.fiber {
                 f.roots(&mut push);
             }
@@ -454,29 +476,29 @@ impl Sched {
                 x.pending.map(&mut push);
             }
         }
-        self.timers.roots(&mut push);
+        self.events.timers.roots(&mut push);
         self.children.iter().for_each(|&h| push(Value::Obj(h)));
         self.main_task.map(Value::Obj).map(&mut push);
         self.ready.pending_tasks().for_each(|h| push(Value::Obj(h)));
         self.unstarted.roots().for_each(&mut push);
         self.orphan_error.map(&mut push);
-        self.signals.iter().flat_map(|s| s.roots()).for_each(|h| push(Value::Obj(h)));
+        self.events.signals.iter().flat_map(|s| s.roots()).for_each(|h| push(Value::Obj(h)));
     }
 }
 
 /// The reactor, made on first use. Making it fails only when the process is
 /// out of descriptors.
 fn reactor_of(vm: &mut crate::vm::Vm) -> std::io::Result<&mut reactor::Reactor> {
-    if vm.sched.reactor.is_none() {
-        vm.sched.reactor = Some(reactor::Reactor::new()?);
+    if vm.sched.events.reactor.is_none() {
+        vm.sched.events.reactor = Some(reactor::Reactor::new()?);
     }
-    Ok(vm.sched.reactor.as_mut().expect("made"))
+    Ok(vm.sched.events.reactor.as_mut().expect("made"))
 }
 
 /// Can something outside the fibers (finished pool work, a ready descriptor,
 /// a signal asked for on a channel) still wake one?
 fn outside_pending(vm: &crate::vm::Vm) -> bool {
-    io::pending(vm) || vm.sched.reactor.as_ref().is_some_and(|r| r.waiting()) || signal::can_wake(vm)
+    io::pending(vm) || vm.sched.events.reactor.as_ref().is_some_and(|r| r.waiting()) || signal::can_wake(vm)
 }
 
 #[cfg(test)]

@@ -27,10 +27,10 @@ pub fn check_interrupt(vm: &mut Vm) -> Res<()> {
 /// The running fiber entered its outermost `finally` block (`on`), or left it:
 /// interruptions wait while it runs (within the fiber's grace time).
 pub fn set_shielded(vm: &mut Vm, on: bool) {
-    let s = vm.sched.cur();
+    let s = vm.sched.fibers.cur();
     s.shielded = on;
     if on && s.cancelled {
-        let fid = vm.sched.current;
+        let fid = vm.sched.fibers.current;
         super::lifecycle::start_grace(vm, fid);
     }
 }
@@ -38,12 +38,12 @@ pub fn set_shielded(vm: &mut Vm, on: bool) {
 /// Parks the running fiber on `wait` unless an interruption is due (thrown then).
 #[inline(always)]
 fn park(vm: &mut Vm, wait: Wait) -> Res<super::Waiter> {
-    let s = vm.sched.cur();
+    let s = vm.sched.fibers.cur();
     // Only a fiber with extra state or cancelled can have one due.
     if s.extra.is_some() || s.cancelled {
         check_interrupt(vm)?;
     }
-    Ok(vm.sched.park(wait))
+    Ok(vm.sched.fibers.park(wait))
 }
 
 /// `go`: starts a fiber whose first step is `call[0](call[1..])`, or with
@@ -56,10 +56,10 @@ pub fn go(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool) 
 
 /// The `fibers` error when `--max-fibers` fibers are already live.
 fn fiber_room(vm: &Vm) -> Res<()> {
-    if vm.sched.live < vm.sched.max_fibers {
+    if vm.sched.fibers.live < vm.sched.fibers.max_fibers {
         return Ok(());
     }
-    let max = vm.sched.max_fibers;
+    let max = vm.sched.fibers.max_fibers;
     err(ErrorKind::Fibers, format!("too many fibers: {max} are running or waiting (see --max-fibers)"))
 }
 
@@ -132,8 +132,8 @@ pub fn wait_on(vm: &mut Vm, v: Value, at: Site) -> Res<Waited> {
             if let Some(r) = task::outcome(vm, h)? {
                 return Ok(Waited::Ready(r));
             }
-            if task::get(vm, h).fiber == Some(vm.sched.current) {
-                vm.sched.park(Wait::Task);
+            if task::get(vm, h).fiber == Some(vm.sched.fibers.current) {
+                vm.sched.fibers.park(Wait::Task);
                 return Ok(Waited::OnItself(super::report::self_wait(vm, at)));
             }
             let w = park(vm, Wait::Task)?;
@@ -179,7 +179,7 @@ pub fn wait_on(vm: &mut Vm, v: Value, at: Site) -> Res<Waited> {
 
 /// Start of a `wait { }` block.
 pub fn scope_begin(vm: &mut Vm) {
-    vm.sched.cur().extra_mut().scopes.push(Default::default());
+    vm.sched.fibers.cur().extra_mut().scopes.push(Default::default());
 }
 
 /// End of a `wait { }` block (`abort`: its body threw): true when it may go on
@@ -264,7 +264,7 @@ fn unblock(vm: &mut Vm, w: super::Waiter, msg: String) -> Res<()> {
 
 /// A process `spawn` started, owned by the running fiber's task.
 pub fn adopt_process(vm: &mut Vm, h: Handle) {
-    let owner = vm.sched.cur().task;
+    let owner = vm.sched.fibers.cur().task;
     if let Obj::Process(p) = vm.heap.get_mut(h) {
         p.owner = owner;
     }
@@ -306,7 +306,7 @@ pub(super) fn kill_children(vm: &mut Vm, owner: Option<Handle>) {
 /// A stream is closing its descriptor: fibers waiting on it wake (a reader
 /// retries and finds it closed, a pending write fails).
 pub fn fd_closing(vm: &mut Vm, fd: std::os::fd::RawFd) {
-    let woken = vm.sched.reactor.as_mut().map(|r| r.closing(fd)).unwrap_or_default();
+    let woken = vm.sched.events.reactor.as_mut().map(|r| r.closing(fd)).unwrap_or_default();
     super::driver::wake_all(vm, woken);
 }
 
@@ -339,7 +339,7 @@ pub fn group_add(vm: &mut Vm, wg: Handle, n: i64) -> Res<()> {
 /// `t.cancel()` called at `site`: cancels the task's fiber and, recursively,
 /// its children.
 pub fn cancel(vm: &mut Vm, t: Handle, site: Option<Site>) {
-    let by = vm.sched.cur().task.filter(|&h| Some(h) != vm.sched.main_task).map(|h| task::get(vm, h).number);
+    let by = vm.sched.fibers.cur().task.filter(|&h| Some(h) != vm.sched.main_task).map(|h| task::get(vm, h).number);
     super::lifecycle::cancel_task(vm, t, super::lifecycle::Cause::Call(by, site))
 }
 
@@ -388,9 +388,9 @@ pub fn now(vm: &Vm) -> f64 {
 /// else None. For `csp test`, whose driver checks this while it waits for a
 /// test, so a test that deadlocks is reported at once, not at its timeout.
 pub fn others_deadlocked(vm: &mut Vm) -> Option<String> {
-    let cur = vm.sched.current;
-    let others_parked = vm.sched.states().filter(|&(id, _)| id != cur).all(|(_, s)| s.parked.is_some());
-    let some_parked = vm.sched.states().any(|(id, s)| id != cur && s.parked.is_some());
+    let cur = vm.sched.fibers.current;
+    let others_parked = vm.sched.fibers.states().filter(|&(id, _)| id != cur).all(|(_, s)| s.parked.is_some());
+    let some_parked = vm.sched.fibers.states().any(|(id, s)| id != cur && s.parked.is_some());
     let idle = vm.sched.ready.is_empty() && !super::outside_pending(vm) && !timer::can_wake_a_fiber(vm);
     (idle && others_parked && some_parked).then(|| super::report::deadlock_report(vm))
 }

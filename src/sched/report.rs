@@ -94,7 +94,7 @@ pub(super) fn fiber_dump(vm: &Vm) -> String {
 
 /// Fibers that exist and are not running now, with their states.
 fn fibers(vm: &Vm) -> impl Iterator<Item = (&Fiber, &FiberState)> + '_ {
-    vm.sched.slots.iter().filter_map(|s| Some((s.fiber.as_deref()?, &s.state)))
+    vm.sched.fibers.slots.iter().filter_map(|s| Some((s.fiber.as_deref()?, &s.state)))
 }
 
 /// Names of the globals holding object `h`.
@@ -149,7 +149,8 @@ fn blocked_line(vm: &Vm, f: &Fiber, s: &FiberState, w: &Wait, holders: &mut Hold
                 Obj::Mutex(mx) => mx.holder(),
                 _ => None,
             };
-            let held = holder.map(|id| format!(" held by {}", fiber_name(vm, vm.sched.state(id)))).unwrap_or_default();
+            let held =
+                holder.map(|id| format!(" held by {}", fiber_name(vm, vm.sched.fibers.state(id)))).unwrap_or_default();
             format!("lock{held}")
         }
         Wait::Select => {
@@ -215,6 +216,6 @@ pub(super) fn fiber_title(vm: &Vm, th: Handle, callee: &str) -> String {
 
 /// The report of a fiber that waits on its own task at `at`.
 pub(super) fn self_wait(vm: &Vm, at: Site) -> String {
-    let number = vm.sched.state(vm.sched.current).task.map_or(0, |t| task(vm, t).number);
+    let number = vm.sched.fibers.state(vm.sched.fibers.current).task.map_or(0, |t| task(vm, t).number);
     format!("deadlock: fiber {number} waits on its own task at {}\n", at.location())
 }

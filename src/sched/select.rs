@@ -67,10 +67,10 @@ pub(super) fn park_on_all(vm: &mut Vm, cases: &[Case]) {
             chans.push(h);
         }
     }
-    if !chans.is_empty() || vm.sched.cur().extra.is_some() {
-        vm.sched.cur().extra_mut().select = chans;
+    if !chans.is_empty() || vm.sched.fibers.cur().extra.is_some() {
+        vm.sched.fibers.cur().extra_mut().select = chans;
     }
-    let base = vm.sched.park(Wait::Select);
+    let base = vm.sched.fibers.park(Wait::Select);
     for (i, c) in cases.iter().enumerate() {
         let Some(h) = c.chan else { continue };
         let w = Waiter { case: Some(i as u16), ..base };
@@ -113,7 +113,7 @@ pub(super) fn remove_from(vm: &mut Vm, h: Handle, w: Waiter) {
 #[inline(always)]
 pub(super) fn wake(vm: &mut Vm, w: Waiter, resume: Resume) {
     if w.case.is_some() {
-        let chans = vm.sched.state_mut(w.fiber).extra.as_mut().map(|x| std::mem::take(&mut x.select));
+        let chans = vm.sched.fibers.state_mut(w.fiber).extra.as_mut().map(|x| std::mem::take(&mut x.select));
         for h in chans.into_iter().flatten() {
             remove_from(vm, h, w);
         }

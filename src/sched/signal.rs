@@ -117,7 +117,7 @@ fn install(i: usize) -> std::io::Result<()> {
 }
 
 fn signals(vm: &mut Vm) -> &mut Signals {
-    vm.sched.signals.get_or_insert_with(Default::default)
+    vm.sched.events.signals.get_or_insert_with(Default::default)
 }
 
 /// Registers the self-pipe with this scheduler's reactor, so an idle wait ends
@@ -168,14 +168,14 @@ pub fn notify(vm: &mut Vm, which: &[usize]) -> std::io::Result<Value> {
 
 /// Are signals watched (an idle scheduler must wait in the reactor to see them)?
 pub(super) fn watching(vm: &Vm) -> bool {
-    vm.sched.signals.as_ref().is_some_and(|s| s.watched)
+    vm.sched.events.signals.as_ref().is_some_and(|s| s.watched)
 }
 
 /// Can a signal still wake a fiber? While the main task runs and a program
 /// asked for signals on a channel, a fiber blocked on it is waiting for the
 /// outside world, not deadlocked (once the main task ends, it is a leftover).
 pub(super) fn can_wake(vm: &Vm) -> bool {
-    let asked = vm.sched.signals.as_ref().is_some_and(|s| s.chans.iter().any(|c| !c.is_empty()));
+    let asked = vm.sched.events.signals.as_ref().is_some_and(|s| s.chans.iter().any(|c| !c.is_empty()));
     asked && vm.sched.main_task.is_some_and(|t| !task::get(vm, t).finished())
 }
 
@@ -189,14 +189,14 @@ pub(super) fn deliver(vm: &mut Vm) {
     drain();
     let bits = PENDING.swap(0, Ordering::AcqRel);
     for i in (0..KNOWN.len()).filter(|i| bits & (1 << i) != 0) {
-        let chans = vm.sched.signals.as_ref().map(|s| s.chans[i].clone()).unwrap_or_default();
+        let chans = vm.sched.events.signals.as_ref().map(|s| s.chans[i].clone()).unwrap_or_default();
         if !chans.is_empty() {
             let name = vm.heap.str(KNOWN[i].0);
             for ch in chans {
                 // Full: dropped, as Go's signal.Notify does; closed: ignored.
                 let _ = chan::try_send(vm, ch, name);
             }
-        } else if vm.sched.signals.as_ref().is_some_and(|s| s.default) {
+        } else if vm.sched.events.signals.as_ref().is_some_and(|s| s.default) {
             match i {
                 INT | TERM => stop(vm, i),
                 QUIT => crate::err_print!("{}", super::report::fiber_dump(vm)),

@@ -14,15 +14,15 @@ use crate::vm::{Fiber, Handle, Obj, Value, Vm};
 /// owned by the running fiber (or its innermost `wait { }` block); returns its
 /// task (nil for a dropped task that gets only a record).
 pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool) -> Value {
-    let cur = vm.sched.current;
-    let owner = vm.sched.state(cur).task;
-    let scope = vm.sched.state(cur).scopes().len().checked_sub(1).map(|s| s as u32);
+    let cur = vm.sched.fibers.current;
+    let owner = vm.sched.fibers.state(cur).task;
+    let scope = vm.sched.fibers.state(cur).scopes().len().checked_sub(1).map(|s| s as u32);
     // A cancelled fiber's `go` starts its fiber cancelled too, except in a
     // `finally` block within the grace time (it is cancelled when that ends).
-    let cancelled = vm.sched.state(cur).cancelled && !super::lifecycle::holds_back(vm, cur);
-    vm.sched.live += 1;
+    let cancelled = vm.sched.fibers.state(cur).cancelled && !super::lifecycle::holds_back(vm, cur);
+    vm.sched.fibers.live += 1;
     if dropped && scope.is_none() {
-        let number = vm.sched.take_number();
+        let number = vm.sched.fibers.take_number();
         vm.sched.unstarted.push(owner, site, number, method, cancelled, call.iter().copied());
         if let Some(o) = owner {
             task::get_mut(vm, o).extra_mut().unstarted += 1;
@@ -30,7 +30,7 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
         vm.sched.ready.push(Runnable::Record);
         return Value::Nil;
     }
-    let id = vm.sched.alloc_id();
+    let id = vm.sched.fibers.alloc_id();
     let state = TaskState::Pending(call.into(), method);
     let th = new_task(vm, Some(id), state, owner, scope, dropped, Some(site));
     task::get_mut(vm, th).cancelled = cancelled;
@@ -39,7 +39,7 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
     }
     if scope.is_some() {
         fn innermost(vm: &mut Vm) -> &mut super::Scope {
-            vm.sched.cur().extra_mut().scopes.last_mut().expect("a scope")
+            vm.sched.fibers.cur().extra_mut().scopes.last_mut().expect("a scope")
         }
         let mut children = std::mem::take(&mut innermost(vm).children);
         compact(vm, &mut children);
@@ -56,8 +56,8 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
 /// dropped `go`'s, its uncaught error goes to the owner at once.
 pub(super) fn spawn_detached(vm: &mut Vm, call: &[Value], site: Site) -> Value {
     let owner = vm.sched.main_task;
-    vm.sched.live += 1;
-    let id = vm.sched.alloc_id();
+    vm.sched.fibers.live += 1;
+    let id = vm.sched.fibers.alloc_id();
     let state = TaskState::Pending(call.into(), false);
     let th = new_task(vm, Some(id), state, owner, None, true, Some(site));
     if let Some(owner) = owner {
@@ -78,7 +78,7 @@ fn add_child(vm: &mut Vm, owner: Handle, child: Handle) {
 /// pending task or the oldest record (whose task is made now).
 pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
     match r {
-        Runnable::Fiber(id) => Some((id, vm.sched.slots[id as usize].fiber.take()?)),
+        Runnable::Fiber(id) => Some((id, vm.sched.fibers.slots[id as usize].fiber.take()?)),
         Runnable::Task(th) => {
             let t = task::get_mut(vm, th);
             let TaskState::Pending(call, method) = std::mem::replace(&mut t.state, TaskState::Running) else {
@@ -90,7 +90,7 @@ pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
         }
         Runnable::Record => {
             let r = vm.sched.unstarted.pop().expect("run queue names a missing record");
-            let id = vm.sched.alloc_id();
+            let id = vm.sched.fibers.alloc_id();
             let t = Task {
                 number: r.number,
                 fiber: Some(id),
@@ -115,7 +115,7 @@ pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
 
 /// A fiber about to make its first call, with its scheduling state.
 fn begin(vm: &mut Vm, call: &[Value], method: bool, site: Site, id: u32, th: Handle, cancelled: bool) -> Box<Fiber> {
-    let s = vm.sched.state_mut(id);
+    let s = vm.sched.fibers.state_mut(id);
     s.task = Some(th);
     s.cancelled = cancelled;
     // Sized for the callee's registers: a program may park a million fibers.
@@ -180,7 +180,7 @@ pub(super) fn new_task(
     dropped: bool,
     site: Option<Site>,
 ) -> Handle {
-    let number = vm.sched.take_number();
+    let number = vm.sched.fibers.take_number();
     let t = Task { number, fiber, state, owner, scope, observed: false, dropped, cancelled: false, site, extra: None };
     vm.heap.alloc(Obj::Task(Box::new(t)))
 }
@@ -188,13 +188,13 @@ pub(super) fn new_task(
 /// Starts a file's top level (the program, or a REPL entry) as a fiber with no
 /// owner; returns its task.
 pub(super) fn start_main(vm: &mut Vm, proto: ProtoRef) -> Handle {
-    let id = vm.sched.alloc_id();
+    let id = vm.sched.fibers.alloc_id();
     let th = new_task(vm, Some(id), TaskState::Running, None, None, false, None);
     vm.sched.main_task = Some(th);
-    vm.sched.state_mut(id).task = Some(th);
-    vm.sched.slots[id as usize].fiber = Some(Box::new(Fiber::for_main(proto)));
+    vm.sched.fibers.state_mut(id).task = Some(th);
+    vm.sched.fibers.slots[id as usize].fiber = Some(Box::new(Fiber::for_main(proto)));
     vm.sched.ready.push(Runnable::Fiber(id));
-    vm.sched.live += 1;
+    vm.sched.fibers.live += 1;
     if vm.sched.trace.is_some() {
         let label = super::report::fiber_title(vm, th, "");
         super::trace::name_fiber(vm, id, task::get(vm, th).number, &label);

@@ -59,7 +59,7 @@ impl Timers {
 }
 
 pub(super) fn add(vm: &mut Vm, at: Instant, kind: TimerKind) {
-    let t = &mut vm.sched.timers;
+    let t = &mut vm.sched.events.timers;
     t.seq += 1;
     // Equal deadlines fire in the order added, or at random when exploring.
     let seq = vm.sched.policy.choose(|| t.seq);
@@ -83,12 +83,12 @@ pub(super) fn period(ms: f64) -> Duration {
 
 /// Runs every timer whose deadline has passed.
 pub(super) fn fire_due(vm: &mut Vm) {
-    if vm.sched.timers.heap.is_empty() {
+    if vm.sched.events.timers.heap.is_empty() {
         return;
     }
     let now = vm.sched.now();
-    while vm.sched.timers.heap.peek().is_some_and(|t| t.at <= now) {
-        let t = vm.sched.timers.heap.pop().unwrap();
+    while vm.sched.events.timers.heap.peek().is_some_and(|t| t.at <= now) {
+        let t = vm.sched.events.timers.heap.pop().unwrap();
         match t.kind {
             TimerKind::Wake(w) => {
                 vm.sched.wake(w, Resume::Value(Value::Nil));
@@ -124,15 +124,15 @@ pub(super) fn due(vm: &Vm, now: Instant) -> bool {
 /// The earliest deadline, live or not.
 #[inline]
 pub(super) fn first(vm: &Vm) -> Option<Instant> {
-    vm.sched.timers.heap.peek().map(|t| t.at)
+    vm.sched.events.timers.heap.peek().map(|t| t.at)
 }
 
 /// Is this timer still useful? A sleep whose fiber was woken another way
 /// (cancelled) is not.
 fn live(vm: &Vm, t: &Timer) -> bool {
     match t.kind {
-        TimerKind::Wake(w) => vm.sched.is_parked(w),
-        TimerKind::Grace(fid, th) => vm.sched.runs_task(fid, th),
+        TimerKind::Wake(w) => vm.sched.fibers.is_parked(w),
+        TimerKind::Grace(fid, th) => vm.sched.fibers.runs_task(fid, th),
         _ => true,
     }
 }
@@ -140,8 +140,8 @@ fn live(vm: &Vm, t: &Timer) -> bool {
 /// Can this timer wake a parked fiber now?
 fn wakes_parked(vm: &Vm, t: &Timer) -> bool {
     match t.kind {
-        TimerKind::Wake(w) => vm.sched.is_parked(w),
-        TimerKind::Grace(fid, _) => live(vm, t) && vm.sched.state(fid).parked.is_some(),
+        TimerKind::Wake(w) => vm.sched.fibers.is_parked(w),
+        TimerKind::Grace(fid, _) => live(vm, t) && vm.sched.fibers.state(fid).parked.is_some(),
         TimerKind::Send(ch) | TimerKind::Tick(ch, _) => chan::has_receiver(vm, ch),
     }
 }
@@ -150,21 +150,21 @@ fn wakes_parked(vm: &Vm, t: &Timer) -> bool {
 /// and `ticker` channels only while some fiber is parked (it may wait on one),
 /// so a forgotten ticker does not keep a finished program alive.
 pub(super) fn pending(vm: &Vm) -> bool {
-    let timers = &vm.sched.timers.heap;
+    let timers = &vm.sched.events.timers.heap;
     timers.iter().any(|t| matches!(t.kind, TimerKind::Wake(_) | TimerKind::Grace(..)) && wakes_parked(vm, t))
-        || (!timers.is_empty() && vm.sched.states().any(|(_, s)| s.parked.is_some()))
+        || (!timers.is_empty() && vm.sched.fibers.states().any(|(_, s)| s.parked.is_some()))
 }
 
 /// Can some timer still wake a fiber: a live sleep, or an `after`/`ticker`
 /// whose channel a fiber is parked receiving from?
 pub(super) fn can_wake_a_fiber(vm: &Vm) -> bool {
-    vm.sched.timers.heap.iter().any(|t| wakes_parked(vm, t))
+    vm.sched.events.timers.heap.iter().any(|t| wakes_parked(vm, t))
 }
 
 /// When the next timer that can still wake someone is due (dead ones dropped).
 pub(super) fn next_deadline(vm: &mut Vm) -> Option<Instant> {
-    while vm.sched.timers.heap.peek().is_some_and(|t| !live(vm, t)) {
-        vm.sched.timers.heap.pop();
+    while vm.sched.events.timers.heap.peek().is_some_and(|t| !live(vm, t)) {
+        vm.sched.events.timers.heap.pop();
     }
-    vm.sched.timers.heap.peek().map(|t| t.at).filter(|_| pending(vm))
+    vm.sched.events.timers.heap.peek().map(|t| t.at).filter(|_| pending(vm))
 }

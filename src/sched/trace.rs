@@ -300,7 +300,7 @@ pub(super) fn slice_ends(vm: &mut Vm, id: u32, began: u64, ending: Ending) {
     let stamp = t.running.take().map_or_else(|| Stamp::new(began), |r| r.1);
     let ids = t.fibers.get(id as usize).map_or_else(|| ids(t.pid, 0), |f| f.ids);
     let wait = match ending.head {
-        None => vm.sched.state(id).parked.as_ref(),
+        None => vm.sched.fibers.state(id).parked.as_ref(),
         Some(_) => None,
     };
     let sink = t.sink.clone();
@@ -362,7 +362,7 @@ fn wait_args(vm: &Vm, out: &mut Out, w: &Wait, id: u32) {
             }
         }
         Wait::Select => {
-            let chans = vm.sched.state(id).extra.as_ref().map_or(&[][..], |x| &x.select[..]);
+            let chans = vm.sched.fibers.state(id).extra.as_ref().map_or(&[][..], |x| &x.select[..]);
             out.put(b",\"chans\":[");
             for (i, h) in chans.iter().enumerate() {
                 if i > 0 {

@@ -14,7 +14,7 @@ fn a_cancelled_fiber_does_not_park() {
     assert!(matches!(ops::lock(vm, m), Ok(true)));
 
     run_as(vm, a);
-    vm.sched.state_mut(a).cancelled = true;
+    vm.sched.fibers.state_mut(a).cancelled = true;
     // Operations that complete at once still do.
     assert!(matches!(ops::send(vm, buf, Int(1)), Ok(true)), "a send into a buffer with room");
     assert!(matches!(ops::select(vm, &[(unbuf, None)], true), Ok(Some((-1, _, _)))), "a select's default");
@@ -60,7 +60,7 @@ fn a_childs_failure_is_thrown_instead_of_parking() {
     let ch = ops::new_chan(vm, 0);
     let e = crate::vm::error::bare_error(vm, ErrorKind::Value, "child failed");
     run_as(vm, a);
-    vm.sched.state_mut(a).extra_mut().pending = Some(e);
+    vm.sched.fibers.state_mut(a).extra_mut().pending = Some(e);
     match ops::recv(vm, ch) {
         Err(Fault::Throw(v)) => assert_eq!(handle(v), handle(e), "the child's own error is thrown"),
         r => panic!("expected the pending error, got {r:?}"),

@@ -325,7 +325,7 @@ fn stale_senders_are_skipped() {
     // a's send is abandoned: its park generation moves on (as cancellation does).
     run_as(vm, a);
     assert!(matches!(ops::send(vm, ch, Int(1)), Ok(false)));
-    vm.sched.state_mut(a).gen += 1;
+    vm.sched.fibers.state_mut(a).gen += 1;
     run_as(vm, c);
     let got = ops::select(vm, &[(ch, None)], true);
     assert!(matches!(got, Ok(Some((-1, Nil, false)))), "a stale sender does not make a receive ready: {got:?}");
@@ -354,8 +354,8 @@ fn close_skips_stale_waiters() {
     assert!(matches!(ops::recv(vm, rch), Ok(None)));
     run_as(vm, b);
     assert!(matches!(ops::send(vm, sch, Int(1)), Ok(false)));
-    vm.sched.state_mut(a).gen += 1;
-    vm.sched.state_mut(b).gen += 1;
+    vm.sched.fibers.state_mut(a).gen += 1;
+    vm.sched.fibers.state_mut(b).gen += 1;
     assert_eq!((queued(vm, rch), queued(vm, sch)), ((1, 0), (0, 1)));
     run_as(vm, c);
     ops::close(vm, rch).unwrap();

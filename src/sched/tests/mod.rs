@@ -25,16 +25,16 @@ mod select;
 /// A fake fiber: a scheduler slot with a running task, and no VM fiber (the
 /// seam's operations never touch one).
 fn fiber(vm: &mut Vm) -> u32 {
-    let id = vm.sched.alloc_id();
+    let id = vm.sched.fibers.alloc_id();
     let th = crate::sched::start::new_task(vm, Some(id), TaskState::Running, None, None, false, None);
-    vm.sched.state_mut(id).task = Some(th);
+    vm.sched.fibers.state_mut(id).task = Some(th);
     id
 }
 
 /// Makes `id` the running fiber: the one whose operations `ops` performs.
 fn run_as(vm: &mut Vm, id: u32) {
-    assert!(vm.sched.state(id).parked.is_none(), "fiber {id} is parked and cannot run");
-    vm.sched.current = id;
+    assert!(vm.sched.fibers.state(id).parked.is_none(), "fiber {id} is parked and cannot run");
+    vm.sched.fibers.current = id;
 }
 
 fn handle(v: Value) -> Handle {
@@ -58,12 +58,12 @@ fn queued(vm: &Vm, ch: Value) -> (usize, usize) {
 }
 
 fn parked(vm: &Vm, id: u32) -> Option<&Wait> {
-    vm.sched.state(id).parked.as_ref()
+    vm.sched.fibers.state(id).parked.as_ref()
 }
 
 /// Takes what fiber `id` was woken with.
 fn resume(vm: &mut Vm, id: u32) -> Option<Resume> {
-    vm.sched.state_mut(id).resume.take()
+    vm.sched.fibers.state_mut(id).resume.take()
 }
 
 /// Drains the run queue: the fibers woken, in wake order.
@@ -105,7 +105,7 @@ fn thrown_kind<T: Debug>(r: Res<T>, vm: &Vm) -> ErrorKind {
 }
 
 fn locks(vm: &Vm, id: u32) -> Vec<Handle> {
-    vm.sched.state(id).extra.as_ref().map_or(Vec::new(), |x| x.locks.clone())
+    vm.sched.fibers.state(id).extra.as_ref().map_or(Vec::new(), |x| x.locks.clone())
 }
 
 /// Where a `wait` is: only reported when a fiber waits on its own task, so any
@@ -144,5 +144,5 @@ fn wait_group(vm: &mut Vm, wg: Value, at: Site) -> Res<bool> {
 
 /// The channels of the `select` fiber `id` is parked in.
 fn select_chans(vm: &Vm, id: u32) -> Vec<Handle> {
-    vm.sched.state(id).extra.as_ref().map_or(Vec::new(), |x| x.select.clone())
+    vm.sched.fibers.state(id).extra.as_ref().map_or(Vec::new(), |x| x.select.clone())
 }
