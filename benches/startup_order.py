@@ -30,6 +30,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "link", "startup.ld")
+# The one setting `--pin` changes: build.rs puts it where startup.ld says PAD.
+PAD_FILE = os.path.join(ROOT, "link", "dispatch-pad")
 # Start-up code outside per-function sections: `_start` (crt1) and psm's
 # stack-pointer routine (assembly; the compiler's recursion checks call it).
 FIXED = ["*crt1.o(.text)", "*libpsm-*:*(.text)"]
@@ -122,10 +124,9 @@ def pad(binary):
 def main():
     if sys.argv[1:2] == ["--pin"]:
         binary = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "target", "release", "csp")
-        text = re.sub(r"    \. = ALIGN\(64\);( \. \+= \d+;)?", f"    . = ALIGN(64); . += {pad(binary)};", open(OUT).read())
-        with open(OUT, "w") as f:
-            f.write(text)
-        print(f"{os.path.relpath(OUT, ROOT)}: dispatch at a line + {pad(binary)}")
+        with open(PAD_FILE, "w") as f:
+            f.write(f"{pad(binary)}\n")
+        print(f"{os.path.relpath(PAD_FILE, ROOT)}: dispatch at a line + {pad(binary)}")
         return
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release", "csp")
     funcs = functions(binary)
@@ -149,7 +150,7 @@ def main():
     lines += [f"    {p}" for p in FIXED]
     # `#[cold]` functions are in `.text.unlikely.*`, C constructors in `.text.startup.*`.
     section = lambda p: f"    *(.text.{p} .text.unlikely.{p} .text.startup.{p})"
-    lines += [f"    . = ALIGN(64); . += {pad(binary)};"] + [section(p) for p in ALIGNED]
+    lines += ["    . = ALIGN(64); . += PAD;"] + [section(p) for p in ALIGNED]
     lines += [section(p) for p in pats]
     lines += ["    *(.text .text.*)", "  }", "} INSERT BEFORE .init;", ""]
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
