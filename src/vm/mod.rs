@@ -9,7 +9,6 @@ pub mod error;
 pub mod exec;
 mod exec_conc;
 mod exec_iter;
-mod exec_macros;
 mod exec_rare;
 pub mod fiber;
 pub mod gc;
