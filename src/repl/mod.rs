@@ -173,6 +173,7 @@ pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
             Input::Quit => break,
         }
     }
+    session::end(&mut session.vm);
     session.vm.out.flush();
     // Piped input (`csp < script`) is a batch: its exit code says whether an entry failed.
     i32::from(!interactive && session.failed)
@@ -267,6 +268,7 @@ impl Session {
         // `exit(code)` ends the session at once, from any fiber, with what was
         // printed shown and the terminal as it was found.
         if let Pumped::Exit(code) = p {
+            session::end(&mut self.vm);
             let _ = std::io::Write::flush(&mut std::io::stdout());
             self.console.settle();
             restore_terminal();

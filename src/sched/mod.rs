@@ -202,6 +202,9 @@ pub struct Sched {
     /// Child processes started and not yet known to be reaped: a cancelled
     /// owner kills its own, the program's end kills the rest.
     children: Vec<Handle>,
+    /// Threads reaping children killed with their owner: the program's end
+    /// waits for them (`ops::kill_children`).
+    reapers: Vec<std::thread::JoinHandle<()>>,
     /// Signal channels and handling, once signals are asked for.
     signals: Option<Box<signal::Signals>>,
     /// `exit(code)` was called: the program ends with this status.
@@ -256,6 +259,7 @@ impl Default for Sched {
             reactor: None,
             trace: None,
             children: Vec::new(),
+            reapers: Vec::new(),
             max_fibers: usize::MAX,
             out_of_memory: None,
             deadline: None,
