@@ -143,6 +143,8 @@ pub fn bytes(slot: &Cell<u32>) -> usize {
 }
 
 /// The buffer is freed: so is its index.
+#[cold]
+#[inline(never)]
 pub fn release(slot: &Cell<u32>) {
     let n = slot.get();
     if n == 0 {

@@ -161,6 +161,7 @@ impl Str {
 }
 
 impl Drop for Str {
+    #[inline]
     fn drop(&mut self) {
         let h = self.header();
         let n = h.refs.get() - 1;
@@ -168,7 +169,9 @@ impl Drop for Str {
             h.refs.set(n);
             return;
         }
-        super::char_index::release(&h.index);
+        if h.index.get() != 0 {
+            super::char_index::release(&h.index);
+        }
         let lay = layout(h.cap());
         // SAFETY: this was the last reference; the allocation was made with `lay`.
         unsafe { dealloc(self.buf.as_ptr() as *mut u8, lay) }
