@@ -160,6 +160,21 @@ impl Str {
     }
 }
 
+impl Str {
+    /// Frees the buffer (and its character index) after its last `Str`:
+    /// out of line, so that dropping a `Str` inlines as a decrement.
+    #[inline(never)]
+    fn free_buffer(&mut self) {
+        let h = self.header();
+        if h.index.get() != 0 {
+            super::char_index::release(&h.index);
+        }
+        let lay = layout(h.cap());
+        // SAFETY: this was the last reference; the allocation was made with `lay`.
+        unsafe { dealloc(self.buf.as_ptr() as *mut u8, lay) }
+    }
+}
+
 impl Drop for Str {
     #[inline]
     fn drop(&mut self) {
@@ -169,12 +184,7 @@ impl Drop for Str {
             h.refs.set(n);
             return;
         }
-        if h.index.get() != 0 {
-            super::char_index::release(&h.index);
-        }
-        let lay = layout(h.cap());
-        // SAFETY: this was the last reference; the allocation was made with `lay`.
-        unsafe { dealloc(self.buf.as_ptr() as *mut u8, lay) }
+        self.free_buffer();
     }
 }
 
