@@ -17,13 +17,12 @@ use std::time::{Duration, Instant};
 const CSP: &str = env!("CARGO_BIN_EXE_csp");
 const WRAPPER_ENV: &str = "CSP_TEST_SUBREAPER_ARGS";
 
-/// A process as /proc shows it: pid, state letter, parent, process group.
+/// A process as /proc shows it: pid, state letter, parent.
 #[derive(Debug, Clone)]
 struct Ps {
     pid: u32,
     state: char,
     ppid: u32,
-    pgrp: u32,
 }
 
 fn ps(pid: u32) -> Option<Ps> {
@@ -31,7 +30,7 @@ fn ps(pid: u32) -> Option<Ps> {
     // The command name is in parentheses and may hold spaces: fields follow the last ')'.
     let rest = &stat[stat.rfind(')')? + 2..];
     let f: Vec<&str> = rest.split(' ').collect();
-    Some(Ps { pid, state: f[0].chars().next()?, ppid: f[1].parse().ok()?, pgrp: f[2].parse().ok()? })
+    Some(Ps { pid, state: f[0].chars().next()?, ppid: f[1].parse().ok()? })
 }
 
 fn all_ps() -> Vec<Ps> {

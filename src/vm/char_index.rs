@@ -176,8 +176,8 @@ mod tests {
         for i in (0..=1000).step_by(3) {
             assert_eq!(offset(&slot, prefix, i).0, want[i]);
         }
-        for i in 0..want.len() {
-            assert_eq!(offset(&slot, all, i).0, want[i], "forward {i}");
+        for (i, &b) in want.iter().enumerate() {
+            assert_eq!(offset(&slot, all, i).0, b, "forward {i}");
         }
         for i in (0..want.len()).rev() {
             assert_eq!(offset(&slot, all, i).0, want[i], "backward {i}");

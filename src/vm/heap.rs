@@ -35,6 +35,9 @@ const BIG: usize = 64 << 10;
 /// Slots of `Heap::others`, the one-character strings of characters past ASCII.
 const OTHERS: usize = 256;
 
+/// Each slot's character and its string.
+type OtherChars = [(char, Option<Handle>); OTHERS];
+
 pub struct Heap {
     /// Object slots; `Obj::Free` marks a slot on `free`.
     pub(crate) objs: SlotVec<Obj>,
@@ -74,7 +77,7 @@ pub struct Heap {
     /// indexed by the code point (made on first use): text that is not ASCII,
     /// indexed or iterated, would otherwise hash every character it gives.
     /// Roots too.
-    others: Option<Box<[(char, Option<Handle>); OTHERS]>>,
+    others: Option<Box<OtherChars>>,
     /// Every string of at most `SHORT` bytes, one object per text (intern.rs).
     pub(crate) strings: Interned,
 }
