@@ -47,7 +47,12 @@ fn all_ps() -> Vec<Ps> {
 fn wrapper() {
     let Ok(args) = std::env::var(WRAPPER_ENV) else { return };
     let mut args: Vec<&str> = args.split('\u{1f}').collect();
-    let term_after_first_line = args[0] == "sigterm";
+    // "sigterm": SIGTERM after csp's first line; "sigterm2": a second one 300 ms later.
+    let terms = match args[0] {
+        "sigterm" => 1,
+        "sigterm2" => 2,
+        _ => 0,
+    };
     args.remove(0);
     // SAFETY: prctl on this process; the flag survives nothing but this process.
     assert_eq!(unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }, 0);
@@ -57,9 +62,17 @@ fn wrapper() {
     let mut lines = Vec::new();
     let mut line = String::new();
     while out.read_line(&mut line).unwrap() > 0 {
-        if term_after_first_line && lines.is_empty() {
-            // SAFETY: kill(2) on our own unreaped child.
-            unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        if terms > 0 && lines.is_empty() {
+            let pid = child.id() as i32;
+            // SAFETY: kill(2) on our own unreaped child (csp holds its stdout
+            // open until it exits, so it is not reaped before the second).
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+            if terms == 2 {
+                std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(300));
+                    unsafe { libc::kill(pid, libc::SIGTERM) };
+                });
+            }
         }
         lines.push(line.trim_end().to_string());
         line.clear();
@@ -187,6 +200,10 @@ fn timeout_and_sigterm_kill_and_reap_children() {
     let seen = under_subreaper("sigterm", &["run", s.path()]);
     assert_eq!(seen.code, 143, "SIGTERM exit code");
     assert_clean("SIGTERM", &seen);
+    // A second SIGTERM while the cleanup runs ends the process at once, still without leftovers.
+    let seen = under_subreaper("sigterm2", &["run", s.path()]);
+    assert_eq!(seen.code, 143, "second SIGTERM exit code");
+    assert_clean("a second SIGTERM", &seen);
 }
 
 /// csp source for `running(secs)`: how many `sleep SECS` processes are running

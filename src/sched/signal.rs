@@ -219,6 +219,8 @@ fn drain() {
 fn stop(vm: &mut Vm, i: usize) {
     let main = vm.sched.main_task.filter(|_| signals(vm).stopped_by.is_none());
     let Some(main) = main else {
+        // The second one: no more cleanup, but no child is left running.
+        super::ops::kill_children(vm, None);
         vm.out.flush();
         super::trace::close(vm);
         std::process::exit(exit_code(i));
