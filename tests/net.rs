@@ -427,3 +427,53 @@ print("all answered")
 "#);
     assert_eq!(out, "all answered\n");
 }
+
+/// A connection its client resets while it waits to be accepted is skipped:
+/// `accept` returns the next one (docs/net.md). The reset is an abortive
+/// close (SO_LINGER 0) from this test, before csp accepts anything.
+#[test]
+fn a_connection_reset_before_accept_is_skipped() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::fd::AsRawFd;
+    let script = common::Script::new(
+        "reset.csp",
+        r#"import "std/net"
+let l = net.listen("127.0.0.1:0")
+print(l.addr())
+read_line()
+let c = l.accept()
+print(c.read_line())
+"#,
+    );
+    let mut csp = std::process::Command::new(env!("CARGO_BIN_EXE_csp"))
+        .args(["run", script.path()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(csp.stdout.take().unwrap());
+    let mut addr = String::new();
+    out.read_line(&mut addr).unwrap();
+    let reset = std::net::TcpStream::connect(addr.trim()).unwrap();
+    let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+    // SAFETY: setsockopt on a socket this test owns, with a value of the size given.
+    let r = unsafe {
+        libc::setsockopt(
+            reset.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&linger as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(r, 0);
+    drop(reset);
+    let mut good = std::net::TcpStream::connect(addr.trim()).unwrap();
+    good.write_all(b"the good one\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    csp.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    let status = csp.wait().unwrap();
+    assert_eq!((rest.as_str(), status.code()), ("the good one\n", Some(0)));
+}

@@ -167,3 +167,28 @@ print(proc.run(["/bin/sh", "-c", "test -z \"$CSP_PROC_TEST\" && echo none"], {cl
 "#);
     assert_eq!(out, "inherited\nnone\n");
 }
+
+/// `bytes: true` gives output that is not UTF-8 as bytes (text reads of it are
+/// a `value` error); `os.executable()` starts csp again.
+#[test]
+fn bytes_output_and_the_executable() {
+    let out = ok(r#"
+import "std/os"
+let r = proc.run(["sh", "-c", "printf '\\377\\000a'; printf '\\376' >&2"], {bytes: true})
+print(r.stdout, r.stderr, r.ok)
+print(proc.output(["printf", "\\351t\\351"], {bytes: true}))
+print(proc.run(["true"], {bytes: true}).stdout)
+try { proc.run(["printf", "\\377"]) } catch e { print(e.kind) }
+try { proc.output(["sh", "-c", "printf '\\377bad' >&2; exit 1"], {bytes: true}) } catch e { print(e.kind, e.message) }
+print(os.executable().starts_with("/"), os.executable() == os.executable())
+let script = fs.temp_file("exe")
+fs.write(script, "print(40 + 2)")
+print(proc.output([os.executable(), "run", script]).trim())
+fs.remove(script)
+"#);
+    assert_eq!(
+        out,
+        "b\"\\xff\\x00a\" b\"\\xfe\" true\nb\"\\xe9t\\xe9\"\nb\"\"\nvalue\n\
+         io sh -c printf '\\377bad' >&2; exit 1 exited with 1: \u{fffd}bad\ntrue true\n42\n"
+    );
+}

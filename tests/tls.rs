@@ -374,3 +374,45 @@ srv.cancel()
         "200 {\"path\": \"/x\", \"body\": \"hi\"}\n200 {\"path\": \"/x\", \"body\": \"hi\"}\n/again [\"https://localhost:PORT ca=DIR/ca.pem\", \"https://127.0.0.1:PORT ca=DIR/ca.pem\"]\nio true\nio\n"
     );
 }
+
+/// `http.serve(listener, handler, {tls})` serves HTTPS on a plain listener
+/// (the only way to serve on port 0), to csp's client and to curl, and never
+/// plain HTTP; a listener that has TLS already refuses a second certificate.
+#[test]
+fn https_on_a_plain_listener() {
+    let certs = Certs::new("https_listener");
+    let curl = std::process::Command::new("curl").arg("--version").output().is_ok();
+    if !curl {
+        let install = "install curl (Debian: apt-get install curl)";
+        assert!(std::env::var_os("CI").is_none(), "curl is missing but CI is set: {install}");
+        eprintln!("https_on_a_plain_listener: curl not found, testing with csp's client only; {install}");
+    }
+    let src = r#"
+import "std/http"
+import "std/net"
+import "std/proc"
+let tls = {cert: dir + "/cert.pem", key: dir + "/key.pem"}
+let l = net.listen("127.0.0.1:0")
+let port = l.addr().split(":")[1]
+let srv = go http.serve(l, fn(req) => "secure ${req.path}", {tls: tls, on_error: fn(e, req) {}})
+let r = http.get("https://localhost:${port}/a", {ca: dir + "/ca.pem"})
+print(r.status, r.text())
+if curl {
+    print(proc.output(["curl", "-sS", "--cacert", dir + "/ca.pem", "https://localhost:${port}/b"]))
+    print(proc.run(["curl", "-sS", "--max-time", "2", "http://localhost:${port}/c"]).ok)
+} else {
+    print("secure /b")
+    print(false)
+}
+try { http.get("http://localhost:${port}/d", {timeout: 2000}) } catch e { print(e.kind) }
+srv.cancel()
+let t = net.listen("127.0.0.1:0", {tls: tls})
+try { http.serve(t, fn(req) => "x", {tls: tls}) } catch e { print(e.kind, e.message) }
+"#;
+    let dir = format!("let dir = {:?}\nlet curl = {curl}\n", certs.0.to_str().unwrap());
+    let out = common::ok("https_listener", &format!("{dir}{src}"));
+    assert_eq!(
+        out,
+        "200 secure /a\nsecure /b\nfalse\nio\nvalue the listener already serves TLS: give its certificate once, to net.listen or to http.serve\n"
+    );
+}

@@ -96,10 +96,25 @@ pub(crate) fn int_base(heap: &Heap, args: &[Value]) -> Res<Value> {
     if digits.is_empty() || digits.starts_with(['+', '-']) {
         return bad();
     }
+    let Some(digits) = without_underscores(digits, |b| b.is_ascii_alphanumeric()) else { return bad() };
     // Parsed as u64 so that the most negative int fits.
-    let Ok(m) = u64::from_str_radix(digits, base as u32) else { return bad() };
+    let Ok(m) = u64::from_str_radix(&digits, base as u32) else { return bad() };
     let v = if neg { 0i64.checked_sub_unsigned(m) } else { i64::try_from(m).ok() };
     v.map(Value::Int).map_or_else(bad, Ok)
+}
+
+/// `s` without the `_` that separate digits (`1_000`, as in literals and
+/// Python's `int`); None when one does not stand between two digits.
+pub(crate) fn without_underscores(s: &str, digit: fn(u8) -> bool) -> Option<std::borrow::Cow<'_, str>> {
+    if !s.contains('_') {
+        return Some(std::borrow::Cow::Borrowed(s));
+    }
+    let b = s.as_bytes();
+    let between = |i: usize| i > 0 && i + 1 < b.len() && digit(b[i - 1]) && digit(b[i + 1]);
+    if (0..b.len()).any(|i| b[i] == b'_' && !between(i)) {
+        return None;
+    }
+    Some(std::borrow::Cow::Owned(s.replace('_', "")))
 }
 
 /// `zip(a, b, ...)`: a list of lists, the i-th items of each list, as long as the shortest.

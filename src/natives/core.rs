@@ -57,7 +57,8 @@ fn str(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 }
 
 /// `int(v)`: floats truncate toward zero; strings parse as decimal with an optional
-/// sign (surrounding whitespace is ignored); `int(s, base)` is in `convert`.
+/// sign (surrounding whitespace is ignored, `_` between digits too);
+/// `int(s, base)` is in `convert`.
 fn int(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("int", args, 1, 2)?;
     if args.len() == 2 {
@@ -75,9 +76,11 @@ fn int(vm: &mut Vm, args: &[Value]) -> Res<Value> {
             }
         }
         v => match vm.heap.as_str(v) {
-            Some(s) => match s.s.trim().parse::<i64>() {
-                Ok(i) => Ok(Value::Int(i)),
-                Err(_) => err(ErrorKind::Value, format!("cannot convert {} to int", repr(&vm.heap, v))),
+            Some(s) => match super::convert::without_underscores(s.s.trim(), |b| b.is_ascii_digit())
+                .and_then(|t| t.parse::<i64>().ok())
+            {
+                Some(i) => Ok(Value::Int(i)),
+                None => err(ErrorKind::Value, format!("cannot convert {} to int", repr(&vm.heap, v))),
             },
             None => err(ErrorKind::Type, format!("int() needs a number or a string, not {}", vm.heap.type_name(v))),
         },
@@ -91,9 +94,11 @@ fn float(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         Value::Int(i) => Ok(Value::Float(i as f64)),
         Value::Float(f) => Ok(Value::Float(f)),
         v => match vm.heap.as_str(v) {
-            Some(s) => match s.s.trim().parse::<f64>() {
-                Ok(f) => Ok(Value::Float(f)),
-                Err(_) => err(ErrorKind::Value, format!("cannot convert {} to float", repr(&vm.heap, v))),
+            Some(s) => match super::convert::without_underscores(s.s.trim(), |b| b.is_ascii_digit())
+                .and_then(|t| t.parse::<f64>().ok())
+            {
+                Some(f) => Ok(Value::Float(f)),
+                None => err(ErrorKind::Value, format!("cannot convert {} to float", repr(&vm.heap, v))),
             },
             None => err(ErrorKind::Type, format!("float() needs a number or a string, not {}", vm.heap.type_name(v))),
         },

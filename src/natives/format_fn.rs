@@ -341,7 +341,8 @@ fn format_int(i: i64, spec: &Spec) -> Res<String> {
             let Some(c) = u32::try_from(i).ok().and_then(char::from_u32) else {
                 return fail(format!("{i} is not a Unicode code point (type 'c')"));
             };
-            return Ok(pad("", &c.to_string(), spec.width, spec.align.unwrap_or('<'), spec.fill.unwrap_or(' ')));
+            // Aligned, filled and zero-padded as a number, as Python does (`{:05c}` is `0000A`).
+            return Ok(number(false, "", "", &c.to_string(), 3, spec));
         }
         _ => (n.to_string(), "", 3),
     };

@@ -17,6 +17,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_hidden("os.time", NativeFn::Value(time));
     vm.define_hidden("os.hostname", NativeFn::Value(hostname));
     vm.define_hidden("os.pid", NativeFn::Value(pid));
+    vm.define_hidden("os.executable", NativeFn::Value(executable));
 }
 
 /// `eprint(a, b, ...)`: `print` to stderr, written at once, after what is
@@ -134,4 +135,18 @@ fn hostname(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 fn pid(_: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("os.pid", args, 0, 0)?;
     Ok(Value::Int(i64::from(std::process::id())))
+}
+
+/// `os.executable()`: the absolute path of the running csp binary (Go's
+/// `os.Executable`, Python's `sys.executable`), to start csp again.
+fn executable(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("os.executable", args, 0, 0)?;
+    let path = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => return err(ErrorKind::Io, format!("cannot find csp's executable: {}", crate::runner::io_reason(&e))),
+    };
+    match path.into_os_string().into_string() {
+        Ok(s) => Ok(vm.heap.string(s)),
+        Err(p) => err(ErrorKind::Io, format!("csp's executable path is not UTF-8: {}", p.to_string_lossy())),
+    }
 }

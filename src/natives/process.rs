@@ -121,6 +121,16 @@ fn spawn(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
             cmd.env(k, v);
         }
     }
+    // A process group of its own, so that a kill reaches what it starts too;
+    // but a child reading the terminal stays in csp's group, the terminal's
+    // foreground one, or its reads would stop it (SIGTTIN).
+    let stdin_mode = opt_str(vm, opts, "stdin")?;
+    // SAFETY: isatty on descriptor 0 only asks.
+    let reads_terminal = matches!(stdin_mode.as_deref(), None | Some("inherit")) && unsafe { libc::isatty(0) } == 1;
+    let group = !reads_terminal;
+    if group {
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    }
     cmd.stdin(stdio(vm, opts, "stdin", "inherit")?);
     cmd.stdout(stdio(vm, opts, "stdout", "pipe")?);
     cmd.stderr(stdio(vm, opts, "stderr", "inherit")?);
@@ -131,7 +141,7 @@ fn spawn(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
         }
         Err(e) => return err(ErrorKind::Io, format!("cannot run {}: {}", argv[0], crate::runner::io_reason(&e))),
     };
-    let p = Process::new(child, &shown, &mut vm.heap);
+    let p = Process::new(child, &shown, group, &mut vm.heap);
     let h = vm.heap.alloc(Obj::Process(Box::new(p)));
     crate::sched::ops::adopt_process(vm, h);
     Ok(Ret::Value(Value::Obj(h)))

@@ -90,7 +90,7 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
         }
         "slice" => {
             let (a, b) = slice_bounds(heap, name, args, chars)?;
-            let (a, b) = (byte_offset(&s, chars, a), byte_offset(&s, chars, b));
+            let (a, b) = (byte_offset(heap, &s, chars, a), byte_offset(heap, &s, chars, b));
             Ok(heap.str(&s[a..b]))
         }
         "chars" => {
@@ -110,10 +110,8 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
         }
         "repeat" => {
             arity(name, args, 1, 1)?;
-            let n = int_arg(heap, name, args[0])?;
-            if n < 0 {
-                return err(ErrorKind::Value, format!("repeat() count must not be negative, got {n}"));
-            }
+            // `n <= 0` gives "", as `s * n` does (and Python's `s * n`).
+            let n = int_arg(heap, name, args[0])?.max(0);
             let len = s.len() as i128 * n as i128;
             if len > MAX_STRING as i128 {
                 return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
@@ -126,12 +124,15 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
     }
 }
 
-/// The byte offset of char index `i` (`i <= chars`).
-fn byte_offset(s: &str, chars: usize, i: usize) -> usize {
+/// The byte offset of char index `i` (`i <= chars`): through the buffer's
+/// character index when the text is not ASCII (counted on the heap).
+fn byte_offset(heap: &mut Heap, s: &crate::vm::Str, chars: usize, i: usize) -> usize {
     if chars == s.len() {
         return i;
     }
-    s.char_indices().nth(i).map_or(s.len(), |(b, _)| b)
+    let (b, grew) = s.char_offset(i);
+    heap.note_growth(grew);
+    b
 }
 
 /// `s[i]` for a string value `s`: the one-character string at char index `i`
@@ -144,11 +145,13 @@ pub fn str_index(heap: &mut Heap, s: Value, i: i64) -> Res<Value> {
     let Some(j) = super::resolve_index(i, len) else {
         return err(ErrorKind::Index, format!("string index {i} out of range for length {len}"));
     };
-    let c = if so.is_ascii() {
-        so.s.as_bytes()[j] as char
-    } else {
-        so.s.chars().nth(j).expect("index checked against char count")
-    };
+    if so.is_ascii() {
+        let c = so.s.as_bytes()[j] as char;
+        return Ok(heap.char_str(c));
+    }
+    let (b, grew) = so.s.char_offset(j);
+    let c = so.s[b..].chars().next().expect("index checked against char count");
+    heap.note_growth(grew);
     Ok(heap.char_str(c))
 }
 
@@ -204,7 +207,7 @@ mod tests {
         assert_eq!(m(vm, "ab", "repeat", &[I(0)]), "\"\"");
         let s = st(vm, "ab");
         assert!(err_msg(method(vm, s, "repeat", &[I(1 << 40)])).contains("too long"));
-        assert!(err_msg(method(vm, s, "repeat", &[I(-1)])).contains("negative"));
+        assert_eq!(m(vm, "ab", "repeat", &[I(-2)]), "\"\"");
         assert_eq!(err_msg(method(vm, s, "split", &[I(1)])), "split() expects a string, got int");
         assert_eq!(err_msg(method(vm, s, "upper", &[I(1)])), "upper() takes 0 arguments (1 given)");
     }

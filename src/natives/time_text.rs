@@ -40,8 +40,30 @@ pub(crate) fn format(t: &ZonedDateTime, f: &str, name: &str) -> Res<String> {
         "rfc3339" | "iso" => Ok(iso(t)),
         "rfc9557" => Ok(t.to_string()),
         "rfc2822" => jiff::fmt::rfc2822::to_string(t).map_err(|e| fail(name, e)),
-        _ => strtime::format(f, t).map_err(|e| fail(name, e)),
+        _ => strtime::format(micro_f(f).as_bytes(), t).map_err(|e| fail(name, e)),
     }
+}
+
+/// `f` with each bare `%f` written `%6f`: six digits, microseconds, as
+/// Python's `strftime` (jiff's `%f` trims trailing zeros). `%3f`, `%9f` and
+/// `%.f` keep jiff's meaning.
+fn micro_f(f: &str) -> std::borrow::Cow<'_, str> {
+    if !f.contains("%f") {
+        return std::borrow::Cow::Borrowed(f);
+    }
+    let mut out = String::with_capacity(f.len() + 4);
+    let mut chars = f.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '%' {
+            match chars.next() {
+                Some('f') => out.push_str("6f"),
+                Some(n) => out.push(n),
+                None => {}
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// `time.format(t, f)`: the same as `t.format(f)`.

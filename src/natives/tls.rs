@@ -6,7 +6,7 @@
 
 use super::{arity, step};
 use crate::os::tls::{self, Tls};
-use crate::vm::builtin::io;
+use crate::vm::builtin::{io, io_kind};
 use crate::vm::value::Map;
 use crate::vm::{err, ErrorKind, Fiber, Key, NativeFn, Obj, Res, Ret, Value, Vm};
 
@@ -105,11 +105,22 @@ fn tls_listen(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
         _ => return err(ErrorKind::Type, "listen() needs a listener"),
     };
     let (cert, key) = cert_key(vm, "listen", args[1])?;
-    let work = move || {
-        let _ = slot.set(tls::server_config(&cert, &key)?);
-        Ok(())
+    // One certificate per listener: a second would be silently ignored.
+    let already = || {
+        (
+            ErrorKind::Value,
+            "the listener already serves TLS: give its certificate once, to net.listen or to http.serve".to_string(),
+        )
     };
-    Ok(io(work, |_, ()| Value::Nil))
+    if slot.get().is_some() {
+        let (kind, msg) = already();
+        return err(kind, msg);
+    }
+    let work = move || {
+        let config = tls::server_config(&cert, &key).map_err(|e| (ErrorKind::Io, e))?;
+        slot.set(config).map_err(|_| already())
+    };
+    Ok(io_kind(work, |_, ()| Value::Nil))
 }
 
 /// `handshake(conn)`: the connection once its TLS handshake is over.

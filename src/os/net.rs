@@ -42,6 +42,10 @@ impl Listener {
         let Some(l) = &self.socket else { return Err(format!("listener on {} is closed", self.addr)) };
         loop {
             return match l.accept() {
+                // Reset by its client while it waited in the queue: Linux still
+                // hands it out, with the reset as a pending error (SO_ERROR);
+                // take the next instead (as Go's accept skips ECONNABORTED).
+                Ok((s, _)) if matches!(s.take_error(), Ok(Some(_)) | Err(_)) => continue,
                 Ok((s, peer)) => {
                     let stream = connection(s, &peer.to_string())?;
                     if let Some(config) = self.tls.get() {

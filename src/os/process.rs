@@ -24,6 +24,10 @@ pub struct Process {
     pub stderr: Value,
     /// The task of the fiber that started it: cancelled or failed, it kills it.
     pub owner: Option<crate::vm::Handle>,
+    /// It leads a process group of its own (its pid is the group's id), so a
+    /// kill reaches what it started too; false for a child left in csp's
+    /// group because it reads the terminal.
+    group: bool,
 }
 
 /// Signals `kill` accepts, by name.
@@ -65,7 +69,7 @@ pub fn pipe_stream(heap: &mut Heap, fd: OwnedFd, name: String, write: bool) -> V
 }
 
 impl Process {
-    pub fn new(mut child: Child, name: &str, heap: &mut Heap) -> Process {
+    pub fn new(mut child: Child, name: &str, group: bool, heap: &mut Heap) -> Process {
         let pid = child.id();
         let stdin =
             child.stdin.take().map_or(Value::Nil, |p| pipe_stream(heap, p.into(), format!("stdin of {name}"), true));
@@ -83,6 +87,7 @@ impl Process {
             stdout,
             stderr,
             owner: None,
+            group,
         }
     }
 
@@ -120,30 +125,41 @@ impl Process {
         }
     }
 
-    /// Sends `sig` unless it has been reaped (so the pid is still this child's).
+    /// Sends `sig` to it, and to its group when it leads one, unless it has
+    /// been reaped: while it is not, neither its pid nor its group's id can
+    /// name another process.
     pub fn kill(&mut self, sig: i32) -> Result<(), String> {
         if self.status.is_some() || self.child.is_none() {
             return Ok(());
         }
-        // SAFETY: kill(2) on our own unreaped child.
-        if unsafe { libc::kill(self.pid as i32, sig) } != 0 {
+        let target = if self.group { -(self.pid as i32) } else { self.pid as i32 };
+        // SAFETY: kill(2) on our own unreaped child, or the group it leads.
+        if unsafe { libc::kill(target, sig) } != 0 {
             let e = std::io::Error::last_os_error();
             return Err(format!("cannot signal {}: {}", self.name, crate::runner::io_reason(&e)));
         }
         Ok(())
     }
 
-    /// Kills it now (its owner was cancelled, or the program ends) and reaps
-    /// it on a thread of its own, so no zombie is left and nothing waits.
-    pub fn kill_and_reap(&mut self) {
+    /// Kills it and its group now (its owner was cancelled, or the program
+    /// ends) and reaps it, so no zombie is left. With `now` the reaping is
+    /// done before returning (the program is ending: a SIGKILLed child dies
+    /// at once); otherwise on a thread of its own, returned so that the
+    /// program's end can wait for it, and nothing else waits.
+    pub fn kill_and_reap(&mut self, now: bool) -> Option<std::thread::JoinHandle<()>> {
         if !self.running() {
-            return;
+            return None;
         }
         let _ = self.kill(libc::SIGKILL);
         self.pidfd = None;
-        if let Some(mut child) = self.child.take() {
-            std::thread::spawn(move || child.wait());
+        let mut child = self.child.take()?;
+        if now {
+            let _ = child.wait();
+            return None;
         }
+        Some(std::thread::spawn(move || {
+            let _ = child.wait();
+        }))
     }
 }
 

@@ -176,6 +176,7 @@ pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
             break;
         }
     }
+    session::end(&mut session.vm);
     session.vm.out.flush();
     if let Some(code) = session.exit {
         return code;
@@ -278,6 +279,7 @@ impl Session {
         // `exit(code)` ends the session at once, from any fiber, with what was
         // printed shown and the terminal as it was found (`run` returns `code`).
         if let Pumped::Exit(code) = p {
+            session::end(&mut self.vm);
             let _ = std::io::Write::flush(&mut std::io::stdout());
             self.console.settle();
             restore_terminal();

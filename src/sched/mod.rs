@@ -226,6 +226,9 @@ pub struct Sched {
     /// Child processes started and not yet known to be reaped: a cancelled
     /// owner kills its own, the program's end kills the rest.
     children: Vec<Handle>,
+    /// Threads reaping children killed with their owner: the program's end
+    /// waits for them (`ops::kill_children`).
+    reapers: Vec<std::thread::JoinHandle<()>>,
     /// `exit(code)` was called, or a second SIGINT/SIGTERM came: the program
     /// ends with this status.
     exit: Option<i32>,
@@ -281,6 +284,7 @@ impl Default for Sched {
             orphan_error: None,
             trace: None,
             children: Vec::new(),
+            reapers: Vec::new(),
             exit: None,
             out_of_memory: None,
             grace: Duration::from_secs(5),

@@ -273,19 +273,29 @@ pub fn adopt_process(vm: &mut Vm, h: Handle) {
     vm.sched.children.push(h);
 }
 
-/// Kills the children that `owner` started (all with None) and that still run.
+/// Kills the children that `owner` started and that still run, with their
+/// groups. With None the program is ending: every child is killed, and it and
+/// the children killed before are reaped before this returns, so the process
+/// can exit leaving no child running and no zombie.
 pub(super) fn kill_children(vm: &mut Vm, owner: Option<Handle>) {
-    if vm.sched.children.is_empty() {
-        return;
-    }
+    let ending = owner.is_none();
     let mut pipes = Vec::new();
+    let mut reapers = Vec::new();
     for &c in &vm.sched.children {
         if let Obj::Process(p) = vm.heap.get_mut(c) {
-            if (owner.is_none() || p.owner == owner) && p.running() {
-                p.kill_and_reap();
+            if (ending || p.owner == owner) && p.running() {
+                reapers.extend(p.kill_and_reap(ending));
                 pipes.extend([p.stdin, p.stdout, p.stderr]);
             }
         }
+    }
+    vm.sched.reapers.extend(reapers);
+    if ending {
+        for r in vm.sched.reapers.drain(..) {
+            let _ = r.join();
+        }
+    } else {
+        vm.sched.reapers.retain(|r| !r.is_finished());
     }
     // Its pipes close now, not when collected: no descriptor outlives it.
     for v in pipes {

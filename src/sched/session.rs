@@ -114,3 +114,9 @@ pub fn describe_fibers(vm: &Vm) -> Vec<String> {
 pub fn io_pending(vm: &Vm) -> bool {
     super::outside_pending(vm)
 }
+
+/// The session is over (Ctrl-D, `:quit`, `exit`): children still running are
+/// killed and reaped, as at a program's end.
+pub fn end(vm: &mut Vm) {
+    super::ops::kill_children(vm, None);
+}

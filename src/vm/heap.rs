@@ -32,6 +32,12 @@ pub const CYCLE_ALLOC_PERCENT: usize = 20;
 /// so a loop passes the limit by at most about 64 MB before it is stopped).
 const BIG: usize = 64 << 10;
 
+/// Slots of `Heap::others`, the one-character strings of characters past ASCII.
+const OTHERS: usize = 256;
+
+/// Each slot's character and its string.
+type OtherChars = [(char, Option<Handle>); OTHERS];
+
 pub struct Heap {
     /// Object slots; `Obj::Free` marks a slot on `free`.
     pub(crate) objs: SlotVec<Obj>,
@@ -67,6 +73,11 @@ pub struct Heap {
     /// `current == "{"`), and this finds them before `strings` does. Roots
     /// for the collector.
     ascii: Box<[Option<Handle>; 128]>,
+    /// The same for other characters, the last one made per slot of a table
+    /// indexed by the code point (made on first use): text that is not ASCII,
+    /// indexed or iterated, would otherwise hash every character it gives.
+    /// Roots too.
+    others: Option<Box<OtherChars>>,
     /// Every string of at most `SHORT` bytes, one object per text (intern.rs).
     pub(crate) strings: Interned,
 }
@@ -93,6 +104,7 @@ impl Heap {
             asked: std::cell::Cell::new(None),
             oversize: None,
             ascii: Box::new([None; 128]),
+            others: None,
             strings: Interned::default(),
         }
     }
@@ -290,25 +302,46 @@ impl Heap {
 
     /// The string of one character (interned; the ASCII ones found first in
     /// `ascii`).
+    #[inline]
     pub fn char_str(&mut self, c: char) -> Value {
-        let mut buf = [0; 4];
-        let text = c.encode_utf8(&mut buf);
         if !c.is_ascii() {
-            return self.intern(text);
+            return self.other_char_str(c);
         }
-        if let Some(h) = self.ascii[c as usize] {
-            return Value::Obj(h);
+        match self.ascii[c as usize] {
+            Some(h) => Value::Obj(h),
+            None => self.first_ascii_char_str(c),
         }
-        let v = self.intern(text);
+    }
+
+    #[cold]
+    fn first_ascii_char_str(&mut self, c: char) -> Value {
+        let v = self.intern(c.encode_utf8(&mut [0; 4]));
         if let Value::Obj(h) = v {
             self.ascii[c as usize] = Some(h);
         }
         v
     }
 
+    /// `char_str` past ASCII: the last one made in its slot of `others`, or interned.
+    #[inline(never)]
+    fn other_char_str(&mut self, c: char) -> Value {
+        let slot = c as usize % OTHERS;
+        if let Some((seen, Some(h))) = self.others.as_ref().map(|o| o[slot]) {
+            if seen == c {
+                return Value::Obj(h);
+            }
+        }
+        let v = self.intern(c.encode_utf8(&mut [0; 4]));
+        if let Value::Obj(h) = v {
+            self.others.get_or_insert_with(|| Box::new([('\0', None); OTHERS]))[slot] = (c, Some(h));
+        }
+        v
+    }
+
     /// The shared one-character strings (collector roots).
     pub fn ascii_roots(&self) -> impl Iterator<Item = Handle> + '_ {
-        self.ascii.iter().flatten().copied()
+        let others = self.others.iter().flat_map(|o| o.iter().filter_map(|&(_, h)| h));
+        self.ascii.iter().flatten().copied().chain(others)
     }
 
     /// The string object of short text `s`: the one there is, or a new one.

@@ -3,6 +3,7 @@
 pub mod arith;
 pub mod builtin;
 pub mod call;
+mod char_index;
 pub mod coroutine;
 mod entry;
 pub mod error;

@@ -195,8 +195,10 @@ impl Obj {
     /// Rough byte size, used to pace the collector.
     pub fn size(&self) -> usize {
         let extra = match self {
-            // The text and its buffer's header.
-            Obj::Str(s) => s.s.len() + 16,
+            // The text and its buffer's header, and the character index of text
+            // that is not ASCII (its header is read only then).
+            Obj::Str(s) if s.is_ascii() => s.s.len() + 16,
+            Obj::Str(s) => s.s.len() + 16 + s.s.index_bytes(),
             Obj::Bytes(b) => b.len(),
             Obj::List(l) => l.heap_bytes(),
             Obj::Map(m) => m.size(),

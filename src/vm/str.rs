@@ -16,11 +16,26 @@ use std::ptr::NonNull;
 #[repr(C)]
 struct Header {
     refs: Cell<u32>,
-    /// Made by `+`: the next append that cannot happen in place over-allocates.
-    grows: bool,
+    /// 0, or 1 + the slot of this buffer's character index (char_index.rs):
+    /// made on first use by `char_offset` for long text that is not ASCII.
+    index: Cell<u32>,
     /// Bytes written; every `Str` on this buffer has `len <= filled`.
     filled: Cell<usize>,
-    cap: usize,
+    /// The room for text in bytes, and in the top bit `GROWS`: made by `+`, so
+    /// the next append that cannot happen in place over-allocates.
+    cap_grows: usize,
+}
+
+const GROWS: usize = 1 << (usize::BITS - 1);
+
+impl Header {
+    fn cap(&self) -> usize {
+        self.cap_grows & !GROWS
+    }
+
+    fn grows(&self) -> bool {
+        self.cap_grows & GROWS != 0
+    }
 }
 
 pub struct Str {
@@ -50,7 +65,8 @@ impl Str {
         // SAFETY: `raw` is a fresh allocation of the header and `cap` bytes; the
         // parts are `len <= cap` bytes in total and cannot overlap it.
         unsafe {
-            raw.write(Header { refs: Cell::new(1), grows, filled: Cell::new(len), cap });
+            let cap_grows = if grows { cap | GROWS } else { cap };
+            raw.write(Header { refs: Cell::new(1), index: Cell::new(0), filled: Cell::new(len), cap_grows });
             let mut at = Self::data(buf);
             for p in parts {
                 std::ptr::copy_nonoverlapping(p.as_ptr(), at, p.len());
@@ -83,7 +99,7 @@ impl Str {
     pub fn plus(&self, tail: &str) -> Str {
         let h = self.header();
         let len = self.len + tail.len();
-        if h.filled.get() == self.len && h.cap >= len {
+        if h.filled.get() == self.len && h.cap() >= len {
             // SAFETY: bytes `filled..len` are inside the buffer and no `Str`
             // views them (all end at or before `filled`); `tail` is UTF-8 text
             // that ends at or before `filled` if it is in this buffer.
@@ -91,7 +107,7 @@ impl Str {
             h.filled.set(len);
             return Str { buf: self.share(), len, _local: PhantomData };
         }
-        if h.grows && h.filled.get() == self.len {
+        if h.grows() && h.filled.get() == self.len {
             Self::build(&[self, tail], len.saturating_mul(2).max(MIN_GROWN), true)
         } else {
             Self::build(&[self, tail], len, true)
@@ -115,7 +131,25 @@ impl Str {
 
     /// Bytes of the buffer, shared with other strings or not.
     pub fn capacity(&self) -> usize {
-        self.header().cap
+        self.header().cap()
+    }
+
+    /// The byte offset of character `i` (`i <= ` its number of characters):
+    /// scanned for short text, else through the buffer's character index,
+    /// made on first use, so that `s[i]` and `s.slice` take amortised constant
+    /// time on text that is not ASCII. With the bytes the index grew by, for
+    /// the heap's count.
+    pub fn char_offset(&self, i: usize) -> (usize, usize) {
+        if self.len < super::char_index::MIN_INDEXED {
+            return (super::char_index::walk(self.as_bytes(), 0, i), 0);
+        }
+        let h = self.header();
+        super::char_index::offset(&h.index, self.as_bytes(), i)
+    }
+
+    /// Bytes held by the buffer's character index (0 without one).
+    pub fn index_bytes(&self) -> usize {
+        super::char_index::bytes(&self.header().index)
     }
 
     #[inline]
@@ -126,7 +160,23 @@ impl Str {
     }
 }
 
+impl Str {
+    /// Frees the buffer (and its character index) after its last `Str`:
+    /// out of line, so that dropping a `Str` inlines as a decrement.
+    #[inline(never)]
+    fn free_buffer(&mut self) {
+        let h = self.header();
+        if h.index.get() != 0 {
+            super::char_index::release(&h.index);
+        }
+        let lay = layout(h.cap());
+        // SAFETY: this was the last reference; the allocation was made with `lay`.
+        unsafe { dealloc(self.buf.as_ptr() as *mut u8, lay) }
+    }
+}
+
 impl Drop for Str {
+    #[inline]
     fn drop(&mut self) {
         let h = self.header();
         let n = h.refs.get() - 1;
@@ -134,9 +184,7 @@ impl Drop for Str {
             h.refs.set(n);
             return;
         }
-        let lay = layout(h.cap);
-        // SAFETY: this was the last reference; the allocation was made with `lay`.
-        unsafe { dealloc(self.buf.as_ptr() as *mut u8, lay) }
+        self.free_buffer();
     }
 }
 

@@ -162,7 +162,7 @@ fn apply(vm: &mut Vm, r: &Regex, op: &str, name: &str, args: &[Value]) -> Res<Re
             let keys = MatchKeys::new(vm);
             let mut pos = CharPos::new(&s);
             let mut out = Vec::new();
-            for c in r.captures_iter(&s) {
+            for c in matches(r, &s) {
                 if out.len() >= MAX_LIST {
                     return err(ErrorKind::Limit, format!("list too long (more than {MAX_LIST} matches)"));
                 }
@@ -182,16 +182,38 @@ fn apply(vm: &mut Vm, r: &Regex, op: &str, name: &str, args: &[Value]) -> Res<Re
                     return err(ErrorKind::Type, format!("{name}() limit must be an int, not {t}"));
                 }
             };
-            let parts: Vec<&str> = r.splitn(&s, limit).collect();
-            if parts.len() > MAX_LIST {
-                return err(ErrorKind::Limit, format!("list too long ({} items)", parts.len()));
+            let mut parts: Vec<&str> = Vec::new();
+            let mut last = 0;
+            for c in matches(r, &s).take(limit - 1) {
+                let m = c.get(0).expect("group 0 always matches");
+                parts.push(&s[last..m.start()]);
+                last = m.end();
+                if parts.len() > MAX_LIST {
+                    return err(ErrorKind::Limit, format!("list too long (more than {MAX_LIST} items)"));
+                }
             }
+            parts.push(&s[last..]);
             let items = parts.into_iter().map(|p| vm.heap.str(p)).collect();
             vm.heap.list(items)
         }
         _ => return replace(vm, r, name, &s, args),
     };
     Ok(Ret::Value(v))
+}
+
+/// The successive matches of `r` in `s` as Python's `re` and JavaScript's `/g`
+/// find them: after a match the search goes on where it ended, so an empty
+/// match right after a non-empty one counts (`a*` in `baaac` matches at 0,
+/// 1..4, 4 and 5; the regex crate, like Go, skips the one at 4); after an
+/// empty match it goes on a character later.
+fn matches<'r, 's>(r: &'r Regex, s: &'s str) -> impl Iterator<Item = Captures<'s>> + use<'r, 's> {
+    let mut at = Some(0);
+    std::iter::from_fn(move || {
+        let c = r.captures_at(s, at?)?;
+        let m = c.get(0).expect("group 0 always matches");
+        at = if !m.is_empty() { Some(m.end()) } else { s[m.end()..].chars().next().map(|ch| m.end() + ch.len_utf8()) };
+        Some(c)
+    })
 }
 
 /// `replace(s, repl, n?)`: every match (or the first `n`) replaced by the
@@ -207,13 +229,24 @@ fn replace(vm: &mut Vm, r: &Regex, name: &str, s: &str, args: &[Value]) -> Res<R
         }
     };
     let repl = args[1];
+    let n = if limit == 0 { usize::MAX } else { limit };
     if let Some(t) = vm.heap.as_str(repl) {
         let t = t.s.clone();
-        let out = r.replacen(s, limit, &*t);
+        let (mut out, mut last) = (String::new(), 0);
+        for c in matches(r, s).take(n) {
+            let m = c.get(0).expect("group 0 always matches");
+            out.push_str(&s[last..m.start()]);
+            c.expand(&t, &mut out);
+            last = m.end();
+            if out.len() > MAX_STRING {
+                return err(ErrorKind::Limit, format!("string too long (more than {MAX_STRING} bytes)"));
+            }
+        }
+        out.push_str(&s[last..]);
         if out.len() > MAX_STRING {
             return err(ErrorKind::Limit, format!("string too long ({} bytes)", out.len()));
         }
-        return Ok(Ret::Value(vm.heap.string(out.into_owned())));
+        return Ok(Ret::Value(vm.heap.string(out)));
     }
     if vm.heap.type_name(repl) != "function" {
         let t = vm.heap.type_name(repl);
@@ -221,23 +254,22 @@ fn replace(vm: &mut Vm, r: &Regex, name: &str, s: &str, args: &[Value]) -> Res<R
     }
     let keys = MatchKeys::new(vm);
     let mut pos = CharPos::new(s);
-    let (mut parts, mut matches, mut last) = (Vec::new(), Vec::new(), 0);
-    let n = if limit == 0 { usize::MAX } else { limit };
-    for c in r.captures_iter(s).take(n) {
-        if matches.len() >= MAX_LIST {
+    let (mut parts, mut found, mut last) = (Vec::new(), Vec::new(), 0);
+    for c in matches(r, s).take(n) {
+        if found.len() >= MAX_LIST {
             return err(ErrorKind::Limit, format!("list too long (more than {MAX_LIST} matches)"));
         }
         let m = c.get(0).expect("group 0 always matches");
         parts.push(vm.heap.str(&s[last..m.start()]));
-        matches.push(match_map(&mut vm.heap, &keys, &mut pos, r, &c));
+        found.push(match_map(&mut vm.heap, &keys, &mut pos, r, &c));
         last = m.end();
     }
     parts.push(vm.heap.str(&s[last..]));
     let Some(helper) = vm.loader.prelude("__re_replace_with") else {
         return err(ErrorKind::Internal, format!("{name}() is unavailable: the prelude is not loaded"));
     };
-    let (parts, matches) = (vm.heap.list(parts), vm.heap.list(matches));
-    Ok(Ret::Call(helper, vec![parts, matches, repl]))
+    let (parts, found) = (vm.heap.list(parts), vm.heap.list(found));
+    Ok(Ret::Call(helper, vec![parts, found, repl]))
 }
 
 /// The keys of a match map, interned once per call.
