@@ -81,8 +81,10 @@ pub const MAX_RENDERED: usize = 100;
 pub fn render_all(diags: &[Diag], file: &SourceFile, color: bool) -> String {
     let mut out: String = diags.iter().take(MAX_RENDERED).map(|d| render(d, file, color)).collect();
     if diags.len() > MAX_RENDERED {
-        let more = diags.len() - MAX_RENDERED;
-        out.push_str(&format!("error: {more} more diagnostic{} not shown\n", if more == 1 { "" } else { "s" }));
+        let rest = &diags[MAX_RENDERED..];
+        let more = rest.len();
+        let kind = if rest.iter().all(|d| !d.is_warning()) { "error" } else { "diagnostic" };
+        out.push_str(&format!("error: {more} more {kind}{} not shown\n", if more == 1 { "" } else { "s" }));
     }
     out
 }
