@@ -85,12 +85,10 @@ const PURE: &[&str] = &[
     "__os_time",
     "__http_chunk_size",
     "__http_date",
-    "__http_escape",
-    "__http_unescape",
 ];
 
 /// Hidden builtins of the std modules that only compute, by prefix.
-const PURE_MODULES: &[&str] = &["__base64_", "__csv_", "__hash_", "__hex_", "__path_", "__re_", "__time_"];
+const PURE_MODULES: &[&str] = &["__base64_", "__csv_", "__hash_", "__hex_", "__path_", "__re_", "__time_", "__url_"];
 
 /// Whether the global builtin `name` may stay callable in the sandbox.
 pub fn is_pure(name: &str) -> bool {

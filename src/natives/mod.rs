@@ -27,6 +27,7 @@ pub mod text;
 pub mod time;
 mod time_text;
 pub mod tls;
+pub mod url;
 mod walk;
 
 use crate::vm::object::Obj;
@@ -55,6 +56,7 @@ pub fn register(vm: &mut Vm) {
     os::register(vm);
     text::register(vm);
     time::register(vm);
+    url::register(vm);
 }
 
 /// Calls builtin method `name` on `recv`. Fields of maps that hold functions are
