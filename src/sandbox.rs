@@ -80,6 +80,8 @@ const PURE: &[&str] = &[
     "__go_detached",
     "__rename_error",
     "__io_error",
+    "__value_error",
+    "__program_name",
     "__limit_error",
     "__timeout_error",
     "__os_time",
