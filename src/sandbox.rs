@@ -82,6 +82,7 @@ const PURE: &[&str] = &[
     "__io_error",
     "__value_error",
     "__program_name",
+    "__log_line",
     "__limit_error",
     "__timeout_error",
     "__os_time",

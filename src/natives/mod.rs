@@ -13,6 +13,7 @@ pub mod io;
 pub mod json;
 pub mod list;
 pub mod list_ext;
+pub mod log;
 pub mod map;
 pub mod math;
 pub mod net;
@@ -42,6 +43,7 @@ pub fn register(vm: &mut Vm) {
     bytes::register(vm);
     math::register(vm);
     json::register(vm);
+    log::register(vm);
     format_fn::register(vm);
     conc::register(vm);
     io::register(vm);
