@@ -16,6 +16,7 @@ fn default_lines_go_to_stderr_with_the_local_time() {
         "log_default.csp",
         "import \"std/log\"\nlog.info(\"hello\", {a: 1})\nlog.debug(\"hidden\")\nprint(\"out\")\n",
     );
+    let re = regex::Regex::new(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}([+-]\d\d:\d\d) INFO  hello a=1\n$").unwrap();
     for (tz, offset) in [("UTC", "+00:00"), ("Asia/Kolkata", "+05:30"), ("America/St_Johns", "-0")] {
         let out = Command::new(CSP).arg("run").arg(script.path()).env("TZ", tz).output().unwrap();
         assert_eq!(out.status.code(), Some(0));
