@@ -98,8 +98,12 @@ pub struct Outcome {
     pub stderr: String,
 }
 
-/// Compiles and runs `src` named `name` to completion.
+/// Compiles and runs `src` named `name` to completion (the program is
+/// `name`'s, see `Vm::program`, unless the embedder named it).
 pub fn run_source(vm: &mut Vm, name: &str, src: &str, color: bool) -> Outcome {
+    if vm.program.is_empty() {
+        vm.set_program(name);
+    }
     let file = Rc::new(SourceFile::new(name, src));
     let proto = match compile(vm, &file) {
         Ok(p) => p,

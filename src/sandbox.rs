@@ -80,17 +80,18 @@ const PURE: &[&str] = &[
     "__go_detached",
     "__rename_error",
     "__io_error",
+    "__value_error",
+    "__program_name",
+    "__log_line",
     "__limit_error",
     "__timeout_error",
     "__os_time",
     "__http_chunk_size",
     "__http_date",
-    "__http_escape",
-    "__http_unescape",
 ];
 
 /// Hidden builtins of the std modules that only compute, by prefix.
-const PURE_MODULES: &[&str] = &["__base64_", "__csv_", "__hash_", "__hex_", "__path_", "__re_", "__time_"];
+const PURE_MODULES: &[&str] = &["__base64_", "__csv_", "__hash_", "__hex_", "__path_", "__re_", "__time_", "__url_"];
 
 /// Whether the global builtin `name` may stay callable in the sandbox.
 pub fn is_pure(name: &str) -> bool {

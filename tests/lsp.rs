@@ -321,6 +321,32 @@ fn completion_of_scope_keywords_methods_and_module_members() {
     s.shutdown();
 }
 
+/// The std modules of the command-line kit complete like any other: their
+/// members come from their source, embedded in the binary.
+#[test]
+fn completion_of_the_flag_log_and_url_modules() {
+    let mut s = Server::start();
+    let uri = "file:///tmp/csp-lsp-kit.csp";
+    let base = "import \"std/flag\"\nimport \"std/log\"\nimport \"std/url\"\nHERE\n";
+    s.open(uri, base);
+    for (v, (prefix, want)) in [
+        ("flag.", &["parser"][..]),
+        ("log.", &["debug", "info", "warn", "error", "fatal", "with", "configure", "new", "enabled"][..]),
+        ("url.", &["parse", "resolve", "build", "join_path", "escape", "unescape", "parse_query", "encode_query"][..]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let text = base.replace("HERE", prefix);
+        let got = s.complete(uri, v as i64 + 2, &text, &format!("{prefix}\n"), prefix.len());
+        for w in want {
+            assert!(got.contains(&w.to_string()), "{prefix}{w} missing: {got:?}");
+        }
+        assert!(!got.iter().any(|g| g.starts_with("__")), "hidden names: {got:?}");
+    }
+    s.shutdown();
+}
+
 #[test]
 fn document_symbols() {
     let mut s = Server::start();

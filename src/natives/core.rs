@@ -19,6 +19,8 @@ pub fn register(vm: &mut Vm) {
     vm.define_builtin("__timeout_error", NativeFn::Full(timeout_error));
     vm.define_builtin("__limit_error", NativeFn::Full(limit_error));
     vm.define_builtin("__io_error", NativeFn::Full(io_error));
+    vm.define_builtin("__value_error", NativeFn::Full(value_error));
+    vm.define_native("__program_name", program_name);
     vm.define_native("__rename_error", rename_error);
     vm.define_native("assert", assert);
     vm.define_native("args", args);
@@ -181,6 +183,21 @@ fn limit_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
 fn io_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("__io_error", args, 1, 1)?;
     Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Io))
+}
+
+/// `__value_error(msg)`: `error(msg)` of kind `value`, for `std/flag`'s bad
+/// command lines and declarations.
+fn value_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("__value_error", args, 1, 1)?;
+    Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Value))
+}
+
+/// `__program_name()`: the running program's name for usage messages (see
+/// `Vm::program`), for `std/flag`.
+fn program_name(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("__program_name", args, 0, 0)?;
+    let name = vm.program.clone();
+    Ok(vm.heap.string(name))
 }
 
 /// `__rename_error(name, e, part)`: for the prelude's callback methods, a `type`

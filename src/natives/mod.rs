@@ -13,6 +13,7 @@ pub mod io;
 pub mod json;
 pub mod list;
 pub mod list_ext;
+pub mod log;
 pub mod map;
 pub mod math;
 pub mod net;
@@ -27,6 +28,7 @@ pub mod text;
 pub mod time;
 mod time_text;
 pub mod tls;
+pub mod url;
 mod walk;
 
 use crate::vm::object::Obj;
@@ -41,6 +43,7 @@ pub fn register(vm: &mut Vm) {
     bytes::register(vm);
     math::register(vm);
     json::register(vm);
+    log::register(vm);
     format_fn::register(vm);
     conc::register(vm);
     io::register(vm);
@@ -55,6 +58,7 @@ pub fn register(vm: &mut Vm) {
     os::register(vm);
     text::register(vm);
     time::register(vm);
+    url::register(vm);
 }
 
 /// Calls builtin method `name` on `recv`. Fields of maps that hold functions are

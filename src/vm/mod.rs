@@ -75,6 +75,9 @@ pub struct Vm {
     pub protos: Vec<Box<Proto>>,
     pub out: Output,
     pub args: Vec<String>,
+    /// The program's name in usage messages (`std/flag`): the script's file
+    /// name without `.csp` (`csp run tools/wc.csp` → `wc`); "" in the REPL.
+    pub program: String,
     /// `random` and the other random helpers: seeded from the operating system
     /// (`--seed N` or `seed(n)` make runs repeat).
     pub rng: Rng,
@@ -86,6 +89,12 @@ pub struct Vm {
 }
 
 impl Vm {
+    /// Records the script at `path` as the program (see `program`).
+    pub fn set_program(&mut self, path: &str) {
+        let base = path.rsplit('/').next().unwrap_or(path);
+        self.program = base.strip_suffix(".csp").unwrap_or(base).to_string();
+    }
+
     pub fn new() -> Vm {
         let mut vm = Vm {
             heap: Heap::new(),
@@ -94,6 +103,7 @@ impl Vm {
             protos: Vec::new(),
             out: Output::default(),
             args: Vec::new(),
+            program: String::new(),
             rng: Rng::from_os(),
             select_rng: Rng::new(Rng::DEFAULT_SEED),
             sched: Default::default(),

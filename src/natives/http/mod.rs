@@ -1,12 +1,13 @@
 //! The byte-level half of `std/http` (the rest is csp): reading a message head
 //! from a connection and parsing it with `httparse`, the body's framing
 //! (RFC 9112 section 6), chunk sizes (here); writing heads, bodies and chunks
-//! (`write.rs`); dates and percent-encoding (`text.rs`).
+//! (`write.rs`); dates (`text.rs`). Targets are parsed with `std/url`'s
+//! `absolute_target`.
 
 mod text;
 mod write;
 
-use text::{date, escape, unescape};
+use text::date;
 use write::{respond, send, write_chunk};
 
 use super::{arity, step};
@@ -24,8 +25,6 @@ pub fn register(vm: &mut Vm) {
     vm.define_hidden("http.respond", NativeFn::Full(respond));
     vm.define_hidden("http.write_chunk", NativeFn::Full(write_chunk));
     vm.define_hidden("http.date", NativeFn::Full(date));
-    vm.define_hidden("http.unescape", NativeFn::Full(unescape));
-    vm.define_hidden("http.escape", NativeFn::Full(escape));
 }
 
 fn conn(vm: &Vm, name: &str, v: Value) -> Res<Stream> {
@@ -170,21 +169,26 @@ fn read_request(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
             Head::TooLong => Err((431, format!("request head longer than {max} bytes"))),
             Head::Got(p) => p,
         };
-        let framed = parsed.and_then(|p| {
+        let framed = parsed.and_then(|mut p| {
             if p.version == 1 && !p.headers.iter().any(|(k, _)| k == "host") {
                 return Err((400, "HTTP/1.1 request without Host".to_string()));
             }
-            framing(&p, true).map(|f| (p, f))
+            let (path, query, authority) = target_parts(&p.first.0, &p.first.1)?;
+            if let Some(a) = authority {
+                // RFC 9112 3.2.2: the absolute form's host replaces Host.
+                p.headers.retain(|(k, _)| k != "host");
+                p.headers.push(("host".to_string(), a));
+            }
+            framing(&p, true).map(|f| (p, f, path, query))
         });
         match framed {
-            Ok((p, f)) => {
+            Ok((p, f, path, query)) => {
                 let (method, target) = &p.first;
-                let (path, query) = target.split_once('?').unwrap_or((target, ""));
                 let fields = [
                     ("method", vm.heap.string(method.clone())),
                     ("target", vm.heap.string(target.clone())),
-                    ("path", vm.heap.string(path.to_string())),
-                    ("query", vm.heap.string(query.to_string())),
+                    ("path", vm.heap.string(path)),
+                    ("query", vm.heap.string(query)),
                 ];
                 Ok(message(vm, &fields, &p, &f))
             }
@@ -194,6 +198,25 @@ fn read_request(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
             }
         }
     })
+}
+
+/// The path and query of a request target (RFC 9112 3.2): the origin form
+/// split at `?`; the absolute form (`http://host/p?q`, sent to proxies)
+/// parsed by `std/url`, with its authority, which replaces Host; `*` for
+/// `OPTIONS *`; nothing for `CONNECT`'s authority form (see `target`).
+fn target_parts(method: &str, target: &str) -> Result<(String, String, Option<String>), Refusal> {
+    if target.starts_with('/') {
+        let (path, query) = target.split_once('?').unwrap_or((target, ""));
+        return Ok((path.to_string(), query.to_string(), None));
+    }
+    match (method, target) {
+        ("OPTIONS", "*") => Ok(("*".to_string(), String::new(), None)),
+        ("CONNECT", _) => Ok((String::new(), String::new(), None)),
+        _ => match crate::natives::url::absolute_target(target) {
+            Some((path, query, authority)) => Ok((path, query, Some(authority))),
+            None => Err((400, format!("bad request target {target:?}"))),
+        },
+    }
 }
 
 /// `__http_read_response(conn, max_head, head_request)`: a response head as a

@@ -1,7 +1,7 @@
-//! HTTP dates and percent-encoding.
+//! HTTP dates.
 
 use crate::natives::arity;
-use crate::vm::{err, ErrorKind, Fiber, Res, Ret, Value, Vm};
+use crate::vm::{Fiber, Res, Ret, Value, Vm};
 
 thread_local! {
     /// The Date header of the current second (formatted once a second).
@@ -46,56 +46,6 @@ fn http_date(secs: u64) -> String {
     let (h, m, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
     let wd = DAYS[(days % 7) as usize];
     format!("{wd}, {day:02} {} {year} {h:02}:{m:02}:{s:02} GMT", MONTHS[month as usize - 1])
-}
-
-/// `__http_unescape(s)`: percent-decoding (and `+` as a space, as in a
-/// query); a `value` error for a bad escape or bytes that are not UTF-8.
-pub(super) fn unescape(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
-    arity("unescape", args, 1, 1)?;
-    let s = crate::natives::text_arg(&vm.heap, "http.unescape", "a string", args[0])?;
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'%' => {
-                let hex = b.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
-                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(x) => out.push(x),
-                    None => return err(ErrorKind::Value, format!("bad percent escape in {s:?}")),
-                }
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            c => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    match String::from_utf8(out) {
-        Ok(t) => Ok(Ret::Value(vm.heap.string(t))),
-        Err(_) => err(ErrorKind::Value, format!("{s:?} does not decode to UTF-8 text")),
-    }
-}
-
-/// `__http_escape(s)`: percent-encodes everything but unreserved characters
-/// (RFC 3986 2.3), for a query value or a path segment.
-pub(super) fn escape(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
-    arity("escape", args, 1, 1)?;
-    let s = crate::natives::text_arg(&vm.heap, "http.escape", "a string", args[0])?;
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    Ok(Ret::Value(vm.heap.string(out)))
 }
 
 #[cfg(test)]
