@@ -20,6 +20,7 @@ pub mod os;
 pub mod path;
 pub mod process;
 pub mod signal;
+pub mod sqlite;
 pub mod stream;
 pub mod string;
 pub mod string_ext;
@@ -55,6 +56,7 @@ pub fn register(vm: &mut Vm) {
     os::register(vm);
     text::register(vm);
     time::register(vm);
+    sqlite::register(vm);
 }
 
 /// Calls builtin method `name` on `recv`. Fields of maps that hold functions are
