@@ -17,6 +17,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_hidden("db.query", NativeFn::Full(query));
     vm.define_hidden("db.rows", NativeFn::Full(rows));
     vm.define_hidden("db.next_rows", NativeFn::Full(next_rows));
+    vm.define_hidden("db.close_rows", NativeFn::Value(close_rows));
     vm.define_hidden("db.rollback", NativeFn::Full(rollback));
     vm.define_hidden("db.close", NativeFn::Full(close));
     vm.define_hidden("db.misuse", NativeFn::Value(misuse));
@@ -184,8 +185,20 @@ fn next_rows(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     };
     match r.first.take() {
         Some(a) => Ok(Ret::Value(batch(&mut vm.heap, a))),
+        None if r.closed => Ok(Ret::Value(Value::Nil)),
         None => Ok(r.next(Box::new(batch))),
     }
+}
+
+/// `db.close_rows(cursor)`: drops its statement now (ending the read it
+/// holds); the cursor gives no more rows.
+fn close_rows(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("db.close_rows", args, 1, 1)?;
+    let h = cursor(vm, args[0]);
+    let Obj::Sqlite(s) = vm.heap.get_mut(h) else { unreachable!("a cursor") };
+    let Sqlite::Rows(r) = &mut **s else { unreachable!("a cursor") };
+    r.close();
+    Ok(Value::Nil)
 }
 
 fn cursor(vm: &Vm, v: Value) -> Handle {

@@ -120,23 +120,27 @@ fn start(shared: &Shared, id: u64) -> bool {
 
 fn exec(conn: &Connection, sql: &str, params: Params) -> Result<Answer, Fail> {
     let before = conn.total_changes();
+    let bare = matches!(&params, Params::Positional(v) if v.is_empty());
     match conn.prepare_cached(sql) {
         Ok(mut stmt) => {
             bind(&mut stmt, params)?;
             drain(&mut stmt)?;
         }
-        Err(rusqlite::Error::MultipleStatement) => {
-            if !matches!(&params, Params::Positional(v) if v.is_empty()) {
-                let msg = "parameters bind to one statement: run the statements one exec() at a time";
-                return Err((ErrorKind::Value, msg.into()));
-            }
+        Err(rusqlite::Error::MultipleStatement) if !bare => {
+            let msg = "parameters bind to one statement: run the statements one exec() at a time";
+            return Err((ErrorKind::Value, msg.into()));
+        }
+        Err(rusqlite::Error::Empty) => bind_none(params)?,
+        Err(e) if !bare => return Err(fail(e)),
+        // Several statements, or one that failed to prepare: one at a time
+        // (a later one may name a table an earlier one creates), which
+        // reports a bad one's error again.
+        Err(_) => {
             let mut batch = rusqlite::Batch::new(conn, sql);
             while let Some(mut stmt) = batch.next().map_err(fail)? {
                 drain(&mut stmt)?;
             }
         }
-        Err(rusqlite::Error::Empty) => bind_none(params)?,
-        Err(e) => return Err(fail(e)),
     }
     // `changes()` keeps counting the last INSERT, UPDATE or DELETE: a
     // statement of another sort changed nothing.

@@ -117,7 +117,7 @@ impl Link {
     /// `make` turns it into the builtin's result.
     pub fn open_rows(&self, sql: String, params: Params, make: fn(&mut Heap, Rows) -> Value) -> Ret {
         let (link, id) = (self.clone(), self.id());
-        let finish = move |heap: &mut Heap, first| make(heap, Rows { link, id, first: Some(first) });
+        let finish = move |heap: &mut Heap, first| make(heap, Rows { link, id, first: Some(first), closed: false });
         self.ask_as(id, Work::Open(sql, params), Box::new(finish))
     }
 
@@ -176,6 +176,8 @@ pub struct Rows {
     id: u64,
     /// The first batch, which came with the answer that opened it.
     pub first: Option<Answer>,
+    /// Closed before its end: no more rows.
+    pub closed: bool,
 }
 
 impl Rows {
@@ -184,12 +186,21 @@ impl Rows {
     pub fn next(&self, finish: Finish) -> Ret {
         self.link.ask(Work::Next(self.id), finish)
     }
+
+    /// Drops the statement on the database's thread now.
+    pub fn close(&mut self) {
+        if !self.closed {
+            self.closed = true;
+            self.first = None;
+            self.link.tell(Work::Forget(self.id));
+        }
+    }
 }
 
 impl Drop for Rows {
     fn drop(&mut self) {
         // Harmless for a cursor the thread already dropped (it ran out).
-        self.link.tell(Work::Forget(self.id));
+        self.close();
     }
 }
 
