@@ -75,7 +75,11 @@ fn row_list(vm: &mut Vm, r: Vec<String>) -> Value {
 
 /// The records of `text`, each with the line it starts on.
 pub fn parse(text: &str, delim: u8) -> Result<Vec<(usize, Vec<String>)>, String> {
-    parse_chunk(text.as_bytes(), delim, true, 1).map(|c| c.records)
+    let c = parse_chunk(text.as_bytes(), delim, true, 1);
+    match c.error {
+        Some(e) => Err(e),
+        None => Ok(c.records),
+    }
 }
 
 /// What `parse_chunk` read from the front of a buffer.
@@ -87,18 +91,26 @@ pub struct Chunk {
     pub used: usize,
     /// The line the rest begins on.
     pub line: usize,
+    /// What is wrong with the record that begins the rest, if anything: the
+    /// records before it are good.
+    pub error: Option<String>,
 }
 
 /// The records at the front of `b`, whose first line is `line`. Unless `end`
 /// (the buffer holds the rest of the input), a record counts only once its
 /// line break is in `b`: a quoted field may go on in the next chunk.
-pub fn parse_chunk(b: &[u8], delim: u8, end: bool, mut line: usize) -> Result<Chunk, String> {
+pub fn parse_chunk(b: &[u8], delim: u8, end: bool, mut line: usize) -> Chunk {
     let (mut records, mut row, mut field) = (Vec::new(), Vec::new(), Vec::new());
     let (mut i, mut row_line, mut row_start) = (0, line, 0);
     // Where the input stops being known: the rest waits for the next chunk.
     macro_rules! more_to_come {
         () => {
-            return Ok(Chunk { records, used: row_start, line: row_line })
+            return Chunk { records, used: row_start, line: row_line, error: None }
+        };
+    }
+    macro_rules! bad {
+        ($($t:tt)*) => {
+            return Chunk { records, used: row_start, line: row_line, error: Some(format!($($t)*)) }
         };
     }
     while i < b.len() {
@@ -122,7 +134,7 @@ pub fn parse_chunk(b: &[u8], delim: u8, end: bool, mut line: usize) -> Result<Ch
             loop {
                 match b.get(i) {
                     None if !end => more_to_come!(),
-                    None => return Err(format!("line {opened}: a quoted field is not closed")),
+                    None => bad!("line {opened}: a quoted field is not closed"),
                     Some(b'"') if b.get(i + 1) == Some(&b'"') => {
                         field.push(b'"');
                         i += 2;
@@ -141,7 +153,7 @@ pub fn parse_chunk(b: &[u8], delim: u8, end: bool, mut line: usize) -> Result<Ch
             }
             if let Some(&c) = b.get(i).filter(|&&c| c != delim && c != b'\n' && c != b'\r') {
                 let c = String::from_utf8_lossy(&b[i..b.len().min(i + 4)]).chars().next().unwrap_or(c as char);
-                return Err(format!("line {line}: {c:?} after a closing quote (a quote in a field is written \"\")"));
+                bad!("line {line}: {c:?} after a closing quote (a quote in a field is written \"\")");
             }
         } else {
             while i < b.len() && b[i] != delim && b[i] != b'\n' && b[i] != b'\r' {
@@ -156,7 +168,7 @@ pub fn parse_chunk(b: &[u8], delim: u8, end: bool, mut line: usize) -> Result<Ch
         // the input is.
         match String::from_utf8(std::mem::take(&mut field)) {
             Ok(f) => row.push(f),
-            Err(_) => return Err(format!("line {line}: the text is not UTF-8")),
+            Err(_) => bad!("line {line}: the text is not UTF-8"),
         }
         match b.get(i) {
             Some(&c) if c == delim => {
@@ -171,7 +183,7 @@ pub fn parse_chunk(b: &[u8], delim: u8, end: bool, mut line: usize) -> Result<Ch
         }
         line += 1;
         if records.len() >= MAX_LIST {
-            return Err(format!("more than {MAX_LIST} rows"));
+            bad!("more than {MAX_LIST} rows");
         }
         records.push((row_line, std::mem::take(&mut row)));
     }
@@ -183,7 +195,7 @@ pub fn parse_chunk(b: &[u8], delim: u8, end: bool, mut line: usize) -> Result<Ch
         row.push(String::new());
         records.push((row_line, row));
     }
-    Ok(Chunk { records, used: b.len(), line })
+    Chunk { records, used: b.len(), line, error: None }
 }
 
 /// `csv.format(rows, {delimiter, crlf, header})`: rows of lists, or of maps
@@ -317,8 +329,11 @@ mod tests {
             let chunk = chunks.next();
             buf.extend_from_slice(chunk.unwrap_or_default());
             let end = chunk.is_none();
-            let c = parse_chunk(&buf, b',', end, line)?;
+            let c = parse_chunk(&buf, b',', end, line);
             out.extend(c.records);
+            if let Some(e) = c.error {
+                return Err(e);
+            }
             buf.drain(..c.used);
             line = c.line;
             if end {
@@ -347,6 +362,8 @@ mod tests {
             }
         }
         assert_eq!(by_chunks(b"a,\xff\n", 2).unwrap_err(), "line 1: the text is not UTF-8");
+        let c = parse_chunk(b"a\nb\n\"c", b',', true, 1);
+        assert_eq!((c.records.len(), c.used, c.error.as_deref()), (2, 4, Some("line 3: a quoted field is not closed")));
     }
 
     fn rows(s: &str) -> Vec<Vec<String>> {

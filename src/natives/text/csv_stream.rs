@@ -33,7 +33,8 @@ fn reader_opts(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 /// of `buf` (bytes: the input not yet parsed), whose first line is `line`;
 /// `end` when no more input follows. `header` is nil (rows are lists), true
 /// (the first record names the columns) or the names (rows are maps).
-/// `[records, bytes used, next line, header]`.
+/// `[records, bytes used, next line, header, error]`: the error (a value,
+/// for std/csv to throw once it gave the records before it) or nil.
 fn records(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     const NAME: &str = "csv.reader";
     arity("csv.records", args, 5, 5)?;
@@ -43,10 +44,7 @@ fn records(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     };
     let (Value::Bool(end), Value::Int(first_line)) = (args[1], args[2]) else { unreachable!("std/csv passes them") };
     let delim = vm.heap.as_str(args[3]).map_or(b',', |s| s.s.as_bytes()[0]);
-    let chunk = match parse_chunk(buf, delim, end, first_line as usize) {
-        Ok(c) => c,
-        Err(why) => return err(ErrorKind::Value, format!("{NAME}(): {why}")),
-    };
+    let chunk = parse_chunk(buf, delim, end, first_line as usize);
     let mut header = args[4];
     let mut layout: Option<Rc<Layout>> = None;
     if let Some(names) = vm.heap.as_list(header) {
@@ -54,19 +52,24 @@ fn records(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         layout = Some(Layout::of(keys));
     }
     let mut out = Vec::with_capacity(chunk.records.len());
+    let mut error = chunk.error;
     for (line, fields) in chunk.records {
         if matches!(header, Value::Bool(true)) {
             let mut keys: Vec<Key> = Vec::with_capacity(fields.len());
             for f in fields {
                 let k = Key::Str(vm.intern(&f));
                 if keys.contains(&k) {
-                    return err(ErrorKind::Value, format!("{NAME}(): the header names {f:?} twice"));
+                    error = Some(format!("the header names {f:?} twice"));
+                    break;
                 }
                 keys.push(k);
             }
             let names: Vec<Value> = keys.iter().map(|k| vm.heap.str(&key_text(k))).collect();
             header = vm.heap.list(names);
             layout = Some(Layout::of(keys));
+            if error.is_some() {
+                break;
+            }
             continue;
         }
         let values: Vec<Value> = fields.into_iter().map(|f| vm.heap.string(f)).collect();
@@ -74,13 +77,18 @@ fn records(vm: &mut Vm, args: &[Value]) -> Res<Value> {
             None => out.push(vm.heap.list(values)),
             Some(l) if l.len() != values.len() => {
                 let (n, k) = (values.len(), l.len());
-                return err(ErrorKind::Value, format!("{NAME}(): line {line} has {n} fields, the header has {k}"));
+                error = Some(format!("line {line} has {n} fields, the header has {k}"));
+                break;
             }
             Some(l) => out.push(Value::Obj(vm.heap.alloc(Obj::Map(Map::from_layout(l, &values))))),
         }
     }
     let list = vm.heap.list(out);
-    let items = vec![list, Value::Int(chunk.used as i64), Value::Int(chunk.line as i64), header];
+    let error = match error {
+        Some(why) => crate::vm::error::bare_error(vm, ErrorKind::Value, &format!("{NAME}(): {why}")),
+        None => Value::Nil,
+    };
+    let items = vec![list, Value::Int(chunk.used as i64), Value::Int(chunk.line as i64), header, error];
     Ok(vm.heap.list(items))
 }
 
