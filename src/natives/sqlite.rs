@@ -18,7 +18,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_hidden("db.rows", NativeFn::Full(rows));
     vm.define_hidden("db.next_rows", NativeFn::Full(next_rows));
     vm.define_hidden("db.close_rows", NativeFn::Value(close_rows));
-    vm.define_hidden("db.rollback", NativeFn::Full(rollback));
+    vm.define_hidden("db.rollback", NativeFn::Value(rollback));
     vm.define_hidden("db.close", NativeFn::Full(close));
     vm.define_hidden("db.misuse", NativeFn::Value(misuse));
 }
@@ -208,11 +208,17 @@ fn cursor(vm: &Vm, v: Value) -> Handle {
     }
 }
 
-/// `db.rollback(db)`: rolls back the open transaction, if any.
-fn rollback(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
-    arity("db.rollback", args, 1, 1)?;
-    let link = db(vm, args[0]).link().map_err(fault)?.clone();
-    Ok(link.ask(crate::sqlite::Work::Rollback, Box::new(|_: &mut Heap, _| Value::Nil)))
+/// `db.rollback(db, savepoint)`: has the open transaction rolled back (or,
+/// with a savepoint's name, the work since that savepoint), without waiting:
+/// it runs before any statement asked for later, and it must happen even in
+/// a cancelled fiber, where waiting is not possible.
+fn rollback(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("db.rollback", args, 2, 2)?;
+    let savepoint = vm.heap.as_str(args[1]).map(|s| s.s.to_string());
+    if let Ok(link) = db(vm, args[0]).link() {
+        link.tell(crate::sqlite::Work::Rollback(savepoint));
+    }
+    Ok(Value::Nil)
 }
 
 /// `db.close(db)`: closes the connection (a second close does nothing).

@@ -91,7 +91,7 @@ fn serve<'c>(conn: &'c Connection, jobs: &Receiver<Job>, shared: &Shared) -> Opt
                 cursors.remove(&id);
                 Ok(Answer::Nil)
             }
-            Work::Rollback => rollback(conn),
+            Work::Rollback(savepoint) => rollback(conn, savepoint),
             Work::Close => {
                 shared.lock().running = false;
                 return job.reply;
@@ -207,9 +207,13 @@ fn batch(open: &mut Open) -> Result<Answer, Fail> {
     })
 }
 
-fn rollback(conn: &Connection) -> Result<Answer, Fail> {
+fn rollback(conn: &Connection, savepoint: Option<String>) -> Result<Answer, Fail> {
     if !conn.is_autocommit() {
-        conn.execute_batch("ROLLBACK").map_err(fail)?;
+        let sql = match savepoint {
+            None => "ROLLBACK".to_string(),
+            Some(sp) => format!("ROLLBACK TO {sp}; RELEASE {sp}"),
+        };
+        conn.execute_batch(&sql).map_err(fail)?;
     }
     Ok(Answer::Nil)
 }

@@ -58,8 +58,9 @@ pub enum Work {
     Next(u64),
     /// Drop cursor `id` (its rows are no longer wanted).
     Forget(u64),
-    /// Roll back the open transaction, if there is one.
-    Rollback,
+    /// Roll back the open transaction, if there is one; or with a name,
+    /// roll back to that savepoint and release it.
+    Rollback(Option<String>),
     /// Close the connection; the thread ends.
     Close,
 }
@@ -144,8 +145,8 @@ impl Link {
         Ret::Block(Blocking::Handoff(Box::new(start), Box::new(cancel)))
     }
 
-    /// Sends work nobody waits for.
-    fn tell(&self, work: Work) {
+    /// Sends work nobody waits for; it runs before any work sent after it.
+    pub fn tell(&self, work: Work) {
         let _ = self.jobs.send(Job { id: self.id(), work, reply: None });
     }
 }
