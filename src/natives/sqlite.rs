@@ -14,6 +14,7 @@ use std::time::Duration;
 pub fn register(vm: &mut Vm) {
     vm.define_hidden("sqlite.open", NativeFn::Full(open));
     vm.define_hidden("db.exec", NativeFn::Full(exec));
+    vm.define_hidden("db.exec_many", NativeFn::Full(exec_many));
     vm.define_hidden("db.query", NativeFn::Full(query));
     vm.define_hidden("db.rows", NativeFn::Full(rows));
     vm.define_hidden("db.next_rows", NativeFn::Full(next_rows));
@@ -70,10 +71,20 @@ fn db<'a>(vm: &'a mut Vm, v: Value) -> &'a mut Db {
 /// map of values by name.
 fn statement(vm: &Vm, name: &str, args: &[Value]) -> Res<(String, Params)> {
     arity(name, args, 3, 3)?;
-    let Some(sql) = vm.heap.as_str(args[1]).map(|s| s.s.to_string()) else {
-        return err(ErrorKind::Type, format!("{name}() needs a string of SQL, not {}", vm.heap.type_name(args[1])));
-    };
+    let sql = sql_arg(vm, name, args[1])?;
     let items = vm.heap.as_list(args[2]).map(|l| l.to_vec()).unwrap_or_default();
+    Ok((sql, params(vm, name, &items, "")?))
+}
+
+fn sql_arg(vm: &Vm, name: &str, v: Value) -> Res<String> {
+    match vm.heap.as_str(v) {
+        Some(s) => Ok(s.s.to_string()),
+        None => err(ErrorKind::Type, format!("{name}() needs a string of SQL, not {}", vm.heap.type_name(v))),
+    }
+}
+
+/// One set of parameters (`set` names it in errors: "" or " of set 3").
+fn params(vm: &Vm, name: &str, items: &[Value], set: &str) -> Res<Params> {
     if let [Value::Obj(h)] = items[..] {
         if let Obj::Map(m) = vm.heap.get(h) {
             let mut named = Vec::with_capacity(m.len());
@@ -81,16 +92,16 @@ fn statement(vm: &Vm, name: &str, args: &[Value]) -> Res<(String, Params)> {
                 let Key::Str(k) = k else {
                     return err(ErrorKind::Type, format!("{name}() parameter names are strings"));
                 };
-                named.push((k.to_string(), cell(vm, name, &format!("parameter {k}"), *v)?));
+                named.push((k.to_string(), cell(vm, name, &format!("parameter {k}{set}"), *v)?));
             }
-            return Ok((sql, Params::Named(named)));
+            return Ok(Params::Named(named));
         }
     }
     let mut values = Vec::with_capacity(items.len());
     for (i, v) in items.iter().enumerate() {
-        values.push(cell(vm, name, &format!("parameter {}", i + 1), *v)?);
+        values.push(cell(vm, name, &format!("parameter {}{set}", i + 1), *v)?);
     }
-    Ok((sql, Params::Positional(values)))
+    Ok(Params::Positional(values))
 }
 
 /// A csp value as SQLite stores it.
@@ -140,13 +151,45 @@ fn row_maps(heap: &mut Heap, names: &[String], rows: Vec<Vec<Cell>>) -> Value {
 fn exec(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let (sql, params) = statement(vm, "db.exec", args)?;
     let link = db(vm, args[0]).link().map_err(fault)?.clone();
-    let finish = |heap: &mut Heap, a: Answer| {
-        let Answer::Done { changes, last_id } = a else { unreachable!("exec answers Done") };
-        let layout = Layout::of(["changes", "last_insert_id"].map(|k| Key::Str(k.into())));
-        let m = Map::from_layout(&layout, &[Value::Int(changes as i64), Value::Int(last_id)]);
-        Value::Obj(heap.alloc(Obj::Map(m)))
+    Ok(link.ask(crate::sqlite::Work::Exec(sql, params), Box::new(done_map)))
+}
+
+/// `db.exec_many(db, sql, sets)`: the statement once for each set of
+/// parameters (a list of values, or a map by name); `{changes, last_insert_id}`
+/// with the changes added up.
+fn exec_many(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
+    const NAME: &str = "db.exec_many";
+    arity(NAME, args, 3, 3)?;
+    let sql = sql_arg(vm, NAME, args[1])?;
+    let Some(sets) = vm.heap.as_list(args[2]).map(|l| l.to_vec()) else {
+        let t = vm.heap.type_name(args[2]);
+        return err(ErrorKind::Type, format!("{NAME}() needs a list of parameter sets, not {t}"));
     };
-    Ok(link.ask(crate::sqlite::Work::Exec(sql, params), Box::new(finish)))
+    let mut all = Vec::with_capacity(sets.len());
+    for (i, set) in sets.iter().enumerate() {
+        let items = match vm.heap.as_list(*set) {
+            Some(l) => l.to_vec(),
+            None if matches!(set, Value::Obj(h) if matches!(vm.heap.get(*h), Obj::Map(_))) => vec![*set],
+            None => {
+                let t = vm.heap.type_name(*set);
+                return err(
+                    ErrorKind::Type,
+                    format!("{NAME}() set {i} must be a list or a map of parameters, not {t}"),
+                );
+            }
+        };
+        all.push(params(vm, NAME, &items, &format!(" of set {i}"))?);
+    }
+    let link = db(vm, args[0]).link().map_err(fault)?.clone();
+    Ok(link.ask(crate::sqlite::Work::ExecMany(sql, all), Box::new(done_map)))
+}
+
+/// `{changes, last_insert_id}`.
+fn done_map(heap: &mut Heap, a: Answer) -> Value {
+    let Answer::Done { changes, last_id } = a else { unreachable!("exec answers Done") };
+    let layout = Layout::of(["changes", "last_insert_id"].map(|k| Key::Str(k.into())));
+    let m = Map::from_layout(&layout, &[Value::Int(changes as i64), Value::Int(last_id)]);
+    Value::Obj(heap.alloc(Obj::Map(m)))
 }
 
 /// `db.query(db, sql, params)`: every row, as a list of maps.

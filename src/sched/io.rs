@@ -143,6 +143,34 @@ pub(super) fn pending(vm: &Vm) -> bool {
 /// A finished job: its waiter, the work's output, whether the builtin runs again.
 pub(super) type Done = (Waiter, IoDone, bool);
 
+/// How long the idle scheduler watches for a handed-off job's answer before
+/// it sleeps: a database statement often answers within it, and waking from
+/// a sleep costs more than the statement (benches/sqlite).
+const HANDOFF_SPIN: std::time::Duration = std::time::Duration::from_micros(50);
+
+/// With handed-off jobs in flight, waits up to `HANDOFF_SPIN` (never past
+/// `limit`) for one to finish; delivers what finished. True if something did.
+pub(super) fn spin_for_handoff(vm: &mut Vm, limit: Option<std::time::Duration>) -> bool {
+    let Some(pool) = vm.sched.io.as_mut() else { return false };
+    if pool.cancels.is_empty() {
+        return false;
+    }
+    let until = std::time::Instant::now() + limit.map_or(HANDOFF_SPIN, |l| l.min(HANDOFF_SPIN));
+    loop {
+        if let Ok(d) = pool.done.try_recv() {
+            let mut done = vec![d];
+            done.extend(pool.done.try_iter());
+            complete(vm, done);
+            return true;
+        }
+        if std::time::Instant::now() >= until {
+            return false;
+        }
+        // Not a busy spin: the thread that answers may need this core.
+        std::thread::yield_now();
+    }
+}
+
 /// Delivers finished work, without waiting.
 pub(super) fn deliver(vm: &mut Vm) {
     let Some(pool) = vm.sched.io.as_mut() else { return };

@@ -50,6 +50,8 @@ pub type Finish = Box<dyn FnOnce(&mut Heap, Answer) -> Value + Send>;
 pub enum Work {
     /// Run the SQL (several statements when there are no parameters).
     Exec(String, Params),
+    /// Run one statement once per set of parameters.
+    ExecMany(String, Vec<Params>),
     /// Run one statement and return all its rows (at most `max_bytes` of them).
     Query(String, Params, usize),
     /// Start a cursor over one statement's rows; answers with the first batch.
