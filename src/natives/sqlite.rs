@@ -53,7 +53,7 @@ fn open(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     Ok(crate::sqlite::open(path, opts))
 }
 
-fn db<'a>(vm: &'a mut Vm, v: Value) -> &'a mut Db {
+fn db(vm: &mut Vm, v: Value) -> &mut Db {
     match v {
         Value::Obj(h) => match vm.heap.get_mut(h) {
             Obj::Sqlite(s) => match &mut **s {

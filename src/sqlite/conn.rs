@@ -306,7 +306,7 @@ fn bind_none(params: Params) -> Result<(), Fail> {
 
 /// Column names, each once: a row is a map, which cannot hold two of a name.
 fn column_names(stmt: &Statement) -> Result<Arc<[String]>, Fail> {
-    let names: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
+    let names: Vec<String> = stmt.column_names().map(str::to_owned).collect();
     for (i, n) in names.iter().enumerate() {
         if names[..i].contains(n) {
             let msg = format!("the query has two columns named {n:?}: name one with AS");

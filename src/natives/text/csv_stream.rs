@@ -119,12 +119,10 @@ fn line(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("csv.line", args, 4, 4)?;
     let text = |v: Value| vm.heap.as_str(v).map(|s| s.s.to_string()).unwrap_or_default();
     let (delim, eol) = (text(args[1]).chars().next().unwrap_or(','), text(args[2]));
-    let mut columns = match vm.heap.as_list(args[3]) {
-        None => None,
-        Some(names) => {
-            Some(names.iter().map(|n| Key::Str(vm.heap.as_str(*n).expect("names").s.clone())).collect::<Vec<_>>())
-        }
-    };
+    let mut columns = vm
+        .heap
+        .as_list(args[3])
+        .map(|names| names.iter().map(|n| Key::Str(vm.heap.as_str(*n).expect("names").s.clone())).collect::<Vec<_>>());
     let fields = row_fields(&vm.heap, NAME, "row", args[0], &mut columns)?;
     let mut out = String::new();
     write_record(&mut out, &fields, delim, &eol);
