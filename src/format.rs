@@ -151,6 +151,10 @@ fn write_object(obj: &Obj, out: &mut String) {
         Obj::Udp(u) => write!(out, "<udp {}>", u.addr).unwrap(),
         Obj::Regex(r) => write!(out, "<regex /{}/>", r.as_str()).unwrap(),
         Obj::Time(t) => write!(out, "{t}").unwrap(),
+        Obj::Sqlite(s) => match &**s {
+            crate::sqlite::Sqlite::Db(db) => write!(out, "<sqlite {}>", db.path).unwrap(),
+            crate::sqlite::Sqlite::Rows(_) => out.push_str("<sqlite rows>"),
+        },
         Obj::Cell(_) => out.push_str("<cell>"),
         Obj::Free => out.push_str("<freed>"),
         Obj::List(_) | Obj::Map(_) => unreachable!("containers are walked by write_repr"),

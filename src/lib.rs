@@ -37,6 +37,7 @@ pub mod runner;
 pub mod sandbox;
 pub mod sched;
 pub mod source;
+pub mod sqlite;
 pub mod suggest;
 pub mod syntax;
 pub mod testing;

@@ -21,6 +21,7 @@ pub mod os;
 pub mod path;
 pub mod process;
 pub mod signal;
+pub mod sqlite;
 pub mod stream;
 pub mod string;
 pub mod string_ext;
@@ -59,6 +60,7 @@ pub fn register(vm: &mut Vm) {
     text::register(vm);
     time::register(vm);
     url::register(vm);
+    sqlite::register(vm);
 }
 
 /// Calls builtin method `name` on `recv`. Fields of maps that hold functions are

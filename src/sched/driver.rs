@@ -205,8 +205,10 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
             }
             wait = Some(Duration::ZERO);
         }
-        // Watched signals end the wait too (the reactor sees their self-pipe).
-        if outside_pending(vm) || signal::watching(vm) {
+        if io::spin_for_handoff(vm, wait) {
+            // A handed-off job answered: no sleep.
+        } else if outside_pending(vm) || signal::watching(vm) {
+            // Watched signals end the wait too (the reactor sees their self-pipe).
             poll_outside(vm, wait);
         } else if let Some(d) = wait {
             std::thread::sleep(d);

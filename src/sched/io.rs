@@ -2,10 +2,12 @@
 //! a worker thread does the work, and the completion is posted back to the
 //! scheduler (waking its `epoll` through the reactor's waker), so only that fiber
 //! waits. What the work is belongs to the builtin that asked for it
-//! (`vm::builtin::IoWork`); the pool only runs it.
+//! (`vm::builtin::IoWork`); the pool only runs it. Work handed to a thread of
+//! a builtin's own (`Blocking::Handoff`: a database's) posts back the same way,
+//! through a `Reply`.
 
 use super::Waiter;
-use crate::vm::{IoDone, IoWork, Resume, Vm};
+use crate::vm::{ErrorKind, IoDone, IoWork, Resume, Vm};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
@@ -22,6 +24,12 @@ pub(super) struct IoPool {
     /// stopped waiting (cancelled) still runs, but can wake nobody: it must not
     /// keep the program alive nor hide a deadlock.
     waiting: Vec<Waiter>,
+    /// What to do when the fiber of a handed-off job is cancelled while it
+    /// waits (interrupt the work); dropped when the job is delivered.
+    cancels: Vec<(Waiter, Box<dyn FnOnce()>)>,
+    /// For `Reply`s: where finished work is posted, and what wakes the reactor.
+    done_tx: Sender<Done>,
+    waker: Arc<mio::Waker>,
 }
 
 impl IoPool {
@@ -42,20 +50,84 @@ impl IoPool {
                 let _ = waker.wake();
             });
         }
-        IoPool { jobs, done, waiting: Vec::new() }
+        IoPool { jobs, done, waiting: Vec::new(), cancels: Vec::new(), done_tx, waker }
     }
 }
 
-/// Hands work to the pool (started on first use).
-pub(super) fn submit(vm: &mut Vm, w: Waiter, work: IoWork, retry: bool) -> std::io::Result<()> {
+/// The pool, started on first use.
+fn pool(vm: &mut Vm) -> std::io::Result<&mut IoPool> {
     if vm.sched.events.io.is_none() {
         let waker = super::reactor_of(vm)?.waker.clone();
         vm.sched.events.io = Some(IoPool::start(waker));
     }
-    let pool = vm.sched.events.io.as_mut().expect("started");
+    Ok(vm.sched.events.io.as_mut().expect("started"))
+}
+
+/// Hands work to the pool (started on first use).
+pub(super) fn submit(vm: &mut Vm, w: Waiter, work: IoWork, retry: bool) -> std::io::Result<()> {
+    let pool = pool(vm)?;
     pool.waiting.push(w);
     let _ = pool.jobs.send((w, work, retry));
     Ok(())
+}
+
+/// Where a thread of a builtin's own posts the result of work handed to it
+/// (`Blocking::Handoff`): the waiting fiber is woken as by the pool's work. A
+/// reply dropped unsent (its thread stopped, or skipped work whose fiber was
+/// cancelled) posts an error, so no job stays in flight for ever.
+pub struct Reply {
+    to: Option<(Waiter, Sender<Done>, Arc<mio::Waker>)>,
+}
+
+impl Reply {
+    /// Posts the result (from any thread).
+    pub fn send(mut self, done: IoDone) {
+        if let Some((w, tx, waker)) = self.to.take() {
+            if tx.send((w, done, false)).is_ok() {
+                let _ = waker.wake();
+            }
+        }
+    }
+
+    /// Posts an error of this kind.
+    pub fn fail(self, kind: ErrorKind, msg: String) {
+        self.send(Box::new(move |_: &mut crate::vm::Heap| Err((kind, msg))));
+    }
+}
+
+impl Drop for Reply {
+    fn drop(&mut self) {
+        if self.to.is_some() {
+            let r = Reply { to: self.to.take() };
+            r.fail(ErrorKind::Internal, "the work was dropped unfinished".into());
+        }
+    }
+}
+
+/// Hands work to a thread of the builtin's own: `start` sends it there with
+/// its `Reply`; `cancel` runs if the fiber is cancelled before the reply.
+pub(super) fn hand_off(
+    vm: &mut Vm,
+    w: Waiter,
+    start: Box<dyn FnOnce(Reply)>,
+    cancel: Box<dyn FnOnce()>,
+) -> std::io::Result<()> {
+    let pool = pool(vm)?;
+    pool.waiting.push(w);
+    pool.cancels.push((w, cancel));
+    let reply = Reply { to: Some((w, pool.done_tx.clone(), pool.waker.clone())) };
+    start(reply);
+    Ok(())
+}
+
+/// The fiber `w` stopped waiting (it was cancelled): runs its job's cancel
+/// action, if the job has one.
+pub(super) fn abandon(vm: &mut Vm, w: Waiter) {
+    let Some(pool) = vm.sched.events.io.as_mut() else { return };
+    if let Some(i) = pool.cancels.iter().position(|(x, _)| *x == w) {
+        let (_, cancel) = pool.cancels.swap_remove(i);
+        cancel();
+    }
 }
 
 /// Jobs are in flight (cheap: for delivering them).
@@ -70,6 +142,34 @@ pub(super) fn pending(vm: &Vm) -> bool {
 
 /// A finished job: its waiter, the work's output, whether the builtin runs again.
 pub(super) type Done = (Waiter, IoDone, bool);
+
+/// How long the idle scheduler watches for a handed-off job's answer before
+/// it sleeps: a database statement often answers within it, and waking from
+/// a sleep costs more than the statement (benches/sqlite).
+const HANDOFF_SPIN: std::time::Duration = std::time::Duration::from_micros(50);
+
+/// With handed-off jobs in flight, waits up to `HANDOFF_SPIN` (never past
+/// `limit`) for one to finish; delivers what finished. True if something did.
+pub(super) fn spin_for_handoff(vm: &mut Vm, limit: Option<std::time::Duration>) -> bool {
+    let Some(pool) = vm.sched.events.io.as_mut() else { return false };
+    if pool.cancels.is_empty() {
+        return false;
+    }
+    let until = std::time::Instant::now() + limit.map_or(HANDOFF_SPIN, |l| l.min(HANDOFF_SPIN));
+    loop {
+        if let Ok(d) = pool.done.try_recv() {
+            let mut done = vec![d];
+            done.extend(pool.done.try_iter());
+            complete(vm, done);
+            return true;
+        }
+        if std::time::Instant::now() >= until {
+            return false;
+        }
+        // Not a busy spin: the thread that answers may need this core.
+        std::thread::yield_now();
+    }
+}
 
 /// Delivers finished work, without waiting.
 pub(super) fn deliver(vm: &mut Vm) {
@@ -109,6 +209,9 @@ pub(super) fn complete(vm: &mut Vm, done: Vec<Done>) {
     for (w, _, _) in &done {
         if let Some(i) = pool.waiting.iter().position(|x| x == w) {
             pool.waiting.swap_remove(i);
+        }
+        if let Some(i) = pool.cancels.iter().position(|(x, _)| x == w) {
+            drop(pool.cancels.swap_remove(i));
         }
     }
     for (w, finish, retry) in done {

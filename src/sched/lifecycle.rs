@@ -306,6 +306,7 @@ fn unpark(vm: &mut Vm, fid: u32) {
                 r.forget(fd, fid);
             }
         }
+        Some(Wait::Io) => super::io::abandon(vm, w),
         _ => {}
     }
     let s = vm.sched.fibers.state_mut(fid);

@@ -11,6 +11,7 @@ use crate::vm::ErrorKind;
 use crate::vm::{err, Blocking, Fault, Handle, Obj, Res, Resume, Value, Vm};
 
 pub use super::chan::Chan;
+pub use super::io::Reply;
 pub use super::lock::{Mutex, WaitGroup};
 pub use super::task::Task;
 pub use super::Sched;
@@ -223,6 +224,13 @@ pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
             // Whatever was printed (a prompt) shows before the fiber waits.
             vm.out.flush();
             if let Err(e) = super::io::submit(vm, w, work, retry) {
+                return unblock(vm, w, format!("cannot start I/O: {e}"));
+            }
+        }
+        Blocking::Handoff(start, cancel) => {
+            let w = park(vm, Wait::Io)?;
+            vm.out.flush();
+            if let Err(e) = super::io::hand_off(vm, w, start, cancel) {
                 return unblock(vm, w, format!("cannot start I/O: {e}"));
             }
         }

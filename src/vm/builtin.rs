@@ -6,6 +6,7 @@
 use super::fiber::Fiber;
 use super::heap::Heap;
 use super::{ErrorKind, Res, Value, Vm};
+pub use crate::sched::ops::Reply;
 
 /// What a builtin asks the VM to do.
 pub enum Ret {
@@ -37,6 +38,12 @@ pub enum Blocking {
     /// interleave with later writes): the reactor calls this each time the
     /// descriptor is writable until it says all is sent.
     Drain(std::os::fd::RawFd, Drain, String),
+    /// Work for a thread of the builtin's own (a database's connection
+    /// thread): `start` runs at once on the VM's thread and sends the work
+    /// there with the `Reply` it posts its result through (as pool work does);
+    /// if the fiber is cancelled while it waits, `cancel` runs on the VM's
+    /// thread (to interrupt the work) and the wait stops.
+    Handoff(Box<dyn FnOnce(Reply)>, Box<dyn FnOnce()>),
     /// `exit(code)`: the fiber stops here and the program ends with this status
     /// as soon as the scheduler sees it; no other fiber runs, no `finally` runs.
     Exit(i32),

@@ -252,6 +252,7 @@ fn trace(obj: &Obj, marks: &[bool], gray: &mut Vec<Handle>) -> usize {
         | Obj::Native(_)
         | Obj::Range(..)
         | Obj::Time(_)
+        | Obj::Sqlite(_)
         | Obj::Mutex(_)
         | Obj::WaitGroup(_)
         | Obj::Free => {}

@@ -17,7 +17,7 @@ pub enum ErrorKind {
     Overflow,
     /// Integer division or remainder by zero.
     ZeroDivision,
-    /// Send on, or close of, a closed channel; close of nil.
+    /// Send on, or close of, a closed channel; close of nil; a closed database.
     Closed,
     /// The error a cancelled fiber gets at its suspension points.
     Cancelled,
@@ -31,6 +31,9 @@ pub enum ErrorKind {
     Timeout,
     /// File or stdin I/O failed.
     Io,
+    /// The database refused a statement (`std/sqlite`): bad SQL, a constraint
+    /// violated, a busy or read-only database, an interrupted query.
+    Sql,
     /// Too many nested calls.
     StackOverflow,
     /// A resource limit: string, list or JSON too long, nesting too deep.
@@ -52,7 +55,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 21] = [
+    pub const ALL: [ErrorKind; 22] = [
         ErrorKind::Type,
         ErrorKind::Index,
         ErrorKind::Key,
@@ -66,6 +69,7 @@ impl ErrorKind {
         ErrorKind::Lock,
         ErrorKind::Timeout,
         ErrorKind::Io,
+        ErrorKind::Sql,
         ErrorKind::StackOverflow,
         ErrorKind::Limit,
         ErrorKind::Memory,
@@ -92,6 +96,7 @@ impl ErrorKind {
             ErrorKind::Lock => "lock",
             ErrorKind::Timeout => "timeout",
             ErrorKind::Io => "io",
+            ErrorKind::Sql => "sql",
             ErrorKind::StackOverflow => "stack_overflow",
             ErrorKind::Limit => "limit",
             ErrorKind::Memory => "memory",
@@ -119,6 +124,7 @@ impl ErrorKind {
             ErrorKind::Lock => "csp::runtime::lock",
             ErrorKind::Timeout => "csp::runtime::timeout",
             ErrorKind::Io => "csp::runtime::io",
+            ErrorKind::Sql => "csp::runtime::sql",
             ErrorKind::StackOverflow => "csp::runtime::stack_overflow",
             ErrorKind::Limit => "csp::runtime::limit",
             ErrorKind::Memory => "csp::runtime::memory",

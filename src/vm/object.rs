@@ -44,6 +44,8 @@ pub enum Obj {
     Regex(Rc<regex::Regex>),
     /// An instant and a time zone (`std/time`, `natives/time.rs`).
     Time(Box<jiff::ZonedDateTime>),
+    /// An open database or a cursor over its rows (`std/sqlite`, `sqlite/`).
+    Sqlite(Box<crate::sqlite::Sqlite>),
     /// A half-open integer range `lo..hi` (inclusive ranges are stored with `hi + 1`).
     Range(i64, i64),
     /// A freed slot, on the heap's free list.
@@ -129,6 +131,7 @@ impl Obj {
             Obj::Udp(_) => "udp",
             Obj::Regex(_) => "regex",
             Obj::Time(_) => "time",
+            Obj::Sqlite(_) => "sqlite",
             Obj::Free => "freed",
         }
     }
@@ -210,6 +213,8 @@ impl Obj {
             // A descriptor is scarcer than memory: abandoned streams should
             // bring the collection (which closes them) closer.
             Obj::Stream(_) | Obj::Process(_) | Obj::Listener(_) | Obj::Udp(_) => 64 * 1024,
+            // A database holds a thread and a connection.
+            Obj::Sqlite(_) => 64 * 1024,
             _ => 0,
         };
         std::mem::size_of::<Obj>() + extra

@@ -15,7 +15,7 @@ pub fn register(vm: &mut Vm) {
 }
 
 /// The `delimiter` option: one ASCII character other than a quote or line break.
-fn delimiter(vm: &Vm, name: &str, o: &Opts) -> Res<u8> {
+pub(super) fn delimiter(vm: &Vm, name: &str, o: &Opts) -> Res<u8> {
     let Some(d) = o.str(vm, "delimiter")? else { return Ok(b',') };
     match d.as_bytes() {
         [c] if !matches!(c, b'"' | b'\r' | b'\n') && c.is_ascii() => Ok(*c),
@@ -75,29 +75,71 @@ fn row_list(vm: &mut Vm, r: Vec<String>) -> Value {
 
 /// The records of `text`, each with the line it starts on.
 pub fn parse(text: &str, delim: u8) -> Result<Vec<(usize, Vec<String>)>, String> {
-    let b = text.as_bytes();
-    let (mut rows, mut row, mut field) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut i, mut line, mut row_line) = (0, 1, 1);
+    let c = parse_chunk(text.as_bytes(), delim, true, 1);
+    match c.error {
+        Some(e) => Err(e),
+        None => Ok(c.records),
+    }
+}
+
+/// What `parse_chunk` read from the front of a buffer.
+pub struct Chunk {
+    /// The records, each with the line it starts on.
+    pub records: Vec<(usize, Vec<String>)>,
+    /// The bytes they took (with the blank lines between them); the rest
+    /// begins a record whose end is not in the buffer yet.
+    pub used: usize,
+    /// The line the rest begins on.
+    pub line: usize,
+    /// What is wrong with the record that begins the rest, if anything: the
+    /// records before it are good.
+    pub error: Option<String>,
+}
+
+/// The records at the front of `b`, whose first line is `line`. Unless `end`
+/// (the buffer holds the rest of the input), a record counts only once its
+/// line break is in `b`: a quoted field may go on in the next chunk.
+pub fn parse_chunk(b: &[u8], delim: u8, end: bool, mut line: usize) -> Chunk {
+    let (mut records, mut row, mut field) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut i, mut row_line, mut row_start) = (0, line, 0);
+    // Where the input stops being known: the rest waits for the next chunk.
+    macro_rules! more_to_come {
+        () => {
+            return Chunk { records, used: row_start, line: row_line, error: None }
+        };
+    }
+    macro_rules! bad {
+        ($($t:tt)*) => {
+            return Chunk { records, used: row_start, line: row_line, error: Some(format!($($t)*)) }
+        };
+    }
     while i < b.len() {
         if row.is_empty() && matches!(b[i], b'\n' | b'\r') {
-            // A blank line; `\r\n` counts once.
+            if !end && b[i] == b'\r' && i + 1 == b.len() {
+                // A `\n` may follow in the next chunk: `\r\n` counts once.
+                row_start = i;
+                row_line = line;
+                more_to_come!();
+            }
             line += usize::from(b[i] == b'\n' || b.get(i + 1) != Some(&b'\n'));
             i += 1;
             continue;
         }
         if row.is_empty() {
-            row_line = line;
+            (row_line, row_start) = (line, i);
         }
         if b[i] == b'"' {
             let opened = line;
             i += 1;
             loop {
                 match b.get(i) {
-                    None => return Err(format!("line {opened}: a quoted field is not closed")),
+                    None if !end => more_to_come!(),
+                    None => bad!("line {opened}: a quoted field is not closed"),
                     Some(b'"') if b.get(i + 1) == Some(&b'"') => {
                         field.push(b'"');
                         i += 2;
                     }
+                    Some(b'"') if i + 1 == b.len() && !end => more_to_come!(),
                     Some(b'"') => {
                         i += 1;
                         break;
@@ -110,38 +152,50 @@ pub fn parse(text: &str, delim: u8) -> Result<Vec<(usize, Vec<String>)>, String>
                 }
             }
             if let Some(&c) = b.get(i).filter(|&&c| c != delim && c != b'\n' && c != b'\r') {
-                let c = text[i..].chars().next().unwrap_or(c as char);
-                return Err(format!("line {line}: {c:?} after a closing quote (a quote in a field is written \"\")"));
+                let c = String::from_utf8_lossy(&b[i..b.len().min(i + 4)]).chars().next().unwrap_or(c as char);
+                bad!("line {line}: {c:?} after a closing quote (a quote in a field is written \"\")");
             }
         } else {
             while i < b.len() && b[i] != delim && b[i] != b'\n' && b[i] != b'\r' {
                 field.push(b[i]);
                 i += 1;
             }
+            if i == b.len() && !end {
+                more_to_come!();
+            }
         }
-        // Split only at ASCII bytes, so every field is whole UTF-8.
-        row.push(String::from_utf8(std::mem::take(&mut field)).expect("split at ASCII"));
+        // Fields end at ASCII bytes, so a whole field is whole UTF-8 when
+        // the input is.
+        match String::from_utf8(std::mem::take(&mut field)) {
+            Ok(f) => row.push(f),
+            Err(_) => bad!("line {line}: the text is not UTF-8"),
+        }
         match b.get(i) {
             Some(&c) if c == delim => {
                 i += 1;
                 continue;
             }
+            Some(b'\r') if i + 1 == b.len() && !end => more_to_come!(),
             Some(b'\r') if b.get(i + 1) == Some(&b'\n') => i += 2,
             Some(_) => i += 1,
+            None if !end => more_to_come!(),
             None => {}
         }
         line += 1;
-        if rows.len() >= MAX_LIST {
-            return Err(format!("more than {MAX_LIST} rows"));
+        if records.len() >= MAX_LIST {
+            bad!("more than {MAX_LIST} rows");
         }
-        rows.push((row_line, std::mem::take(&mut row)));
+        records.push((row_line, std::mem::take(&mut row)));
     }
     if !row.is_empty() {
+        if !end {
+            more_to_come!();
+        }
         // The text ended just after a delimiter: the last field is empty.
         row.push(String::new());
-        rows.push((row_line, row));
+        records.push((row_line, row));
     }
-    Ok(rows)
+    Chunk { records, used: b.len(), line, error: None }
 }
 
 /// `csv.format(rows, {delimiter, crlf, header})`: rows of lists, or of maps
@@ -157,22 +211,9 @@ fn format_fn(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         return err(ErrorKind::Type, format!("{NAME}() needs a list of rows, not {}", vm.heap.type_name(args[0])));
     };
     let rows = rows.to_vec();
+    let mut columns = header_option(vm, NAME, &o)?;
     let heap = &vm.heap;
     let mut out = String::new();
-    let mut columns: Option<Vec<Key>> = match o.value("header") {
-        None => None,
-        Some(h) => match heap.as_list(h) {
-            Some(names) => Some(
-                names.iter().map(|n| field_text(heap, *n, "header").map(|s| Key::Str(s.into()))).collect::<Res<_>>()?,
-            ),
-            None => {
-                return err(
-                    ErrorKind::Type,
-                    format!("{NAME}() option header needs a list of names, not {}", heap.type_name(h)),
-                )
-            }
-        },
-    };
     // A header line: the option's names, or else the first map row's keys.
     let mut header_written = false;
     if let Some(cols) = &columns {
@@ -180,25 +221,7 @@ fn format_fn(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         header_written = true;
     }
     for (n, row) in rows.iter().enumerate() {
-        let fields: Vec<String> = match row {
-            Value::Obj(h) => match heap.get(*h) {
-                Obj::List(items) => {
-                    items.iter().map(|v| field_text(heap, *v, &format!("row {n}"))).collect::<Res<_>>()?
-                }
-                Obj::Map(m) => {
-                    let cols = columns.get_or_insert_with(|| m.keys().cloned().collect());
-                    if let Some(k) = m.keys().find(|k| !cols.contains(k)) {
-                        let k = key_text(k);
-                        return err(ErrorKind::Value, format!("{NAME}() row {n} has key {k:?}, which is not a column"));
-                    }
-                    cols.iter()
-                        .map(|k| m.get(k).map_or(Ok(String::new()), |v| field_text(heap, *v, &format!("row {n}"))))
-                        .collect::<Res<_>>()?
-                }
-                _ => return bad_row(heap, n, *row),
-            },
-            _ => return bad_row(heap, n, *row),
-        };
+        let fields = row_fields(heap, NAME, &format!("row {n}"), *row, &mut columns)?;
         if !header_written && matches!(row, Value::Obj(h) if matches!(heap.get(*h), Obj::Map(_))) {
             let names: Vec<String> = columns.iter().flatten().map(key_text).collect();
             write_record(&mut out, &names, delim, eol);
@@ -212,25 +235,59 @@ fn format_fn(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     Ok(vm.heap.string(out))
 }
 
-fn bad_row<T>(heap: &crate::vm::Heap, n: usize, v: Value) -> Res<T> {
-    err(ErrorKind::Type, format!("csv.format() row {n} must be a list or a map, not {}", heap.type_name(v)))
+/// The `header` option: a list of column names.
+pub(super) fn header_option(vm: &Vm, name: &str, o: &Opts) -> Res<Option<Vec<Key>>> {
+    let Some(h) = o.value("header") else { return Ok(None) };
+    match vm.heap.as_list(h) {
+        Some(names) => {
+            let names = names.iter().map(|n| field_text(&vm.heap, name, *n, "header").map(|s| Key::Str(s.into())));
+            Ok(Some(names.collect::<Res<_>>()?))
+        }
+        None => {
+            err(ErrorKind::Type, format!("{name}() option header needs a list of names, not {}", vm.heap.type_name(h)))
+        }
+    }
+}
+
+/// The fields of one row (`what` names it in errors): a list's items, or a
+/// map's values in the order of `columns` (which the first map row sets when
+/// there are none yet).
+pub(super) fn row_fields(
+    heap: &crate::vm::Heap,
+    name: &str,
+    what: &str,
+    row: Value,
+    columns: &mut Option<Vec<Key>>,
+) -> Res<Vec<String>> {
+    let bad = || err(ErrorKind::Type, format!("{name}() {what} must be a list or a map, not {}", heap.type_name(row)));
+    let Value::Obj(h) = row else { return bad() };
+    match heap.get(h) {
+        Obj::List(items) => items.iter().map(|v| field_text(heap, name, *v, what)).collect(),
+        Obj::Map(m) => {
+            let cols = columns.get_or_insert_with(|| m.keys().cloned().collect());
+            if let Some(k) = m.keys().find(|k| !cols.contains(k)) {
+                let k = key_text(k);
+                return err(ErrorKind::Value, format!("{name}() {what} has key {k:?}, which is not a column"));
+            }
+            cols.iter().map(|k| m.get(k).map_or(Ok(String::new()), |v| field_text(heap, name, *v, what))).collect()
+        }
+        _ => bad(),
+    }
 }
 
 /// A field's text: a string as it is, nil as empty, a number or bool as `str()` writes it.
-fn field_text(heap: &crate::vm::Heap, v: Value, what: &str) -> Res<String> {
+fn field_text(heap: &crate::vm::Heap, name: &str, v: Value, what: &str) -> Res<String> {
     match v {
         Value::Nil => Ok(String::new()),
         Value::Int(_) | Value::Float(_) | Value::Bool(_) => Ok(crate::format::display(heap, v)),
         _ => match heap.as_str(v) {
             Some(s) => Ok(s.s.to_string()),
-            None => {
-                err(ErrorKind::Type, format!("csv.format() {what} has a {}, which is not a field", heap.type_name(v)))
-            }
+            None => err(ErrorKind::Type, format!("{name}() {what} has a {}, which is not a field", heap.type_name(v))),
         },
     }
 }
 
-fn key_text(k: &Key) -> String {
+pub(super) fn key_text(k: &Key) -> String {
     match k {
         Key::Str(s) => s.to_string(),
         Key::Int(i) => i.to_string(),
@@ -242,7 +299,7 @@ fn key_text(k: &Key) -> String {
 
 /// One record: fields quoted where they hold the delimiter, a quote or a line
 /// break (and a lone empty field, so the line is not blank).
-fn write_record(out: &mut String, fields: &[String], delim: char, eol: &str) {
+pub(super) fn write_record(out: &mut String, fields: &[String], delim: char, eol: &str) {
     for (i, f) in fields.iter().enumerate() {
         if i > 0 {
             out.push(delim);
@@ -261,7 +318,53 @@ fn write_record(out: &mut String, fields: &[String], delim: char, eol: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::{parse, parse_chunk};
+
+    /// Fed `size` bytes at a time as `csv.reader` feeds it: the records and
+    /// lines of parsing the whole text, or its error.
+    fn by_chunks(text: &[u8], size: usize) -> Result<Vec<(usize, Vec<String>)>, String> {
+        let (mut out, mut buf, mut line) = (Vec::new(), Vec::new(), 1);
+        let mut chunks = text.chunks(size).peekable();
+        loop {
+            let chunk = chunks.next();
+            buf.extend_from_slice(chunk.unwrap_or_default());
+            let end = chunk.is_none();
+            let c = parse_chunk(&buf, b',', end, line);
+            out.extend(c.records);
+            if let Some(e) = c.error {
+                return Err(e);
+            }
+            buf.drain(..c.used);
+            line = c.line;
+            if end {
+                return Ok(out);
+            }
+        }
+    }
+
+    #[test]
+    fn chunks_split_anywhere() {
+        let texts = [
+            "a,b\r\n1,2\r\n",
+            "\"x,y\",\"say \"\"hi\"\"\"\n\"two\nlines\",z",
+            "a,\n,b,",
+            "\n\na\r\rb\n\r\n\r\nc",
+            "\"\"",
+            "é,\"ü\r\nß\"\r\n日本,語",
+            "a\n\"b",
+            "\"a\"x",
+            "",
+        ];
+        for t in texts {
+            let whole = parse(t, b',');
+            for size in 1..=t.len().max(1) {
+                assert_eq!(by_chunks(t.as_bytes(), size), whole, "{t:?} in chunks of {size}");
+            }
+        }
+        assert_eq!(by_chunks(b"a,\xff\n", 2).unwrap_err(), "line 1: the text is not UTF-8");
+        let c = parse_chunk(b"a\nb\n\"c", b',', true, 1);
+        assert_eq!((c.records.len(), c.used, c.error.as_deref()), (2, 4, Some("line 3: a quoted field is not closed")));
+    }
 
     fn rows(s: &str) -> Vec<Vec<String>> {
         parse(s, b',').unwrap().into_iter().map(|(_, r)| r).collect()

@@ -1,8 +1,9 @@
 //! Text formats (docs/text-formats.md): `std/re` (regular expressions),
-//! `std/base64`, `std/hash`, `std/csv`. `std/hex` is csp on the bytes methods.
+//! `std/base64`, `std/hash`, `std/csv` (`csv_stream.rs`: its reader and writer). `std/hex` is csp on the bytes methods.
 
 pub mod codec;
 pub mod csv;
+pub mod csv_stream;
 pub mod re;
 
 use crate::vm::Vm;
@@ -11,6 +12,7 @@ pub fn register(vm: &mut Vm) {
     re::register(vm);
     codec::register(vm);
     csv::register(vm);
+    csv_stream::register(vm);
 }
 
 use crate::vm::object::Obj;
