@@ -6,6 +6,7 @@ pub mod bytes;
 pub mod conc;
 pub mod convert;
 pub mod core;
+pub mod crypto;
 pub mod format_fn;
 pub mod fs;
 pub mod http;
@@ -54,6 +55,7 @@ pub fn register(vm: &mut Vm) {
     fs::register(vm);
     os::register(vm);
     text::register(vm);
+    crypto::register(vm);
     time::register(vm);
 }
 
