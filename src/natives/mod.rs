@@ -20,6 +20,8 @@ pub mod net;
 pub mod os;
 pub mod path;
 pub mod process;
+pub mod random;
+pub mod seq;
 pub mod signal;
 pub mod stream;
 pub mod string;
@@ -41,6 +43,8 @@ pub fn register(vm: &mut Vm) {
     convert::register(vm);
     bytes::register(vm);
     math::register(vm);
+    random::register(vm);
+    seq::register(vm);
     json::register(vm);
     format_fn::register(vm);
     conc::register(vm);
