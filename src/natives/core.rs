@@ -19,6 +19,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_builtin("__timeout_error", NativeFn::Full(timeout_error));
     vm.define_builtin("__limit_error", NativeFn::Full(limit_error));
     vm.define_builtin("__io_error", NativeFn::Full(io_error));
+    vm.define_builtin("__value_error", NativeFn::Full(value_error));
     vm.define_native("__rename_error", rename_error);
     vm.define_native("assert", assert);
     vm.define_native("args", args);
@@ -176,6 +177,13 @@ fn limit_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
 fn io_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("__io_error", args, 1, 1)?;
     Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Io))
+}
+
+/// `__value_error(msg)`: `error(msg)` of kind `value`, for a bad argument a
+/// std module written in csp checks itself (`std/compress`).
+fn value_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("__value_error", args, 1, 1)?;
+    Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Value))
 }
 
 /// `__rename_error(name, e, part)`: for the prelude's callback methods, a `type`

@@ -3,6 +3,7 @@
 //! of a csp function such as the prelude's `__list_map`, or a blocking operation).
 
 pub mod bytes;
+pub mod compress;
 pub mod conc;
 pub mod convert;
 pub mod core;
@@ -60,6 +61,7 @@ pub fn register(vm: &mut Vm) {
     os::register(vm);
     text::register(vm);
     crypto::register(vm);
+    compress::register(vm);
     time::register(vm);
 }
 
@@ -82,6 +84,7 @@ pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &st
             Obj::Listener(_) => return net::listener_call(vm, h, name, args),
             Obj::Udp(_) => return net::udp_call(vm, h, name, args),
             Obj::Regex(_) => return text::re::call(vm, h, name, args),
+            Obj::Codec(_) => return compress::call(vm, h, name, args),
             Obj::Time(_) => return time::call(vm, h, name, args),
             Obj::Range(lo, hi) if name == "len" => {
                 arity(name, args, 0, 0)?;
