@@ -29,7 +29,10 @@ const STEP: usize = 1 << 20;
 
 pub fn register(vm: &mut Vm) {
     vm.define_hidden("compress.gzip", NativeFn::Full(|vm, _, a| compress(vm, a, "compress.gzip", Format::Gzip)));
-    vm.define_hidden("compress.deflate", NativeFn::Full(|vm, _, a| compress(vm, a, "compress.deflate", Format::Deflate)));
+    vm.define_hidden(
+        "compress.deflate",
+        NativeFn::Full(|vm, _, a| compress(vm, a, "compress.deflate", Format::Deflate)),
+    );
     vm.define_hidden(
         "compress.deflate_raw",
         NativeFn::Full(|vm, _, a| compress(vm, a, "compress.deflate_raw", Format::Raw)),
@@ -56,7 +59,10 @@ fn format_arg(vm: &Vm, name: &str, v: Option<&Value>) -> Res<Format> {
     Format::parse(&s.s).map_or_else(
         || {
             let hint = if &*s.s == "zlib" { " (zlib's framing is \"deflate\", as in HTTP)" } else { "" };
-            err(ErrorKind::Value, format!("{name}() format is \"gzip\", \"deflate\" or \"deflate_raw\", not {:?}{hint}", &*s.s))
+            err(
+                ErrorKind::Value,
+                format!("{name}() format is \"gzip\", \"deflate\" or \"deflate_raw\", not {:?}{hint}", &*s.s),
+            )
         },
         Ok,
     )
@@ -89,7 +95,9 @@ fn compress(vm: &mut Vm, args: &[Value], name: &str, format: Format) -> Res<Ret>
     let work = move || {
         let out = codec::compress(format, level, &data);
         match out.len() > out_cap {
-            true => Err((ErrorKind::Memory, format!("out of memory: the compressed data is {}", show_bytes(out.len())))),
+            true => {
+                Err((ErrorKind::Memory, format!("out of memory: the compressed data is {}", show_bytes(out.len()))))
+            }
             false => Ok(out),
         }
     };
@@ -122,7 +130,10 @@ impl Cap {
         if MAX_STRING < cap.bytes {
             cap.bytes = MAX_STRING;
             cap.kind = ErrorKind::Limit;
-            cap.message = format!("{}: the data decompresses to more than {MAX_STRING} bytes, the most a bytes value holds", cap.who);
+            cap.message = format!(
+                "{}: the data decompresses to more than {MAX_STRING} bytes, the most a bytes value holds",
+                cap.who
+            );
         }
         if let Some(m) = max.filter(|&m| m <= cap.bytes) {
             cap.bytes = m;
@@ -296,7 +307,10 @@ fn read(vm: &mut Vm, h: Handle, max: Option<usize>, exact: bool, cap: &Cap) -> R
     }
     let got = if enough(d) || d.finished() { d.unread().len().min(want) } else { 0 };
     if exact && d.finished() && got > 0 && got < want {
-        return err(ErrorKind::Io, format!("the {} stream ended after {got} of the {want} bytes asked for", d.format.name()));
+        return err(
+            ErrorKind::Io,
+            format!("the {} stream ended after {got} of the {want} bytes asked for", d.format.name()),
+        );
     }
     if got == 0 {
         return Ok(Value::Nil);
