@@ -416,7 +416,7 @@ impl Decoder {
 /// at most 32 KiB, and a check value that makes the two bytes a multiple of 31.
 fn zlib_header(b: &[u8]) -> Result<(), String> {
     let (cmf, flg) = (b[0], b[1]);
-    if cmf & 0x0f == 8 && cmf >> 4 <= 7 && (cmf as u16 * 256 + flg as u16) % 31 == 0 {
+    if cmf & 0x0f == 8 && cmf >> 4 <= 7 && (cmf as u16 * 256 + flg as u16).is_multiple_of(31) {
         return Ok(());
     }
     let gzip = if cmf == 0x1f && flg == 0x8b { ", as gzip data does" } else { "" };
