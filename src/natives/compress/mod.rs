@@ -14,6 +14,7 @@ use crate::limits::{show_bytes, MAX_STRING};
 use crate::vm::builtin::io_kind;
 use crate::vm::{err, ErrorKind, Handle, NativeFn, Obj, Res, Ret, Value, Vm};
 use codec::{Decoder, Encoder, Error, Format};
+use std::borrow::Cow;
 
 /// The state of a stream wrapper, an `Obj::Codec` (type "codec").
 pub enum Codec {
@@ -104,49 +105,51 @@ fn compress(vm: &mut Vm, args: &[Value], name: &str, format: Format) -> Res<Ret>
     Ok(io_kind(work, |heap, out| heap.bytes(out)))
 }
 
-/// What bounds a decompression, and the error for passing it: the memory
-/// limit, the longest bytes value, or the caller's `max`.
+/// What bounds a decompression: the memory limit, the longest bytes value,
+/// or the caller's `max`; the error for passing it is made only when needed.
 struct Cap {
     bytes: usize,
-    kind: ErrorKind,
-    message: String,
+    bound: Bound,
+    /// The heap's limit, for the message.
+    limit: usize,
     /// Who is decompressing, for messages: "compress.gunzip()".
-    who: String,
+    who: Cow<'static, str>,
+}
+
+#[derive(Clone, Copy)]
+enum Bound {
+    Memory,
+    Longest,
+    Max,
 }
 
 impl Cap {
-    fn new(vm: &Vm, who: &str, max: Option<usize>) -> Cap {
+    fn new(vm: &Vm, who: Cow<'static, str>, max: Option<usize>) -> Cap {
         let room = vm.heap.headroom();
-        let (limit, who) = (show_bytes(vm.heap.limit), who.to_string());
-        let mut cap = Cap {
-            bytes: room,
-            kind: ErrorKind::Memory,
-            message: format!(
-                "out of memory: {who} would make more than {}, which passes the {limit} limit (see --max-memory)",
-                show_bytes(room)
-            ),
-            who,
+        let (bytes, bound) = match max {
+            Some(m) if m <= room.min(MAX_STRING) => (m, Bound::Max),
+            _ if MAX_STRING < room => (MAX_STRING, Bound::Longest),
+            _ => (room, Bound::Memory),
         };
-        if MAX_STRING < cap.bytes {
-            cap.bytes = MAX_STRING;
-            cap.kind = ErrorKind::Limit;
-            cap.message = format!(
-                "{}: the data decompresses to more than {MAX_STRING} bytes, the most a bytes value holds",
-                cap.who
-            );
-        }
-        if let Some(m) = max.filter(|&m| m <= cap.bytes) {
-            cap.bytes = m;
-            cap.kind = ErrorKind::Limit;
-            cap.message = format!("{}: the data decompresses to more than {m} bytes (its max option)", cap.who);
-        }
-        cap
+        Cap { bytes, bound, limit: vm.heap.limit, who }
     }
 
     fn error(&self, e: Error) -> (ErrorKind, String) {
-        match e {
-            Error::TooBig => (self.kind, self.message.clone()),
-            Error::Corrupt(m) => (ErrorKind::Value, format!("{}: {m}", self.who)),
+        let (who, n) = (&self.who, self.bytes);
+        match (e, self.bound) {
+            (Error::Corrupt(m), _) => (ErrorKind::Value, format!("{who}: {m}")),
+            (Error::TooBig, Bound::Memory) => {
+                let (room, limit) = (show_bytes(n), show_bytes(self.limit));
+                let m = format!("out of memory: {who} would make more than {room}, which passes the {limit} limit (see --max-memory)");
+                (ErrorKind::Memory, m)
+            }
+            (Error::TooBig, Bound::Longest) => {
+                let m = format!("{who}: the data decompresses to more than {n} bytes, the most a bytes value holds");
+                (ErrorKind::Limit, m)
+            }
+            (Error::TooBig, Bound::Max) => {
+                (ErrorKind::Limit, format!("{who}: the data decompresses to more than {n} bytes (its max option)"))
+            }
         }
     }
 }
@@ -165,7 +168,7 @@ fn decompress(vm: &mut Vm, args: &[Value], name: &str, format: Format) -> Res<Re
             return err(ErrorKind::Value, format!("{name}() option max needs an int of 0 or more, not {t}"));
         }
     };
-    let cap = Cap::new(vm, &format!("{name}()"), max);
+    let cap = Cap::new(vm, format!("{name}()").into(), max);
     let data = data_arg(&vm.heap, name, args[0])?;
     let mut d = Decoder::new(format);
     d.feed(data);
@@ -225,7 +228,7 @@ fn codec_mut(vm: &mut Vm, h: Handle) -> &mut Codec {
 /// `finished()` or `starved()` says why).
 pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
     let is_decoder = matches!(codec_mut(vm, h), Codec::Decoder(_));
-    let cap = Cap::new(vm, "compress.reader()", None);
+    let cap = Cap::new(vm, Cow::Borrowed("compress.reader()"), None);
     let v = match (name, is_decoder) {
         ("write", false) => {
             arity(name, args, 1, 1)?;
