@@ -150,6 +150,7 @@ fn write_object(obj: &Obj, out: &mut String) {
         Obj::Listener(l) => write!(out, "<listener {}>", l.addr).unwrap(),
         Obj::Udp(u) => write!(out, "<udp {}>", u.addr).unwrap(),
         Obj::Regex(r) => write!(out, "<regex /{}/>", r.as_str()).unwrap(),
+        Obj::Codec(_) => out.push_str("<codec>"),
         Obj::Time(t) => write!(out, "{t}").unwrap(),
         Obj::Sqlite(s) => match &**s {
             crate::sqlite::Sqlite::Db(db) => write!(out, "<sqlite {}>", db.path).unwrap(),

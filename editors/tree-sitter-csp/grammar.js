@@ -31,7 +31,8 @@ const PREC = {
   add: 10,
   mul: 11,
   unary: 12,
-  postfix: 13,
+  power: 13,
+  postfix: 14,
 };
 
 const KEYWORDS = [
@@ -125,7 +126,7 @@ module.exports = grammar({
 
     assignment_statement: $ => seq(
       field('left', $._expression),
-      field('operator', choice('=', '+=', '-=', '*=', '/=', '%=')),
+      field('operator', choice('=', '+=', '-=', '*=', '/=', '%=', '**=')),
       field('right', $._expression),
     ),
 
@@ -302,11 +303,13 @@ module.exports = grammar({
         [PREC.add, choice('+', '-')],
         [PREC.mul, choice('*', '/', '%')],
       ];
-      return choice(...table.map(([p, op]) => prec.left(p, seq(
+      const operands = op => seq(
         field('left', $._expression),
         field('operator', op),
         field('right', $._expression),
-      ))));
+      );
+      // `**` is right-associative and binds tighter than a prefix `-`.
+      return choice(...table.map(([p, op]) => prec.left(p, operands(op))), prec.right(PREC.power, operands('**')));
     },
 
     range_expression: $ => prec.left(PREC.range, seq(

@@ -195,6 +195,12 @@ pub enum Op {
         a: u8,
         b: u8,
     },
+    /// dst = a ** b: an int for ints with b >= 0 (overflow is an error), else a float
+    Pow {
+        dst: u8,
+        a: u8,
+        b: u8,
+    },
     /// dst = ~src (an int)
     BitNot {
         dst: u8,

@@ -408,6 +408,7 @@ impl Compiler<'_> {
             BinOp::Mul => Op::Mul { dst, a: ra, b: rb },
             BinOp::Div => Op::Div { dst, a: ra, b: rb },
             BinOp::Mod => Op::Mod { dst, a: ra, b: rb },
+            BinOp::Pow => Op::Pow { dst, a: ra, b: rb },
             BinOp::Eq => Op::Compare { cmp: Cmp::Eq, dst, a: ra, b: rb },
             BinOp::Ne => Op::Compare { cmp: Cmp::Ne, dst, a: ra, b: rb },
             BinOp::Lt => Op::Compare { cmp: Cmp::Lt, dst, a: ra, b: rb },

@@ -311,6 +311,7 @@ impl Compiler<'_> {
             BinOp::Sub => Op::Sub { dst, a, b },
             BinOp::Mul => Op::Mul { dst, a, b },
             BinOp::Div => Op::Div { dst, a, b },
+            BinOp::Pow => Op::Pow { dst, a, b },
             _ => Op::Mod { dst, a, b },
         };
         self.emit(op);

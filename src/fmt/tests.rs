@@ -29,6 +29,8 @@ fn spaces_around_binary_operators_none_after_prefix_ones() {
         ("return -1\n", "return -1\n"),
         ("let a = f()-1\n", "let a = f() - 1\n"),
         ("let b = x[0] -1\n", "let b = x[0] - 1\n"),
+        ("let p = -2**-x**2\n", "let p = -2 ** -x ** 2\n"),
+        ("n**=2\n", "n **= 2\n"),
     ]);
 }
 

@@ -185,8 +185,8 @@ fn io_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Io))
 }
 
-/// `__value_error(msg)`: `error(msg)` of kind `value`, for `std/flag`'s bad
-/// command lines and declarations.
+/// `__value_error(msg)`: `error(msg)` of kind `value`, for a bad argument a
+/// std module written in csp checks itself (`std/flag`, `std/compress`).
 fn value_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("__value_error", args, 1, 1)?;
     Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Value))

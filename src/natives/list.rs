@@ -31,6 +31,7 @@ pub const METHODS: &[&str] = &[
     "reduce",
     "remove",
     "reverse",
+    "sample",
     "shuffle",
     "skip",
     "slice",
@@ -253,7 +254,7 @@ pub fn list_set(heap: &mut Heap, list: Value, i: i64, v: Value) -> Res<()> {
 
 /// A stable merge sort whose comparison can fail; unlike `slice::sort_by` it cannot
 /// panic on an inconsistent order (NaN) and stops at the first error.
-fn merge_sort(v: &mut [Value], mut cmp: impl FnMut(Value, Value) -> Res<Ordering>) -> Res<()> {
+pub(crate) fn merge_sort(v: &mut [Value], mut cmp: impl FnMut(Value, Value) -> Res<Ordering>) -> Res<()> {
     let n = v.len();
     let mut buf = v.to_vec();
     let mut width = 1;

@@ -1,5 +1,5 @@
 //! More list methods: `extend clear sum enumerate unique flat chunks take skip
-//! shuffle choice`, `min`/`max`, and `any`/`all` without a callback. The ones that
+//! shuffle choice sample` (the random ones in `random.rs`), `min`/`max`, and `any`/`all` without a callback. The ones that
 //! take a callback call csp code in the prelude (`PRELUDE`), as in `list.rs`.
 
 use super::{arity, int_arg, no_method};
@@ -63,7 +63,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
         }
         "sum" => {
             arity(name, args, 0, 0)?;
-            sum(heap, items(heap, h))?
+            sum(heap, items(heap, h), Value::Int(0))?
         }
         "any" | "all" if args.is_empty() => {
             let l = items(heap, h);
@@ -132,23 +132,16 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
         }
         "shuffle" => {
             arity(name, args, 0, 0)?;
-            // Fisher-Yates on the VM's seeded generator, so `--seed` repeats a run.
-            let mut l = std::mem::take(items_mut(&mut vm.heap, h));
-            for i in (1..l.len()).rev() {
-                let j = ((vm.rng.next_u64() as u128 * (i as u128 + 1)) >> 64) as usize;
-                l.swap(i, j);
-            }
-            *items_mut(&mut vm.heap, h) = l;
+            super::random::list_shuffle(vm, h);
             Value::Nil
         }
         "choice" => {
             arity(name, args, 0, 0)?;
-            let n = items(heap, h).len();
-            if n == 0 {
-                return err(ErrorKind::Index, "choice() from an empty list");
-            }
-            let j = ((vm.rng.next_u64() as u128 * n as u128) >> 64) as usize;
-            items(&vm.heap, h)[j]
+            super::random::list_choice(vm, h)?
+        }
+        "sample" => {
+            arity(name, args, 1, 1)?;
+            super::random::list_sample(vm, h, args[0])?
         }
         _ => return callback(vm, h, name, args),
     };
@@ -172,9 +165,10 @@ fn callback(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
     }
 }
 
-/// `sum()`: ints add as ints (overflow is an error), a float makes the sum a float.
-fn sum(heap: &Heap, l: &[Value]) -> Res<Value> {
-    let mut acc = Value::Int(0);
+/// `sum()`: ints add as ints (overflow is an error), a float makes the sum a
+/// float; `start` (0 for the method) is added first.
+pub(crate) fn sum(heap: &Heap, l: &[Value], start: Value) -> Res<Value> {
+    let mut acc = start;
     for v in l {
         acc = match (acc, *v) {
             (Value::Int(a), Value::Int(b)) => match a.checked_add(b) {

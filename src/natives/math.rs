@@ -1,9 +1,12 @@
-//! Math as global functions: `sqrt sin cos tan log exp atan2 abs floor ceil round
-//! pow min max random` (`round` as Python's, halves to even), and the float globals `PI` and `E`.
+//! Math as global functions: `sqrt sin cos tan asin acos atan log log10 log2
+//! exp atan2 hypot abs floor ceil round pow div mod divmod min max is_nan
+//! is_inf is_finite` (`round` as Python's, halves to even; `div`/`mod` floor
+//! as Python's `//` and `%`), and the float globals `PI` and `E`. The random
+//! helpers are in `random.rs`.
 
-use super::{arity, int_arg, num_arg};
+use super::{arity, num_arg};
 use crate::vm::arith::compare;
-use crate::vm::{err, ErrorKind, Res, Value, Vm};
+use crate::vm::{err, ErrorKind, Fiber, NativeFn, Obj, Res, Ret, Value, Vm};
 use std::cmp::Ordering;
 
 pub fn register(vm: &mut Vm) {
@@ -11,18 +14,28 @@ pub fn register(vm: &mut Vm) {
     vm.define_native("sin", sin);
     vm.define_native("cos", cos);
     vm.define_native("tan", tan);
+    vm.define_native("asin", asin);
+    vm.define_native("acos", acos);
+    vm.define_native("atan", atan);
     vm.define_native("log", log);
+    vm.define_native("log10", log10);
+    vm.define_native("log2", log2);
     vm.define_native("exp", exp);
     vm.define_native("atan2", atan2);
+    vm.define_native("hypot", hypot);
+    vm.define_native("is_nan", is_nan);
+    vm.define_native("is_inf", is_inf);
+    vm.define_native("is_finite", is_finite);
+    vm.define_native("div", div);
+    vm.define_native("mod", modulo);
+    vm.define_native("divmod", divmod);
     vm.define_native("abs", abs);
     vm.define_native("floor", floor);
     vm.define_native("ceil", ceil);
     vm.define_native("round", round);
     vm.define_native("pow", pow);
-    vm.define_native("min", min);
-    vm.define_native("max", max);
-    vm.define_native("random", random);
-    vm.define_native("seed", seed);
+    vm.define_builtin("min", NativeFn::Full(min));
+    vm.define_builtin("max", NativeFn::Full(max));
     let pi = vm.global_slot("PI") as usize;
     vm.globals[pi] = Value::Float(std::f64::consts::PI);
     let e = vm.global_slot("E") as usize;
@@ -44,8 +57,123 @@ float_fn!(sqrt, f64::sqrt);
 float_fn!(sin, f64::sin);
 float_fn!(cos, f64::cos);
 float_fn!(tan, f64::tan);
-float_fn!(log, f64::ln);
+float_fn!(asin, f64::asin);
+float_fn!(acos, f64::acos);
+float_fn!(atan, f64::atan);
+float_fn!(log10, f64::log10);
+float_fn!(log2, f64::log2);
 float_fn!(exp, f64::exp);
+
+/// `log(x)` is the natural logarithm; `log(x, base)` the logarithm in `base`.
+fn log(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("log", args, 1, 2)?;
+    let x = num_arg(&vm.heap, "log", args[0])?;
+    match args.get(1) {
+        None => Ok(Value::Float(x.ln())),
+        Some(&b) => Ok(Value::Float(x.ln() / num_arg(&vm.heap, "log", b)?.ln())),
+    }
+}
+
+/// `hypot(x, y, ...)`: the length of the vector, sqrt(x² + y² + ...), without
+/// overflow or underflow on the way.
+fn hypot(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("hypot", args, 1, usize::MAX)?;
+    let mut r = 0.0f64;
+    for &v in args {
+        r = r.hypot(num_arg(&vm.heap, "hypot", v)?);
+    }
+    Ok(Value::Float(r))
+}
+
+/// `is_nan`, `is_inf` and `is_finite` of a number (an int is finite).
+macro_rules! float_test {
+    ($name:ident, $f:expr) => {
+        fn $name(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+            arity(stringify!($name), args, 1, 1)?;
+            let f: fn(f64) -> bool = $f;
+            Ok(Value::Bool(f(num_arg(&vm.heap, stringify!($name), args[0])?)))
+        }
+    };
+}
+
+float_test!(is_nan, f64::is_nan);
+float_test!(is_inf, f64::is_infinite);
+float_test!(is_finite, f64::is_finite);
+
+/// The floored quotient and remainder of Python's `//` and `%`: the quotient
+/// rounded toward negative infinity, the remainder with the divisor's sign.
+/// Ints give ints (dividing by zero is an error, as for `/`); a float gives
+/// floats, computed as CPython does (`float_divmod`), with IEEE results for a
+/// zero divisor as `/` has (`div(1.0, 0)` is `inf`, `mod(1.0, 0)` is `nan`).
+fn floored(vm: &Vm, name: &str, a: Value, b: Value) -> Res<(Value, Value)> {
+    match (a, b) {
+        (Value::Int(_), Value::Int(0)) => err(ErrorKind::ZeroDivision, "integer division by zero"),
+        (Value::Int(x), Value::Int(y)) => {
+            // Only i64::MIN / -1 overflows; its remainder is 0.
+            let (q, r) = (x.checked_div(y), x.checked_rem(y).unwrap_or(0));
+            let Some(q) = q else { return Ok((Value::Nil, Value::Int(0))) };
+            if r != 0 && (r < 0) != (y < 0) {
+                return Ok((Value::Int(q - 1), Value::Int(r + y)));
+            }
+            Ok((Value::Int(q), Value::Int(r)))
+        }
+        _ => {
+            let x = num_arg(&vm.heap, name, a)?;
+            let y = num_arg(&vm.heap, name, b)?;
+            let (q, r) = float_divmod(x, y);
+            Ok((Value::Float(q), Value::Float(r)))
+        }
+    }
+}
+
+fn float_divmod(x: f64, y: f64) -> (f64, f64) {
+    if y == 0.0 {
+        return ((x / y).floor(), x % y);
+    }
+    let mut m = x % y;
+    let d = (x - m) / y;
+    let q;
+    if m != 0.0 {
+        if (y < 0.0) != (m < 0.0) {
+            m += y;
+            q = d - 1.0;
+        } else {
+            q = d;
+        }
+    } else {
+        m = 0.0f64.copysign(y);
+        q = d;
+    }
+    if q == 0.0 {
+        return (0.0f64.copysign(x / y), m);
+    }
+    let f = q.floor();
+    (if q - f > 0.5 { f + 1.0 } else { f }, m)
+}
+
+/// `div(a, b)`: the floored quotient (Python's `a // b`).
+fn div(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("div", args, 2, 2)?;
+    match floored(vm, "div", args[0], args[1])? {
+        (Value::Nil, _) => err(ErrorKind::Overflow, "integer overflow"),
+        (q, _) => Ok(q),
+    }
+}
+
+/// `mod(a, b)`: the remainder with the divisor's sign (Python's `a % b`).
+fn modulo(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("mod", args, 2, 2)?;
+    Ok(floored(vm, "mod", args[0], args[1])?.1)
+}
+
+/// `divmod(a, b)`: `[div(a, b), mod(a, b)]`.
+fn divmod(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("divmod", args, 2, 2)?;
+    match floored(vm, "divmod", args[0], args[1])? {
+        (Value::Nil, _) => err(ErrorKind::Overflow, "integer overflow"),
+        (q, r) => Ok(vm.heap.list_of(&[q, r])),
+    }
+}
 
 fn atan2(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("atan2", args, 2, 2)?;
@@ -168,42 +296,34 @@ fn round_digits(digits: &str, k: usize, frac: bool) -> String {
     String::from_utf8(d).expect("ASCII digits")
 }
 
-/// `pow(int, int >= 0)` is an exact int (overflow is an error); otherwise a float.
+/// `pow(a, b)` is `a ** b`: an exact int for ints with `b >= 0` (overflow is
+/// an error); otherwise a float.
 fn pow(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("pow", args, 2, 2)?;
-    match (args[0], args[1]) {
-        (Value::Int(b), Value::Int(e)) if e >= 0 => {
-            let r = match u32::try_from(e) {
-                Ok(e) => b.checked_pow(e),
-                Err(_) => match b {
-                    0 | 1 => Some(b),
-                    -1 => Some(if e % 2 == 0 { 1 } else { -1 }),
-                    _ => None,
-                },
-            };
-            r.map(Value::Int).ok_or(()).or_else(|_| err(ErrorKind::Overflow, "integer overflow"))
-        }
-        (b, e) => {
-            let b = num_arg(&vm.heap, "pow", b)?;
-            let e = num_arg(&vm.heap, "pow", e)?;
-            Ok(Value::Float(b.powf(e)))
-        }
-    }
+    num_arg(&vm.heap, "pow", args[0])?;
+    num_arg(&vm.heap, "pow", args[1])?;
+    crate::vm::arith::pow(&vm.heap, args[0], args[1])
 }
 
-fn min(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+fn min(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     extreme(vm, "min", args, Ordering::Less)
 }
 
-fn max(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+fn max(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     extreme(vm, "max", args, Ordering::Greater)
 }
 
-/// `min`/`max` of one or more arguments or of a single list; returns the first of
-/// the extreme values as it was (an int stays an int).
-fn extreme(vm: &mut Vm, name: &str, args: &[Value], want: Ordering) -> Res<Value> {
+/// `min`/`max` of one or more arguments or of a single list; returns the first
+/// of the extreme values as it was (an int stays an int). `min(xs, key)` with
+/// a list and a function compares `key(x)`, as the list method `xs.min(key)`.
+fn extreme(vm: &mut Vm, name: &str, args: &[Value], want: Ordering) -> Res<Ret> {
     arity(name, args, 1, usize::MAX)?;
     let heap = &vm.heap;
+    if let ([Value::Obj(list), key], Some(_)) = (args, heap.as_list(args[0])) {
+        if matches!(key, Value::Obj(f) if matches!(heap.get(*f), Obj::Closure(_) | Obj::Native(_))) {
+            return super::list_ext::call(vm, *list, name, &args[1..]);
+        }
+    }
     let items: &[Value] = match (args, heap.as_list(args[0])) {
         ([_], Some(list)) => list,
         _ => args,
@@ -217,44 +337,7 @@ fn extreme(vm: &mut Vm, name: &str, args: &[Value], want: Ordering) -> Res<Value
             best = v;
         }
     }
-    Ok(best)
-}
-
-/// `seed(n)`: `random` and the other random helpers repeat from here on, as
-/// with `--seed n` (`select`'s choices keep their own generator).
-fn seed(vm: &mut Vm, args: &[Value]) -> Res<Value> {
-    arity("seed", args, 1, 1)?;
-    let n = int_arg(&vm.heap, "seed", args[0])?;
-    vm.rng = crate::vm::Rng::new(n as u64);
-    Ok(Value::Nil)
-}
-
-/// `random()` is a float in [0, 1); `random(n)` an int in [0, n); `random(a, b)` an
-/// int in [a, b]. All draw from the VM's seeded generator.
-fn random(vm: &mut Vm, args: &[Value]) -> Res<Value> {
-    arity("random", args, 0, 2)?;
-    let (lo, span) = match args {
-        [] => return Ok(Value::Float(vm.rng.next_f64())),
-        [n] => {
-            let n = int_arg(&vm.heap, "random", *n)?;
-            if n <= 0 {
-                return err(ErrorKind::Value, format!("random(n) needs n > 0, got {n}"));
-            }
-            (0i64, n as u128)
-        }
-        [a, b] => {
-            let a = int_arg(&vm.heap, "random", *a)?;
-            let b = int_arg(&vm.heap, "random", *b)?;
-            if a > b {
-                return err(ErrorKind::Value, format!("random(a, b) needs a <= b, got {a} > {b}"));
-            }
-            (a, (b as i128 - a as i128 + 1) as u128)
-        }
-        _ => unreachable!(),
-    };
-    // Multiply-shift maps 64 random bits onto [0, span) with negligible bias.
-    let off = (vm.rng.next_u64() as u128 * span) >> 64;
-    Ok(Value::Int((lo as i128 + off as i128) as i64))
+    Ok(Ret::Value(best))
 }
 
 #[cfg(test)]
@@ -327,31 +410,6 @@ mod tests {
         assert_eq!(err_msg(call(vm, "min", &[e])), "min() of an empty list");
         assert_eq!(err_msg(call(vm, "min", &[])), "min() takes at least 1 argument (0 given)");
         assert_eq!(err_msg(call(vm, "min", &[I(1), a])), "min(): cannot compare string with int");
-    }
-
-    #[test]
-    fn random_ranges() {
-        let mut vm = Vm::new();
-        let vm = &mut vm;
-        use Value::Int as I;
-        for _ in 0..1000 {
-            let Value::Float(f) = call(vm, "random", &[]).unwrap() else { panic!() };
-            assert!((0.0..1.0).contains(&f));
-            let Value::Int(i) = call(vm, "random", &[I(3)]).unwrap() else { panic!() };
-            assert!((0..3).contains(&i));
-            let Value::Int(i) = call(vm, "random", &[I(-2), I(2)]).unwrap() else { panic!() };
-            assert!((-2..=2).contains(&i));
-            let Value::Int(_) = call(vm, "random", &[I(i64::MIN), I(i64::MAX)]).unwrap() else { panic!() };
-        }
-        assert!(call(vm, "random", &[I(0)]).is_err());
-        assert!(call(vm, "random", &[I(2), I(1)]).is_err());
-        let draw = |seed: i64| {
-            let mut vm = Vm::new();
-            call(&mut vm, "seed", &[I(seed)]).unwrap();
-            (0..8).map(|_| call(&mut vm, "random", &[I(1000)]).unwrap()).map(|v| format!("{v:?}")).collect::<String>()
-        };
-        assert_eq!(draw(3), draw(3), "same seed, same numbers");
-        assert_ne!(draw(3), draw(4), "another seed, other numbers");
     }
 }
 

@@ -3,9 +3,11 @@
 //! of a csp function such as the prelude's `__list_map`, or a blocking operation).
 
 pub mod bytes;
+pub mod compress;
 pub mod conc;
 pub mod convert;
 pub mod core;
+pub mod crypto;
 pub mod format_fn;
 pub mod fs;
 pub mod http;
@@ -20,6 +22,8 @@ pub mod net;
 pub mod os;
 pub mod path;
 pub mod process;
+pub mod random;
+pub mod seq;
 pub mod signal;
 pub mod sqlite;
 pub mod stream;
@@ -43,6 +47,8 @@ pub fn register(vm: &mut Vm) {
     convert::register(vm);
     bytes::register(vm);
     math::register(vm);
+    random::register(vm);
+    seq::register(vm);
     json::register(vm);
     log::register(vm);
     format_fn::register(vm);
@@ -58,6 +64,8 @@ pub fn register(vm: &mut Vm) {
     fs::register(vm);
     os::register(vm);
     text::register(vm);
+    crypto::register(vm);
+    compress::register(vm);
     time::register(vm);
     url::register(vm);
     sqlite::register(vm);
@@ -82,6 +90,7 @@ pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &st
             Obj::Listener(_) => return net::listener_call(vm, h, name, args),
             Obj::Udp(_) => return net::udp_call(vm, h, name, args),
             Obj::Regex(_) => return text::re::call(vm, h, name, args),
+            Obj::Codec(_) => return compress::call(vm, h, name, args),
             Obj::Time(_) => return time::call(vm, h, name, args),
             Obj::Range(lo, hi) if name == "len" => {
                 arity(name, args, 0, 0)?;

@@ -181,6 +181,8 @@ pub enum BinOp {
     Mul,
     Div,
     Mod,
+    /// `a ** b`: right-associative, binding tighter than a prefix `-`
+    Pow,
     Eq,
     Ne,
     Lt,

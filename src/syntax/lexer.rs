@@ -209,6 +209,7 @@ impl<'a> Lexer<'a> {
                 Raw::Minus
                 | Raw::Plus
                 | Raw::Star
+                | Raw::StarStar
                 | Raw::Slash
                 | Raw::Percent
                 | Raw::Bang

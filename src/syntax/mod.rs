@@ -338,8 +338,8 @@ const STMT_START: &[&str] =
 /// Operators that can continue an expression; when a binary operator is
 /// expected they are summarised as "an operator".
 const OPERATORS: &[&str] = &[
-    "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "..", "..=", ".", "(", "[", "in", "not",
-    "is", "&", "|", "^", "<<", ">>", "?",
+    "+", "-", "*", "**", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "..", "..=", ".", "(", "[", "in",
+    "not", "is", "&", "|", "^", "<<", ">>", "?",
 ];
 
 const MAX_LISTED: usize = 6;

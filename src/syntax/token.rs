@@ -129,6 +129,8 @@ pub enum Raw {
     SlashAssign,
     #[token("%=")]
     PercentAssign,
+    #[token("**=")]
+    StarStarAssign,
     #[token("==")]
     EqEq,
     #[token("!=")]
@@ -147,6 +149,8 @@ pub enum Raw {
     Minus,
     #[token("*")]
     Star,
+    #[token("**")]
+    StarStar,
     #[token("/")]
     Slash,
     #[token("%")]

@@ -122,6 +122,34 @@ pub fn rem(heap: &Heap, a: Value, b: Value) -> Res<Value> {
     }
 }
 
+/// `a ** b` (and `pow(a, b)`): an exact int for two ints with `b >= 0`
+/// (overflow is an error), else a float (`2 ** -1` is `0.5`, `0 ** -1` is
+/// `inf`, as IEEE division by zero is).
+pub fn pow(heap: &Heap, a: Value, b: Value) -> Res<Value> {
+    let f = |v: Value| match v {
+        Value::Int(i) => Some(i as f64),
+        Value::Float(x) => Some(x),
+        _ => None,
+    };
+    match (a, b) {
+        (Value::Int(x), Value::Int(e)) if e >= 0 => {
+            let r = match u32::try_from(e) {
+                Ok(e) => x.checked_pow(e),
+                Err(_) => match x {
+                    0 | 1 => Some(x),
+                    -1 => Some(if e % 2 == 0 { 1 } else { -1 }),
+                    _ => None,
+                },
+            };
+            r.map(Value::Int).map_or_else(overflow, Ok)
+        }
+        _ => match (f(a), f(b)) {
+            (Some(x), Some(e)) => Ok(Value::Float(x.powf(e))),
+            _ => bad_operands(heap, "**", a, b),
+        },
+    }
+}
+
 pub fn neg(heap: &Heap, a: Value) -> Res<Value> {
     match a {
         Value::Int(x) => x.checked_neg().map(Value::Int).map_or_else(overflow, Ok),

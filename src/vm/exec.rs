@@ -407,6 +407,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             }
             Op::Is { .. }
             | Op::Bitwise { .. }
+            | Op::Pow { .. }
             | Op::BitNot { .. }
             | Op::Unpack { .. }
             | Op::IterPair { .. }

@@ -1,4 +1,4 @@
-//! The dispatch loop's less frequent instructions (`in`, `is`, bitwise
+//! The dispatch loop's less frequent instructions (`in`, `is`, `**`, bitwise
 //! operators, destructuring, two-variable loops, ranges made into values), out of line so the loop's own
 //! code stays small: every arm the loop inlines costs the hot ones registers.
 
@@ -32,6 +32,10 @@ pub(super) fn rare_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Re
         }
         Op::Bitwise { op, dst, a, b } => {
             let v = arith::bitwise(&vm.heap, op, reg!(a), reg!(b))?;
+            reg!(dst) = v;
+        }
+        Op::Pow { dst, a, b } => {
+            let v = arith::pow(&vm.heap, reg!(a), reg!(b))?;
             reg!(dst) = v;
         }
         Op::BitNot { dst, src } => {

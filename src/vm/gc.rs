@@ -249,6 +249,7 @@ fn trace(obj: &Obj, marks: &[bool], gray: &mut Vec<Handle>) -> usize {
         | Obj::Listener(_)
         | Obj::Udp(_)
         | Obj::Regex(_)
+        | Obj::Codec(_)
         | Obj::Native(_)
         | Obj::Range(..)
         | Obj::Time(_)

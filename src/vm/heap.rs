@@ -199,6 +199,13 @@ impl Heap {
         }
     }
 
+    /// What may still be made before the limit, counting what was made since
+    /// the last collection as garbage (as `check_size` does): the bound for
+    /// output a builtin makes piece by piece outside the heap (decompression).
+    pub fn headroom(&self) -> usize {
+        self.limit.saturating_sub(self.live + self.outside)
+    }
+
     pub(crate) fn over_message(&self, bytes: usize) -> String {
         format!(
             "out of memory: {} more would pass the {} limit ({} in use; see --max-memory)",

@@ -40,6 +40,8 @@ pub enum Obj {
     Udp(Box<crate::os::net::Udp>),
     /// A child process (`os/process.rs`).
     Process(Box<crate::os::process::Process>),
+    /// A compressor or decompressor of std/compress's stream wrappers.
+    Codec(Box<crate::natives::compress::Codec>),
     /// A compiled regular expression (`std/re`), shared with the pattern cache.
     Regex(Rc<regex::Regex>),
     /// An instant and a time zone (`std/time`, `natives/time.rs`).
@@ -130,6 +132,7 @@ impl Obj {
             Obj::Listener(_) => "listener",
             Obj::Udp(_) => "udp",
             Obj::Regex(_) => "regex",
+            Obj::Codec(_) => "codec",
             Obj::Time(_) => "time",
             Obj::Sqlite(_) => "sqlite",
             Obj::Free => "freed",
@@ -215,6 +218,11 @@ impl Obj {
             Obj::Stream(_) | Obj::Process(_) | Obj::Listener(_) | Obj::Udp(_) => 64 * 1024,
             // A database holds a thread and a connection.
             Obj::Sqlite(_) => 64 * 1024,
+            // deflate's window and tables (a compressor's are the bigger).
+            Obj::Codec(c) => match **c {
+                crate::natives::compress::Codec::Encoder(_) => 256 * 1024,
+                crate::natives::compress::Codec::Decoder(_) => 48 * 1024,
+            },
             _ => 0,
         };
         std::mem::size_of::<Obj>() + extra

@@ -12,6 +12,19 @@ const CSP: &str = env!("CARGO_BIN_EXE_csp");
 /// csp source for `fds()`: how many descriptors the csp process has open.
 pub const FDS: &str = "import \"std/fs\"\nfn fds() { return len(fs.list(\"/proc/self/fd\")) }\n";
 
+/// True when `tool --version` runs; otherwise says that `what` was skipped
+/// (or, when the environment variable `CI` is set, fails: CI installs it).
+pub fn have(tool: &str, what: &str, install: &str) -> bool {
+    if matches!(Command::new(tool).arg("--version").output(), Ok(o) if o.status.success()) {
+        return true;
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("`{tool}` is not installed but CI is set, so {what} cannot be skipped: {install}");
+    }
+    eprintln!("skipped {what}: `{tool}` not found; {install}");
+    false
+}
+
 /// Runs `src` from a temporary file; (exit code, stdout, stderr).
 pub fn run(tag: &str, src: &str) -> (i32, String, String) {
     run_with(tag, None, src)

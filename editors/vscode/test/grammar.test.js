@@ -175,6 +175,8 @@ async function main() {
   expectScope('let m = {name: 1, chan: 2}', 'name', 'variable.other.property.key');
   expectScope('x = a ? b : c', '?', 'keyword.operator.ternary');
   expectScope('x += 1', '+=', 'keyword.operator.assignment.compound');
+  expectScope('x **= 2', '**=', 'keyword.operator.assignment.compound');
+  expectScope('y = -2 ** n', '**', 'keyword.operator.arithmetic');
   expectScope('x = a << 2 | b & ~c ^ d', '<<', 'keyword.operator.bitwise');
 
   if (failures > 0) {

@@ -1,5 +1,6 @@
-//! `std/base64`, `std/hex` and `std/hash`: binary data as text, and digests.
-//! Encoders take a string (its UTF-8) or bytes; decoders give bytes.
+//! `std/base64`, `std/hex` and `std/hash`: binary data as text, digests and
+//! CRC-32. Encoders take a string (its UTF-8) or bytes; decoders give bytes.
+//! std/crypto's `hmac` uses `digest_output` and the same digest types.
 
 use super::Opts;
 use crate::natives::arity;
@@ -20,9 +21,11 @@ pub fn register(vm: &mut Vm) {
     vm.define_hidden("base64.url_decode", NativeFn::Value(|vm, a| decode(vm, a, "base64.url_decode", true)));
     vm.define_hidden("hex.encode", NativeFn::Value(hex_encode));
     vm.define_hidden("hex.decode", NativeFn::Value(hex_decode));
+    vm.define_hidden("hash.sha1", NativeFn::Value(|vm, a| digest::<sha1::Sha1>(vm, a, "hash.sha1")));
     vm.define_hidden("hash.sha256", NativeFn::Value(|vm, a| digest::<sha2::Sha256>(vm, a, "hash.sha256")));
     vm.define_hidden("hash.sha512", NativeFn::Value(|vm, a| digest::<sha2::Sha512>(vm, a, "hash.sha512")));
     vm.define_hidden("hash.md5", NativeFn::Value(|vm, a| digest::<md5::Md5>(vm, a, "hash.md5")));
+    vm.define_hidden("hash.crc32", NativeFn::Value(crc32));
 }
 
 /// `base64.encode(data, {pad: false})`: padded with `=` unless told not to.
@@ -99,19 +102,50 @@ fn hex_decode(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 /// (the default) or as bytes.
 fn digest<D: Digest>(vm: &mut Vm, args: &[Value], name: &str) -> Res<Value> {
     arity(name, args, 1, 2)?;
-    let as_bytes = match args.get(1).map(|v| vm.heap.as_str(*v).map(|s| s.s.clone())) {
-        None => false,
-        Some(Some(f)) if &*f == "hex" => false,
-        Some(Some(f)) if &*f == "bytes" => true,
-        Some(Some(f)) => return err(ErrorKind::Value, format!("{name}() output is \"hex\" or \"bytes\", not {f:?}")),
+    let as_bytes = digest_output(vm, name, args.get(1), false)?;
+    let sum = D::digest(data_arg(&vm.heap, name, args[0])?);
+    output(vm, &sum, as_bytes)
+}
+
+/// Whether an output argument (`"hex"` or `"bytes"`; `default` when missing)
+/// asks for bytes.
+pub(crate) fn digest_output(vm: &Vm, name: &str, arg: Option<&Value>, default: bool) -> Res<bool> {
+    match arg.map(|v| vm.heap.as_str(*v).map(|s| s.s.clone())) {
+        None => Ok(default),
+        Some(Some(f)) if &*f == "hex" => Ok(false),
+        Some(Some(f)) if &*f == "bytes" => Ok(true),
+        Some(Some(f)) => err(ErrorKind::Value, format!("{name}() output is \"hex\" or \"bytes\", not {f:?}")),
         Some(None) => {
-            let t = vm.heap.type_name(args[1]);
-            return err(ErrorKind::Type, format!("{name}() output is \"hex\" or \"bytes\", not {t}"));
+            let t = vm.heap.type_name(*arg.expect("some"));
+            err(ErrorKind::Type, format!("{name}() output is \"hex\" or \"bytes\", not {t}"))
+        }
+    }
+}
+
+/// A digest as bytes or lowercase hex.
+pub(crate) fn output(vm: &mut Vm, sum: &[u8], as_bytes: bool) -> Res<Value> {
+    if as_bytes {
+        return Ok(vm.heap.bytes(sum));
+    }
+    Ok(vm.heap.string(to_hex(sum)?))
+}
+
+/// `hash.crc32(data, crc = 0)`: the CRC-32 (IEEE, as gzip, zip, PNG and
+/// Python's `zlib.crc32`) of `data` as an int from 0 to 2^32 - 1; `crc`
+/// continues one computed over the data before.
+fn crc32(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    arity("hash.crc32", args, 1, 2)?;
+    let start = match args.get(1) {
+        None => 0,
+        Some(&Value::Int(c)) if (0..=u32::MAX as i64).contains(&c) => c as u32,
+        Some(&Value::Int(c)) => {
+            return err(ErrorKind::Value, format!("hash.crc32() start must be from 0 to 4294967295, got {c}"))
+        }
+        Some(v) => {
+            return err(ErrorKind::Type, format!("hash.crc32() start needs an int, not {}", vm.heap.type_name(*v)))
         }
     };
-    let sum = D::digest(data_arg(&vm.heap, name, args[0])?);
-    if as_bytes {
-        return Ok(vm.heap.bytes(&sum[..]));
-    }
-    Ok(vm.heap.string(to_hex(&sum)?))
+    let mut h = crc32fast::Hasher::new_with_initial(start);
+    h.update(data_arg(&vm.heap, "hash.crc32", args[0])?);
+    Ok(Value::Int(h.finalize() as i64))
 }

@@ -26,6 +26,11 @@ fn precedence() {
     assert_eq!(p("a <= b; a >= b; a != b; a > b"), "(<= a b); (>= a b); (!= a b); (> a b)");
     assert_eq!(p("a + 1 in xs && b not in ys"), "(&& (in (+ a 1) xs) (not in b ys))");
     assert_eq!(p("a is b || a is not c"), "(|| (is a b) (is not a c))");
+    assert_eq!(p("-2 ** 2"), "(neg (** 2 2))");
+    assert_eq!(p("a ** b ** c"), "(** a (** b c))");
+    assert_eq!(p("2 ** -x * 3"), "(* (** 2 (neg x)) 3)");
+    assert_eq!(p("a.b ** c[0] + 1"), "(+ (** (. a b) (index c 0)) 1)");
+    assert_eq!(p("x **= 2"), "x **= 2");
     assert_eq!(p("a in b == c"), "(== (in a b) c)");
     assert_eq!(p("a | b ^ c & d << e + f"), "(| a (^ b (& c (<< d (+ e f)))))");
     assert_eq!(p("a & b == c | d"), "(== (& a b) (| c d))");
