@@ -80,10 +80,10 @@ struct Options {
 
 impl Options {
     /// The schedules `--explore N` / `--explore-seed S` ask for.
-    fn schedules(&self) -> Option<csp::explore::Schedules> {
+    fn schedules(&self) -> Option<csp::explore_runs::Schedules> {
         match (self.explore, self.explore_seed) {
-            (Some(count), first) => Some(csp::explore::Schedules { first: first.unwrap_or(1), count }),
-            (None, Some(first)) => Some(csp::explore::Schedules { first, count: 1 }),
+            (Some(count), first) => Some(csp::explore_runs::Schedules { first: first.unwrap_or(1), count }),
+            (None, Some(first)) => Some(csp::explore_runs::Schedules { first, count: 1 }),
             (None, None) => None,
         }
     }
@@ -382,7 +382,8 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
     };
     if let (Some(schedules), Some(_), "run") = (opts.schedules(), opts.explore, cmd) {
         let flags = opts.replay_flags();
-        let code = csp::explore::run_program(path, &src, script_args, schedules, &flags, &|vm| configure(vm, opts));
+        let code =
+            csp::explore_runs::run_program(path, &src, script_args, schedules, &flags, &|vm| configure(vm, opts));
         return ExitCode::from(code as u8);
     }
     let color = csp::diag::use_color();

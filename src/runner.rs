@@ -57,6 +57,32 @@ fn compile_program(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<(ProtoRef, crat
     Ok((proto, program))
 }
 
+/// Compiles an entry of a session that keeps its globals (a REPL line, an
+/// embedding host's source): a final expression is the entry's value, its
+/// top-level names become globals later entries see, and an entry that fails
+/// to compile declares nothing. The error says "syntax" or "compile".
+pub fn compile_entry(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<ProtoRef, (&'static str, Vec<Diag>)> {
+    use crate::syntax::ast::{ExprKind, StmtKind};
+    let mut program = crate::syntax::parse(&file.src)
+        .map_err(|errs| ("syntax", errs.into_iter().map(syntax_diag).collect::<Vec<_>>()))?;
+    // A `go` stays a statement, so its failure still propagates at once.
+    if let Some(last) = program.stmts.last_mut() {
+        if let StmtKind::Expr(e) = &last.kind {
+            if !matches!(e.kind, ExprKind::Go(_) | ExprKind::GoBlock(_)) {
+                last.kind = StmtKind::Return(Some(e.clone()));
+            }
+        }
+    }
+    let unit = crate::compile::Unit { repl: true, ..Default::default() };
+    let (globals, imports) = (vm.globals.len(), vm.loader.repl_imports.clone());
+    crate::compile::compile_unit(vm, file.clone(), &program, unit).map_err(|errs| {
+        vm.globals.truncate(globals);
+        vm.global_names.retain(|_, &mut i| (i as usize) < globals);
+        vm.loader.repl_imports = imports;
+        ("compile", errs.into_iter().map(compile_diag).collect())
+    })
+}
+
 /// The report for a syntax error.
 pub fn syntax_diag(e: crate::syntax::SyntaxError) -> Diag {
     Diag { code: "csp::syntax", message: e.message, span: e.span, label: "here".into(), help: e.help, file: None }
@@ -74,9 +100,11 @@ pub fn runtime_diag(vm: &Vm, u: &Uncaught) -> Diag {
     let (message, label, code) = match u.value {
         Value::Obj(h) => match vm.heap.get(h) {
             Obj::Error(e) => (e.message.to_string(), "error raised here", e.kind.code()),
-            _ => (format!("uncaught throw: {}", crate::format::repr(&vm.heap, u.value)), "thrown here", "csp::runtime"),
+            _ => {
+                (format!("uncaught throw: {}", crate::display::repr(&vm.heap, u.value)), "thrown here", "csp::runtime")
+            }
         },
-        v => (format!("uncaught throw: {}", crate::format::repr(&vm.heap, v)), "thrown here", "csp::runtime"),
+        v => (format!("uncaught throw: {}", crate::display::repr(&vm.heap, v)), "thrown here", "csp::runtime"),
     };
     let mut help = String::from("stack trace:");
     for t in &u.trace {

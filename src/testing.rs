@@ -85,7 +85,7 @@ pub struct TestOptions<'a> {
     pub color: bool,
     /// `--explore N` / `--explore-seed S`: each test alone in a VM, under
     /// each of these schedules.
-    pub explore: Option<crate::explore::Schedules>,
+    pub explore: Option<crate::explore_runs::Schedules>,
     /// The options a replay command repeats besides the seed (`--seed N `).
     pub flags: String,
 }
@@ -203,7 +203,7 @@ fn explore_test(
     path: &Path,
     shown: &str,
     name: &str,
-    schedules: crate::explore::Schedules,
+    schedules: crate::explore_runs::Schedules,
     opts: &TestOptions,
     setup: &dyn Fn(&mut Vm),
 ) -> bool {
@@ -229,13 +229,13 @@ fn explore_test(
                 k + 1,
                 schedules.count,
                 opts.flags,
-                crate::explore::quote(&label),
-                crate::explore::quote(shown),
+                crate::explore_runs::quote(&label),
+                crate::explore_runs::quote(shown),
             ));
         }
         return ok;
     }
-    say(&format!("PASS {label} ({} schedules, {})", schedules.count, crate::explore::span(schedules)));
+    say(&format!("PASS {label} ({} schedules, {})", schedules.count, crate::explore_runs::span(schedules)));
     true
 }
 

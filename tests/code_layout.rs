@@ -22,7 +22,10 @@ fn dispatch_block_is_within_a_cache_line() {
     let pinned = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/rust-toolchain.toml")).unwrap();
     let channel = pinned.lines().find_map(|l| l.strip_prefix("channel = ")).unwrap_or("").trim_matches('"');
     if !env!("CSP_RUSTC").starts_with(&format!("rustc {channel} ")) {
-        eprintln!("skipped: built with {}, the layout is pinned for rustc {channel} (rust-toolchain.toml)", env!("CSP_RUSTC"));
+        eprintln!(
+            "skipped: built with {}, the layout is pinned for rustc {channel} (rust-toolchain.toml)",
+            env!("CSP_RUSTC")
+        );
         return;
     }
     // The function itself, not closures in it (their names extend its own):

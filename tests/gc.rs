@@ -88,7 +88,7 @@ print(size())
     assert!(live <= baseline + 100, "{live} vs {baseline}: garbage survived");
     let slot = vm.global_names["keep"] as usize;
     let keep = vm.globals[slot];
-    assert_eq!(csp::format::display(&vm.heap, keep).matches("[...]").count(), 10);
+    assert_eq!(csp::display::display(&vm.heap, keep).matches("[...]").count(), 10);
 }
 
 /// Guards: a fiber started by a `go` statement that runs to its end at once

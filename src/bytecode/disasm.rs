@@ -22,7 +22,7 @@ fn list(p: &Proto, heap: &crate::vm::Heap, out: &mut String) {
         p.upvals.len()
     );
     for (i, k) in p.consts.iter().enumerate() {
-        let _ = writeln!(out, "  const {i}: {}", crate::format::repr(heap, *k));
+        let _ = writeln!(out, "  const {i}: {}", crate::display::repr(heap, *k));
     }
     for (i, k) in p.names.iter().enumerate() {
         let _ = writeln!(out, "  name {i}: {:?}", k.key());

@@ -1,8 +1,10 @@
-//! Bytecode: register-based instructions, function prototypes, disassembly.
+//! Bytecode: register-based instructions, function prototypes, disassembly, the
+//! verifier debug builds run on every proto.
 
 pub mod disasm;
 pub mod op;
 pub mod proto;
+pub mod verify;
 
 pub use op::{BitOp, Cmp, Op};
 pub use proto::{Proto, ProtoRef, Site, UpvalDesc};

@@ -106,8 +106,12 @@ impl Proto {
 pub struct ProtoRef(std::ptr::NonNull<Proto>);
 
 impl ProtoRef {
-    /// A reference to a proto owned by `Vm::protos` (see the type's invariant).
-    pub fn new(p: &Proto) -> ProtoRef {
+    /// A reference to `p`.
+    ///
+    /// # Safety
+    /// `p` must be owned by `Vm::protos` (boxed, never dropped while the VM
+    /// lives): every `ProtoRef` is dereferenced without a lifetime.
+    pub(crate) unsafe fn new(p: &Proto) -> ProtoRef {
         ProtoRef(std::ptr::NonNull::from(p))
     }
 

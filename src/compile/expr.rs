@@ -471,7 +471,7 @@ impl Compiler<'_> {
                 self.fs().scopes[0][i].cell = true;
             }
         }
-        let mut nrequired = 0;
+        let mut nrequired: u8 = 0;
         let mut seen_default = false;
         for (i, p) in d.params.iter().enumerate() {
             match &p.default {
@@ -491,7 +491,7 @@ impl Compiler<'_> {
                 None if seen_default => {
                     self.error(p.name.span, "a parameter without a default cannot follow one with a default")
                 }
-                None => nrequired += 1,
+                None => nrequired = nrequired.saturating_add(1),
             }
         }
         for s in &d.body {

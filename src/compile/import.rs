@@ -239,6 +239,14 @@ impl Compiler<'_> {
                 self.error_help(span, format!("no standard module '{path}'"), help);
                 return None;
             };
+            // An embedding host may offer a script only some modules; std's
+            // own imports among themselves are not the script's.
+            let offered = self.vm.loader.std_offered.as_ref().is_none_or(|o| o.iter().any(|m| m == name));
+            if !offered && !self.file.std {
+                let help = "the program that runs this script does not offer it (docs/embedding.md)";
+                self.error_help(span, format!("module '{path}' is not available here"), help);
+                return None;
+            }
             return Some((path.to_string(), Rc::new(SourceFile::std(format!("{path}.csp"), *src))));
         }
         if !(path.starts_with("./") || path.starts_with("../") || path.starts_with('/')) {
@@ -253,6 +261,11 @@ impl Compiler<'_> {
         }
         let dir = Path::new(&self.file.name).parent().unwrap_or(Path::new(""));
         let full = normalize(&dir.join(path));
+        if self.vm.files.check("import", &full.to_string_lossy()).is_err() {
+            let help = "the program that runs this script allows only files under some folders (docs/embedding.md)";
+            self.error_help(span, format!("cannot import '{path}': access denied"), help);
+            return None;
+        }
         let src = match std::fs::read_to_string(&full) {
             Ok(s) => s,
             Err(e) => {

@@ -20,6 +20,9 @@ pub struct Loader {
     prelude: HashMap<Rc<str>, Value>,
     /// Only `std/` modules may be imported: no file is read (the sandbox).
     pub std_only: bool,
+    /// The `std/` modules a script may import (None: all); an embedding
+    /// host's choice.
+    pub std_offered: Option<Vec<String>>,
 }
 
 impl Default for Loader {
@@ -31,6 +34,7 @@ impl Default for Loader {
             builtin_globals: u32::MAX,
             prelude: HashMap::new(),
             std_only: false,
+            std_offered: None,
         }
     }
 }

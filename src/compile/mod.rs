@@ -277,7 +277,7 @@ impl Compiler<'_> {
     pub(crate) fn end_func(&mut self, span: Span, params: (u8, u8, bool)) -> ProtoRef {
         let mut f = self.funcs.pop().unwrap();
         crate::bytecode::op::to_relative(&mut f.code);
-        self.vm.register_proto(Proto {
+        let proto = Proto {
             name: f.name,
             code: f.code,
             spans: f.spans,
@@ -294,7 +294,17 @@ impl Compiler<'_> {
             nregs: (f.max_reg + 1).min(255) as u8,
             file: self.file.clone(),
             span,
-        })
+        };
+        // Debug builds check what the dispatch loop's unchecked accessors
+        // assume: a compiler bug is caught here, not as memory corruption. A
+        // file with errors never runs, so its protos need not hold.
+        #[cfg(debug_assertions)]
+        if self.errors.is_empty() {
+            if let Some(broken) = crate::bytecode::verify::verify(&proto) {
+                panic!("the compiler made bad bytecode: {broken}");
+            }
+        }
+        self.vm.register_proto(proto)
     }
 
     pub(crate) fn emit(&mut self, op: Op) -> usize {

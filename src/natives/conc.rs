@@ -45,7 +45,7 @@ fn make_chan(vm: &mut Vm, args: &[Value]) -> Res<Value> {
                 format!(
                     "chan() needs a capacity from 0 to {}, not {}",
                     crate::limits::MAX_LIST,
-                    crate::format::repr(&vm.heap, *v)
+                    crate::display::repr(&vm.heap, *v)
                 ),
             );
         }

@@ -2,7 +2,7 @@
 //! `zip`, `from_entries` and `set` (a map of keys to `true`).
 
 use super::{arity, int_arg, str_arg};
-use crate::format::repr;
+use crate::display::repr;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};
 

@@ -2,7 +2,7 @@
 //! `__timeout_error` for `std/async`.
 
 use super::{arity, int_arg};
-use crate::format::{display, repr};
+use crate::display::{display, repr};
 use crate::limits::MAX_LIST;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Fiber, NativeFn, Res, Ret, Value, Vm};
@@ -42,7 +42,7 @@ pub(crate) fn print_line(heap: &crate::vm::Heap, args: &[Value]) -> String {
         }
         match heap.as_str(*v) {
             Some(s) => line.push_str(&s.s),
-            None => crate::format::write_repr(heap, *v, &mut line),
+            None => crate::display::write_repr(heap, *v, &mut line),
         }
     }
     line.push('\n');
@@ -74,7 +74,7 @@ fn int(vm: &mut Vm, args: &[Value]) -> Res<Value> {
             if f.is_finite() && t >= i64::MIN as f64 && t < i64::MAX as f64 {
                 Ok(Value::Int(t as i64))
             } else {
-                err(ErrorKind::Value, format!("cannot convert {} to int", crate::format::fmt_float(f)))
+                err(ErrorKind::Value, format!("cannot convert {} to int", crate::display::fmt_float(f)))
             }
         }
         v => match vm.heap.as_str(v) {

@@ -3,7 +3,7 @@
 //! the map passed last), with `.key`/`[i]` lookups, `!r`/`!s` and a `:spec`.
 
 use super::{arity, str_arg};
-use crate::format::{display, fmt_float, repr};
+use crate::display::{display, fmt_float, repr};
 use crate::limits::MAX_STRING;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Heap, Key, Res, Value, Vm};

@@ -32,7 +32,9 @@ pub fn register(vm: &mut Vm) {
 /// The path argument of a function taking `n` arguments, the first a path.
 pub(super) fn path_arg(vm: &Vm, name: &str, args: &[Value], n: usize) -> Res<String> {
     arity(name, args, n, n)?;
-    text_arg(&vm.heap, name, "a string path", args[0])
+    let path = text_arg(&vm.heap, name, "a string path", args[0])?;
+    vm.files.check(name, &path)?;
+    Ok(path)
 }
 
 /// `cannot VERB PATH: REASON`.
@@ -192,7 +194,9 @@ fn remove_all(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 /// The two path arguments of `fs.rename` and `fs.copy`.
 fn two_paths(vm: &Vm, name: &str, args: &[Value]) -> Res<(String, String)> {
     let from = path_arg(vm, name, args, 2)?;
-    Ok((from, text_arg(&vm.heap, name, "a string path", args[1])?))
+    let to = text_arg(&vm.heap, name, "a string path", args[1])?;
+    vm.files.check(name, &to)?;
+    Ok((from, to))
 }
 
 fn rename(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
@@ -290,6 +294,7 @@ fn temp(vm: &mut Vm, args: &[Value], name: &'static str) -> Res<Ret> {
     if prefix.contains('/') || prefix.contains('\0') {
         return err(ErrorKind::Value, format!("{name}() prefix cannot contain '/': {prefix:?}"));
     }
+    vm.files.check(name, &std::env::temp_dir().join(&prefix).to_string_lossy())?;
     let is_dir = name == "fs.temp_dir";
     Ok(io(move || make_temp(&prefix, is_dir), text))
 }

@@ -54,7 +54,7 @@ fn exists(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 /// `write_file(path, text)`: writes (replacing) the file.
 fn write_file(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let path = path_arg(vm, "write_file", args, 2)?;
-    let data = crate::format::display(&vm.heap, args[1]);
+    let data = crate::display::display(&vm.heap, args[1]);
     Ok(io(move || std::fs::write(&path, data).map_err(|e| format!("cannot write {path}: {e}")), nil))
 }
 
@@ -62,7 +62,7 @@ fn write_file(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 fn append_file(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     use std::io::Write;
     let path = path_arg(vm, "append_file", args, 2)?;
-    let data = crate::format::display(&vm.heap, args[1]);
+    let data = crate::display::display(&vm.heap, args[1]);
     let append = move || {
         let mut f = std::fs::OpenOptions::new().append(true).create(true).open(&path);
         f.as_mut().map_err(|e| format!("cannot open {path}: {e}"))?;
@@ -97,7 +97,10 @@ fn read_line(_: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 fn path_arg(vm: &Vm, name: &str, args: &[Value], n: usize) -> Res<String> {
     arity(name, args, n, n)?;
     match vm.heap.as_str(args[0]) {
-        Some(s) => Ok(s.s.to_string()),
+        Some(s) => {
+            vm.files.check(name, &s.s)?;
+            Ok(s.s.to_string())
+        }
         None => err(ErrorKind::Type, format!("{name}() needs a string path, not {}", vm.heap.type_name(args[0]))),
     }
 }

@@ -176,7 +176,7 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
                 }
                 match heap.as_str(*v) {
                     Some(s) => out.push_str(&s.s),
-                    None => crate::format::write_repr(heap, *v, &mut out),
+                    None => crate::display::write_repr(heap, *v, &mut out),
                 }
                 if out.len() > crate::limits::MAX_STRING {
                     return err(ErrorKind::Limit, format!("string too long ({} bytes)", out.len()));

@@ -4,7 +4,7 @@
 //! writes the line with one write.
 
 use super::arity;
-use crate::format::display;
+use crate::display::display;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Heap, Key, Res, Value, Vm};
 use std::fmt::Write;

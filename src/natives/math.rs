@@ -232,7 +232,7 @@ fn round(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         if r.is_finite() && r >= i64::MIN as f64 && r < i64::MAX as f64 {
             return Ok(Value::Int(r as i64));
         }
-        return err(ErrorKind::Value, format!("round() cannot convert {} to int", crate::format::fmt_float(x)));
+        return err(ErrorKind::Value, format!("round() cannot convert {} to int", crate::display::fmt_float(x)));
     };
     if !x.is_finite() || x == 0.0 || d > 400 {
         return Ok(Value::Float(x));

@@ -26,7 +26,7 @@ pub mod random;
 pub mod seq;
 pub mod signal;
 pub mod sqlite;
-pub mod stream;
+pub mod stream_methods;
 pub mod string;
 pub mod string_ext;
 pub mod text;
@@ -58,7 +58,7 @@ pub fn register(vm: &mut Vm) {
     net::register(vm);
     http::register(vm);
     tls::register(vm);
-    stream::register(vm);
+    stream_methods::register(vm);
     signal::register(vm);
     path::register(vm);
     fs::register(vm);
@@ -78,6 +78,9 @@ pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &st
         if let Some(r) = conc::call_method(vm, fiber, h, name, args) {
             return r.map(Ret::Value);
         }
+        if let Some(r) = crate::vm::host::call_method(vm, h, name, args) {
+            return r.map(Ret::Value);
+        }
     }
     let kind = match recv {
         Value::Obj(h) => match vm.heap.get(h) {
@@ -85,7 +88,7 @@ pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &st
             Obj::Bytes(_) => return bytes::call(vm, recv, name, args).map(Ret::Value),
             Obj::List(_) => return list::call(vm, h, name, args),
             Obj::Map(_) => return map::call(vm, h, name, args).map(Ret::Value),
-            Obj::Stream(_) => return stream::call(vm, h, name, args),
+            Obj::Stream(_) => return stream_methods::call(vm, h, name, args),
             Obj::Process(_) => return process::call(vm, h, name, args),
             Obj::Listener(_) => return net::listener_call(vm, h, name, args),
             Obj::Udp(_) => return net::udp_call(vm, h, name, args),
@@ -123,7 +126,7 @@ pub fn methods_of(kind: &str) -> &'static [&'static str] {
         "waitgroup" => &["add", "done"],
         "coroutine" => &["close", "resume", "throw"],
         "range" => &["len"],
-        "stream" => stream::METHODS,
+        "stream" => stream_methods::METHODS,
         "process" => process::METHODS,
         "listener" => net::LISTENER_METHODS,
         "udp" => net::UDP_METHODS,
@@ -337,6 +340,7 @@ pub(crate) mod testutil {
         let r = match f {
             crate::vm::NativeFn::Value(f) => f(vm, args).map(Ret::Value),
             crate::vm::NativeFn::Full(f) => f(vm, &crate::vm::Fiber::default(), args),
+            crate::vm::NativeFn::Host(i) => vm.host_fns[i as usize].clone()(vm, &crate::vm::Fiber::default(), args),
         };
         match r? {
             Ret::Value(v) => Ok(v),
@@ -363,7 +367,7 @@ pub(crate) mod testutil {
     }
 
     pub fn show(vm: &Vm, v: Value) -> String {
-        crate::format::repr(&vm.heap, v)
+        crate::display::repr(&vm.heap, v)
     }
 
     pub fn err_msg(r: Res<Value>) -> String {

@@ -61,7 +61,7 @@ fn signal_arg(vm: &Vm, v: Value) -> Res<i32> {
             let names: Vec<&str> = SIGNALS.iter().map(|s| s.0).collect();
             err(
                 ErrorKind::Value,
-                format!("kill() needs a signal name ({}), not {}", names.join(", "), crate::format::repr(&vm.heap, v)),
+                format!("kill() needs a signal name ({}), not {}", names.join(", "), crate::display::repr(&vm.heap, v)),
             )
         }
     }
@@ -170,9 +170,10 @@ fn command_words(vm: &Vm, cmd: Value, shell: bool) -> Res<Vec<String>> {
     match words {
         Some(w) if !w.is_empty() => Ok(w),
         Some(_) => err(ErrorKind::Value, "spawn() needs a command: the list is empty"),
-        None => {
-            err(ErrorKind::Type, format!("spawn() needs a list of strings, not {}", crate::format::repr(&vm.heap, cmd)))
-        }
+        None => err(
+            ErrorKind::Type,
+            format!("spawn() needs a list of strings, not {}", crate::display::repr(&vm.heap, cmd)),
+        ),
     }
 }
 

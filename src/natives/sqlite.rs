@@ -36,12 +36,15 @@ fn open(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     if path.is_empty() || path.contains('\0') {
         return err(ErrorKind::Value, format!("{NAME}() needs a path (\":memory:\" for a database in memory)"));
     }
+    if path != ":memory:" {
+        vm.files.check(NAME, &path)?;
+    }
     let o = super::text::Opts::new(vm, NAME, args.get(1), &["readonly", "create", "timeout"])?;
     let ms = match o.value("timeout") {
         None => 5000,
         Some(Value::Int(ms)) if ms >= 0 => ms as u64,
         Some(v) => {
-            let what = crate::format::display(&vm.heap, v);
+            let what = crate::display::display(&vm.heap, v);
             return err(ErrorKind::Value, format!("{NAME}() option timeout needs milliseconds >= 0, not {what}"));
         }
     };

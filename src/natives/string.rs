@@ -218,7 +218,7 @@ mod tests {
         for (text, i, want) in [("abc", 0, "a"), ("abc", -1, "c"), ("héllo", 1, "é"), ("héllo", -4, "é")] {
             let s = vm.heap.str(text);
             let r = str_index(&mut vm.heap, s, i).unwrap();
-            assert_eq!(crate::format::display(&vm.heap, r), want);
+            assert_eq!(crate::display::display(&vm.heap, r), want);
         }
         let s = vm.heap.str("abc");
         assert_eq!(err_msg(str_index(&mut vm.heap, s, 5)), "string index 5 out of range for length 3");

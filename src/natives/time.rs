@@ -156,7 +156,7 @@ fn unix(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         }
     };
     let Some(ts) = ts else {
-        let n = crate::format::display(&vm.heap, args[0]);
+        let n = crate::display::display(&vm.heap, args[0]);
         return err(ErrorKind::Value, format!("time.unix(): {n} seconds is outside the years -9999..9999"));
     };
     let tz = zone_at(vm, "time.unix", args, 1)?;

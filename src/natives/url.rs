@@ -354,8 +354,8 @@ fn query_text(vm: &Vm, name: &str, q: Value) -> Res<String> {
         let one = |v: Value| -> Res<Option<String>> {
             match v {
                 Value::Nil => Ok(None),
-                Value::Bool(_) | Value::Int(_) | Value::Float(_) => Ok(Some(crate::format::display(heap, v))),
-                Value::Obj(h) if matches!(heap.get(h), Obj::Str(_)) => Ok(Some(crate::format::display(heap, v))),
+                Value::Bool(_) | Value::Int(_) | Value::Float(_) => Ok(Some(crate::display::display(heap, v))),
+                Value::Obj(h) if matches!(heap.get(h), Obj::Str(_)) => Ok(Some(crate::display::display(heap, v))),
                 _ => err(
                     ErrorKind::Type,
                     format!(

@@ -86,9 +86,12 @@ fn glob(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     }
     let opts =
         glob::MatchOptions { case_sensitive: true, require_literal_separator: true, require_literal_leading_dot: true };
+    // Matches outside the folders a host allows are left out, as if absent.
+    let access = vm.files.clone();
     let work = move || {
         let paths = glob::glob_with(&pattern, opts).map_err(|e| e.msg.to_string())?;
-        let mut found: Vec<PathBuf> = paths.filter_map(Result::ok).collect();
+        let allowed = |p: &PathBuf| access.check("fs.glob", &p.to_string_lossy()).is_ok();
+        let mut found: Vec<PathBuf> = paths.filter_map(Result::ok).filter(allowed).collect();
         found.sort_unstable();
         Ok(found.into_iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>())
     };
@@ -105,6 +108,6 @@ mod tests {
     fn record_has_fields_in_order() {
         let mut heap = crate::vm::Heap::new();
         let v = crate::natives::fs::record(&mut heap, &[("a", crate::vm::Value::Int(1)), ("b", crate::vm::Value::Nil)]);
-        assert_eq!(crate::format::repr(&heap, v), "{\"a\": 1, \"b\": nil}");
+        assert_eq!(crate::display::repr(&heap, v), "{\"a\": 1, \"b\": nil}");
     }
 }

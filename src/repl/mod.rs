@@ -8,10 +8,8 @@
 mod commands;
 pub(crate) mod reader;
 
-use crate::compile::Unit;
 use crate::sched::session::{self, Pumped};
 use crate::source::SourceFile;
-use crate::syntax::ast::{ExprKind, StmtKind};
 use crate::vm::{Handle, Value, Vm};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -239,7 +237,7 @@ impl Session {
                 return Input::Quit;
             }
             let wait = match pumped {
-                Pumped::Busy | Pumped::Deadlock(_) | Pumped::Exit(_) => continue,
+                Pumped::Busy | Pumped::Deadlock(_) | Pumped::Exit(_) | Pumped::OutOfBudget => continue,
                 Pumped::Idle(next) => self.idle_wait(next),
                 Pumped::Done => Duration::from_secs(3600),
             };
@@ -302,33 +300,9 @@ impl Session {
     /// Compiles an entry into the session's environment, or reports why not.
     pub fn compile_entry(&mut self, name: &str, text: &str) -> Option<crate::bytecode::ProtoRef> {
         let file = Rc::new(SourceFile::new(name, text));
-        let mut program = match crate::syntax::parse(text) {
-            Ok(p) => p,
-            Err(errs) => {
-                let diags: Vec<_> = errs.into_iter().map(crate::runner::syntax_diag).collect();
-                self.fail(&crate::diag::render_all(&diags, &file, self.color));
-                return None;
-            }
-        };
-        // A final expression is the entry's value (a `go` stays a statement, so
-        // its failure still propagates at once).
-        if let Some(last) = program.stmts.last_mut() {
-            if let StmtKind::Expr(e) = &last.kind {
-                if !matches!(e.kind, ExprKind::Go(_) | ExprKind::GoBlock(_)) {
-                    last.kind = StmtKind::Return(Some(e.clone()));
-                }
-            }
-        }
-        let unit = Unit { repl: true, ..Unit::default() };
-        // What the entry declares is kept only if it compiles.
-        let (globals, imports) = (self.vm.globals.len(), self.vm.loader.repl_imports.clone());
-        match crate::compile::compile_unit(&mut self.vm, file.clone(), &program, unit) {
+        match crate::runner::compile_entry(&mut self.vm, &file) {
             Ok(p) => Some(p),
-            Err(errs) => {
-                self.vm.globals.truncate(globals);
-                self.vm.global_names.retain(|_, &mut i| (i as usize) < globals);
-                self.vm.loader.repl_imports = imports;
-                let diags: Vec<_> = errs.into_iter().map(crate::runner::compile_diag).collect();
+            Err((_, diags)) => {
                 self.fail(&crate::diag::render_all(&diags, &file, self.color));
                 None
             }
@@ -345,7 +319,7 @@ impl Session {
             }
             match self.pump(Some(entry)) {
                 Pumped::Done | Pumped::Exit(_) => break,
-                Pumped::Busy | Pumped::Deadlock(_) => {}
+                Pumped::Busy | Pumped::Deadlock(_) | Pumped::OutOfBudget => {}
                 Pumped::Idle(next) => {
                     if session::stuck(&self.vm, entry) {
                         self.fail(&session::deadlock_report(&self.vm));
@@ -362,7 +336,7 @@ impl Session {
             Some(v) if !matches!(v, Value::Nil) => {
                 let slot = self.vm.global_slot("_");
                 self.vm.globals[slot as usize] = v;
-                let text = crate::format::repr(&self.vm.heap, v);
+                let text = crate::display::repr(&self.vm.heap, v);
                 self.console.out(&format!("{text}\n"));
             }
             Some(_) => {}

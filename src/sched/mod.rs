@@ -404,8 +404,11 @@ impl Sched {
     }
 
     /// Sets `--timeout` for `run`: the program is cancelled after `limit`.
+    /// Counted from now; an embedding host sets one per run, so it also ends
+    /// the grace time an earlier run's timeout began.
     pub fn set_deadline(&mut self, limit: Duration) {
         self.events.deadline = Some(deadline::Deadline::new(limit));
+        self.ending = None;
     }
 
     /// Names this VM's process in the `--trace` file, if it writes one.

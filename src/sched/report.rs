@@ -142,7 +142,7 @@ fn blocked_line(vm: &Vm, f: &Fiber, s: &FiberState, w: &Wait, holders: &mut Hold
                 list.push_str(&format!(" and {} more", others - HOLDERS_SHOWN));
             }
             let held = if others == 0 { String::new() } else { format!(" (held by {list})") };
-            format!("{} {}{held}", w.describe(), crate::format::repr(&vm.heap, Value::Obj(*h)))
+            format!("{} {}{held}", w.describe(), crate::display::repr(&vm.heap, Value::Obj(*h)))
         }
         Wait::Lock(m) => {
             let holder = match vm.heap.get(*m) {
@@ -160,7 +160,7 @@ fn blocked_line(vm: &Vm, f: &Fiber, s: &FiberState, w: &Wait, holders: &mut Hold
                 .map(|&h| {
                     let names: Vec<String> = globals_holding(vm, h).map(|n| format!("`{n}`")).collect();
                     let named = if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) };
-                    format!("{}{named}", crate::format::repr(&vm.heap, Value::Obj(h)))
+                    format!("{}{named}", crate::display::repr(&vm.heap, Value::Obj(h)))
                 })
                 .collect();
             match shown.is_empty() {

@@ -23,6 +23,8 @@ pub enum Pumped {
     Deadlock(String),
     /// `exit(code)` was called: the session ends with this status.
     Exit(i32),
+    /// The budget an embedding host set (its fuel) is used up.
+    OutOfBudget,
 }
 
 /// Starts an entry's top level as a fiber with no owner; it runs at the next pump.
@@ -52,8 +54,8 @@ pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mu
         // Output goes to the console, never to a pipe.
         Ran::BrokenPipe => Pumped::Busy,
         Ran::Exit(code) => Pumped::Exit(code),
-        // The REPL sets no budget.
-        Ran::OutOfBudget => Pumped::Busy,
+        // Only an embedding host sets a budget (its fuel).
+        Ran::OutOfBudget => Pumped::OutOfBudget,
         // Only a program's end, a signal or `--timeout` start the grace time.
         Ran::GraceOver => Pumped::Busy,
         Ran::Stopped | Ran::Idle => {
@@ -77,6 +79,22 @@ pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mu
             Pumped::Idle(next)
         }
     }
+}
+
+/// Sleeps until `until`, the next timer, or an I/O completion; delivers
+/// what came due.
+pub fn wait(vm: &mut Vm, until: Option<Instant>) {
+    let next = [until, timer::next_deadline(vm)].into_iter().flatten().min();
+    // Nothing could end the wait.
+    if next.is_none() && !super::outside_pending(vm) {
+        return;
+    }
+    super::driver::idle_wait(vm, next);
+}
+
+/// Has `--timeout` (an embedding host's `timeout`) cancelled the code?
+pub fn timed_out(vm: &Vm) -> bool {
+    vm.sched.events.deadline.as_ref().is_some_and(|d| d.fired)
 }
 
 /// True when the entry is blocked and nothing pending can ever wake it.

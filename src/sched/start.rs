@@ -139,12 +139,12 @@ fn begin(vm: &mut Vm, call: &[Value], method: bool, site: Site, id: u32, th: Han
 /// `type.method`.
 fn callee(vm: &Vm, call: &[Value], method: bool) -> String {
     match (method, call[0]) {
-        (true, name) => format!("{}.{}", vm.heap.type_name(call[1]), crate::format::display(&vm.heap, name)),
+        (true, name) => format!("{}.{}", vm.heap.type_name(call[1]), crate::display::display(&vm.heap, name)),
         (false, Value::Obj(h)) => match vm.heap.get(h) {
             Obj::Closure(c) => c.proto.display_name().to_string(),
-            _ => crate::format::display(&vm.heap, call[0]),
+            _ => crate::display::display(&vm.heap, call[0]),
         },
-        (false, v) => crate::format::display(&vm.heap, v),
+        (false, v) => crate::display::display(&vm.heap, v),
     }
 }
 

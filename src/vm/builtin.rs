@@ -2,6 +2,17 @@
 //! value, asks for a csp function to be called (so callbacks run as ordinary
 //! frames that may block), or blocks the calling fiber on an operation described
 //! as data, which the scheduler performs. Builtins never call back into the VM.
+//!
+//! The rerun contract: a builtin may be called again, with the same arguments,
+//! for one call in the program. It is run again from its start when it returns
+//! `Block(Blocking::Ready)` or `Block(Blocking::IoThenRetry)` (after the wait),
+//! and when `Heap::reserve` answers `Fault::Collect` (after a collection). So
+//! until it returns a value, a `Call` or an error, a builtin must have done
+//! nothing the program can see: no write to a value, no bytes taken from a
+//! stream that are not kept where the next call finds them (the stream's own
+//! buffer), no output. The dispatch loop reruns only the instruction (a
+//! method's receiver and arguments stay in their registers), so the csp code
+//! that computed them does not run twice (tests/lang/os/rerun_blocking_method.csp).
 
 use super::fiber::Fiber;
 use super::heap::Heap;
@@ -96,4 +107,6 @@ pub type BuiltinFn = fn(&mut Vm, &Fiber, &[Value]) -> Res<Ret>;
 pub enum NativeFn {
     Value(ValueFn),
     Full(BuiltinFn),
+    /// A host's closure (`Vm::host_fns[i]`), called as a `Full` builtin.
+    Host(u32),
 }

@@ -65,6 +65,11 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
                 let r = f(vm, fiber, &fiber.stack[args..args + argc])?;
                 builtin_ret(vm, fiber, r, ret)
             }
+            NativeFn::Host(i) => {
+                let f = vm.host_fns[i as usize].clone();
+                let r = f(vm, fiber, &fiber.stack[args..args + argc])?;
+                builtin_ret(vm, fiber, r, ret)
+            }
         },
         o => err(ErrorKind::Type, format!("cannot call {}", o.type_name())),
     }

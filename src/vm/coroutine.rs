@@ -219,6 +219,10 @@ fn builtin_body(vm: &mut Vm, fiber: &mut Fiber, h: Handle, arg: Value, ret: usiz
             let r = f(vm, fiber, args)?;
             super::call::builtin_ret(vm, fiber, r, ret)?
         }
+        Some(NativeFn::Host(i)) => {
+            let r = vm.host_fns[i as usize].clone()(vm, fiber, args)?;
+            super::call::builtin_ret(vm, fiber, r, ret)?
+        }
         None => return err(ErrorKind::Type, format!("cannot call {}", vm.heap.type_name(func))),
     };
     // A `for` loop over it gets no value: it ends.

@@ -4,7 +4,7 @@
 use super::call::{call_value, Called};
 use super::error::throw;
 use super::fiber::{Fiber, Resume};
-use super::ops::invoke;
+use super::object_ops::invoke;
 use super::value::{Name, Value};
 use super::Uncaught;
 use super::{Fault, Res, Vm};

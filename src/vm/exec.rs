@@ -11,7 +11,7 @@ use super::exec_conc::{concurrency_op, Step};
 use super::exec_iter::IterStep;
 use super::fiber::{Fiber, Frame, Handler};
 use super::object::Obj;
-use super::ops::{
+use super::object_ops::{
     concat, field, get_upval, index, invoke, iter_next, iter_start, new_closure, new_map_from, set_field, set_index,
     set_upval,
 };

@@ -48,13 +48,13 @@ pub(super) fn next_of_source(vm: &mut Vm, fiber: &mut Fiber, h: Handle, slot: us
             None => IterStep::Blocked,
         }),
         _ => {
-            if let Some(v) = crate::natives::stream::buffered_line(vm, h) {
+            if let Some(v) = crate::natives::stream_methods::buffered_line(vm, h) {
                 fiber.put(slot, &v);
                 return Ok(IterStep::Item);
             }
             // A line, nil at the end, or a wait (woken with Retry, which runs
             // the instruction again).
-            match crate::natives::stream::read_line(vm, h, None)? {
+            match crate::natives::stream_methods::read_line(vm, h, None)? {
                 Ret::Value(Value::Nil) => Ok(IterStep::End),
                 Ret::Value(v) => {
                     fiber.put(slot, &v);

@@ -243,6 +243,13 @@ fn trace(obj: &Obj, marks: &[bool], gray: &mut Vec<Handle>) -> usize {
         Obj::Coroutine(c) => c.trace(&mut push_value),
         Obj::Task(t) => t.trace(&mut push_value),
         Obj::Process(p) => p.trace(&mut push_value),
+        Obj::Host(o) => {
+            let mut held = Vec::new();
+            if let Ok(o) = o.try_borrow() {
+                o.trace(&mut held);
+            }
+            held.into_iter().for_each(|h| push_value(Value::Obj(h)));
+        }
         Obj::Str(_)
         | Obj::Bytes(_)
         | Obj::Stream(_)

@@ -34,6 +34,9 @@ pub enum ErrorKind {
     /// The database refused a statement (`std/sqlite`): bad SQL, a constraint
     /// violated, a busy or read-only database, an interrupted query.
     Sql,
+    /// The host that embeds csp does not give the script this access (files
+    /// outside the allowed folders, the network, processes, the environment).
+    Denied,
     /// Too many nested calls.
     StackOverflow,
     /// A resource limit: string, list or JSON too long, nesting too deep.
@@ -55,7 +58,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 22] = [
+    pub const ALL: [ErrorKind; 23] = [
         ErrorKind::Type,
         ErrorKind::Index,
         ErrorKind::Key,
@@ -70,6 +73,7 @@ impl ErrorKind {
         ErrorKind::Timeout,
         ErrorKind::Io,
         ErrorKind::Sql,
+        ErrorKind::Denied,
         ErrorKind::StackOverflow,
         ErrorKind::Limit,
         ErrorKind::Memory,
@@ -97,6 +101,7 @@ impl ErrorKind {
             ErrorKind::Timeout => "timeout",
             ErrorKind::Io => "io",
             ErrorKind::Sql => "sql",
+            ErrorKind::Denied => "denied",
             ErrorKind::StackOverflow => "stack_overflow",
             ErrorKind::Limit => "limit",
             ErrorKind::Memory => "memory",
@@ -125,6 +130,7 @@ impl ErrorKind {
             ErrorKind::Timeout => "csp::runtime::timeout",
             ErrorKind::Io => "csp::runtime::io",
             ErrorKind::Sql => "csp::runtime::sql",
+            ErrorKind::Denied => "csp::runtime::denied",
             ErrorKind::StackOverflow => "csp::runtime::stack_overflow",
             ErrorKind::Limit => "csp::runtime::limit",
             ErrorKind::Memory => "csp::runtime::memory",

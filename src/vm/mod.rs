@@ -14,12 +14,13 @@ mod exec_rare;
 pub mod fiber;
 pub mod gc;
 pub mod heap;
+pub mod host;
 mod intern;
 pub mod kind;
 pub mod list;
 pub mod map;
 pub mod object;
-mod ops;
+mod object_ops;
 pub mod output;
 mod slots;
 pub mod str;
@@ -86,6 +87,10 @@ pub struct Vm {
     pub select_rng: Rng,
     pub sched: crate::sched::ops::Sched,
     pub loader: crate::compile::Loader,
+    /// Host functions (`NativeFn::Host` indexes them; docs/embedding.md).
+    pub host_fns: Vec<host::HostFn>,
+    /// Which files the builtins may touch (an embedding host may narrow it).
+    pub files: crate::os::access::FileAccess,
 }
 
 impl Vm {
@@ -108,6 +113,8 @@ impl Vm {
             select_rng: Rng::new(Rng::DEFAULT_SEED),
             sched: Default::default(),
             loader: Default::default(),
+            host_fns: Vec::new(),
+            files: Default::default(),
         };
         crate::natives::register(&mut vm);
         vm
@@ -148,7 +155,8 @@ impl Vm {
     /// Takes ownership of a compiled proto for the VM's life.
     pub fn register_proto(&mut self, proto: Proto) -> ProtoRef {
         let b = Box::new(proto);
-        let r = ProtoRef::new(&b);
+        // SAFETY: the box is kept in `self.protos` for the VM's life.
+        let r = unsafe { ProtoRef::new(&b) };
         self.protos.push(b);
         r
     }

@@ -48,6 +48,8 @@ pub enum Obj {
     Time(Box<jiff::ZonedDateTime>),
     /// An open database or a cursor over its rows (`std/sqlite`, `sqlite/`).
     Sqlite(Box<crate::sqlite::Sqlite>),
+    /// A value of an embedding host's type (`vm/host.rs`).
+    Host(crate::vm::host::HostRef),
     /// A half-open integer range `lo..hi` (inclusive ranges are stored with `hi + 1`).
     Range(i64, i64),
     /// A freed slot, on the heap's free list.
@@ -135,6 +137,8 @@ impl Obj {
             Obj::Codec(_) => "codec",
             Obj::Time(_) => "time",
             Obj::Sqlite(_) => "sqlite",
+            // Busy only while its own method runs, which names it itself.
+            Obj::Host(o) => o.try_borrow().map_or("host object", |o| o.type_name()),
             Obj::Free => "freed",
         }
     }
@@ -218,6 +222,7 @@ impl Obj {
             Obj::Stream(_) | Obj::Process(_) | Obj::Listener(_) | Obj::Udp(_) => 64 * 1024,
             // A database holds a thread and a connection.
             Obj::Sqlite(_) => 64 * 1024,
+            Obj::Host(o) => o.try_borrow().map_or(0, |o| o.size()),
             // deflate's window and tables (a compressor's are the bigger).
             Obj::Codec(c) => match **c {
                 crate::natives::compress::Codec::Encoder(_) => 256 * 1024,

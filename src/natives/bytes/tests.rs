@@ -173,6 +173,6 @@ fn methods() {
 #[test]
 fn printed_form() {
     let mut out = String::new();
-    crate::format::quote_bytes(b"a \"q\" \\ \n\r\t\x00\x7f\x80~", &mut out);
+    crate::display::quote_bytes(b"a \"q\" \\ \n\r\t\x00\x7f\x80~", &mut out);
     assert_eq!(out, r#"b"a \"q\" \\ \n\r\t\x00\x7f\x80~""#);
 }

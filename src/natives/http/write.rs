@@ -20,7 +20,7 @@ fn header_lines(vm: &Vm, out: &mut Vec<u8>, name: &str, v: Value) -> Res<()> {
             return Ok(());
         }
     }
-    let value = crate::format::display(&vm.heap, v);
+    let value = crate::display::display(&vm.heap, v);
     if value.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
         return err(ErrorKind::Value, format!("header {name} has a line break in its value"));
     }
@@ -61,7 +61,7 @@ fn header_map(vm: &Vm, out: &mut Vec<u8>, headers: Value) -> Res<(bool, bool)> {
 pub(super) fn send(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("send", args, 5, 5)?;
     let c = conn(vm, "send", args[0])?;
-    let start = crate::format::display(&vm.heap, args[1]);
+    let start = crate::display::display(&vm.heap, args[1]);
     let body: Option<&[u8]> = match args[3] {
         Value::Nil => None,
         v => Some(crate::natives::bytes::data_arg(&vm.heap, "send", v)?),
@@ -98,7 +98,7 @@ pub(super) fn respond(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let c = conn(vm, "respond", args[0])?;
     let status = match args[1] {
         Value::Int(s) if (100..1000).contains(&s) => s,
-        v => return err(ErrorKind::Value, format!("bad HTTP status {}", crate::format::display(&vm.heap, v))),
+        v => return err(ErrorKind::Value, format!("bad HTTP status {}", crate::display::display(&vm.heap, v))),
     };
     let flags = match args[4] {
         Value::Int(f) => f,

@@ -5,7 +5,7 @@
 mod decode;
 
 use super::{arity, str_arg};
-use crate::format::fmt_float;
+use crate::display::fmt_float;
 use crate::limits::{MAX_DEPTH, MAX_STRING};
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Handle, Heap, Key, Res, Value, Vm};
@@ -200,7 +200,7 @@ mod tests {
 
     fn enc(vm: &mut Vm, v: Value) -> Res<String> {
         let r = call(vm, "json_encode", &[v])?;
-        Ok(crate::format::display(&vm.heap, r))
+        Ok(crate::display::display(&vm.heap, r))
     }
 
     #[test]

@@ -279,7 +279,7 @@ pub(super) fn row_fields(
 fn field_text(heap: &crate::vm::Heap, name: &str, v: Value, what: &str) -> Res<String> {
     match v {
         Value::Nil => Ok(String::new()),
-        Value::Int(_) | Value::Float(_) | Value::Bool(_) => Ok(crate::format::display(heap, v)),
+        Value::Int(_) | Value::Float(_) | Value::Bool(_) => Ok(crate::display::display(heap, v)),
         _ => match heap.as_str(v) {
             Some(s) => Ok(s.s.to_string()),
             None => err(ErrorKind::Type, format!("{name}() {what} has a {}, which is not a field", heap.type_name(v))),

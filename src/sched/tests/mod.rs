@@ -109,12 +109,12 @@ fn locks(vm: &Vm, id: u32) -> Vec<Handle> {
 }
 
 /// Where a `wait` is: only reported when a fiber waits on its own task, so any
-/// site does (an empty proto owned by the VM).
+/// site does (a proto owned by the VM that only returns).
 fn site(vm: &mut Vm) -> Site {
     let proto = vm.register_proto(Proto {
         name: "<test>".into(),
-        code: Vec::new(),
-        spans: Vec::new(),
+        code: vec![crate::bytecode::Op::ReturnNil],
+        spans: vec![Span::default()],
         consts: Vec::new(),
         selects: Vec::new(),
         rereads: Box::new([]),

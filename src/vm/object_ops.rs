@@ -292,7 +292,7 @@ pub(super) fn concat(vm: &mut Vm, parts: &[Value]) -> Res<Value> {
     for &v in rest {
         match vm.heap.as_str(v) {
             Some(x) => s.push_str(&x.s),
-            None => s.push_str(&crate::format::display(&vm.heap, v)),
+            None => s.push_str(&crate::display::display(&vm.heap, v)),
         }
     }
     let head_len = head.and_then(|h| vm.heap.as_str(h)).map_or(0, |h| h.s.len());

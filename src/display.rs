@@ -156,6 +156,7 @@ fn write_object(obj: &Obj, out: &mut String) {
             crate::sqlite::Sqlite::Db(db) => write!(out, "<sqlite {}>", db.path).unwrap(),
             crate::sqlite::Sqlite::Rows(_) => out.push_str("<sqlite rows>"),
         },
+        Obj::Host(_) => write!(out, "<{}>", obj.type_name()).unwrap(),
         Obj::Cell(_) => out.push_str("<cell>"),
         Obj::Free => out.push_str("<freed>"),
         Obj::List(_) | Obj::Map(_) => unreachable!("containers are walked by write_repr"),

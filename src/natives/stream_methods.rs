@@ -17,6 +17,7 @@ fn open(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let Some(path) = vm.heap.as_str(args[0]).map(|s| s.s.to_string()) else {
         return err(ErrorKind::Type, format!("open() needs a string path, not {}", vm.heap.type_name(args[0])));
     };
+    vm.files.check("fs.open", &path)?;
     let mode = match args.get(1) {
         None => "r".to_string(),
         Some(v) => match vm.heap.as_str(*v) {
