@@ -5,7 +5,7 @@
 //! fiber that resumed it.
 
 use super::call::{call_value, Called};
-use super::fiber::{Fiber, Frame, Handler};
+use super::fiber::{Fiber, Frame, Handlers};
 use super::object::Obj;
 use super::NativeFn;
 use super::{err, Fault, Handle, Res, Value, Vm};
@@ -21,7 +21,7 @@ const CLOSED: &str = "coroutine closed";
 pub struct Context {
     pub stack: Vec<Value>,
     pub frames: Vec<Frame>,
-    pub handlers: Vec<Handler>,
+    pub handlers: Handlers,
     /// `Fiber::shield` of the context.
     pub shield: u16,
 }

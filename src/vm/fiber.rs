@@ -36,6 +36,34 @@ pub struct Handler {
     pub shield: u16,
 }
 
+/// The active `try`s of a context, boxed apart: most fibers never enter one,
+/// and a million parked fibers each pay for this field (tests/sizes.rs).
+#[derive(Default)]
+pub struct Handlers(Option<Box<Vec<Handler>>>);
+
+impl Handlers {
+    #[inline]
+    pub fn push(&mut self, h: Handler) {
+        self.0.get_or_insert_with(Default::default).push(h)
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<Handler> {
+        self.0.as_mut()?.pop()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.as_ref().is_none_or(|v| v.is_empty())
+    }
+
+    /// Bytes held, for the memory limit.
+    pub fn bytes(&self) -> usize {
+        self.0
+            .as_ref()
+            .map_or(0, |v| std::mem::size_of::<Vec<Handler>>() + v.capacity() * std::mem::size_of::<Handler>())
+    }
+}
+
 /// Where an uncaught error was thrown, for the report.
 pub struct Uncaught {
     pub value: Value,
@@ -96,7 +124,7 @@ impl Start {
 pub struct Fiber {
     pub stack: Vec<Value>,
     pub frames: Vec<Frame>,
-    pub handlers: Vec<Handler>,
+    pub handlers: Handlers,
     /// Coroutines running in this fiber, innermost last (each holds its
     /// resumer's context), with the frames of all the resumers' contexts so far,
     /// which count towards the frame limit; boxed apart, as few fibers run
@@ -170,7 +198,7 @@ impl Fiber {
         std::mem::size_of::<Fiber>()
             + self.stack.capacity() * std::mem::size_of::<Value>()
             + self.frames.capacity() * std::mem::size_of::<Frame>()
-            + self.handlers.capacity() * std::mem::size_of::<Handler>()
+            + self.handlers.bytes()
     }
 
     /// Highest stack slot in use, for the collector.
