@@ -39,6 +39,7 @@ pub struct Handler {
 /// The active `try`s of a context, boxed apart: most fibers never enter one,
 /// and a million parked fibers each pay for this field (tests/sizes.rs).
 #[derive(Default)]
+#[allow(clippy::box_collection)] // one word in every Fiber, not a Vec's three
 pub struct Handlers(Option<Box<Vec<Handler>>>);
 
 impl Handlers {
