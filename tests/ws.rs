@@ -270,3 +270,101 @@ server.cancel()
          protocol: ws: a continuation frame with no message to continue (closed with 1002)\n"
     );
 }
+
+/// A CA and a certificate for 127.0.0.1 issued by it, made by rcgen: the
+/// directory holding `ca.pem`, `cert.pem` and `key.pem`.
+fn certs(tag: &str) -> std::path::PathBuf {
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
+    let dir = std::env::temp_dir().join(format!("csp_ws_{tag}_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params.distinguished_name.push(rcgen::DnType::CommonName, "csp ws test CA");
+    let issuer = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
+    let key = KeyPair::generate().unwrap();
+    let cert = CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()])
+        .unwrap()
+        .signed_by(&key, &issuer)
+        .unwrap();
+    std::fs::write(dir.join("ca.pem"), issuer.pem()).unwrap();
+    std::fs::write(dir.join("cert.pem"), cert.pem()).unwrap();
+    std::fs::write(dir.join("key.pem"), key.serialize_pem()).unwrap();
+    dir
+}
+
+/// wss:// both ways: csp's server over TLS (http.serve's `tls`) with a Python
+/// client, and csp's client against a Python server over TLS.
+#[test]
+fn wss_works_both_ways_with_python() {
+    if !have_websockets("the wss test") {
+        return;
+    }
+    let dir = certs("wss");
+    let d = dir.display();
+    let py = Script::new(
+        "wss.py",
+        r#"
+import asyncio, ssl, sys
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import serve
+
+d = sys.argv[1]
+
+async def echo(ws):
+    async for m in ws:
+        await ws.send("py tls: " + m)
+
+async def main():
+    if sys.argv[2] == "client":
+        ctx = ssl.create_default_context(cafile=d + "/ca.pem")
+        async with connect(sys.argv[3], ssl=ctx) as ws:
+            await ws.send("over tls")
+            print(await ws.recv())
+        print("closed", ws.close_code)
+        return
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(d + "/cert.pem", d + "/key.pem")
+    async with serve(echo, "127.0.0.1", 0, ssl=ctx) as server:
+        print(server.sockets[0].getsockname()[1], flush=True)
+        await asyncio.sleep(30)
+
+asyncio.run(asyncio.wait_for(main(), 40))
+"#,
+    );
+    let src = format!(
+        r#"
+import "std/http"
+import "std/net"
+import "std/ws"
+import "std/proc"
+let d = "{d}"
+let l = net.listen("127.0.0.1:0")
+let server = go http.serve(l, ws.handler(fn(conn) {{
+    for m in conn.messages() {{ conn.send("csp tls: " + m) }}
+}}), {{tls: {{cert: d + "/cert.pem", key: d + "/key.pem"}}}})
+// A Python client to csp's wss server.
+print(proc.output(["python3", "{py}", d, "client", "wss://127.0.0.1:${{l.addr().split(":")[1]}}/"]))
+// csp's client to it too, trusting the test CA.
+let c = ws.connect("wss://${{l.addr()}}/", {{ca: d + "/ca.pem"}})
+c.send("me too")
+print(c.recv())
+c.close()
+// And to a Python wss server.
+let p = proc.spawn(["python3", "{py}", d, "server"])
+let port = p.stdout.read_line()
+let c2 = ws.connect("wss://127.0.0.1:${{port}}/", {{ca: d + "/ca.pem"}})
+c2.send("hello")
+print(c2.recv())
+c2.close()
+print(c2.close_code)
+// Not trusting the CA: the handshake fails before any WebSocket.
+try {{ ws.connect("wss://127.0.0.1:${{port}}/") }} catch e {{ print(e.kind) }}
+p.kill()
+server.cancel()
+"#,
+        py = py.path()
+    );
+    let out = ok_sh("ws_wss", "", &src);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out, "csp tls: over tls\nclosed 1000\n\ncsp tls: me too\npy tls: hello\n1000\nio\n");
+}
