@@ -143,7 +143,7 @@ p.kill()
          nil 1009\n\
          true\n\
          limit ws: a message longer than 4000 bytes (the max_message option) (closed with 1009)\n\
-         1009 server saw 1009 \n"
+         1009 server saw 1009 a message longer than 4000 bytes (the max_message option)\n"
     );
 }
 
@@ -259,9 +259,9 @@ server.cancel()
          client closed 1000 \n\
          server closed 4002 server says bye\n\
          too big 1009\n\
-         closed by csp 1007 \n\
-         closed by csp 1002 \n\
-         closed by csp 1002 \n\
+         closed by csp 1007 a text message that is not UTF-8 (invalid UTF-8 at byte offset 3 (0xff))\n\
+         closed by csp 1002 a frame with reserved bits set (no extension was agreed)\n\
+         closed by csp 1002 a continuation frame with no message to continue\n\
          HTTP/1.1 426 Upgrade Required\n\
          \n\
          limit: ws: a message longer than 65536 bytes (the max_message option) (closed with 1009)\n\
