@@ -104,6 +104,7 @@ const PURE: &[&str] = &[
     "__limit_error",
     "__value_error",
     "__closed_error",
+    "__type_error",
     "__protocol_error",
     "__timeout_error",
     "__os_time",

@@ -21,6 +21,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_builtin("__io_error", NativeFn::Full(io_error));
     vm.define_builtin("__value_error", NativeFn::Full(value_error));
     vm.define_builtin("__closed_error", NativeFn::Full(closed_error));
+    vm.define_builtin("__type_error", NativeFn::Full(type_error));
     vm.define_builtin("__protocol_error", NativeFn::Full(protocol_error));
     vm.define_native("__program_name", program_name);
     vm.define_native("__rename_error", rename_error);
@@ -199,6 +200,13 @@ fn value_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
 fn closed_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("__closed_error", args, 1, 1)?;
     Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Closed))
+}
+
+/// `__type_error(msg)`: `error(msg)` of kind `type`, for an argument of the
+/// wrong type that a std module written in csp checks itself (`std/ws`).
+fn type_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("__type_error", args, 1, 1)?;
+    Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Type))
 }
 
 /// `__protocol_error(msg)`: `error(msg)` of kind `protocol`, for `std/ws` (a
