@@ -103,6 +103,9 @@ const PURE: &[&str] = &[
     "__log_line",
     "__limit_error",
     "__value_error",
+    "__closed_error",
+    "__type_error",
+    "__protocol_error",
     "__timeout_error",
     "__os_time",
     "__http_chunk_size",
@@ -110,8 +113,19 @@ const PURE: &[&str] = &[
 ];
 
 /// Hidden builtins of the std modules that only compute, by prefix.
-const PURE_MODULES: &[&str] =
-    &["__base64_", "__compress_", "__crypto_", "__csv_", "__hash_", "__hex_", "__path_", "__re_", "__time_", "__url_"];
+const PURE_MODULES: &[&str] = &[
+    "__base64_",
+    "__compress_",
+    "__crypto_",
+    "__csv_",
+    "__hash_",
+    "__hex_",
+    "__path_",
+    "__re_",
+    "__time_",
+    "__url_",
+    "__ws_",
+];
 
 /// Whether the global builtin `name` may stay callable in the sandbox.
 pub fn is_pure(name: &str) -> bool {

@@ -20,6 +20,9 @@ pub fn register(vm: &mut Vm) {
     vm.define_builtin("__limit_error", NativeFn::Full(limit_error));
     vm.define_builtin("__io_error", NativeFn::Full(io_error));
     vm.define_builtin("__value_error", NativeFn::Full(value_error));
+    vm.define_builtin("__closed_error", NativeFn::Full(closed_error));
+    vm.define_builtin("__type_error", NativeFn::Full(type_error));
+    vm.define_builtin("__protocol_error", NativeFn::Full(protocol_error));
     vm.define_native("__program_name", program_name);
     vm.define_native("__rename_error", rename_error);
     vm.define_native("assert", assert);
@@ -190,6 +193,27 @@ fn io_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
 fn value_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("__value_error", args, 1, 1)?;
     Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Value))
+}
+
+/// `__closed_error(msg)`: `error(msg)` of kind `closed`, for `std/ws` (a
+/// send on a closed connection).
+fn closed_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("__closed_error", args, 1, 1)?;
+    Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Closed))
+}
+
+/// `__type_error(msg)`: `error(msg)` of kind `type`, for an argument of the
+/// wrong type that a std module written in csp checks itself (`std/ws`).
+fn type_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("__type_error", args, 1, 1)?;
+    Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Type))
+}
+
+/// `__protocol_error(msg)`: `error(msg)` of kind `protocol`, for `std/ws` (a
+/// peer that broke RFC 6455).
+fn protocol_error(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("__protocol_error", args, 1, 1)?;
+    Ok(error_of_kind(vm, fiber, args[0], ErrorKind::Protocol))
 }
 
 /// `__program_name()`: the running program's name for usage messages (see

@@ -35,6 +35,7 @@ mod time_text;
 pub mod tls;
 pub mod url;
 mod walk;
+pub mod ws;
 
 use crate::vm::object::Obj;
 use crate::vm::ErrorKind;
@@ -69,6 +70,7 @@ pub fn register(vm: &mut Vm) {
     time::register(vm);
     url::register(vm);
     sqlite::register(vm);
+    ws::register(vm);
 }
 
 /// Calls builtin method `name` on `recv`. Fields of maps that hold functions are

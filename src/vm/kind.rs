@@ -34,6 +34,9 @@ pub enum ErrorKind {
     /// The database refused a statement (`std/sqlite`): bad SQL, a constraint
     /// violated, a busy or read-only database, an interrupted query.
     Sql,
+    /// A peer broke its protocol's rules (`std/ws`: a frame RFC 6455 forbids, a
+    /// handshake that is not a WebSocket one).
+    Protocol,
     /// The host that embeds csp does not give the script this access (files
     /// outside the allowed folders, the network, processes, the environment).
     Denied,
@@ -58,7 +61,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 23] = [
+    pub const ALL: [ErrorKind; 24] = [
         ErrorKind::Type,
         ErrorKind::Index,
         ErrorKind::Key,
@@ -73,6 +76,7 @@ impl ErrorKind {
         ErrorKind::Timeout,
         ErrorKind::Io,
         ErrorKind::Sql,
+        ErrorKind::Protocol,
         ErrorKind::Denied,
         ErrorKind::StackOverflow,
         ErrorKind::Limit,
@@ -101,6 +105,7 @@ impl ErrorKind {
             ErrorKind::Timeout => "timeout",
             ErrorKind::Io => "io",
             ErrorKind::Sql => "sql",
+            ErrorKind::Protocol => "protocol",
             ErrorKind::Denied => "denied",
             ErrorKind::StackOverflow => "stack_overflow",
             ErrorKind::Limit => "limit",
@@ -130,6 +135,7 @@ impl ErrorKind {
             ErrorKind::Timeout => "csp::runtime::timeout",
             ErrorKind::Io => "csp::runtime::io",
             ErrorKind::Sql => "csp::runtime::sql",
+            ErrorKind::Protocol => "csp::runtime::protocol",
             ErrorKind::Denied => "csp::runtime::denied",
             ErrorKind::StackOverflow => "csp::runtime::stack_overflow",
             ErrorKind::Limit => "csp::runtime::limit",

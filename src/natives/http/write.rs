@@ -166,6 +166,7 @@ fn reason(status: i64) -> &'static str {
         414 => "URI Too Long",
         415 => "Unsupported Media Type",
         422 => "Unprocessable Content",
+        426 => "Upgrade Required",
         429 => "Too Many Requests",
         431 => "Request Header Fields Too Large",
         500 => "Internal Server Error",
