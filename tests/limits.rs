@@ -230,3 +230,26 @@ fn under_an_address_space_limit_the_default_limit_leaves_room() {
     let o = Command::new("prlimit").arg("--as=600000000").arg(CSP).arg("run").arg(script.path()).output().unwrap();
     expect(&o, 0, "memory\n", "");
 }
+
+/// A fiber bomb queues fibers faster than any run: each `go` counts the record
+/// it queues, and once a collection finds the heap over the limit the next `go`
+/// throws (the fibers it starts end before any preemption point).
+#[test]
+fn a_fiber_bomb_gets_a_memory_error_at_a_go() {
+    let src = "fn g() { go g(); go g() }\ng()\nsleep(100000)\n";
+    let o = run(&["--max-memory", "32M", "--timeout", "60s"], src);
+    expect(&o, 1, "", "out of memory");
+    assert!(text(&o.stderr).contains("csp::runtime::memory"), "{}", text(&o.stderr));
+}
+
+/// Cancelling a million queued fibers is linear: `--timeout` ends a fiber bomb
+/// within the grace time (a fiber whose `go` ran in a cancelled fiber never runs).
+#[test]
+fn timeout_ends_a_fiber_bomb() {
+    let src = "fn g() { go g(); go g() }\ng()\nsleep(100000)\n";
+    let began = Instant::now();
+    let o = run(&["--timeout", "500ms", "--grace", "2s"], src);
+    assert_eq!(o.status.code(), Some(124), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("timed out after 500ms"), "{}", text(&o.stderr));
+    assert!(began.elapsed() < Duration::from_secs(4), "{:?}", began.elapsed());
+}

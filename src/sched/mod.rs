@@ -122,6 +122,9 @@ pub(crate) struct FiberState {
     /// What it was woken with, handed to the VM when it next runs.
     pub resume: Option<Resume>,
     pub cancelled: bool,
+    /// It started cancelled (at its `go`, or before it first ran): the `go`s
+    /// it makes start stillborn (`task::Born`).
+    pub born_cancelled: bool,
     /// A `finally` block of the fiber runs: interruptions are held back
     /// (`lifecycle::holds_back`). Mirrors `Fiber::shielded`.
     pub shielded: bool,

@@ -52,6 +52,12 @@ fn park(vm: &mut Vm, wait: Wait) -> Res<super::Waiter> {
 /// (nil for a dropped `go` outside `wait { }`, which gets only a record).
 pub fn go(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool) -> Res<Value> {
     fiber_room(vm)?;
+    // Past --max-memory: the `go` gets the error, before it adds a fiber
+    // (the fibers a spawning loop starts end before any preemption point).
+    if vm.sched.out_of_memory.is_some() {
+        let msg = vm.sched.out_of_memory.take().unwrap_or_default();
+        return err(ErrorKind::Memory, msg);
+    }
     Ok(start::spawn(vm, call, method, site, dropped))
 }
 

@@ -6,7 +6,7 @@
 
 use super::lifecycle::compact;
 use super::queue::Runnable;
-use super::task::{self, Task, TaskState};
+use super::task::{self, Born, Kickoff, Task, TaskState};
 use crate::bytecode::{ProtoRef, Site};
 use crate::vm::{Fiber, Handle, Obj, Value, Vm};
 
@@ -20,10 +20,18 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
     // A cancelled fiber's `go` starts its fiber cancelled too, except in a
     // `finally` block within the grace time (it is cancelled when that ends).
     let cancelled = vm.sched.fibers.state(cur).cancelled && !super::lifecycle::holds_back(vm, cur);
+    let born = match (cancelled, vm.sched.fibers.state(cur).born_cancelled) {
+        (false, _) => Born::Live,
+        (true, false) => Born::Cancelled,
+        (true, true) => Born::Stillborn,
+    };
     vm.sched.fibers.live += 1;
     if dropped && scope.is_none() {
         let number = vm.sched.fibers.take_number();
-        vm.sched.unstarted.push(owner, site, number, method, cancelled, call.iter().copied());
+        vm.sched.unstarted.push(owner, site, number, method, born, call.iter().copied());
+        // Counted now, so the collections that check --max-memory come due
+        // even when a program only queues fibers (a fiber bomb).
+        vm.heap.note_growth(super::unstarted::record_bytes(call.len()));
         if let Some(o) = owner {
             task::get_mut(vm, o).extra_mut().unstarted += 1;
         }
@@ -31,7 +39,7 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
         return Value::Nil;
     }
     let id = vm.sched.fibers.alloc_id();
-    let state = TaskState::Pending(call.into(), method);
+    let state = TaskState::Pending(call.into(), Kickoff { method, born });
     let th = new_task(vm, Some(id), state, owner, scope, dropped, Some(site));
     task::get_mut(vm, th).cancelled = cancelled;
     if let Some(owner) = owner {
@@ -58,7 +66,7 @@ pub(super) fn spawn_detached(vm: &mut Vm, call: &[Value], site: Site) -> Value {
     let owner = vm.sched.main_task;
     vm.sched.fibers.live += 1;
     let id = vm.sched.fibers.alloc_id();
-    let state = TaskState::Pending(call.into(), false);
+    let state = TaskState::Pending(call.into(), Kickoff { method: false, born: Born::Live });
     let th = new_task(vm, Some(id), state, owner, None, true, Some(site));
     if let Some(owner) = owner {
         add_child(vm, owner, th);
@@ -81,15 +89,19 @@ pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
         Runnable::Fiber(id) => Some((id, vm.sched.fibers.slots[id as usize].fiber.take()?)),
         Runnable::Task(th) => {
             let t = task::get_mut(vm, th);
-            let TaskState::Pending(call, method) = std::mem::replace(&mut t.state, TaskState::Running) else {
+            let TaskState::Pending(call, kick) = std::mem::replace(&mut t.state, TaskState::Running) else {
                 unreachable!("queued task is not pending")
             };
             let id = t.fiber.expect("pending task without fiber id");
             let (cancelled, site) = (t.cancelled, t.site.expect("a go site"));
-            Some((id, begin(vm, &call, method, site, id, th, cancelled)))
+            Some((id, begin(vm, &call, kick.method, site, id, th, cancelled, kick.born)))
         }
         Runnable::Record => {
-            let r = vm.sched.unstarted.pop().expect("run queue names a missing record");
+            let mut r = vm.sched.unstarted.pop().expect("run queue names a missing record");
+            if let Some(o) = r.owner {
+                let below = task::get(vm, o).extra.as_ref().map_or(0, |x| x.records_cancelled_below);
+                r.cancelled |= r.number < below;
+            }
             let id = vm.sched.fibers.alloc_id();
             let t = Task {
                 number: r.number,
@@ -108,16 +120,27 @@ pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
                 task::get_mut(vm, o).extra_mut().unstarted -= 1;
                 add_child(vm, o, th);
             }
-            Some((id, begin(vm, &r.call, r.method, r.site, id, th, r.cancelled)))
+            Some((id, begin(vm, &r.call, r.method, r.site, id, th, r.cancelled, r.born)))
         }
     }
 }
 
 /// A fiber about to make its first call, with its scheduling state.
-fn begin(vm: &mut Vm, call: &[Value], method: bool, site: Site, id: u32, th: Handle, cancelled: bool) -> Box<Fiber> {
+#[allow(clippy::too_many_arguments)]
+fn begin(
+    vm: &mut Vm,
+    call: &[Value],
+    method: bool,
+    site: Site,
+    id: u32,
+    th: Handle,
+    cancelled: bool,
+    born: Born,
+) -> Box<Fiber> {
     let s = vm.sched.fibers.state_mut(id);
     s.task = Some(th);
-    s.cancelled = cancelled;
+    s.cancelled = cancelled || born != Born::Live;
+    s.born_cancelled = cancelled || born != Born::Live;
     // Sized for the callee's registers: a program may park a million fibers.
     let regs = match (method, call[0]) {
         (false, Value::Obj(h)) => match vm.heap.get(h) {
@@ -126,7 +149,7 @@ fn begin(vm: &mut Vm, call: &[Value], method: bool, site: Site, id: u32, th: Han
         },
         _ => 0,
     };
-    let f = Box::new(Fiber::for_call(call, method, site, regs));
+    let f = Box::new(Fiber::for_call(call, method, site, regs, born == Born::Stillborn));
     vm.heap.note_growth(f.bytes());
     if vm.sched.trace.is_some() {
         let label = super::report::fiber_title(vm, th, &callee(vm, call, method));
@@ -149,10 +172,13 @@ fn callee(vm: &Vm, call: &[Value], method: bool) -> String {
 }
 
 /// Marks what task `t` has not started yet as cancelled: its own fiber if it is
-/// pending (true then), and the records of dropped `go`s it owns.
+/// pending (true then), and the records of dropped `go`s it owns — those
+/// queued so far, in O(1): cancelling a tree of a million queued fibers is
+/// linear in the tree, not quadratic.
 pub(super) fn cancel_not_started(vm: &mut Vm, t: Handle) -> bool {
     if task::get(vm, t).unstarted() > 0 {
-        vm.sched.unstarted.cancel_owned_by(t);
+        let next = vm.sched.fibers.next_number;
+        task::get_mut(vm, t).extra_mut().records_cancelled_below = next;
     }
     let tk = task::get_mut(vm, t);
     let pending = matches!(tk.state, TaskState::Pending(..));

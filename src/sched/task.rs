@@ -8,12 +8,32 @@ pub enum TaskState {
     /// Started by `go` but not run yet: the call its fiber starts with (see
     /// `Fiber::for_call`). The fiber is built when it first runs, so a million
     /// queued fibers stay small.
-    Pending(Box<[Value]>, bool),
+    Pending(Box<[Value]>, Kickoff),
     Running,
     Done(Value),
     Failed(Value),
     /// Ended by cancellation; holds the `Cancelled` error.
     Cancelled(Value),
+}
+
+/// How a pending task's fiber makes its first call.
+#[derive(Clone, Copy)]
+pub struct Kickoff {
+    /// A method call (see `Fiber::for_call`).
+    pub method: bool,
+    pub born: Born,
+}
+
+/// A fiber's state at its `go` (docs/concurrency.md, "Cancellation").
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Born {
+    Live,
+    /// The `go` ran in a cancelled fiber (outside a shielded `finally`): it
+    /// runs until its first suspension, where `Cancelled` is thrown.
+    Cancelled,
+    /// The `go` ran in a fiber that itself started cancelled: it never makes
+    /// its first call (`Start::stillborn`).
+    Stillborn,
 }
 
 pub struct Task {
@@ -49,6 +69,9 @@ pub struct TaskExtra {
     /// Children started by dropped `go`s that have not run yet (spawn.rs
     /// keeps them as records, not tasks).
     pub unstarted: u32,
+    /// Its records numbered below this start cancelled: the task was cancelled
+    /// once they were queued (one store, not a scan of every record).
+    pub records_cancelled_below: u32,
     /// Why it was cancelled ("cancelled by fiber 2 at x.csp:3:5"), for the
     /// report of an uncaught cancellation; set on the task a cancellation
     /// started from, its descendants find it through their owners.

@@ -7,6 +7,7 @@
 //! - both FIFOs are chunked, so they grow without copying and give memory back
 //!   as they drain, for the fibers that then start.
 
+use super::task::Born;
 use crate::bytecode::Site;
 use crate::vm::{Handle, Value};
 use std::collections::{HashMap, VecDeque};
@@ -17,6 +18,7 @@ const CHUNK: usize = 1024;
 const NONE: u32 = u32::MAX;
 const CANCELLED: u8 = 1;
 const METHOD: u8 = 2;
+const STILLBORN: u8 = 4;
 
 #[derive(Clone, Copy)]
 struct Record {
@@ -25,7 +27,7 @@ struct Record {
     number: u32,
     /// Values of the call (see `Fiber::for_call`).
     len: u8,
-    /// `CANCELLED` (its owner was cancelled before it started) and `METHOD` (a method call).
+    /// `CANCELLED` and `STILLBORN` (its `Born`), `METHOD` (a method call).
     flags: u8,
     /// Bit i: value i is the previous record's value i.
     repeat: u16,
@@ -39,7 +41,9 @@ pub(super) struct Started {
     pub owner: Option<Handle>,
     pub site: Site,
     pub number: u32,
+    /// Its owner was cancelled after its `go`.
     pub cancelled: bool,
+    pub born: Born,
 }
 
 #[derive(Default)]
@@ -60,7 +64,7 @@ impl Unstarted {
         site: Site,
         number: u32,
         method: bool,
-        cancelled: bool,
+        born: Born,
         call: impl Iterator<Item = Value>,
     ) {
         let old = std::mem::take(&mut self.pushed);
@@ -77,7 +81,12 @@ impl Unstarted {
         // At most 250 arguments, the callee or method name, and the receiver.
         debug_assert!(self.pushed.len() <= u8::MAX as usize);
         let (owner, len) = (owner.map_or(NONE, |h| h.0), self.pushed.len() as u8);
-        let flags = if method { METHOD } else { 0 } | if cancelled { CANCELLED } else { 0 };
+        let born = match born {
+            Born::Live => 0,
+            Born::Cancelled => CANCELLED,
+            Born::Stillborn => STILLBORN,
+        };
+        let flags = if method { METHOD } else { 0 } | born;
         self.records.push(Record { owner, site, number, len, flags, repeat });
     }
 
@@ -95,8 +104,13 @@ impl Unstarted {
         }));
         let owner = (r.owner != NONE).then_some(Handle(r.owner));
         let (call, site) = (self.taken.clone(), self.sites[r.site as usize]);
-        let (method, cancelled) = (r.flags & METHOD != 0, r.flags & CANCELLED != 0);
-        Some(Started { call, method, owner, site, number: r.number, cancelled })
+        let method = r.flags & METHOD != 0;
+        let born = match r.flags & (CANCELLED | STILLBORN) {
+            0 => Born::Live,
+            CANCELLED => Born::Cancelled,
+            _ => Born::Stillborn,
+        };
+        Some(Started { call, method, owner, site, number: r.number, cancelled: false, born })
     }
 
     /// Owners and values (roots for the collector).
@@ -116,14 +130,6 @@ impl Unstarted {
         self.records.iter().map(|r| (r.number, &self.sites[r.site as usize]))
     }
 
-    /// The owner was cancelled: its records start cancelled. A scan, done only
-    /// for an owner that has records.
-    pub fn cancel_owned_by(&mut self, owner: Handle) {
-        for r in self.records.iter_mut().filter(|r| r.owner == owner.0) {
-            r.flags |= CANCELLED;
-        }
-    }
-
     fn site_id(&mut self, site: Site) -> u32 {
         let key = (site.proto.as_ptr() as usize, site.pc);
         let next = self.sites.len() as u32;
@@ -133,6 +139,12 @@ impl Unstarted {
         }
         id
     }
+}
+
+/// What a record of a call of `len` values holds at most (its repeated
+/// values are not stored again).
+pub(super) fn record_bytes(len: usize) -> usize {
+    std::mem::size_of::<Record>() + len * std::mem::size_of::<Value>()
 }
 
 /// The same value bit for bit (a float NaN included).
@@ -189,11 +201,6 @@ impl<T: Copy> Chunked<T> {
 
     fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         self.chunks.iter().enumerate().flat_map(|(i, c)| &c[if i == 0 { self.head } else { 0 }..])
-    }
-
-    fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> + '_ {
-        let head = self.head;
-        self.chunks.iter_mut().enumerate().flat_map(move |(i, c)| &mut c[if i == 0 { head } else { 0 }..])
     }
 }
 

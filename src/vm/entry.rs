@@ -117,6 +117,11 @@ fn resume_unstarted(vm: &mut Vm, fiber: &mut Fiber, r: Resume) -> Option<Halt> {
 pub(super) fn start(vm: &mut Vm, fiber: &mut Fiber) -> Option<Halt> {
     if let Some(s) = fiber.start.as_mut() {
         s.done = true;
+        if s.stillborn {
+            if let Err(fault) = crate::sched::ops::check_interrupt(vm) {
+                return throw(vm, fiber, fault);
+            }
+        }
     }
     match first_call(vm, fiber) {
         Ok(Called::Frame) => None,

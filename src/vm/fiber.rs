@@ -113,6 +113,10 @@ pub struct Start {
     pub method: bool,
     /// The first call has been made.
     pub done: bool,
+    /// Its `go` ran in a fiber that itself started cancelled: the first
+    /// call is not made, the cancellation is delivered there (so fibers that
+    /// keep starting fibers cannot outlive their cancellation).
+    pub stillborn: bool,
 }
 
 impl Start {
@@ -156,12 +160,12 @@ impl Fiber {
     /// A fiber whose first step is a call: `call[0](call[1..])`, or with `method`,
     /// `call[1].NAME(call[2..])` where `call[0]` is NAME as a string. `regs` is
     /// the callee's register count when known, to size the stack exactly.
-    pub fn for_call(call: &[Value], method: bool, site: Site, regs: usize) -> Fiber {
+    pub fn for_call(call: &[Value], method: bool, site: Site, regs: usize, stillborn: bool) -> Fiber {
         let mut f = Fiber::default();
         let argc = call.len() - 1 - method as usize;
         f.stack.reserve_exact(call.len().max(1 + regs));
         f.stack.extend_from_slice(call);
-        f.start = Some(Start { proto: site.proto, pc: site.pc, argc: argc as u8, method, done: false });
+        f.start = Some(Start { proto: site.proto, pc: site.pc, argc: argc as u8, method, done: false, stillborn });
         f
     }
 
