@@ -251,6 +251,11 @@ impl Compiler<'_> {
         }
         let relative = path.starts_with("./") || path.starts_with("../") || path.starts_with('/');
         let pkg = path.split('/').next().unwrap_or(path);
+        if !relative && path.ends_with(".csp") {
+            let help = format!("a file's path starts with `./`, `../` or `/`: `import \"./{path}\"`");
+            self.error_help(span, format!("cannot import '{path}'"), help);
+            return None;
+        }
         if !relative && !crate::pkg::manifest::valid_name(pkg) {
             let help = "write `std/NAME` for the standard library, `NAME` or `NAME/sub/mod` for a package \
                         (docs/packages.md), or a path starting with `./`, `../` or `/`";
