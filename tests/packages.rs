@@ -83,9 +83,10 @@ impl World {
             self.write(&format!("{name}/{f}"), text);
         }
         git(&dir, &["add", "-A"]);
-        git(&dir, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "c"]);
+        let who = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"];
+        git(&dir, &[&who[..], &["commit", "-q", "-m", "c"]].concat());
         if !tag.is_empty() {
-            git(&dir, &["tag", "-f", tag]);
+            git(&dir, &["-c", "tag.gpgsign=false", "tag", "-f", tag]);
         }
     }
 }
