@@ -122,3 +122,41 @@ fn build_reports_bad_input() {
     assert_eq!(run(csp().args(["build", "hi.csp"])).0, 0);
     assert_eq!(run(&mut Command::new(d.0.join("hi"))), (0, "hi\n".into(), String::new()));
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = Command::new("git").args(args).current_dir(dir).output().expect("git is installed");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_git_package_travels_inside_the_app() {
+    let d = Dir::new("git");
+    d.write("repo/lib.csp", "import \"./more.csp\"\nfn twice(x) { return more.check(x) * 2 }\n");
+    d.write("repo/more.csp", "fn check(x) {\n    if x < 0 { throw error(\"negative\") }\n    return x\n}\n");
+    let repo = d.0.join("repo");
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["add", "-A"]);
+    git(
+        &repo,
+        &["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "commit", "-qm", "c"],
+    );
+    d.write("app/main.csp", "import \"twice\"\nprint(twice.twice(int(args()[0])))\n");
+    let csp = |args: &[&str]| {
+        let mut c = Command::new(CSP);
+        c.args(args).current_dir(d.0.join("app")).env("CSP_HOME", d.0.join("home"));
+        run(&mut c)
+    };
+    let url = format!("file://{}", repo.display());
+    assert_eq!(csp(&["add", "twice", &url]).0, 0);
+    assert_eq!(csp(&["run", "main.csp", "4"]).1, "8\n");
+    let app = d.0.join("app.bin");
+    assert_eq!(csp(&["build", "--offline", "main.csp", "-o", app.to_str().unwrap()]).0, 0);
+    for gone in ["repo", "home", "app"] {
+        std::fs::remove_dir_all(d.0.join(gone)).unwrap();
+    }
+    assert_eq!(run(Command::new(&app).arg("21").current_dir("/")), (0, "42\n".into(), String::new()));
+    // The package's own module is named in the report, as `csp run` names it.
+    let (code, _, e) = run(Command::new(&app).arg("-1"));
+    assert_eq!(code, 1, "{e}");
+    assert!(e.contains("negative") && e.contains("more.csp:2:") && e.contains("main.csp:2:"), "{e}");
+}
