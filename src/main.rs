@@ -401,10 +401,9 @@ fn build(args: &[String], offline: bool) -> ExitCode {
 /// Runs the program bundled into this executable, as `csp run ENTRY ARGS...`.
 fn run_bundle(b: csp::bundle::Bundle) -> ExitCode {
     let Some(src) = b.files.get(&b.entry).cloned() else {
+        let me = std::env::args().next().unwrap_or_default();
         csp::err_println!(
-            "{}: the bundled program lacks its entry {}",
-            std::env::args().next().unwrap_or_default(),
-            b.entry
+            "{me}: the program bundled into this executable is damaged (build it again with `csp build`)"
         );
         return ExitCode::from(70);
     };
