@@ -121,6 +121,14 @@ fn build_reports_bad_input() {
     d.write("hi.csp", "print(\"hi\")\n");
     assert_eq!(run(csp().args(["build", "hi.csp"])).0, 0);
     assert_eq!(run(&mut Command::new(d.0.join("hi"))), (0, "hi\n".into(), String::new()));
+    // A payload damaged after the build is reported, not run as a plain csp.
+    let mut bin = std::fs::read(d.0.join("hi")).unwrap();
+    let n = bin.len();
+    bin[n - 30] ^= 0xff;
+    std::fs::write(d.0.join("hi"), bin).unwrap();
+    let (code, _, e) = run(&mut Command::new(d.0.join("hi")));
+    assert_eq!(code, 70, "{e}");
+    assert!(e.contains("damaged"), "{e}");
 }
 
 fn git(dir: &std::path::Path, args: &[&str]) {
