@@ -305,8 +305,9 @@ impl Compiler<'_> {
     /// The file `import "NAME"` (the package's `lib.csp`) or `import
     /// "NAME/sub/mod"` (its `sub/mod.csp`) names.
     fn package_file(&mut self, path: &str, pkg: &str, span: Span) -> Option<PathBuf> {
-        let sub = path[pkg.len()..].trim_start_matches('/');
-        if path.ends_with('/') || sub.split('/').any(|c| c.is_empty() || c == "." || c == "..") && !sub.is_empty() {
+        let sub = path[pkg.len()..].strip_prefix('/').unwrap_or("");
+        let bad_part = |c: &str| c.is_empty() || c == "." || c == "..";
+        if path.ends_with('/') || (!sub.is_empty() && sub.split('/').any(bad_part)) {
             let help = "a module inside a package is `NAME/sub/mod` (its file `sub/mod.csp`)";
             self.error_help(span, format!("cannot import '{path}'"), help);
             return None;
