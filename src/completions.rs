@@ -64,6 +64,38 @@ pub const COMMANDS: &[Command] = &[
     cmd("lsp", "serve the Language Server Protocol on stdin/stdout", Args::None, false),
     cmd("repl", "start the interactive REPL", Args::None, true),
     cmd("completions", "print shell completions", Args::Shells, false),
+    Command {
+        name: "build",
+        help: "write one executable that runs a script with its modules",
+        args: Args::Scripts,
+        flags: &[("--output", "the executable to write (also -o)"), ("--offline", "packages only from the cache")],
+        options: false,
+    },
+    Command {
+        name: "add",
+        help: "add a dependency to csp.toml and pin it in csp.lock",
+        args: Args::None,
+        flags: &[
+            ("--rev", "the git tag, branch or commit"),
+            ("--sha256", "an archive's SHA-256"),
+            ("--offline", "packages only from the cache"),
+        ],
+        options: false,
+    },
+    Command {
+        name: "fetch",
+        help: "fetch the packages csp.lock pins into the cache",
+        args: Args::None,
+        flags: &[("--offline", "packages only from the cache")],
+        options: false,
+    },
+    Command {
+        name: "update",
+        help: "pin packages at their revisions' newest commits",
+        args: Args::None,
+        flags: &[("--offline", "packages only from the cache")],
+        options: false,
+    },
 ];
 
 const fn opt(name: &'static str, help: &'static str, value: Value) -> Opt {
@@ -82,6 +114,7 @@ pub const OPTIONS: &[Opt] = &[
     opt("--run", "csp test: only tests whose file::name contains PATTERN", Value::Other),
     opt("--explore", "run under N schedules", Value::Other),
     opt("--explore-seed", "run under schedule S", Value::Other),
+    opt("--offline", "packages only from the cache, never fetched", Value::None),
     opt("--help", "print the help", Value::None),
     opt("--version", "print the version", Value::None),
 ];

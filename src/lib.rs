@@ -19,6 +19,7 @@ macro_rules! err_println {
     }};
 }
 
+pub mod bundle;
 pub mod bytecode;
 pub mod check;
 pub mod compile;
@@ -33,6 +34,7 @@ pub mod lint;
 pub mod lsp;
 pub mod natives;
 pub mod os;
+pub mod pkg;
 pub mod repl;
 pub mod runner;
 pub mod sandbox;

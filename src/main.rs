@@ -1,4 +1,5 @@
-//! The `csp` command: run, check, disasm, fmt, test, completions; exit codes 0/1/2/64.
+//! The `csp` command: run, check, disasm, fmt, test, build, add/fetch/update,
+//! completions; a standalone executable's start; exit codes 0/1/2/64.
 
 use std::process::ExitCode;
 
@@ -17,6 +18,14 @@ Usage:
                            the files that would change (exit 1)
   csp test [PATH]          run the test_* functions of every *_test.csp under PATH
                            (default: the current directory)
+  csp build FILE -o OUT    write OUT: one executable that runs FILE with its modules
+                           and packages inside, without csp or the sources (docs/build.md)
+  csp add NAME URL [--rev REV] [--sha256 HEX]
+                           add a dependency to csp.toml (a git URL, an https .tar.gz,
+                           or a folder), fetch it and pin it in csp.lock (docs/packages.md)
+  csp fetch                fetch what csp.lock pins into the cache (pinning what it lacks)
+  csp update [NAME]        pin NAME (default: every package) at its revision's newest
+                           commit and rewrite csp.lock
   csp completions SHELL    print completions for bash, zsh or fish (docs/install.md)
   csp lsp                  serve the Language Server Protocol on stdin/stdout
   csp --version            print the version
@@ -41,6 +50,8 @@ Options (before or after the command, before FILE):
   --explore N              `run`/`test`: run under N schedules (each test alone), stop at
                            the first failure and print the seed that replays it
   --explore-seed S         `run`/`test`: run under schedule S (with --explore: the first)
+  --offline                packages only from the cache (CSP_HOME, default ~/.cache/csp):
+                           never fetch; a package missing from it is an error
 
 Exit codes: 0 success, 1 uncaught runtime error (or warnings under `check
 --deny-warnings`), 2 compile error, 3 deadlock, 64 bad command line,
@@ -76,6 +87,8 @@ struct Options {
     explore_seed: Option<u64>,
     /// `csp check --deny-warnings`: warnings fail the check (exit 1).
     deny_warnings: bool,
+    /// `--offline`: packages only from the cache.
+    offline: bool,
 }
 
 impl Options {
@@ -167,6 +180,10 @@ fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
             opts.deny_warnings = true;
             Flag::Continue
         }
+        "--offline" => {
+            opts.offline = true;
+            Flag::Continue
+        }
         "--run" => value(args, i, &mut opts.run, |s| Some(s.to_string()), "--run needs a PATTERN"),
         "--slice-us" => value(
             args,
@@ -223,6 +240,10 @@ fn write_stdout(s: &str) -> ExitCode {
 }
 
 fn cli() -> ExitCode {
+    // A standalone executable (`csp build`) runs its program with every argument.
+    if let Some(b) = csp::bundle::own() {
+        return run_bundle(b);
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut opts = Options {
         timeout_ms: None,
@@ -236,6 +257,7 @@ fn cli() -> ExitCode {
         explore: None,
         explore_seed: None,
         deny_warnings: false,
+        offline: false,
     };
     // Options go before the command or between the command and FILE:
     // `csp --seed 5 run x.csp` and `csp run --seed 5 x.csp` are the same.
@@ -264,6 +286,14 @@ fn cli() -> ExitCode {
         "lsp" if i == args.len() => ExitCode::from(csp::lsp::run() as u8),
         "lsp" => usage_error("`csp lsp` takes no arguments"),
         "fmt" => ExitCode::from(csp::fmt::cli::run(&args[i..], csp::diag::use_color()) as u8),
+        "add" | "fetch" | "update" => {
+            let mut rest: Vec<String> = args[i..].to_vec();
+            let before = rest.len();
+            rest.retain(|a| a != "--offline");
+            let offline = opts.offline || rest.len() != before;
+            ExitCode::from(csp::pkg::cli::run(cmd, &rest, offline) as u8)
+        }
+        "build" => build(&args[i..], opts.offline),
         "completions" => match (&args[i..], args.get(i).and_then(|s| csp::completions::script(s))) {
             ([_], Some(script)) => write_stdout(&script),
             _ => usage_error("`csp completions` needs one SHELL: bash, zsh or fish"),
@@ -331,6 +361,65 @@ fn cli() -> ExitCode {
     }
 }
 
+/// `csp build FILE -o OUT [--offline]`.
+fn build(args: &[String], offline: bool) -> ExitCode {
+    let (mut file, mut out, mut offline) = (None, None, offline);
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "-o" | "--output" => match args.get(i + 1) {
+                Some(o) => {
+                    out = Some(o.clone());
+                    i += 1;
+                }
+                None => return usage_error("-o needs the executable's path"),
+            },
+            "--offline" => offline = true,
+            a if a.starts_with('-') => return unknown("option", a, ["-o", "--output", "--offline"]),
+            a if file.is_none() => file = Some(a.to_string()),
+            _ => return usage_error("`csp build` takes one FILE"),
+        }
+        i += 1;
+    }
+    let Some(file) = file else { return usage_error("`csp build` needs a FILE and -o OUT") };
+    let out = out.unwrap_or_else(|| {
+        let base = file.rsplit('/').next().unwrap_or(&file);
+        base.strip_suffix(".csp").unwrap_or(base).to_string()
+    });
+    if out == file {
+        return usage_error("-o would overwrite the script; name another file");
+    }
+    match csp::bundle::build(&file, &out, offline, csp::diag::use_color()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((code, report)) => {
+            csp::err_print!("{report}");
+            ExitCode::from(code as u8)
+        }
+    }
+}
+
+/// Runs the program bundled into this executable, as `csp run ENTRY ARGS...`.
+fn run_bundle(b: csp::bundle::Bundle) -> ExitCode {
+    let Some(src) = b.files.get(&b.entry).cloned() else {
+        let me = std::env::args().next().unwrap_or_default();
+        csp::err_println!(
+            "{me}: the program bundled into this executable is damaged (build it again with `csp build`)"
+        );
+        return ExitCode::from(70);
+    };
+    let entry = b.entry.clone();
+    let mut vm = csp::runner::new_vm();
+    vm.heap.set_limit(csp::limits::default_max_memory());
+    vm.args = std::env::args().skip(1).collect();
+    vm.loader.bundle = Some(std::rc::Rc::new(b));
+    if let Err(e) = csp::sched::install_signal_handlers(&mut vm) {
+        csp::err_println!("csp: cannot handle signals: {e}");
+    }
+    let out = csp::runner::run_source(&mut vm, &entry, &src, csp::diag::use_color());
+    csp::err_print!("{}", out.stderr);
+    ExitCode::from(out.exit_code as u8)
+}
+
 /// Is this first argument a script to run rather than a mistyped command?
 fn looks_like_script(arg: &str) -> bool {
     arg.ends_with(".csp") || arg.contains('/') || std::path::Path::new(arg).is_file()
@@ -338,6 +427,7 @@ fn looks_like_script(arg: &str) -> bool {
 
 /// Applies the scheduling options and limits to a fresh VM.
 fn configure(vm: &mut csp::vm::Vm, opts: &Options) {
+    vm.loader.offline = opts.offline;
     vm.heap.set_limit(opts.max_memory.unwrap_or_else(csp::limits::default_max_memory));
     if let Some(n) = opts.max_fibers {
         vm.sched.set_max_fibers(n);

@@ -127,6 +127,13 @@ fn bash_script_parses_registers_and_offers_commands_options_and_files() {
     assert_eq!(bash_candidates(&dir.0, &["csp", "fmt", "--"]), ["--check"]);
     assert_eq!(bash_candidates(&dir.0, &["csp", "completions", ""]), ["bash", "fish", "zsh"]);
     assert_eq!(bash_candidates(&dir.0, &["csp", "ch"]), ["check"]);
+    // The package commands and `build` (docs/packages.md, docs/build.md).
+    assert_eq!(bash_candidates(&dir.0, &["csp", "bu"]), ["build"]);
+    assert_eq!(bash_candidates(&dir.0, &["csp", "build", "--"]), ["--offline", "--output"]);
+    assert_eq!(bash_candidates(&dir.0, &["csp", "build", ""]), ["a.csp", "sub"]);
+    assert_eq!(bash_candidates(&dir.0, &["csp", "add", "--"]), ["--offline", "--rev", "--sha256"]);
+    assert_eq!(bash_candidates(&dir.0, &["csp", "fetch", "--"]), ["--offline"]);
+    assert_eq!(bash_candidates(&dir.0, &["csp", "up"]), ["update"]);
 }
 
 #[test]

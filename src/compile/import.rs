@@ -249,8 +249,16 @@ impl Compiler<'_> {
             }
             return Some((path.to_string(), Rc::new(SourceFile::std(format!("{path}.csp"), *src))));
         }
-        if !(path.starts_with("./") || path.starts_with("../") || path.starts_with('/')) {
-            let help = "write `std/NAME` for the standard library, or a path starting with `./`, `../` or `/`";
+        let relative = path.starts_with("./") || path.starts_with("../") || path.starts_with('/');
+        let pkg = path.split('/').next().unwrap_or(path);
+        if !relative && path.ends_with(".csp") {
+            let help = format!("a file's path starts with `./`, `../` or `/`: `import \"./{path}\"`");
+            self.error_help(span, format!("cannot import '{path}'"), help);
+            return None;
+        }
+        if !relative && !crate::pkg::manifest::valid_name(pkg) {
+            let help = "write `std/NAME` for the standard library, `NAME` or `NAME/sub/mod` for a package \
+                        (docs/packages.md), or a path starting with `./`, `../` or `/`";
             self.error_help(span, format!("cannot import '{path}'"), help);
             return None;
         }
@@ -259,12 +267,25 @@ impl Compiler<'_> {
             self.error_help(span, format!("cannot import '{path}' in the sandbox"), help);
             return None;
         }
-        let dir = Path::new(&self.file.name).parent().unwrap_or(Path::new(""));
-        let full = normalize(&dir.join(path));
+        let full = if relative {
+            let dir = Path::new(&self.file.name).parent().unwrap_or(Path::new(""));
+            normalize(&dir.join(path))
+        } else {
+            self.package_file(path, pkg, span)?
+        };
         if self.vm.files.check("import", &full.to_string_lossy()).is_err() {
             let help = "the program that runs this script allows only files under some folders (docs/embedding.md)";
             self.error_help(span, format!("cannot import '{path}': access denied"), help);
             return None;
+        }
+        let name = full.to_string_lossy().into_owned();
+        if let Some(b) = &self.vm.loader.bundle {
+            let Some(src) = b.files.get(&name).cloned() else {
+                let help = format!("{name} was not bundled into this executable");
+                self.error_help(span, format!("cannot find module '{path}'"), help);
+                return None;
+            };
+            return Some((name.clone(), Rc::new(SourceFile::new(name, src))));
         }
         let src = match std::fs::read_to_string(&full) {
             Ok(s) => s,
@@ -274,8 +295,36 @@ impl Compiler<'_> {
                 return None;
             }
         };
+        if let Some(r) = &mut self.vm.loader.record {
+            r.push((name.clone(), src.clone()));
+        }
         let key = std::fs::canonicalize(&full).unwrap_or(full.clone()).to_string_lossy().into_owned();
-        Some((key, Rc::new(SourceFile::new(full.to_string_lossy(), src))))
+        Some((key, Rc::new(SourceFile::new(name, src))))
+    }
+
+    /// The file `import "NAME"` (the package's `lib.csp`) or `import
+    /// "NAME/sub/mod"` (its `sub/mod.csp`) names.
+    fn package_file(&mut self, path: &str, pkg: &str, span: Span) -> Option<PathBuf> {
+        let sub = path[pkg.len()..].strip_prefix('/').unwrap_or("");
+        let bad_part = |c: &str| c.is_empty() || c == "." || c == "..";
+        if path.ends_with('/') || (!sub.is_empty() && sub.split('/').any(bad_part)) {
+            let help = "a module inside a package is `NAME/sub/mod` (its file `sub/mod.csp`)";
+            self.error_help(span, format!("cannot import '{path}'"), help);
+            return None;
+        }
+        let importer = self.file.name.clone();
+        match self.vm.loader.package_root(pkg, &importer) {
+            Ok(Some(root)) => Some(if sub.is_empty() { root.join("lib.csp") } else { root.join(format!("{sub}.csp")) }),
+            Ok(None) => {
+                let help = format!("add it to the project's csp.toml: `csp add {pkg} URL` (docs/packages.md)");
+                self.error_help(span, format!("no package '{pkg}'"), help);
+                None
+            }
+            Err(e) => {
+                self.error_help(span, format!("cannot load package '{pkg}'"), e);
+                None
+            }
+        }
     }
 
     /// End of a module's top level: build the exports map, keep it, return it.

@@ -4,6 +4,7 @@
 use super::Module;
 use crate::vm::{Handle, Value};
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 pub struct Loader {
@@ -23,6 +24,16 @@ pub struct Loader {
     /// The `std/` modules a script may import (None: all); an embedding
     /// host's choice.
     pub std_offered: Option<Vec<String>>,
+    /// The project's packages by name (docs/packages.md), resolved at the
+    /// first package import; the error that stopped it.
+    pub packages: Option<Result<Rc<HashMap<String, PathBuf>>, String>>,
+    /// `--offline`: packages come only from the cache.
+    pub offline: bool,
+    /// A standalone executable's modules (docs/build.md): imports read them,
+    /// not files.
+    pub bundle: Option<Rc<crate::bundle::Bundle>>,
+    /// `csp build`: every module file read, by its name, with its source.
+    pub record: Option<Vec<(String, String)>>,
 }
 
 impl Default for Loader {
@@ -35,6 +46,10 @@ impl Default for Loader {
             prelude: HashMap::new(),
             std_only: false,
             std_offered: None,
+            packages: None,
+            offline: false,
+            bundle: None,
+            record: None,
         }
     }
 }
@@ -56,5 +71,24 @@ impl Loader {
             Value::Obj(h) => Some(*h),
             _ => None,
         })
+    }
+
+    /// The folder of package `name` for an import in the file `importer`:
+    /// the project's packages are resolved once, from the `csp.toml` at or
+    /// above the first file importing one. Ok(None): no such package.
+    pub fn package_root(&mut self, name: &str, importer: &str) -> Result<Option<PathBuf>, String> {
+        if let Some(b) = &self.bundle {
+            return Ok(b.packages.get(name).map(PathBuf::from));
+        }
+        let packages = self.packages.get_or_insert_with(|| {
+            let dir =
+                Path::new(importer).parent().filter(|d| Path::new(importer).is_file() && !d.as_os_str().is_empty());
+            let start = dir.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+            crate::pkg::project_packages(&start, self.offline).map(Rc::new)
+        });
+        match packages {
+            Ok(m) => Ok(m.get(name).cloned()),
+            Err(e) => Err(e.clone()),
+        }
     }
 }

@@ -155,6 +155,10 @@ pub(crate) fn apply(vm: &mut Vm, caps: &Caps) {
         let native = Native { name: n.name, func: NativeFn::Value(denied) };
         vm.globals[slot as usize] = Value::Obj(vm.heap.alloc(Obj::Native(Box::new(native))));
     }
+    // Resolving packages reads csp.toml and may run git or curl: not for a
+    // script its host limits.
+    let why = "packages are not available to a script whose host limits it (docs/embedding.md)";
+    vm.loader.packages = Some(Err(why.to_string()));
     match &caps.files {
         Files::Under(dirs) => vm.files = FileAccess::under(dirs),
         // No builtin reaches a file; imports of files are refused too.
