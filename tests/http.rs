@@ -194,6 +194,47 @@ print(http.get(base + "/hello").text())
     );
 }
 
+/// Framing a server must refuse (RFC 9112), and an absolute-form target: two
+/// Host headers, transfer codings it cannot decode, a broken chunked body
+/// (400, not the handler's 500, and the connection closes).
+#[test]
+fn conflicting_hosts_codings_and_broken_chunks_are_refused() {
+    let out = ok(
+        "{}",
+        r#"
+fn raw(text) {
+    let c = net.connect(addr)
+    c.write(text)
+    let reply = c.read_text()
+    c.close()
+    return reply.split("\r\n")
+}
+print(raw("GET /hello HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")[0])
+print(raw("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n")[0])
+print(raw("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n")[0])
+print(raw("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n")[0])
+// a bad chunk size, then a request that must not be read as the next one
+let r = raw("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+print(r[0], len(r.join("\n").split("HTTP/1.1 ")) - 1)
+// chunk data longer than its size
+print(raw("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n0\r\n\r\n")[0])
+// the absolute form: its path is the path, its authority the Host
+let a = raw("GET http://example.test/json?x=1 HTTP/1.1\r\nHost: other\r\nConnection: close\r\n\r\n")
+print(a[0], a[-1])
+"#,
+    );
+    assert_eq!(
+        out,
+        "HTTP/1.1 400 Bad Request\n\
+         HTTP/1.1 501 Not Implemented\n\
+         HTTP/1.1 501 Not Implemented\n\
+         HTTP/1.1 400 Bad Request\n\
+         HTTP/1.1 400 Bad Request 1\n\
+         HTTP/1.1 400 Bad Request\n\
+         HTTP/1.1 200 OK {\"q\":{\"x\":\"1\"},\"agent\":null}\n"
+    );
+}
+
 /// A client that sends its head a byte at a time (slowloris) or goes quiet
 /// is disconnected after `head_timeout`; others are served meanwhile; and no
 /// descriptor is left behind.

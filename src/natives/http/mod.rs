@@ -103,11 +103,18 @@ fn framing(p: &Parsed, request: bool) -> Result<Framing, Refusal> {
         if !lengths.is_empty() && request {
             return Err((400, "both Transfer-Encoding and Content-Length".into()));
         }
-        if te.last().is_some_and(|t| t.eq_ignore_ascii_case("chunked")) {
+        let chunked_last = te.last().is_some_and(|t| t.eq_ignore_ascii_case("chunked"));
+        // A request's body is decoded only when chunked is its one coding
+        // (RFC 9112 6.1: others are 501; chunked not last is 400).
+        if request && chunked_last && te.len() > 1 {
+            return Err((501, format!("unsupported Transfer-Encoding {}", te.join(", "))));
+        }
+        if chunked_last {
             return Ok(Framing { chunked: true, length: None, keep_alive });
         }
         if request {
-            return Err((501, format!("unsupported Transfer-Encoding {}", te.join(", "))));
+            let status = if te.iter().any(|t| t.eq_ignore_ascii_case("chunked")) { 400 } else { 501 };
+            return Err((status, format!("unsupported Transfer-Encoding {}", te.join(", "))));
         }
         return Ok(Framing { chunked: false, length: None, keep_alive: false });
     }
@@ -170,8 +177,12 @@ fn read_request(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
             Head::Got(p) => p,
         };
         let framed = parsed.and_then(|mut p| {
-            if p.version == 1 && !p.headers.iter().any(|(k, _)| k == "host") {
+            let hosts = p.headers.iter().filter(|(k, _)| k == "host").count();
+            if p.version == 1 && hosts == 0 {
                 return Err((400, "HTTP/1.1 request without Host".to_string()));
+            }
+            if hosts > 1 {
+                return Err((400, "more than one Host header".to_string()));
             }
             let (path, query, authority) = target_parts(&p.first.0, &p.first.1)?;
             if let Some(a) = authority {
@@ -254,7 +265,8 @@ fn read_response(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 }
 
 /// `__http_chunk_size(conn)`: reads a chunk-size line of a chunked body and
-/// gives the size (0: the last chunk; its trailer lines follow).
+/// gives the size (0: the last chunk; its trailer lines follow), or -1 for a
+/// line that is not one (std/http's server answers 400).
 fn chunk_size(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("chunk_size", args, 1, 1)?;
     let c = conn(vm, "chunk_size", args[0])?;
@@ -266,7 +278,7 @@ fn chunk_size(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let name = c.name.clone();
     step(vm, r, |_, size| match size {
         Some(Some(n)) => Ok(Value::Int(n)),
-        Some(None) => err(ErrorKind::Io, format!("bad chunk size in a body from {name}")),
+        Some(None) => Ok(Value::Int(-1)),
         None => err(ErrorKind::Io, format!("{name} closed in the middle of a chunked body")),
     })
 }
