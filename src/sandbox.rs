@@ -102,13 +102,13 @@ const PURE: &[&str] = &[
     "__program_name",
     "__log_line",
     "__limit_error",
-    "__value_error",
     "__closed_error",
     "__type_error",
     "__protocol_error",
     "__timeout_error",
     "__os_time",
     "__http_chunk_size",
+    "__http_wait_request",
     "__http_date",
 ];
 

@@ -276,6 +276,41 @@ print(fds() - before)
     assert_eq!(out, "served while slow clients wait: 5\nquiet one closed: true\nslow one closed: true\n0\n");
 }
 
+/// A slowloris after one good request on a kept-alive connection is cut at
+/// the head timeout, counted from its next request's first byte, not after
+/// the idle timeout; an idle kept-alive connection waits the idle timeout.
+#[test]
+fn slowloris_after_a_kept_alive_request_meets_the_head_timeout() {
+    let out = ok(
+        "{head_timeout: 300, idle_timeout: 5000}",
+        r#"
+let c = net.connect(addr)
+c.write("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+let head = c.read_line()
+while c.read_line() != "" {}
+print(head, c.read(9).decode())
+let began = now()
+let dribble = go fn() {
+    for ch in "GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: " + "a".repeat(100) {
+        try { c.write(ch) } catch e { return }
+        sleep(50)
+    }
+}()
+let rest = c.read()
+let took = now() - began
+dribble.cancel()
+print("cut:", rest == nil, took > 250, took < 2000)
+let idle = net.connect(addr)
+idle.write("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+idle.read_line()
+sleep(700)
+idle.write("GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+print("idle one still served:", "hello GET" in idle.read_text())
+"#,
+    );
+    assert_eq!(out, "HTTP/1.1 200 OK hello GET\ncut: true true true\nidle one still served: true\n");
+}
+
 /// Cancelling the serving fiber stops accepting at once, closes idle
 /// connections, and lets a request in flight finish.
 #[test]

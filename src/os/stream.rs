@@ -218,6 +218,31 @@ impl Stream {
         }
     }
 
+    /// Waits until a byte other than the blank lines allowed before a message
+    /// head is buffered (true), or the stream ends (false); consumes nothing
+    /// but those blank lines. A kept-alive HTTP connection's next request has
+    /// begun when this returns true (its head timeout runs from then).
+    pub fn wait_data(&self) -> Res<bool> {
+        let mut s = match self.reading()? {
+            Ok(s) => s,
+            Err(b) => return Ok(Step::Block(b)),
+        };
+        loop {
+            while s.rbuf[s.rpos..].starts_with(b"\r\n") || s.rbuf[s.rpos..].starts_with(b"\n") {
+                s.rpos += if s.rbuf[s.rpos] == b'\r' { 2 } else { 1 };
+            }
+            if s.rpos < s.rbuf.len() {
+                return Ok(Step::Done(true));
+            }
+            if s.eof {
+                return Ok(Step::Done(false));
+            }
+            if let Some(b) = self.fill(&mut s)? {
+                return Ok(Step::Block(b));
+            }
+        }
+    }
+
     /// Up to `max` bytes (None: everything to the end); None at the end.
     /// With `exact`, exactly `max` bytes: an error if the stream ends first.
     pub fn read(&self, max: Option<usize>, exact: bool) -> Res<Option<Vec<u8>>> {

@@ -21,6 +21,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_hidden("http.read_request", NativeFn::Full(read_request));
     vm.define_hidden("http.read_response", NativeFn::Full(read_response));
     vm.define_hidden("http.chunk_size", NativeFn::Full(chunk_size));
+    vm.define_hidden("http.wait_request", NativeFn::Full(wait_request));
     vm.define_hidden("http.send", NativeFn::Full(send));
     vm.define_hidden("http.respond", NativeFn::Full(respond));
     vm.define_hidden("http.write_chunk", NativeFn::Full(write_chunk));
@@ -262,6 +263,14 @@ fn read_response(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
         let fields = [("status", Value::Int(status)), ("reason", vm.heap.string(p.first.1.clone()))];
         Ok(message(vm, &fields, &p, &f))
     })
+}
+
+/// `__http_wait_request(conn)`: waits until the next request on a kept-alive
+/// connection begins (true) or the client closes it (false).
+fn wait_request(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
+    arity("wait_request", args, 1, 1)?;
+    let c = conn(vm, "wait_request", args[0])?;
+    step(vm, c.wait_data(), |_, more| Ok(Value::Bool(more)))
 }
 
 /// `__http_chunk_size(conn)`: reads a chunk-size line of a chunked body and
