@@ -66,6 +66,11 @@ impl Interned {
         }
     }
 
+    /// How many names are interned (for tests).
+    pub fn name_count(&self) -> usize {
+        self.names.len()
+    }
+
     /// The one buffer of name or constant `s`.
     pub fn name(&mut self, s: &str) -> Str {
         let hash = hash(s);

@@ -17,6 +17,44 @@ use crate::vm::{err, ErrorKind, Fiber, Key, NativeFn, Obj, Res, Ret, Value, Vm};
 /// More header lines than this is a 431 (a request) or an error (a response).
 const MAX_HEADERS: usize = 100;
 
+/// Header names interned (one buffer shared by every message), sorted.
+const COMMON_HEADERS: &[&str] = &[
+    "accept",
+    "accept-encoding",
+    "accept-language",
+    "authorization",
+    "cache-control",
+    "connection",
+    "content-encoding",
+    "content-length",
+    "content-type",
+    "cookie",
+    "date",
+    "etag",
+    "expect",
+    "host",
+    "if-modified-since",
+    "if-none-match",
+    "keep-alive",
+    "last-modified",
+    "location",
+    "origin",
+    "pragma",
+    "referer",
+    "sec-websocket-accept",
+    "sec-websocket-extensions",
+    "sec-websocket-key",
+    "sec-websocket-protocol",
+    "sec-websocket-version",
+    "server",
+    "set-cookie",
+    "transfer-encoding",
+    "upgrade",
+    "user-agent",
+    "vary",
+    "x-forwarded-for",
+];
+
 pub fn register(vm: &mut Vm) {
     vm.define_hidden("http.read_request", NativeFn::Full(read_request));
     vm.define_hidden("http.read_response", NativeFn::Full(read_response));
@@ -138,7 +176,12 @@ fn framing(p: &Parsed, request: bool) -> Result<Framing, Refusal> {
 fn message(vm: &mut Vm, fields: &[(&str, Value)], p: &Parsed, f: &Framing) -> Value {
     let mut headers = crate::vm::value::new_map(p.headers.len());
     for (k, v) in &p.headers {
-        let key = Key::Str(vm.intern(k));
+        // Interned names live as long as the program: only the common ones
+        // are shared, so a client sending fresh names cannot grow memory.
+        let key = match COMMON_HEADERS.binary_search(&k.as_str()) {
+            Ok(_) => Key::Str(vm.intern(k)),
+            Err(_) => Key::Str(crate::vm::str::Str::from(k.as_str())),
+        };
         let joined = match headers.get(&key).and_then(|old| vm.heap.as_str(*old)) {
             Some(old) => format!("{}, {v}", old.s),
             None => v.clone(),
@@ -290,4 +333,38 @@ fn chunk_size(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
         Some(None) => Ok(Value::Int(-1)),
         None => err(ErrorKind::Io, format!("{name} closed in the middle of a chunked body")),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_headers_are_sorted() {
+        assert!(COMMON_HEADERS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    /// Names a client makes up are not interned: a server's memory does not
+    /// grow with every fresh name (issue 37), while common ones stay shared.
+    #[test]
+    fn only_common_header_names_are_interned() {
+        let mut vm = Vm::new();
+        let f = Framing { chunked: false, length: Some(0), keep_alive: true };
+        let mut before = 0;
+        for i in 0..1000 {
+            if i == 1 {
+                before = vm.heap.strings.name_count(); // the message's own field names
+            }
+            let headers = vec![("host".to_string(), "x".to_string()), (format!("x-made-up-{i}"), "1".to_string())];
+            let p = Parsed { first: ("GET".into(), "/".into()), version: 1, headers };
+            let m = message(&mut vm, &[], &p, &f);
+            let Value::Obj(h) = m else { panic!("a map") };
+            let key = Key::Str(vm.intern("headers"));
+            let Obj::Map(m) = vm.heap.get(h) else { panic!("a map") };
+            let Some(Value::Obj(hs)) = m.get(&key).copied() else { panic!("headers") };
+            let Obj::Map(hs) = vm.heap.get(hs) else { panic!("a map") };
+            assert!(hs.get(&Key::Str(crate::vm::str::Str::from(format!("x-made-up-{i}").as_str()))).is_some());
+        }
+        assert_eq!(vm.heap.strings.name_count(), before);
+    }
 }
