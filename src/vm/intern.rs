@@ -67,6 +67,7 @@ impl Interned {
     }
 
     /// How many names are interned (for tests).
+    #[cfg(test)]
     pub fn name_count(&self) -> usize {
         self.names.len()
     }
