@@ -25,6 +25,11 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
         (true, false) => Born::Cancelled,
         (true, true) => Born::Stillborn,
     };
+    if dropped && scope.is_none() && born == Born::Stillborn {
+        // Nobody holds its task and it would never run: nothing to make (a
+        // cancelled fiber bomb's queue then drains in one pass).
+        return Value::Nil;
+    }
     vm.sched.fibers.live += 1;
     if dropped && scope.is_none() {
         let number = vm.sched.fibers.take_number();
