@@ -253,3 +253,22 @@ fn timeout_ends_a_fiber_bomb() {
     assert!(text(&o.stderr).contains("timed out after 500ms"), "{}", text(&o.stderr));
     assert!(began.elapsed() < Duration::from_secs(4), "{:?}", began.elapsed());
 }
+
+/// Builtins whose result grows with their input ask the heap before building
+/// it: past the limit they throw before the memory is touched, so the peak
+/// stays near the limit (it was 2.6 GB at a 128 MB limit, issue 37).
+#[test]
+fn bulk_builtins_ask_before_building() {
+    let src = r#"
+let s = "a".repeat(40_000_000)
+try { s.chars() } catch e { print(e.kind) }
+try { s.split("") } catch e { print(e.kind) }
+let t = "a,".repeat(20_000_000)
+try { t.split(",") } catch e { print(e.kind) }
+print(len("a b c".split()), len("héllo".chars()), len("x,y".split(",")))
+"#;
+    let script = Script::new("bulk.csp", src);
+    let (code, out, peak) = common::peak_kb(&["run", "--max-memory", "128M", script.path()]);
+    assert_eq!((code, out.as_str()), (0, "memory\nmemory\nmemory\n3 5 2\n"));
+    assert!(peak < 2 * 128 * 1024 + 32 * 1024, "peaked at {peak} KB under a 128 MB limit");
+}

@@ -7,10 +7,7 @@
 mod common;
 
 use common::Script;
-use std::io::Read;
-use std::process::{Command, Stdio};
 
-const CSP: &str = env!("CARGO_BIN_EXE_csp");
 const BOUND_KB: i64 = 6 * 1024;
 
 #[test]
@@ -28,21 +25,12 @@ fn print_one_peaks_under_6_mb() {
     assert!(peak <= BOUND_KB, "`csp run` of print(1) peaked at {peak} KB resident (bound {BOUND_KB} KB)");
 }
 
-/// The peak resident size in KB of `csp run PATH`, from `wait4`.
-#[allow(clippy::zombie_processes)] // reaped by wait4, which reports its rusage
+/// The peak resident size in KB of `csp run PATH`.
 fn peak_kb(path: &str) -> i64 {
-    let mut child = Command::new(CSP).args(["run", path]).stdout(Stdio::piped()).spawn().unwrap();
-    let mut status = 0;
-    // SAFETY: plain data filled in by wait4.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    // SAFETY: waits for our own child; the pointers are to live locals.
-    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid);
-    let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
-    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "csp run failed: {status}");
+    let (code, out, peak) = common::peak_kb(&["run", path]);
+    assert_eq!(code, 0, "csp run failed");
     assert_eq!(out, "1\n");
-    usage.ru_maxrss
+    peak
 }
 
 /// This process's peak resident size in KB (`VmHWM`).

@@ -95,6 +95,7 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
         }
         "chars" => {
             arity(name, args, 0, 0)?;
+            heap.reserve(super::string_ext::chars_bytes(s.chars()))?;
             let items = s.chars().map(|c| heap.char_str(c)).collect();
             Ok(heap.list(items))
         }

@@ -135,6 +135,14 @@ fn split(heap: &mut Heap, s: &str, args: &[Value]) -> Res<Value> {
         None | Some(Value::Nil) => None,
         Some(v) => Some(str_arg(heap, "split", *v)?),
     };
+    // The heap is asked first: the parts of a big string must not be built
+    // past the memory limit (issue 37).
+    let bytes = match sep.as_deref() {
+        None => s.split_whitespace().take(limit.saturating_add(1)).count() * PART_BYTES,
+        Some("") => chars_bytes(s.chars().take(limit.saturating_add(1))),
+        Some(sep) => (s.matches(sep).take(limit).count() + 1) * PART_BYTES,
+    };
+    heap.reserve(bytes)?;
     let parts: Vec<&str> = match sep.as_deref() {
         None => {
             let mut parts = Vec::new();
@@ -169,6 +177,14 @@ fn split(heap: &mut Heap, s: &str, args: &[Value]) -> Res<Value> {
     };
     let items = parts.into_iter().map(|p| heap.str(p)).collect();
     Ok(heap.list(items))
+}
+
+/// What a list of new strings holds per item: its slot and the string's object.
+const PART_BYTES: usize = 16 + 32;
+
+/// What a list of these characters as strings holds: ASCII ones are shared.
+pub(super) fn chars_bytes(chars: impl Iterator<Item = char>) -> usize {
+    chars.map(|c| if c.is_ascii() { 16 } else { PART_BYTES }).sum()
 }
 
 /// Lines split at `\n`, `\r\n` or `\r`, without their ends; no empty last line

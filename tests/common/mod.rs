@@ -103,3 +103,22 @@ pub fn csp_files(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// Runs `csp ARGS` and returns its exit code, its stdout, and its peak
+/// resident size in KB (from `wait4`). A child's peak counts its parent's
+/// until it execs (the kernel keeps the larger): measure from a small process.
+#[allow(clippy::zombie_processes)] // reaped by wait4, which reports its rusage
+pub fn peak_kb(args: &[&str]) -> (i32, String, i64) {
+    use std::io::Read;
+    let mut child = Command::new(CSP).args(args).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let mut status = 0;
+    // SAFETY: plain data filled in by wait4.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: waits for our own child; the pointers are to live locals.
+    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid);
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 128 + libc::WTERMSIG(status) };
+    (code, out, usage.ru_maxrss)
+}
