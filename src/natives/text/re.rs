@@ -17,6 +17,11 @@ use std::rc::Rc;
 /// Every regex method (for suggestions and completion).
 pub const METHODS: &[&str] = &["find", "find_all", "replace", "split", "test"];
 
+/// `find_all` on a text this long asks the heap for its matches first, about
+/// `MATCH_BYTES` each (a match map with its text and position).
+const COUNT_FROM: usize = 4096;
+const MATCH_BYTES: usize = 256;
+
 /// Patterns the module's functions compiled, oldest first.
 const CACHE_SIZE: usize = 128;
 
@@ -159,6 +164,12 @@ fn apply(vm: &mut Vm, r: &Regex, op: &str, name: &str, args: &[Value]) -> Res<Re
             }
         }
         "find_all" => {
+            // A big text may match millions of times: the heap is asked for
+            // the result first (counting is a fraction of building), so it
+            // stops at the memory limit, not after.
+            if s.len() >= COUNT_FROM {
+                vm.heap.reserve(r.find_iter(&s).count().saturating_mul(MATCH_BYTES))?;
+            }
             let keys = MatchKeys::new(vm);
             let mut pos = CharPos::new(&s);
             let mut out = Vec::new();
@@ -193,6 +204,7 @@ fn apply(vm: &mut Vm, r: &Regex, op: &str, name: &str, args: &[Value]) -> Res<Re
                 }
             }
             parts.push(&s[last..]);
+            vm.heap.reserve(parts.len() * (16 + 32))?;
             let items = parts.into_iter().map(|p| vm.heap.str(p)).collect();
             vm.heap.list(items)
         }
