@@ -5,7 +5,8 @@
 mod common;
 
 /// `src` after a prelude with a server on a free port (`base` is its URL,
-/// `addr` its address, `srv` its task) whose handler has a few routes.
+/// `addr` its address, `srv` its task) whose handler has a few routes, and
+/// `raw(text)` for requests no client library would send.
 fn with_server(opts: &str, src: &str) -> (i32, String, String) {
     let prelude = r#"
 import "std/http"
@@ -13,6 +14,14 @@ import "std/net"
 let l = net.listen("127.0.0.1:0")
 let addr = l.addr()
 let base = "http://${addr}"
+// The reply's lines to `text` sent raw on a new connection.
+fn raw(text) {
+    let c = net.connect(addr)
+    c.write(text)
+    let reply = c.read_text()
+    c.close()
+    return reply.split("\r\n")
+}
 let seen = {}
 fn handler(req) {
     seen[req.remote] = true
@@ -150,13 +159,6 @@ fn raw_requests_chunked_uploads_and_bad_input() {
     let out = ok(
         "{max_head: 2048, max_body: 5000}",
         r#"
-fn raw(text) {
-    let c = net.connect(addr)
-    c.write(text)
-    let reply = c.read_text()
-    c.close()
-    return reply.split("\r\n")
-}
 fn status(text) { return raw(text)[0] }
 // a chunked upload read in pieces by the handler
 let r = raw("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n3;ext=1\r\nabc\r\n0\r\nX-Trailer: 1\r\n\r\n")
@@ -202,13 +204,6 @@ fn conflicting_hosts_codings_and_broken_chunks_are_refused() {
     let out = ok(
         "{}",
         r#"
-fn raw(text) {
-    let c = net.connect(addr)
-    c.write(text)
-    let reply = c.read_text()
-    c.close()
-    return reply.split("\r\n")
-}
 print(raw("GET /hello HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")[0])
 print(raw("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n")[0])
 print(raw("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n")[0])

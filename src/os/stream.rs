@@ -194,9 +194,7 @@ impl Stream {
             Err(b) => return Ok(Step::Block(b)),
         };
         loop {
-            while s.rbuf[s.rpos..].starts_with(b"\r\n") || s.rbuf[s.rpos..].starts_with(b"\n") {
-                s.rpos += if s.rbuf[s.rpos] == b'\r' { 2 } else { 1 };
-            }
+            skip_blank_lines(&mut s);
             let start = s.rpos;
             if let Some(end) = head_end(&s.rbuf[start..]) {
                 if end > max {
@@ -228,9 +226,7 @@ impl Stream {
             Err(b) => return Ok(Step::Block(b)),
         };
         loop {
-            while s.rbuf[s.rpos..].starts_with(b"\r\n") || s.rbuf[s.rpos..].starts_with(b"\n") {
-                s.rpos += if s.rbuf[s.rpos] == b'\r' { 2 } else { 1 };
-            }
+            skip_blank_lines(&mut s);
             if s.rpos < s.rbuf.len() {
                 return Ok(Step::Done(true));
             }
@@ -533,6 +529,13 @@ pub enum Head<T> {
     Cut,
     /// No blank line within the limit.
     TooLong,
+}
+
+/// Skips the blank lines a peer may send before a message head (RFC 9112 2.2).
+fn skip_blank_lines(s: &mut Shared) {
+    while s.rbuf[s.rpos..].starts_with(b"\r\n") || s.rbuf[s.rpos..].starts_with(b"\n") {
+        s.rpos += if s.rbuf[s.rpos] == b'\r' { 2 } else { 1 };
+    }
 }
 
 /// The length of the head at the start of `buf` (through its blank line).
