@@ -33,7 +33,7 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
     vm.sched.fibers.live += 1;
     if dropped && scope.is_none() {
         let number = vm.sched.fibers.take_number();
-        vm.sched.unstarted.push(owner, site, number, method, born, call.iter().copied());
+        vm.sched.unstarted.push(owner, site, number, method, born == Born::Cancelled, call.iter().copied());
         // Counted now, so the collections that check --max-memory come due
         // even when a program only queues fibers (a fiber bomb).
         vm.heap.note_growth(super::unstarted::record_bytes(call.len()));
@@ -102,11 +102,11 @@ pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
             Some((id, begin(vm, &call, kick.method, site, id, th, cancelled, kick.born)))
         }
         Runnable::Record => {
-            let mut r = vm.sched.unstarted.pop().expect("run queue names a missing record");
-            if let Some(o) = r.owner {
-                let below = task::get(vm, o).extra.as_ref().map_or(0, |x| x.records_cancelled_below);
-                r.cancelled |= r.number < below;
-            }
+            let r = vm.sched.unstarted.pop().expect("run queue names a missing record");
+            // Cancelled at its `go`, or since: its owner was cancelled after it.
+            let below = r.owner.map_or(0, |o| task::get(vm, o).extra.as_ref().map_or(0, |x| x.records_cancelled_below));
+            let cancelled = r.born_cancelled || r.number < below;
+            let born = if r.born_cancelled { Born::Cancelled } else { Born::Live };
             let id = vm.sched.fibers.alloc_id();
             let t = Task {
                 number: r.number,
@@ -116,7 +116,7 @@ pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
                 scope: None,
                 observed: false,
                 dropped: true,
-                cancelled: r.cancelled,
+                cancelled,
                 site: Some(r.site),
                 extra: None,
             };
@@ -125,7 +125,7 @@ pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
                 task::get_mut(vm, o).extra_mut().unstarted -= 1;
                 add_child(vm, o, th);
             }
-            Some((id, begin(vm, &r.call, r.method, r.site, id, th, r.cancelled, r.born)))
+            Some((id, begin(vm, &r.call, r.method, r.site, id, th, cancelled, born)))
         }
     }
 }

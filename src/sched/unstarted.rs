@@ -7,7 +7,6 @@
 //! - both FIFOs are chunked, so they grow without copying and give memory back
 //!   as they drain, for the fibers that then start.
 
-use super::task::Born;
 use crate::bytecode::Site;
 use crate::vm::{Handle, Value};
 use std::collections::{HashMap, VecDeque};
@@ -18,7 +17,6 @@ const CHUNK: usize = 1024;
 const NONE: u32 = u32::MAX;
 const CANCELLED: u8 = 1;
 const METHOD: u8 = 2;
-const STILLBORN: u8 = 4;
 
 #[derive(Clone, Copy)]
 struct Record {
@@ -27,7 +25,7 @@ struct Record {
     number: u32,
     /// Values of the call (see `Fiber::for_call`).
     len: u8,
-    /// `CANCELLED` and `STILLBORN` (its `Born`), `METHOD` (a method call).
+    /// `CANCELLED` (its `go` ran in a cancelled fiber) and `METHOD` (a method call).
     flags: u8,
     /// Bit i: value i is the previous record's value i.
     repeat: u16,
@@ -41,9 +39,9 @@ pub(super) struct Started {
     pub owner: Option<Handle>,
     pub site: Site,
     pub number: u32,
-    /// Its owner was cancelled after its `go`.
-    pub cancelled: bool,
-    pub born: Born,
+    /// Its `go` ran in a cancelled fiber (`Born::Cancelled`; a stillborn
+    /// dropped `go` makes no record).
+    pub born_cancelled: bool,
 }
 
 #[derive(Default)]
@@ -64,7 +62,7 @@ impl Unstarted {
         site: Site,
         number: u32,
         method: bool,
-        born: Born,
+        born_cancelled: bool,
         call: impl Iterator<Item = Value>,
     ) {
         let old = std::mem::take(&mut self.pushed);
@@ -81,12 +79,7 @@ impl Unstarted {
         // At most 250 arguments, the callee or method name, and the receiver.
         debug_assert!(self.pushed.len() <= u8::MAX as usize);
         let (owner, len) = (owner.map_or(NONE, |h| h.0), self.pushed.len() as u8);
-        let born = match born {
-            Born::Live => 0,
-            Born::Cancelled => CANCELLED,
-            Born::Stillborn => STILLBORN,
-        };
-        let flags = if method { METHOD } else { 0 } | born;
+        let flags = if method { METHOD } else { 0 } | if born_cancelled { CANCELLED } else { 0 };
         self.records.push(Record { owner, site, number, len, flags, repeat });
     }
 
@@ -105,12 +98,8 @@ impl Unstarted {
         let owner = (r.owner != NONE).then_some(Handle(r.owner));
         let (call, site) = (self.taken.clone(), self.sites[r.site as usize]);
         let method = r.flags & METHOD != 0;
-        let born = match r.flags & (CANCELLED | STILLBORN) {
-            0 => Born::Live,
-            CANCELLED => Born::Cancelled,
-            _ => Born::Stillborn,
-        };
-        Some(Started { call, method, owner, site, number: r.number, cancelled: false, born })
+        let born_cancelled = r.flags & CANCELLED != 0;
+        Some(Started { call, method, owner, site, number: r.number, born_cancelled })
     }
 
     /// Owners and values (roots for the collector).
