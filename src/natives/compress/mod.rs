@@ -6,6 +6,7 @@
 //! catchable `memory` or `limit` error).
 
 pub mod codec;
+mod decoder;
 
 use super::arity;
 use super::bytes::data_arg;
