@@ -805,8 +805,7 @@ fn limits_hold_on_every_path() {
          try {{ f(\"{p}\") }} catch e {{ print(e.kind, e.message) }}\n}}\n"
     );
     let r = succeeds(src);
-    let want =
-        format!("limit cannot read {p}: longer than the 256 MiB a string may hold (read it in parts with fs.open)\n");
+    let want = format!("limit cannot read {p}: longer than the 256 MiB a value may hold (read it in parts)\n");
     assert_eq!(r.stdout, want.repeat(4));
     std::fs::remove_dir_all(&dir).unwrap();
 }

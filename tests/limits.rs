@@ -274,3 +274,64 @@ print(len("a b c".split()), len("héllo".chars()), len("x,y".split(",")), len(re
     assert_eq!((code, out.as_str()), (0, "memory\nmemory\nmemory\nmemory\n3 5 2 2000\n"));
     assert!(peak < 2 * 128 * 1024 + 32 * 1024, "peaked at {peak} KB under a 128 MB limit");
 }
+
+/// Reads whose size the input decides (a whole stream, a line, a child's
+/// output, a file) stop at what the limits allow as the data arrives: past
+/// it they throw the `memory` error before buffering the rest, so the peak
+/// stays near the limit (reading 1 GB from a child peaked at 2.9 GB under a
+/// 64 MB limit, issue 37). Each in its own process: the allocator returns a
+/// freed buffer to the system some milliseconds later, so one process
+/// failing reads back to back may hold a second buffer meanwhile.
+#[test]
+fn reads_stop_at_the_limit_as_the_data_arrives() {
+    let big = Script::new("big.bin", "");
+    // Sparse: 300 MB of zeros that take no disk.
+    std::fs::OpenOptions::new().write(true).open(big.path()).unwrap().set_len(300 << 20).unwrap();
+    let many = Script::new("many.txt", &"\n".repeat(4_000_000));
+    let (big, many) = (big.path(), many.path());
+    for read in [
+        r#"proc.run(["head", "-c", "1000000000", "/dev/zero"]).stdout"#.to_string(),
+        r#"proc.spawn(["head", "-c", "1000000000", "/dev/zero"], {stdout: "pipe"}).stdout.read()"#.to_string(),
+        format!("fs.open({big:?}).read()"),
+        format!("fs.open({big:?}).read_text()"),
+        format!("fs.open({big:?}).read_line()"),
+        format!("fs.open({big:?}).read_exact(200_000_000)"),
+        format!("fs.read_bytes({big:?})"),
+        format!("lines({many:?})"),
+    ] {
+        let src = format!(
+            "import \"std/fs\"\nimport \"std/proc\"\ntry {{ {read}; print(\"read\") }} catch e {{ print(e.kind) }}\n\
+             print(len(fs.open({big:?}).read(1_000_000)), len(fs.open({many:?}).read_text()))\n"
+        );
+        let script = Script::new("reads.csp", &src);
+        let (code, out, peak) = common::peak_kb(&["run", "--max-memory", "64M", script.path()]);
+        assert_eq!((code, out.as_str()), (0, "memory\n1000000 4000000\n"), "{read}");
+        assert!(peak < 2 * 64 * 1024 + 16 * 1024, "{read} peaked at {peak} KB under a 64 MB limit");
+    }
+}
+
+/// Without `--max-memory` a value's own limit (256 MiB) bounds a read.
+#[test]
+fn a_read_past_a_values_limit_is_a_limit_error() {
+    let src = r#"
+import "std/proc"
+try { proc.run(["head", "-c", "300000000", "/dev/zero"]) } catch e { print(e.kind, e.message) }
+"#;
+    let msg = "limit cannot read stdout of head -c 300000000 /dev/zero: longer than the 256 MiB a value may hold (read it in parts)\n";
+    expect(&run(&[], src), 0, msg, "");
+}
+
+/// `read_line()` from stdin is bounded as it reads, too.
+#[test]
+fn a_line_of_stdin_past_the_limit_is_a_memory_error() {
+    let zeros = Script::new("zeros", "");
+    // 100 MB: the line's rest after the error (36 MB) is read next.
+    std::fs::OpenOptions::new().write(true).open(zeros.path()).unwrap().set_len(100 << 20).unwrap();
+    let script = Script::new("stdin.csp", "try { read_line() } catch e { print(e.kind) }\nprint(read_line() != nil)\n");
+    let o = Command::new(CSP)
+        .args(["run", "--max-memory", "64M", script.path()])
+        .stdin(std::fs::File::open(zeros.path()).unwrap())
+        .output()
+        .unwrap();
+    expect(&o, 0, "memory\ntrue\n", "");
+}

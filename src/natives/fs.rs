@@ -5,6 +5,7 @@
 use super::{arity, text_arg};
 use crate::runner::io_reason;
 use crate::vm::builtin::{io, io_kind};
+use crate::vm::heap::ReadCap;
 use crate::vm::{err, ErrorKind, Fiber, Heap, NativeFn, Res, Ret, Value, Vm};
 use std::path::Path;
 
@@ -42,29 +43,21 @@ pub(super) fn fail(verb: &str, path: &str, e: &std::io::Error) -> String {
     format!("cannot {verb} {path}: {}", io_reason(e))
 }
 
-/// A whole file, refused when it is longer than a string may be (the 256 MiB
-/// limit) before it is read into memory.
-pub(crate) fn read_whole(path: &str) -> Result<Vec<u8>, (ErrorKind, String)> {
+/// A whole file, refused when it is longer than `cap` allows (a string's
+/// 256 MiB, or the memory `--max-memory` leaves) before it is read into memory.
+pub(crate) fn read_whole(path: &str, cap: ReadCap) -> Result<Vec<u8>, (ErrorKind, String)> {
     use std::io::Read;
-    let limit = crate::limits::MAX_STRING;
-    let too_long = || {
-        let msg = format!(
-            "cannot read {path}: longer than the {} MiB a string may hold (read it in parts with fs.open)",
-            limit >> 20
-        );
-        (ErrorKind::Limit, msg)
-    };
     let file = std::fs::File::open(path).map_err(|e| (ErrorKind::Io, fail("read", path, &e)))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    if size > limit as u64 {
-        return Err(too_long());
+    if size > cap.bytes as u64 {
+        return Err(cap.error(path));
     }
     let mut out = Vec::with_capacity(size as usize);
     // A file that grows while read (or reports no size, as /proc does) stops at
-    // the limit too.
-    file.take(limit as u64 + 1).read_to_end(&mut out).map_err(|e| (ErrorKind::Io, fail("read", path, &e)))?;
-    if out.len() > limit {
-        return Err(too_long());
+    // the cap too.
+    file.take(cap.bytes as u64 + 1).read_to_end(&mut out).map_err(|e| (ErrorKind::Io, fail("read", path, &e)))?;
+    if out.len() > cap.bytes {
+        return Err(cap.error(path));
     }
     Ok(out)
 }
@@ -85,8 +78,9 @@ fn boolean(_: &mut Heap, b: bool) -> Value {
 /// error (binary data is for `fs.read_bytes`).
 fn read(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let path = path_arg(vm, "fs.read", args, 1)?;
+    let cap = vm.heap.read_cap()?;
     let work = move || {
-        let bytes = read_whole(&path)?;
+        let bytes = read_whole(&path, cap)?;
         String::from_utf8(bytes).map_err(|e| {
             let at = e.utf8_error().valid_up_to();
             let msg =
@@ -106,7 +100,8 @@ fn data_arg(vm: &Vm, name: &str, v: Value) -> Res<Vec<u8>> {
 /// `fs.read_bytes(path)`: the file's contents as bytes.
 fn read_bytes(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let path = path_arg(vm, "fs.read_bytes", args, 1)?;
-    Ok(io_kind(move || read_whole(&path), |heap, b| heap.bytes(b)))
+    let cap = vm.heap.read_cap()?;
+    Ok(io_kind(move || read_whole(&path, cap), |heap, b| heap.bytes(b)))
 }
 
 /// `fs.write(path, text)`: creates or replaces the file.

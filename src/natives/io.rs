@@ -3,6 +3,7 @@
 
 use super::arity;
 use crate::vm::builtin::{io, io_kind};
+use crate::vm::heap::ReadCap;
 use crate::vm::ErrorKind;
 use crate::vm::{err, Fiber, Heap, NativeFn, Res, Ret, Value, Vm};
 
@@ -15,8 +16,8 @@ pub fn register(vm: &mut Vm) {
     vm.define_builtin("exists", NativeFn::Full(exists));
 }
 
-fn read(path: &str) -> Result<String, (ErrorKind, String)> {
-    let bytes = super::fs::read_whole(path)?;
+fn read(path: &str, cap: ReadCap) -> Result<String, (ErrorKind, String)> {
+    let bytes = super::fs::read_whole(path, cap)?;
     String::from_utf8(bytes)
         .map_err(|_| (ErrorKind::Io, format!("cannot read {path}: stream did not contain valid UTF-8")))
 }
@@ -32,17 +33,36 @@ fn nil(_: &mut Heap, _: ()) -> Value {
 /// `read_file(path)`: the file's text.
 fn read_file(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let path = path_arg(vm, "read_file", args, 1)?;
-    Ok(io_kind(move || read(&path), text))
+    let cap = vm.heap.read_cap()?;
+    Ok(io_kind(move || read(&path, cap), text))
 }
+
+/// The least a line of `lines` costs: a list item and a heap object.
+const LINE_COST: usize = 16 + 32;
 
 /// `lines(path)`: the file's lines without their `\n` or `\r\n`.
 fn lines(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let path = path_arg(vm, "lines", args, 1)?;
+    let cap = vm.heap.read_cap()?;
+    let work = move || {
+        let text = read(&path, cap)?;
+        // The list is sized before it is built: each line is at least a list
+        // item and a string object.
+        let n = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
+        if n > crate::limits::MAX_LIST {
+            let msg = format!("cannot read {path}: more than the {} lines a list may hold", crate::limits::MAX_LIST);
+            return Err((ErrorKind::Limit, msg));
+        }
+        if n.saturating_mul(LINE_COST) > cap.room.saturating_sub(text.len()) {
+            return Err(cap.memory_error(&format!("the {n} lines of {path}")));
+        }
+        Ok(text)
+    };
     let to_list = |heap: &mut Heap, text: String| {
         let items = text.lines().map(|l| heap.str(l)).collect();
         heap.list(items)
     };
-    Ok(io_kind(move || read(&path), to_list))
+    Ok(io_kind(work, to_list))
 }
 
 /// `exists(path)`: whether a file or folder is there.
@@ -72,12 +92,16 @@ fn append_file(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 }
 
 /// `read_line()`: the next line of stdin without its newline, or nil at the end.
-fn read_line(_: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
+fn read_line(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("read_line", args, 0, 0)?;
-    let read = || {
+    let cap = vm.heap.read_cap()?;
+    let read = move || {
+        use std::io::{BufRead, Read};
         let mut line = String::new();
-        match std::io::stdin().read_line(&mut line) {
+        // Bounded as it is read: a line longer than the cap is not buffered whole.
+        match std::io::stdin().lock().take(cap.bytes as u64 + 1).read_line(&mut line) {
             Ok(0) => Ok(None),
+            Ok(n) if n > cap.bytes => Err(cap.error("a line of stdin")),
             Ok(_) => {
                 if line.ends_with('\n') {
                     line.pop();
@@ -87,10 +111,10 @@ fn read_line(_: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
                 }
                 Ok(Some(line))
             }
-            Err(e) => Err(format!("cannot read stdin: {e}")),
+            Err(e) => Err((ErrorKind::Io, format!("cannot read stdin: {e}"))),
         }
     };
-    Ok(io(read, |heap, line| line.map_or(Value::Nil, |l| heap.string(l))))
+    Ok(io_kind(read, |heap, line| line.map_or(Value::Nil, |l| heap.string(l))))
 }
 
 /// The path argument of a builtin taking `n` arguments.

@@ -2,8 +2,9 @@
 //! `read_text`, `write`, `flush`, `close`; `for line in s` uses `next_line`.
 
 use super::{arity, step};
-use crate::os::stream::{Kind, Step, Stream};
+use crate::os::stream::{Fail, Kind, ReadRes, Step, Stream};
 use crate::vm::builtin::io;
+use crate::vm::heap::ReadCap;
 use crate::vm::{err, ErrorKind, Fiber, Handle, Heap, NativeFn, Obj, Res, Ret, Value, Vm};
 
 pub fn register(vm: &mut Vm) {
@@ -76,13 +77,7 @@ fn stream(vm: &Vm, h: Handle) -> &Stream {
     }
 }
 
-/// Bytes read as text: UTF-8, or the `value` error `b.decode()` gives, naming
-/// the stream.
-fn text(vm: &mut Vm, name: &str, bytes: Vec<u8>) -> Res<Value> {
-    let s = reading_text(name, super::bytes::utf8_string(bytes))?;
-    Ok(vm.heap.string(s))
-}
-
+/// A decoding error names the stream and says how to read bytes instead.
 fn reading_text<T>(name: &str, r: Res<T>) -> Res<T> {
     r.map_err(|f| match f {
         crate::vm::Fault::Error(e) => {
@@ -90,6 +85,24 @@ fn reading_text<T>(name: &str, r: Res<T>) -> Res<T> {
         }
         other => other,
     })
+}
+
+/// A read's answer, its cap passed as the error of the limit that set it.
+fn capped<T>(heap: &mut Heap, r: ReadRes<T>, cap: ReadCap, name: &str) -> Res<Step<T>> {
+    match r {
+        Ok(step) => Ok(step),
+        Err(Fail::Io(msg)) => err(ErrorKind::Io, msg),
+        Err(Fail::Over) => Err(over(heap, cap, name)),
+    }
+}
+
+/// The error for a read past its cap. The stream keeps what it buffered (a
+/// program may read it in parts), which the collector does not see: counted
+/// as allocation, it brings the next collection, which frees the buffer of a
+/// stream the program dropped.
+fn over(heap: &mut Heap, cap: ReadCap, name: &str) -> crate::vm::Fault {
+    heap.note_growth(cap.bytes);
+    cap.fault(name)
 }
 
 /// `for line in f` over a read-only file while its next line is in the buffer
@@ -118,9 +131,10 @@ pub fn read_line(vm: &mut Vm, h: Handle, max: Option<usize>) -> Res<Ret> {
     // that time (nothing runs that could look at the slot, and the free list
     // does not hold it). Cloning its handle instead cost two atomic operations
     // a line, a sixth of `for line in f` (benches/os/grep.csp).
+    let cap = vm.heap.read_cap()?;
     let Obj::Stream(s) = std::mem::replace(vm.heap.get_mut(h), Obj::Free) else { unreachable!("a stream") };
     let heap = &mut vm.heap;
-    let r = s.read_line(max, |line| match line.is_ascii() {
+    let r = s.read_line(max, cap.bytes, |line| match line.is_ascii() {
         // SAFETY: ASCII is UTF-8 (one pass instead of validating, then counting chars).
         true => Ok(heap.ascii_str(unsafe { std::str::from_utf8_unchecked(line) })),
         false => super::bytes::utf8(line).map(|text| heap.str(text)),
@@ -130,7 +144,8 @@ pub fn read_line(vm: &mut Vm, h: Handle, max: Option<usize>) -> Res<Ret> {
         Ok(Step::Done(None)) => Ok(Ret::Value(Value::Nil)),
         Ok(Step::Done(Some(Err(e)))) => reading_text(&s.name, Err(e)),
         Ok(Step::Block(b)) => Ok(Ret::Block(b)),
-        Err(msg) => err(ErrorKind::Io, msg),
+        Err(Fail::Io(msg)) => err(ErrorKind::Io, msg),
+        Err(Fail::Over) => Err(over(heap, cap, &format!("a line from {}", s.name))),
     };
     std::mem::forget(std::mem::replace(vm.heap.get_mut(h), Obj::Stream(s)));
     r
@@ -153,8 +168,13 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
         }
         "read_text" => {
             arity(name, args, 0, 0)?;
-            let r = stream(vm, h).read(None, false);
-            step(vm, r, |vm, all| text(vm, &sname, all.unwrap_or_default()))
+            let cap = vm.heap.read_cap()?;
+            let r = stream(vm, h).read(None, false, cap.bytes, |d| super::bytes::utf8(d).map(str::to_string));
+            let r = capped(&mut vm.heap, r, cap, &sname)?;
+            step(vm, Ok(r), |vm, all| match all {
+                None => Ok(vm.heap.str("")),
+                Some(text) => Ok(vm.heap.string(reading_text(&sname, text)?)),
+            })
         }
         "read" | "read_exact" => {
             let exact = name == "read_exact";
@@ -168,8 +188,14 @@ pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
                 }
                 None => unreachable!("arity checked"),
             };
-            let r = stream(vm, h).read(max, exact);
-            step(vm, r, |vm, data| Ok(data.map_or(Value::Nil, |d| vm.heap.bytes(d))))
+            let cap = vm.heap.read_cap()?;
+            if exact && max.is_some_and(|n| n > cap.bytes) {
+                // Refused before anything is read: the bytes could never be held.
+                return Err(cap.fault(&format!("{} bytes from {sname}", max.unwrap_or_default())));
+            }
+            let r = stream(vm, h).read(max, exact, cap.bytes, |d| std::rc::Rc::<[u8]>::from(d));
+            let r = capped(&mut vm.heap, r, cap, &sname)?;
+            step(vm, Ok(r), |vm, data| Ok(data.map_or(Value::Nil, |d| vm.heap.bytes(d))))
         }
         "write" => {
             arity(name, args, 1, 1)?;

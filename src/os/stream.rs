@@ -66,6 +66,21 @@ pub enum Step<T> {
 
 pub type Res<T> = Result<Step<T>, String>;
 
+/// Why a read failed: the stream's error, or more data than the read's cap
+/// (the caller knows which limit that is and names it).
+pub enum Fail {
+    Io(String),
+    Over,
+}
+
+impl From<String> for Fail {
+    fn from(msg: String) -> Fail {
+        Fail::Io(msg)
+    }
+}
+
+pub type ReadRes<T> = Result<Step<T>, Fail>;
+
 impl Stream {
     pub fn new(name: &str, kind: Kind, file: std::fs::File, readable: bool, writable: bool) -> Stream {
         let shared = Shared {
@@ -135,8 +150,9 @@ impl Stream {
 
     /// The next line without its `\n` (or `\r\n`), handed to `take` while it
     /// is in the buffer (no copy); None at the end. A line longer than `limit`
-    /// (or `line_limit`) is an error, its bytes staying in the buffer.
-    pub fn read_line<T>(&self, limit: Option<usize>, take: impl FnOnce(&[u8]) -> T) -> Res<Option<T>> {
+    /// (or `line_limit`) is an error, its bytes staying in the buffer; one
+    /// longer than `cap` is `Fail::Over`.
+    pub fn read_line<T>(&self, limit: Option<usize>, cap: usize, take: impl FnOnce(&[u8]) -> T) -> ReadRes<Option<T>> {
         let limit = limit.or(self.line_limit).unwrap_or(usize::MAX);
         let mut take = Some(take);
         if self.fronted() {
@@ -157,7 +173,10 @@ impl Stream {
             let end = found.map_or(s.rbuf.len(), |i| start + i);
             let len = end - start - usize::from(end > start && s.rbuf[end - 1] == b'\r');
             if len > limit {
-                return Err(too_long());
+                return Err(Fail::Io(too_long()));
+            }
+            if len > cap {
+                return Err(Fail::Over);
             }
             if let Some(i) = found {
                 let mut end = start + i;
@@ -166,6 +185,7 @@ impl Stream {
                     end -= 1;
                 }
                 let line = take(&s.rbuf[start..end]);
+                release_big(&mut s);
                 if self.fronted() {
                     let s = &mut *s;
                     self.front.borrow_mut().fill_from(&mut s.rbuf, &mut s.rpos);
@@ -177,8 +197,11 @@ impl Stream {
                     return Ok(Step::Done(None));
                 }
                 s.rpos = s.rbuf.len();
-                return Ok(Step::Done(Some(take(&s.rbuf[start..]))));
+                let line = take(&s.rbuf[start..]);
+                release_big(&mut s);
+                return Ok(Step::Done(Some(line)));
             }
+            room_for(&mut s, cap);
             if let Some(b) = self.fill(&mut s)? {
                 return Ok(Step::Block(b));
             }
@@ -241,7 +264,15 @@ impl Stream {
 
     /// Up to `max` bytes (None: everything to the end); None at the end.
     /// With `exact`, exactly `max` bytes: an error if the stream ends first.
-    pub fn read(&self, max: Option<usize>, exact: bool) -> Res<Option<Vec<u8>>> {
+    /// `Fail::Over` once more than `cap` bytes are buffered for it. The bytes
+    /// are handed to `take` in the buffer.
+    pub fn read<T>(
+        &self,
+        max: Option<usize>,
+        exact: bool,
+        cap: usize,
+        take: impl FnOnce(&[u8]) -> T,
+    ) -> ReadRes<Option<T>> {
         let mut s = match self.reading()? {
             Ok(s) => s,
             Err(b) => return Ok(Step::Block(b)),
@@ -254,8 +285,11 @@ impl Stream {
             };
             if let (true, Some(n), false) = (s.eof, max, enough) {
                 if exact && have > 0 {
-                    return Err(format!("{} ended after {have} of the {n} bytes asked for", self.name));
+                    return Err(Fail::Io(format!("{} ended after {have} of the {n} bytes asked for", self.name)));
                 }
+            }
+            if !enough && have > cap {
+                return Err(Fail::Over);
             }
             if enough || s.eof {
                 if have == 0 && s.eof {
@@ -264,8 +298,11 @@ impl Stream {
                 let n = max.map_or(have, |m| m.min(have));
                 let start = s.rpos;
                 s.rpos += n;
-                return Ok(Step::Done(Some(s.rbuf[start..start + n].to_vec())));
+                let data = take(&s.rbuf[start..start + n]);
+                release_big(&mut s);
+                return Ok(Step::Done(Some(data)));
             }
+            room_for(&mut s, max.map_or(cap, |n| n.min(cap)));
             if let Some(b) = self.fill(&mut s)? {
                 return Ok(Step::Block(b));
             }
@@ -532,6 +569,28 @@ pub enum Head<T> {
 }
 
 /// Skips the blank lines a peer may send before a message head (RFC 9112 2.2).
+/// A buffer grown past a megabyte for one big read goes back to the allocator
+/// once that read has taken all of it.
+fn release_big(s: &mut Shared) {
+    if s.rpos == s.rbuf.len() && s.rbuf.capacity() > 1 << 20 {
+        s.rbuf = Vec::new();
+        s.rpos = 0;
+    }
+}
+
+/// Once a read has buffered a megabyte, room for all it may gather (`cap`)
+/// at once: growing by doubling would copy it and, at the cap, hold twice
+/// the cap. The room is address space until data arrives.
+fn room_for(s: &mut Shared, cap: usize) {
+    let want = cap.saturating_add(CHUNK).saturating_sub(s.rbuf.len() - s.rpos);
+    if s.rbuf.len() - s.rpos >= 1 << 20 && s.rbuf.capacity() - s.rbuf.len() < want {
+        let rpos = s.rpos;
+        s.rbuf.drain(..rpos);
+        s.rpos = 0;
+        s.rbuf.reserve_exact(want);
+    }
+}
+
 fn skip_blank_lines(s: &mut Shared) {
     while s.rbuf[s.rpos..].starts_with(b"\r\n") || s.rbuf[s.rpos..].starts_with(b"\n") {
         s.rpos += if s.rbuf[s.rpos] == b'\r' { 2 } else { 1 };

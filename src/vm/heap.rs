@@ -206,6 +206,24 @@ impl Heap {
         self.limit.saturating_sub(self.live + self.outside)
     }
 
+    /// The most bytes a read from outside (a stream, a file, stdin) may gather
+    /// into one value: a value's limit, or less when `--max-memory` has less
+    /// room. Reads check it as data arrives, so input past it fails before
+    /// it is buffered whole.
+    /// Asked as a big allocation is (`reserve`), so that garbage outside
+    /// the heap's count (the buffer of a dropped stream whose read failed)
+    /// is collected before another read begins.
+    pub fn read_cap(&self) -> Res<ReadCap> {
+        self.reserve(BIG)?;
+        let room = self.headroom();
+        Ok(ReadCap {
+            bytes: room.min(crate::limits::MAX_STRING),
+            room,
+            limit: self.limit,
+            used: self.live + self.outside + self.allocated,
+        })
+    }
+
     pub(crate) fn over_message(&self, bytes: usize) -> String {
         format!(
             "out of memory: {} more would pass the {} limit ({} in use; see --max-memory)",
@@ -520,5 +538,45 @@ mod tests {
         h.live = 80 << 20;
         h.after_collection(0);
         assert_eq!(h.threshold, 20 << 20, "the room left under the limit");
+    }
+}
+
+/// A read's bound (`Heap::read_cap`) and the error for passing it.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadCap {
+    /// The most one read may gather.
+    pub bytes: usize,
+    /// The memory left under `--max-memory`, for what a read's value grows
+    /// into (`lines` makes a list of strings).
+    pub room: usize,
+    limit: usize,
+    used: usize,
+}
+
+impl ReadCap {
+    /// The `memory` or `limit` error for a read of `what` that passed the cap.
+    pub fn fault(&self, what: &str) -> Fault {
+        Fault::Error(Box::new(self.error(what)))
+    }
+
+    pub fn error(&self, what: &str) -> (ErrorKind, String) {
+        match self.bytes < crate::limits::MAX_STRING {
+            true => self.memory_error(what),
+            false => (
+                ErrorKind::Limit,
+                format!(
+                    "cannot read {what}: longer than the {} MiB a value may hold (read it in parts)",
+                    self.bytes >> 20
+                ),
+            ),
+        }
+    }
+
+    pub fn memory_error(&self, what: &str) -> (ErrorKind, String) {
+        use crate::limits::show_bytes;
+        let (limit, used) = (show_bytes(self.limit), show_bytes(self.used));
+        let msg =
+            format!("out of memory: reading {what} would pass the {limit} limit ({used} in use; see --max-memory)");
+        (ErrorKind::Memory, msg)
     }
 }

@@ -1,7 +1,7 @@
 //! The `bytes` value: immutable binary data (`Obj::Bytes`). This module has the
 //! `bytes(x)` builtin, what the VM does with bytes out of its fast paths (indexing,
 //! `+`, `in`), and the helpers file and process builtins use to take and give data:
-//! `Heap::bytes`, `Heap::as_bytes`, `Heap::as_data`, `data_arg`, `utf8`, `utf8_string`.
+//! `Heap::bytes`, `Heap::as_bytes`, `Heap::as_data`, `data_arg`, `utf8`.
 
 mod methods;
 
@@ -43,12 +43,6 @@ pub fn utf8(data: &[u8]) -> Res<&str> {
             None => err(ErrorKind::Value, format!("invalid UTF-8 at byte offset {at}: the data ends mid-character")),
         }
     })
-}
-
-/// `data` as a string value's text, without copying; invalid UTF-8 is the error
-/// `utf8` gives. For reading text from a file or a process.
-pub fn utf8_string(data: Vec<u8>) -> Res<String> {
-    String::from_utf8(data).map_err(|e| utf8(e.as_bytes()).expect_err("invalid UTF-8"))
 }
 
 /// `bytes(x)`: from a string (UTF-8), a list of ints 0 to 255, an int count of zero

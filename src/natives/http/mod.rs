@@ -322,10 +322,15 @@ fn wait_request(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 fn chunk_size(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("chunk_size", args, 1, 1)?;
     let c = conn(vm, "chunk_size", args[0])?;
-    let r = c.read_line(Some(4096), |line: &[u8]| {
+    // The 4 KiB line limit binds long before any cap could.
+    let r = c.read_line(Some(4096), usize::MAX, |line: &[u8]| {
         let hex = line.split(|b| *b == b';').next().unwrap_or(b"");
         let hex = std::str::from_utf8(hex).unwrap_or("").trim();
         i64::from_str_radix(hex, 16).ok().filter(|n| *n >= 0 && !hex.starts_with('+'))
+    });
+    let r = r.map_err(|f| match f {
+        crate::os::stream::Fail::Io(msg) => msg,
+        crate::os::stream::Fail::Over => unreachable!("no cap"),
     });
     let name = c.name.clone();
     step(vm, r, |_, size| match size {
