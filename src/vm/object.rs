@@ -32,7 +32,7 @@ pub enum Obj {
     Task(Box<Task>),
     Mutex(Box<Mutex>),
     WaitGroup(Box<WaitGroup>),
-    /// An open file or pipe end (`os/stream.rs`).
+    /// An open file or pipe end (`os/stream/`).
     Stream(Box<crate::os::stream::Stream>),
     /// A listening TCP socket (`os/net.rs`).
     Listener(Box<crate::os::net::Listener>),

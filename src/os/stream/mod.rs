@@ -6,10 +6,13 @@
 //! A socket may carry a TLS session (`os/tls.rs`): reads and writes then go
 //! through it.
 
+mod room;
+
 pub use super::front::Front;
 use super::read::{read_some, read_through_scratch, CHUNK};
 use super::watched::Watched;
 use crate::vm::builtin::{Blocking, Ready};
+use room::{release_big, room_for};
 use std::cell::RefCell;
 use std::io::Write;
 use std::os::fd::{AsRawFd, RawFd};
@@ -569,28 +572,6 @@ pub enum Head<T> {
 }
 
 /// Skips the blank lines a peer may send before a message head (RFC 9112 2.2).
-/// A buffer grown past a megabyte for one big read goes back to the allocator
-/// once that read has taken all of it.
-fn release_big(s: &mut Shared) {
-    if s.rpos == s.rbuf.len() && s.rbuf.capacity() > 1 << 20 {
-        s.rbuf = Vec::new();
-        s.rpos = 0;
-    }
-}
-
-/// Once a read has buffered a megabyte, room for all it may gather (`cap`)
-/// at once: growing by doubling would copy it and, at the cap, hold twice
-/// the cap. The room is address space until data arrives.
-fn room_for(s: &mut Shared, cap: usize) {
-    let want = cap.saturating_add(CHUNK).saturating_sub(s.rbuf.len() - s.rpos);
-    if s.rbuf.len() - s.rpos >= 1 << 20 && s.rbuf.capacity() - s.rbuf.len() < want {
-        let rpos = s.rpos;
-        s.rbuf.drain(..rpos);
-        s.rpos = 0;
-        s.rbuf.reserve_exact(want);
-    }
-}
-
 fn skip_blank_lines(s: &mut Shared) {
     while s.rbuf[s.rpos..].starts_with(b"\r\n") || s.rbuf[s.rpos..].starts_with(b"\n") {
         s.rpos += if s.rbuf[s.rpos] == b'\r' { 2 } else { 1 };
@@ -612,31 +593,4 @@ fn head_end(buf: &[u8]) -> Option<usize> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::os::unix::net::UnixStream;
-
-    #[test]
-    fn a_socket_buffer_grows_only_by_what_arrived() {
-        let (ours, mut peer) = UnixStream::pair().unwrap();
-        ours.set_nonblocking(true).unwrap();
-        let s = Stream::new("socket", Kind::Pipe, std::fs::File::from(std::os::fd::OwnedFd::from(ours)), true, true);
-        peer.write_all(&[7; 64]).unwrap();
-        match s.read(Some(64), false) {
-            Ok(Step::Done(Some(b))) => assert_eq!(b, vec![7; 64]),
-            _ => panic!("64 bytes were ready"),
-        }
-        // An idle connection keeps its buffer: it must not be a whole CHUNK.
-        assert!(s.shared.lock().unwrap().rbuf.capacity() < 4096);
-        peer.write_all(b"rest").unwrap();
-        match s.read(None, false) {
-            Ok(Step::Block(_)) => {}
-            _ => panic!("read() waits for the end of the stream"),
-        }
-        drop(peer);
-        match s.read(None, false) {
-            Ok(Step::Done(Some(b))) => assert_eq!(b, b"rest"),
-            _ => panic!("the rest, then the end"),
-        }
-    }
-}
+mod tests;
