@@ -189,7 +189,7 @@ fn charge_cpu(vm: &mut Vm, f: &Fiber, n: u64) {
     charge(vm, id, Some(f), [n as i64, ns, 0], None);
 }
 
-/// Adds a sample of `values` at fiber `id`'s stack (`[scheduler]` without a
+/// Adds a sample of `values` at fiber `id`'s stack (`[runtime]` without a
 /// fiber, `[fiber exit]` for one whose frames are gone), labelled with the
 /// fiber and what it waited on.
 fn charge(vm: &mut Vm, id: u32, f: Option<&Fiber>, values: [i64; 3], wait: Option<&'static str>) {
@@ -197,7 +197,7 @@ fn charge(vm: &mut Vm, id: u32, f: Option<&Fiber>, values: [i64; 3], wait: Optio
     let mut labels = Vec::with_capacity(2);
     p.stack.clear();
     match f {
-        None => p.pseudo("[scheduler]"),
+        None => p.pseudo("[runtime]"),
         Some(f) => {
             labels.push(Label::Str(p.keys.0, p.fiber_label(vm, id, f)));
             if f.frames.is_empty() {
