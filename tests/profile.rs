@@ -233,3 +233,60 @@ fn a_profile_that_cannot_be_written_is_a_command_line_error() {
         );
     }
 }
+
+#[test]
+fn locks_and_io_are_blocked_time_too() {
+    if !have_go("reading blocked time with go tool pprof") {
+        return;
+    }
+    let dir = Dir::new("lock_io");
+    let src = r#"import "std/proc"
+
+let m = mutex()
+let held = chan()
+
+fn holder() {
+    lock m {
+        held <- true
+        sleep(300)
+    }
+}
+
+fn waiter() {
+    lock m {}
+}
+
+fn child() {
+    return proc.spawn(["sleep", "0.3"]).wait().code
+}
+
+go holder()
+<-held
+let w = go waiter()
+print(child())
+wait w
+"#;
+    dir.write("main.csp", src);
+    let out = csp(&dir.0, &["run", "--profile", "b.pb.gz", "main.csp"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let lock = pprof(&dir.0, &["-sample_index=blocked", "-tagfocus=wait=^lock$", "-top"], "b.pb.gz");
+    assert_eq!(top(&lock).first().map(String::as_str), Some("waiter"), "{lock}");
+    let io = pprof(&dir.0, &["-sample_index=blocked", "-tagfocus=wait=^io$", "-top"], "b.pb.gz");
+    assert_eq!(top(&io).first().map(String::as_str), Some("child"), "{io}");
+}
+
+#[test]
+fn the_profile_is_written_however_the_program_ends() {
+    if !have_go("reading a profile with go tool pprof") {
+        return;
+    }
+    let dir = Dir::new("ends");
+    let spin = "fn spin(n) {\n    let s = 0\n    for i in range(n) {\n        s += i % 3\n    }\n    return s\n}\nspin(600000)\n";
+    for (end, code) in [("exit(3)\n", 3), ("throw \"boom\"\n", 1), ("let c = chan()\n<-c\n", 3)] {
+        dir.write("main.csp", &format!("{spin}{end}"));
+        let out = csp(&dir.0, &["run", "--profile", "p.pb.gz", "main.csp"]);
+        assert_eq!(out.status.code(), Some(code), "{end}: {}", String::from_utf8_lossy(&out.stderr));
+        let report = pprof(&dir.0, &["-top"], "p.pb.gz");
+        assert_eq!(top(&report).first().map(String::as_str), Some("spin"), "{end}: {report}");
+    }
+}
