@@ -220,6 +220,7 @@ fn a_profile_that_cannot_be_written_is_a_command_line_error() {
     assert!(out.stdout.is_empty(), "the program must not run");
     for (args, says) in [
         (&["check", "--profile", "p", "main.csp"][..], "--profile is for `csp run` and `csp test`"),
+        (&["--profile", "p"], "--profile is for `csp run` and `csp test`"),
         (&["run", "--profile-hz", "50", "main.csp"], "--profile-hz is for --profile FILE"),
         (&["run", "--profile", "p", "--profile-hz", "0", "main.csp"], "--profile-hz needs a rate"),
         (&["run", "--profile", "p", "--explore", "3", "main.csp"], "profile one schedule with --explore-seed S"),
@@ -289,4 +290,13 @@ fn the_profile_is_written_however_the_program_ends() {
         let report = pprof(&dir.0, &["-top"], "p.pb.gz");
         assert_eq!(top(&report).first().map(String::as_str), Some("spin"), "{end}: {report}");
     }
+}
+
+#[test]
+fn a_profile_can_go_to_dev_null() {
+    // To measure the profiler's cost without keeping its files (docs/profiling.md).
+    let dir = Dir::new("null");
+    dir.write("main.csp", "print(1)\n");
+    let out = csp(&dir.0, &["run", "--profile", "/dev/null", "main.csp"]);
+    assert_eq!((out.status.code(), &out.stdout[..], &out.stderr[..]), (Some(0), &b"1\n"[..], &b""[..]));
 }

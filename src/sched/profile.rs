@@ -83,8 +83,7 @@ impl ProfileFile {
         let Some(mut file) = s.file.take() else { return Ok(()) };
         let time = s.began.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i64);
         let bytes = s.pprof.gzipped(time, s.started.elapsed().as_nanos() as i64);
-        file.write_all(&bytes)?;
-        file.sync_all()
+        file.write_all(&bytes)
     }
 }
 
@@ -107,13 +106,32 @@ pub(crate) struct Profile {
     keys: (i64, i64),
 }
 
-#[derive(Clone, Copy, Default)]
+/// 24 bytes: a program may park a million fibers.
+#[derive(Clone, Copy)]
 struct FiberInfo {
     task: u32,
+    /// What it is parked on (an index into `WAITS`), while `parked_at` is set.
+    wait: u8,
     /// The function its `go` called (for its label).
     callee: Option<ProtoRef>,
-    /// The real-time period it parked in, and on what.
-    parked: Option<(u64, &'static str)>,
+    /// The real-time period it parked in (`NOT_PARKED`: it is not parked).
+    parked_at: u64,
+}
+
+const NOT_PARKED: u64 = u64::MAX;
+
+impl Default for FiberInfo {
+    fn default() -> Self {
+        FiberInfo { task: 0, wait: 0, callee: None, parked_at: NOT_PARKED }
+    }
+}
+
+impl FiberInfo {
+    /// When it parked and on what, if it did, forgotten as it runs again.
+    fn unpark(&mut self) -> Option<(u64, &'static str)> {
+        let at = std::mem::replace(&mut self.parked_at, NOT_PARKED);
+        (at != NOT_PARKED).then(|| (at, WAITS[self.wait as usize]))
+    }
 }
 
 /// A preemption point of the running fiber: CPU periods that passed are its.
@@ -137,12 +155,12 @@ pub(super) fn slice_begins(vm: &mut Vm, id: u32, f: &Fiber) {
     if f.unstarted() {
         let (callee, task) = (first_callee(vm, f), task_number(vm, id));
         if let Some(p) = vm.sched.profile.as_deref_mut() {
-            *p.info(id) = FiberInfo { task, callee, parked: None };
+            *p.info(id) = FiberInfo { task, callee, ..FiberInfo::default() };
         }
     }
     let Some(p) = vm.sched.profile.as_deref_mut() else { return };
     let (n, period, wall) = (p.ticks.take_cpu() as i64, p.period, p.ticks.wall());
-    let parked = p.info(id).parked.take();
+    let parked = p.info(id).unpark();
     if n > 0 {
         charge(vm, id, None, [n, n * period, 0], None);
     }
@@ -175,10 +193,11 @@ pub(super) fn slice_ends(vm: &mut Vm, id: u32, f: &Fiber, halt: &Halt) {
         charge_cpu(vm, f, n);
     }
     if matches!(halt, Halt::Blocked) {
-        let wait = vm.sched.fibers.state(id).parked.as_ref().map_or("", wait_name);
+        let wait = vm.sched.fibers.state(id).parked.as_ref().map_or(0, wait_index);
         let Some(p) = vm.sched.profile.as_deref_mut() else { return };
         let at = p.ticks.wall();
-        p.info(id).parked = Some((at, wait));
+        let info = p.info(id);
+        (info.parked_at, info.wait) = (at, wait);
     }
 }
 
@@ -280,18 +299,28 @@ fn function_name(proto: ProtoRef, start: i64) -> String {
     }
 }
 
-/// The `wait` label: what a blocked fiber waited in (the names of `--trace`'s
-/// blocked slices).
-fn wait_name(w: &Wait) -> &'static str {
+/// The `wait` label's values: what a blocked fiber waited in (the names of
+/// `--trace`'s blocked slices).
+const WAITS: [&str; 9] = ["recv", "send", "select", "lock", "wait task", "wait group", "wait block", "sleep", "io"];
+
+fn wait_index(w: &Wait) -> u8 {
     match w {
-        Wait::Recv(_) => "recv",
-        Wait::Send(_) => "send",
-        Wait::Select => "select",
-        Wait::Lock(_) => "lock",
-        Wait::Task => "wait task",
-        Wait::Group => "wait group",
-        Wait::Scope => "wait block",
-        Wait::Sleep => "sleep",
-        Wait::Io | Wait::Fd(_) => "io",
+        Wait::Recv(_) => 0,
+        Wait::Send(_) => 1,
+        Wait::Select => 2,
+        Wait::Lock(_) => 3,
+        Wait::Task => 4,
+        Wait::Group => 5,
+        Wait::Scope => 6,
+        Wait::Sleep => 7,
+        Wait::Io | Wait::Fd(_) => 8,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_fiber_s_entry_is_small() {
+        assert!(std::mem::size_of::<super::FiberInfo>() <= 24);
     }
 }
