@@ -300,3 +300,48 @@ fn a_profile_can_go_to_dev_null() {
     let out = csp(&dir.0, &["run", "--profile", "/dev/null", "main.csp"]);
     assert_eq!((out.status.code(), &out.stdout[..], &out.stderr[..]), (Some(0), &b"1\n"[..], &b""[..]));
 }
+
+/// `GET path` from a local HTTP server; None until it answers.
+fn http_get(port: u16, path: &str) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.write_all(format!("GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").as_bytes()).ok()?;
+    let mut body = String::new();
+    s.read_to_string(&mut body).ok()?;
+    Some(body)
+}
+
+#[test]
+fn the_web_ui_draws_the_flame_graph() {
+    if !have_go("serving a profile's flame graph with go tool pprof -http") {
+        return;
+    }
+    let dir = Dir::new("http");
+    let file = profiled(&dir, &[]);
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut server = Command::new("go")
+        .args(["tool", "pprof", "-no_browser", &format!("-http=127.0.0.1:{port}"), file])
+        .current_dir(&dir.0)
+        .env("HOME", &dir.0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("go tool pprof -http");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let page = loop {
+        if let Some(page) = http_get(port, "/ui/flamegraph") {
+            break page;
+        }
+        assert!(std::time::Instant::now() < deadline, "go tool pprof -http did not answer");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(page.starts_with("HTTP/1.0 200"), "{}", &page[..page.len().min(300)]);
+    // The graph's frames are in the page as JSON (its quotes escaped, or
+    // not, by pprof's version): the hot function, called from the fiber's.
+    for name in ["hot", "worker"] {
+        let (escaped, plain) = (format!("\\u0022{name}\\u0022"), format!("\"{name}\""));
+        assert!(page.contains(&escaped) || page.contains(&plain), "no {name} frame in the flame graph");
+    }
+}
