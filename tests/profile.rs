@@ -345,3 +345,18 @@ fn the_web_ui_draws_the_flame_graph() {
         assert!(page.contains(&escaped) || page.contains(&plain), "no {name} frame in the flame graph");
     }
 }
+
+#[test]
+fn compiling_before_the_first_slice_is_startup() {
+    if !have_go("reading a profile with go tool pprof") {
+        return;
+    }
+    let dir = Dir::new("startup");
+    let mut src: String = (0..1500).map(|i| format!("fn f{i}(x) {{\n    return [x + {i}, {{a: x}}]\n}}\n")).collect();
+    src.push_str("print(f7(1)[0])\n");
+    dir.write("main.csp", &src);
+    let out = csp(&dir.0, &["run", "--profile", "p.pb.gz", "--profile-hz", "1000", "main.csp"]);
+    assert_eq!(out.stdout, b"8\n", "{}", String::from_utf8_lossy(&out.stderr));
+    let report = pprof(&dir.0, &["-top"], "p.pb.gz");
+    assert_eq!(top(&report).first().map(String::as_str), Some("[startup]"), "{report}");
+}

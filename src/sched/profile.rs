@@ -67,6 +67,7 @@ impl ProfileFile {
             fibers: Vec::new(),
             stack: Vec::new(),
             keys: (0, 0),
+            starting: true,
         };
         drop(s);
         p.keys = {
@@ -104,6 +105,8 @@ pub(crate) struct Profile {
     stack: Vec<u64>,
     /// The string ids of the label keys `fiber` and `wait`.
     keys: (i64, i64),
+    /// No slice has begun yet: CPU time so far went to compiling the program.
+    starting: bool,
 }
 
 /// 24 bytes: a program may park a million fibers.
@@ -161,13 +164,14 @@ pub(super) fn slice_begins(vm: &mut Vm, id: u32, f: &Fiber) {
     let Some(p) = vm.sched.profile.as_deref_mut() else { return };
     let (n, period, wall) = (p.ticks.take_cpu() as i64, p.period, p.ticks.wall());
     let parked = p.info(id).unpark();
+    let outside = if std::mem::take(&mut p.starting) { "[startup]" } else { "[runtime]" };
     if n > 0 {
-        charge(vm, id, None, [n, n * period, 0], None);
+        charge(vm, At::Outside(outside), [n, n * period, 0]);
     }
     if let Some((at, wait)) = parked {
         let n = wall.saturating_sub(at) as i64;
         if n > 0 {
-            charge(vm, id, Some(f), [0, 0, n * period], Some(wait));
+            charge(vm, At::Fiber(id, f, Some(wait)), [0, 0, n * period]);
         }
     }
 }
@@ -205,20 +209,31 @@ pub(super) fn slice_ends(vm: &mut Vm, id: u32, f: &Fiber, halt: &Halt) {
 fn charge_cpu(vm: &mut Vm, f: &Fiber, n: u64) {
     let id = vm.sched.fibers.current;
     let ns = n as i64 * vm.sched.profile.as_deref().map_or(0, |p| p.period);
-    charge(vm, id, Some(f), [n as i64, ns, 0], None);
+    charge(vm, At::Fiber(id, f, None), [n as i64, ns, 0]);
 }
 
-/// Adds a sample of `values` at fiber `id`'s stack (`[runtime]` without a
-/// fiber, `[fiber exit]` for one whose frames are gone), labelled with the
-/// fiber and what it waited on.
-fn charge(vm: &mut Vm, id: u32, f: Option<&Fiber>, values: [i64; 3], wait: Option<&'static str>) {
+/// Where a sample's time went.
+enum At<'a> {
+    /// Outside the fibers' slices: a frame of this name (`[startup]`, `[runtime]`).
+    Outside(&'static str),
+    /// Fiber `id` at its stack (`[fiber exit]` once its frames are gone),
+    /// running, or parked on what the `wait` label names.
+    Fiber(u32, &'a Fiber, Option<&'static str>),
+}
+
+/// Adds a sample of `values` at `at`, labelled with the fiber and its wait.
+fn charge(vm: &mut Vm, at: At, values: [i64; 3]) {
     let Some(mut p) = vm.sched.profile.take() else { return };
     let mut labels = Vec::with_capacity(2);
     p.stack.clear();
-    match f {
-        None => p.pseudo("[runtime]"),
-        Some(f) => {
+    match at {
+        At::Outside(name) => p.pseudo(name),
+        At::Fiber(id, f, wait) => {
             labels.push(Label::Str(p.keys.0, p.fiber_label(vm, id, f)));
+            if let Some(w) = wait {
+                let w = p.shared.borrow_mut().pprof.string(w);
+                labels.push(Label::Str(p.keys.1, w));
+            }
             if f.frames.is_empty() {
                 p.pseudo("[fiber exit]");
             }
@@ -235,10 +250,6 @@ fn charge(vm: &mut Vm, id: u32, f: Option<&Fiber>, values: [i64; 3], wait: Optio
                 p.stack.push(loc);
             }
         }
-    }
-    if let Some(w) = wait {
-        let mut s = p.shared.borrow_mut();
-        labels.push(Label::Str(p.keys.1, s.pprof.string(w)));
     }
     p.shared.borrow_mut().pprof.add(&p.stack, &labels, &values);
     vm.sched.profile = Some(p);
