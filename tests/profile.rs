@@ -360,3 +360,15 @@ fn compiling_before_the_first_slice_is_startup() {
     let report = pprof(&dir.0, &["-top"], "p.pb.gz");
     assert_eq!(top(&report).first().map(String::as_str), Some("[startup]"), "{report}");
 }
+
+#[test]
+fn trace_and_profile_together() {
+    let dir = Dir::new("both");
+    dir.write("main.csp", "let c = chan()\ngo fn() { c <- 1 }()\nprint(<-c)\n");
+    let out = csp(&dir.0, &["run", "--trace", "t.json", "--profile", "p.pb.gz", "main.csp"]);
+    assert_eq!(out.stdout, b"1\n", "{}", String::from_utf8_lossy(&out.stderr));
+    let trace = std::fs::read_to_string(dir.0.join("t.json")).unwrap();
+    assert!(trace.starts_with("{\"traceEvents\":[") && trace.trim_end().ends_with("]}"), "{trace}");
+    let profile = std::fs::read(dir.0.join("p.pb.gz")).unwrap();
+    assert_eq!(profile[..2], [0x1f, 0x8b], "gzip's magic number");
+}
