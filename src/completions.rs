@@ -107,6 +107,8 @@ pub const OPTIONS: &[Opt] = &[
     opt("--seed", "seed for random() and select", Value::Other),
     opt("--slice-us", "a fiber's time slice in microseconds", Value::Other),
     opt("--trace", "write Chrome trace events to FILE", Value::File),
+    opt("--profile", "write a pprof profile to FILE", Value::File),
+    opt("--profile-hz", "samples per second of CPU time for --profile", Value::Other),
     opt("--timeout", "cancel the program (or fail a test) after TIME", Value::Other),
     opt("--grace", "how long cancelled cleanup may take", Value::Other),
     opt("--max-memory", "heap limit (bytes, or 512M, 2G)", Value::Other),

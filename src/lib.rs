@@ -35,6 +35,8 @@ pub mod lsp;
 pub mod natives;
 pub mod os;
 pub mod pkg;
+pub mod pprof;
+pub mod recording;
 pub mod repl;
 pub mod runner;
 pub mod sandbox;

@@ -37,6 +37,9 @@ Options (before or after the command, before FILE):
   --slice-us N             a fiber's time slice before preemption (default 1000)
   --trace FILE             `run`/`test`: write Chrome trace events of fiber scheduling
                            (open in Perfetto; docs/trace.md)
+  --profile FILE           `run`/`test`: write a pprof CPU and blocked-time profile
+                           (read with `go tool pprof`; docs/profiling.md)
+  --profile-hz N           samples per second of CPU time for --profile (default 100)
   --timeout TIME           `run`: cancel the program after TIME (its `finally` blocks run;
                            exit 124); `test`: fail a test still running after TIME
                            (default 10s). TIME is milliseconds, or with a unit: 30s, 2m
@@ -83,6 +86,8 @@ struct Options {
     seed: Option<u64>,
     slice_us: Option<u64>,
     trace: Option<String>,
+    profile: Option<String>,
+    profile_hz: Option<u32>,
     explore: Option<u64>,
     explore_seed: Option<u64>,
     /// `csp check --deny-warnings`: warnings fail the check (exit 1).
@@ -148,6 +153,14 @@ fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
         "--version" => Flag::Exit(write_stdout(&format!("csp {}\n", env!("CARGO_PKG_VERSION")))),
         "--seed" => value(args, i, &mut opts.seed, |s| s.parse().ok(), "--seed needs an integer"),
         "--trace" => value(args, i, &mut opts.trace, |s| Some(s.to_string()), "--trace needs a FILE"),
+        "--profile" => value(args, i, &mut opts.profile, |s| Some(s.to_string()), "--profile needs a FILE"),
+        "--profile-hz" => value(
+            args,
+            i,
+            &mut opts.profile_hz,
+            |s| s.parse().ok().filter(|n| (1..=10_000).contains(n)),
+            "--profile-hz needs a rate from 1 to 10000 (samples a second)",
+        ),
         "--timeout" => value(
             args,
             i,
@@ -254,6 +267,8 @@ fn cli() -> ExitCode {
         seed: None,
         slice_us: None,
         trace: None,
+        profile: None,
+        profile_hz: None,
         explore: None,
         explore_seed: None,
         deny_warnings: false,
@@ -273,8 +288,8 @@ fn cli() -> ExitCode {
     if opts.schedules().is_some() && !explore_cmd {
         return usage_error("--explore and --explore-seed are for `csp run` and `csp test`");
     }
-    if opts.trace.is_some() && !explore_cmd {
-        return usage_error(TRACE_COMMANDS);
+    if let Some(msg) = recording_misuse(&opts, explore_cmd) {
+        return usage_error(&msg);
     }
     let Some(cmd) = args.get(i) else {
         return ExitCode::from(csp::repl::run(&|vm| configure(vm, &opts)) as u8);
@@ -313,13 +328,8 @@ fn cli() -> ExitCode {
             if opts.deny_warnings && cmd != "check" {
                 return usage_error("--deny-warnings is for `csp check`");
             }
-            if opts.trace.is_some() && !matches!(cmd.as_str(), "run" | "test") {
-                return usage_error(TRACE_COMMANDS);
-            }
-            if opts.trace.is_some() && opts.explore.is_some() {
-                return usage_error(
-                    "--trace traces one run, not --explore's many: trace one schedule with --explore-seed S",
-                );
+            if let Some(msg) = recording_misuse(&opts, matches!(cmd.as_str(), "run" | "test")) {
+                return usage_error(&msg);
             }
             if cmd == "test" {
                 if rest.len() > 1 {
@@ -333,18 +343,16 @@ fn cli() -> ExitCode {
                     explore: opts.schedules(),
                     flags: opts.replay_flags(),
                 };
-                let trace = match open_trace(&opts) {
-                    Ok(t) => t,
+                let recording = match open_recording(&opts) {
+                    Ok(r) => r,
                     Err(code) => return code,
                 };
                 let setup = |vm: &mut csp::vm::Vm| {
                     configure(vm, &opts);
-                    if let Some(t) = &trace {
-                        t.attach(vm);
-                    }
+                    recording.attach(vm, None);
                 };
                 let code = csp::testing::run_tests(root, &test_opts, &setup);
-                finish_trace(trace, &opts);
+                recording.finish();
                 return ExitCode::from(code as u8);
             }
             let Some(path) = rest.first() else {
@@ -488,17 +496,14 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
             if let Err(e) = csp::sched::install_signal_handlers(&mut vm) {
                 csp::err_println!("csp: cannot handle signals: {e}");
             }
-            let trace = match open_trace(opts) {
-                Ok(t) => t,
+            let recording = match open_recording(opts) {
+                Ok(r) => r,
                 Err(code) => return code,
             };
-            if let Some(t) = &trace {
-                t.attach(&mut vm);
-                vm.sched.name_trace_process(&format!("csp run {path}"));
-            }
+            recording.attach(&mut vm, Some(&format!("csp run {path}")));
             let out = csp::runner::run_source(&mut vm, path, &src, color);
             csp::err_print!("{}", out.stderr);
-            finish_trace(trace, opts);
+            recording.finish();
             ExitCode::from(out.exit_code as u8)
         }
         "disasm" => {
@@ -525,29 +530,31 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
     }
 }
 
-const TRACE_COMMANDS: &str = "--trace is for `csp run` and `csp test`";
-
-/// The `--trace` file, created now (it is written while the program runs);
-/// a path that cannot be written is a bad command line (exit 64).
-fn open_trace(opts: &Options) -> Result<Option<csp::sched::TraceFile>, ExitCode> {
-    let Some(path) = &opts.trace else { return Ok(None) };
-    match csp::sched::TraceFile::create(path) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) => {
-            csp::err_println!("csp: cannot write trace {path}: {}", csp::runner::io_reason(&e));
-            Err(ExitCode::from(64))
-        }
+/// Why `--trace` or `--profile` cannot be used here, if they cannot: they
+/// are for `csp run` and `csp test` (`run_or_test`), and record one run, not
+/// `--explore`'s many.
+fn recording_misuse(opts: &Options, run_or_test: bool) -> Option<String> {
+    let (flag, what) = match (&opts.trace, &opts.profile) {
+        (Some(_), _) => ("--trace", "trace"),
+        (None, Some(_)) => ("--profile", "profile"),
+        (None, None) if opts.profile_hz.is_some() => return Some("--profile-hz is for --profile FILE".into()),
+        (None, None) => return None,
+    };
+    if !run_or_test {
+        return Some(format!("{flag} is for `csp run` and `csp test`"));
     }
+    let many = opts.explore.is_some();
+    many.then(|| format!("{flag} records one run, not --explore's many: {what} one schedule with --explore-seed S"))
 }
 
-/// Ends the trace document; a write that failed on the way is reported (the
-/// program's exit code stands).
-fn finish_trace(trace: Option<csp::sched::TraceFile>, opts: &Options) {
-    if let (Some(t), Some(path)) = (trace, &opts.trace) {
-        if let Err(e) = t.finish() {
-            csp::err_println!("csp: cannot write trace {path}: {}", csp::runner::io_reason(&e));
-        }
-    }
+/// The `--trace` and `--profile` files, created now (they are written while
+/// the program runs); a path that cannot be written is a bad command line.
+fn open_recording(opts: &Options) -> Result<csp::recording::Recording, ExitCode> {
+    let hz = opts.profile_hz.unwrap_or(csp::recording::DEFAULT_HZ);
+    csp::recording::Recording::open(opts.trace.as_deref(), opts.profile.as_deref(), hz).map_err(|msg| {
+        csp::err_println!("{msg}");
+        ExitCode::from(64)
+    })
 }
 
 /// mimalloc without transparent huge pages (the `no_thp` feature): zeroing

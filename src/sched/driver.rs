@@ -5,6 +5,7 @@
 
 use super::lifecycle::{cancel_fiber, finish, interrupt};
 use super::policy::SLICE_BUDGET;
+use super::profile;
 use super::queue::Runnable;
 use super::reactor::Woken;
 use super::report::{deadlock_report, uncaught_at_top};
@@ -294,7 +295,9 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
     let Some((id, mut f)) = start::take(vm, r) else { return Ran::Idle };
     vm.sched.fibers.current = id;
     let began = trace::slice_begins(vm, id);
+    profile::slice_begins(vm, id, &f);
     let halt = run_slice(vm, &mut f);
+    profile::slice_ends(vm, id, &f, &halt);
     // Written once the halt is acted on, so the wakes of a fiber's end (its
     // waiters) fall inside its last slice.
     let ending = began.map(|_| Ending::of(&halt, f.current_site()));
@@ -364,6 +367,7 @@ fn budget_slice(vm: &mut Vm, f: &mut Fiber, budget: u32) -> Halt {
 /// A preemption point: delivers cancellation or a child's failure, but never
 /// inside a critical section. Returns a halt if that ends the fiber's run.
 fn preemption_point(vm: &mut Vm, f: &mut Fiber) -> Option<Halt> {
+    profile::preempted(vm, f);
     if vm.sched.fibers.cur().holds_locks() {
         return None;
     }

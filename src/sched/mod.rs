@@ -15,6 +15,8 @@ mod lifecycle;
 mod lock;
 pub mod ops;
 mod policy;
+mod profile;
+mod profile_clock;
 mod queue;
 mod reactor;
 mod report;
@@ -33,6 +35,7 @@ mod tests;
 
 use crate::vm::{Fiber, Handle, Resume, Value};
 pub use driver::{run_main, Outcome};
+pub use profile::ProfileFile;
 pub use signal::install_default as install_signal_handlers;
 use std::time::{Duration, Instant};
 pub use task::Task;
@@ -226,6 +229,8 @@ pub struct Sched {
     orphan_error: Option<Value>,
     /// `--trace FILE`: events written as they happen (see trace.rs).
     trace: Option<Box<trace::Trace>>,
+    /// `--profile FILE`: samples charged as slices run (see profile.rs).
+    profile: Option<Box<profile::Profile>>,
     /// Child processes started and not yet known to be reaped: a cancelled
     /// owner kills its own, the program's end kills the rest.
     children: Vec<Handle>,
@@ -286,6 +291,7 @@ impl Default for Sched {
             main_task: None,
             orphan_error: None,
             trace: None,
+            profile: None,
             children: Vec::new(),
             reapers: Vec::new(),
             exit: None,
