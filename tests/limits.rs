@@ -267,11 +267,14 @@ let t = "a,".repeat(20_000_000)
 try { t.split(",") } catch e { print(e.kind) }
 import "std/re"
 try { re.find_all("[a-z]+", "ab ".repeat(1_000_000)) } catch e { print(e.kind) }
+import "std/csv"
+try { csv.parse("a,b\n".repeat(3_000_000)) } catch e { print(e.kind) }
 print(len("a b c".split()), len("héllo".chars()), len("x,y".split(",")), len(re.find_all("b", "ab ".repeat(2000))))
+print(len(csv.parse("a,b\n".repeat(20_000))), len(csv.parse("x,y\n1,2\n", {header: true})))
 "#;
     let script = Script::new("bulk.csp", src);
     let (code, out, peak) = common::peak_kb(&["run", "--max-memory", "128M", script.path()]);
-    assert_eq!((code, out.as_str()), (0, "memory\nmemory\nmemory\nmemory\n3 5 2 2000\n"));
+    assert_eq!((code, out.as_str()), (0, "memory\nmemory\nmemory\nmemory\nmemory\n3 5 2 2000\n20000 1\n"));
     assert!(peak < 2 * 128 * 1024 + 32 * 1024, "peaked at {peak} KB under a 128 MB limit");
 }
 

@@ -36,10 +36,18 @@ fn parse_fn(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         return err(ErrorKind::Type, format!("csv.parse() needs a string, not {}", vm.heap.type_name(args[0])));
     };
     let text = text.s.clone();
-    let rows = match parse(&text, delim) {
-        Ok(rows) => rows,
-        Err(why) => return err(ErrorKind::Value, format!("csv.parse(): {why}")),
-    };
+    // Parsing stops once the rows would not fit in the memory left, and the
+    // heap is asked for them before they are built (3M rows took 3.7 GB at a
+    // 1 GB limit before any check, issue 37).
+    let c = parse_chunk(text.as_bytes(), delim, true, 1, vm.heap.headroom());
+    if c.over {
+        return err(ErrorKind::Memory, format!("csv.parse(): {}", vm.heap.over_message(c.cost)));
+    }
+    if let Some(why) = c.error {
+        return err(ErrorKind::Value, format!("csv.parse(): {why}"));
+    }
+    vm.heap.reserve(c.cost)?;
+    let rows = c.records;
     if !header || rows.is_empty() {
         let out = rows.into_iter().map(|(_, r)| row_list(vm, r)).collect();
         return Ok(vm.heap.list(out));
@@ -73,14 +81,10 @@ fn row_list(vm: &mut Vm, r: Vec<String>) -> Value {
     vm.heap.list(items)
 }
 
-/// The records of `text`, each with the line it starts on.
-pub fn parse(text: &str, delim: u8) -> Result<Vec<(usize, Vec<String>)>, String> {
-    let c = parse_chunk(text.as_bytes(), delim, true, 1);
-    match c.error {
-        Some(e) => Err(e),
-        None => Ok(c.records),
-    }
-}
+/// What a field and a row of a parse's result cost on the heap at least: a
+/// string object and a list item; a list object.
+const FIELD_COST: usize = 32 + 16;
+const ROW_COST: usize = 32;
 
 /// What `parse_chunk` read from the front of a buffer.
 pub struct Chunk {
@@ -94,23 +98,28 @@ pub struct Chunk {
     /// What is wrong with the record that begins the rest, if anything: the
     /// records before it are good.
     pub error: Option<String>,
+    /// What the records cost on the heap as strings and lists, about.
+    pub cost: usize,
+    /// Parsing stopped when `cost` passed the room it was given.
+    pub over: bool,
 }
 
 /// The records at the front of `b`, whose first line is `line`. Unless `end`
 /// (the buffer holds the rest of the input), a record counts only once its
 /// line break is in `b`: a quoted field may go on in the next chunk.
-pub fn parse_chunk(b: &[u8], delim: u8, end: bool, mut line: usize) -> Chunk {
+pub fn parse_chunk(b: &[u8], delim: u8, end: bool, mut line: usize, room: usize) -> Chunk {
     let (mut records, mut row, mut field) = (Vec::new(), Vec::new(), Vec::new());
+    let mut cost = 0usize;
     let (mut i, mut row_line, mut row_start) = (0, line, 0);
     // Where the input stops being known: the rest waits for the next chunk.
     macro_rules! more_to_come {
         () => {
-            return Chunk { records, used: row_start, line: row_line, error: None }
+            return Chunk { records, used: row_start, line: row_line, error: None, cost, over: false }
         };
     }
     macro_rules! bad {
         ($($t:tt)*) => {
-            return Chunk { records, used: row_start, line: row_line, error: Some(format!($($t)*)) }
+            return Chunk { records, used: row_start, line: row_line, error: Some(format!($($t)*)), cost, over: false }
         };
     }
     while i < b.len() {
@@ -167,7 +176,10 @@ pub fn parse_chunk(b: &[u8], delim: u8, end: bool, mut line: usize) -> Chunk {
         // Fields end at ASCII bytes, so a whole field is whole UTF-8 when
         // the input is.
         match String::from_utf8(std::mem::take(&mut field)) {
-            Ok(f) => row.push(f),
+            Ok(f) => {
+                cost += FIELD_COST + f.len();
+                row.push(f)
+            }
             Err(_) => bad!("line {line}: the text is not UTF-8"),
         }
         match b.get(i) {
@@ -186,6 +198,10 @@ pub fn parse_chunk(b: &[u8], delim: u8, end: bool, mut line: usize) -> Chunk {
             bad!("more than {MAX_LIST} rows");
         }
         records.push((row_line, std::mem::take(&mut row)));
+        cost += ROW_COST;
+        if cost > room {
+            return Chunk { records, used: row_start, line: row_line, error: None, cost, over: true };
+        }
     }
     if !row.is_empty() {
         if !end {
@@ -195,7 +211,7 @@ pub fn parse_chunk(b: &[u8], delim: u8, end: bool, mut line: usize) -> Chunk {
         row.push(String::new());
         records.push((row_line, row));
     }
-    Chunk { records, used: b.len(), line, error: None }
+    Chunk { records, used: b.len(), line, error: None, cost, over: false }
 }
 
 /// `csv.format(rows, {delimiter, crlf, header})`: rows of lists, or of maps
@@ -318,7 +334,22 @@ pub(super) fn write_record(out: &mut String, fields: &[String], delim: char, eol
 
 #[cfg(test)]
 mod tests {
-    use super::{parse, parse_chunk};
+    use super::parse_chunk;
+
+    /// The records of `text`, each with the line it starts on.
+    fn parse(text: &str, delim: u8) -> Result<Vec<(usize, Vec<String>)>, String> {
+        let c = parse_chunk(text.as_bytes(), delim, true, 1, usize::MAX);
+        c.error.map_or(Ok(c.records), Err)
+    }
+
+    #[test]
+    fn parsing_stops_past_its_room() {
+        let text = "a,b\n".repeat(1000);
+        let c = parse_chunk(text.as_bytes(), b',', true, 1, 10_000);
+        assert!(c.over && c.cost > 10_000 && c.records.len() < 1000);
+        let c = parse_chunk(text.as_bytes(), b',', true, 1, usize::MAX);
+        assert!(!c.over && c.records.len() == 1000);
+    }
 
     /// Fed `size` bytes at a time as `csv.reader` feeds it: the records and
     /// lines of parsing the whole text, or its error.
@@ -329,7 +360,7 @@ mod tests {
             let chunk = chunks.next();
             buf.extend_from_slice(chunk.unwrap_or_default());
             let end = chunk.is_none();
-            let c = parse_chunk(&buf, b',', end, line);
+            let c = parse_chunk(&buf, b',', end, line, usize::MAX);
             out.extend(c.records);
             if let Some(e) = c.error {
                 return Err(e);
@@ -362,7 +393,7 @@ mod tests {
             }
         }
         assert_eq!(by_chunks(b"a,\xff\n", 2).unwrap_err(), "line 1: the text is not UTF-8");
-        let c = parse_chunk(b"a\nb\n\"c", b',', true, 1);
+        let c = parse_chunk(b"a\nb\n\"c", b',', true, 1, usize::MAX);
         assert_eq!((c.records.len(), c.used, c.error.as_deref()), (2, 4, Some("line 3: a quoted field is not closed")));
     }
 

@@ -44,7 +44,8 @@ fn records(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     };
     let (Value::Bool(end), Value::Int(first_line)) = (args[1], args[2]) else { unreachable!("std/csv passes them") };
     let delim = vm.heap.as_str(args[3]).map_or(b',', |s| s.s.as_bytes()[0]);
-    let chunk = parse_chunk(buf, delim, end, first_line as usize);
+    // The buffer is a bounded chunk of the stream: no room to watch.
+    let chunk = parse_chunk(buf, delim, end, first_line as usize, usize::MAX);
     let mut header = args[4];
     let mut layout: Option<Rc<Layout>> = None;
     if let Some(names) = vm.heap.as_list(header) {
