@@ -367,3 +367,53 @@ print(http.post(base + "/echo", "again").text(), len(seen))
     );
     assert_eq!(out, "hello GET 1\nagain 2\n");
 }
+
+/// Out of descriptors, the server backs off and goes on accepting (as Go's
+/// does on EMFILE): a normal client queued behind 60 idle connections to a
+/// server limited to 32 descriptors is served once they close, not dropped.
+#[test]
+fn a_server_out_of_descriptors_serves_a_client_once_others_close() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpStream;
+    use std::time::{Duration, Instant};
+    let script = common::Script::new(
+        "emfile.csp",
+        r#"
+import "std/http"
+import "std/net"
+let l = net.listen("127.0.0.1:0")
+print(l.addr())
+http.serve(l, fn(req) { return "served" })
+"#,
+    );
+    let mut server = std::process::Command::new("sh")
+        .args(["-c", &format!("ulimit -n 32; exec {} run {}", env!("CARGO_BIN_EXE_csp"), script.path())])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(server.stdout.take().unwrap());
+    let mut addr = String::new();
+    out.read_line(&mut addr).unwrap();
+    let addr = addr.trim().to_string();
+    let hogs: Vec<TcpStream> = (0..60).map(|_| TcpStream::connect(&addr).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let client = std::thread::spawn({
+        let addr = addr.clone();
+        move || {
+            let mut c = TcpStream::connect(&addr).unwrap();
+            c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+            c.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+            let mut reply = String::new();
+            c.read_to_string(&mut reply).unwrap();
+            reply
+        }
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let closed = Instant::now();
+    drop(hogs);
+    let reply = client.join().unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(reply.starts_with("HTTP/1.1 200") && reply.ends_with("served"), "{reply:?}");
+    assert!(closed.elapsed() < Duration::from_secs(5), "served {:?} after the others closed", closed.elapsed());
+}
