@@ -20,6 +20,7 @@ impl Compiler<'_> {
 
     fn stmt_inner(&mut self, s: &Stmt) {
         self.span = s.span;
+        self.count(s.span, crate::coverage::Probe::Line);
         let mark = self.mark();
         match &s.kind {
             StmtKind::Let { names, value } => {
@@ -56,11 +57,18 @@ impl Compiler<'_> {
             }
             StmtKind::If { cond, then, els } => {
                 let jf = self.jump_if_false(cond);
+                let counters = self.branch_counters(s.span);
+                if let Some((then_id, _)) = counters {
+                    self.emit(Op::Count { id: then_id });
+                }
                 self.block(then);
-                if let Some(els) = els {
+                if els.is_some() || counters.is_some() {
                     let jend = self.emit(Op::Jmp { target: 0 });
                     jf.into_iter().for_each(|j| self.patch(j));
-                    self.block(els);
+                    if let Some((_, else_id)) = counters {
+                        self.emit(Op::Count { id: else_id });
+                    }
+                    els.iter().for_each(|els| self.block(els));
                     self.patch(jend);
                 } else {
                     jf.into_iter().for_each(|j| self.patch(j));

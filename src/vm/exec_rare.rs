@@ -111,6 +111,11 @@ pub(super) fn rare_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Re
             };
             reg!(dst) = Value::Obj(vm.heap.alloc(Obj::Range(l, h)));
         }
+        Op::Count { id } => {
+            if let Some(c) = &mut vm.coverage {
+                c.hit(id);
+            }
+        }
         _ => unreachable!("not a rare instruction"),
     }
     Ok(())
