@@ -17,7 +17,8 @@ Usage:
                            directory; `-`: stdin to stdout); --check only lists
                            the files that would change (exit 1)
   csp test [PATH]          run the test_* functions of every *_test.csp under PATH
-                           (default: the current directory)
+                           (default: the current directory; docs/testing.md): -j N
+                           files at once, --bench (bench_*; --benchtime TIME), --json
   csp build FILE -o OUT    write OUT: one executable that runs FILE with its modules
                            and packages inside, without csp or the sources (docs/build.md)
   csp add NAME URL [--rev REV] [--sha256 HEX]
@@ -50,6 +51,8 @@ Options (before or after the command, before FILE):
   --explore N              `run`/`test`: run under N schedules (each test alone), stop at
                            the first failure and print the seed that replays it
   --explore-seed S         `run`/`test`: run under schedule S (with --explore: the first)
+  --coverage FILE          `run`/`test`: write lcov line and branch counts (docs/coverage.md);
+                           --coverage-std counts std modules too
   --offline                packages only from the cache (CSP_HOME, default ~/.cache/csp):
                            never fetch; a package missing from it is an error
 

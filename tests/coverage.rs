@@ -138,7 +138,10 @@ fn test_counts_user_code_and_std_only_when_asked() {
         ok(&d.csp(&["test", "-j", jobs, "--coverage", "t.lcov", "."]));
         let lcov = d.read("t.lcov");
         // Both files' runs (one process or two) add up.
-        assert_eq!(record(&lcov, "lib.csp"), "FN:1,double\nFNDA:2,double\nFNF:1\nFNH:1\nBRF:0\nBRH:0\nDA:1,2\nDA:2,2\nLF:2\nLH:2\n");
+        assert_eq!(
+            record(&lcov, "lib.csp"),
+            "FN:1,double\nFNDA:2,double\nFNF:1\nFNH:1\nBRF:0\nBRH:0\nDA:1,2\nDA:2,2\nLF:2\nLH:2\n"
+        );
         assert!(record(&lcov, "a_test.csp").contains("FNDA:1,test_a\n"), "{lcov}");
         assert_eq!(lcov.matches("SF:").count(), 3, "std and the generated driver are left out: {lcov}");
     }

@@ -104,7 +104,8 @@ fn bench_prints_iterations_and_time_per_op() {
 /// `--json`: every line one JSON object; a test's output belongs to it.
 #[test]
 fn json_prints_an_event_per_line() {
-    let d = Dir::new("json", &[("a_test.csp", "fn test_ok() { print(\"hi\") }\nfn test_bad() { throw error(\"no\") }\n")]);
+    let d =
+        Dir::new("json", &[("a_test.csp", "fn test_ok() { print(\"hi\") }\nfn test_bad() { throw error(\"no\") }\n")]);
     let (code, out) = d.test(&["--json", "-j", "2"]);
     assert_eq!(code, 1);
     let events: Vec<serde_json::Value> =

@@ -1,5 +1,5 @@
 //! The dispatch loop's less frequent instructions (`in`, `is`, `**`, bitwise
-//! operators, destructuring, two-variable loops, ranges made into values), out of line so the loop's own
+//! operators, destructuring, two-variable loops, ranges made into values, coverage's `Count`), out of line so the loop's own
 //! code stays small: every arm the loop inlines costs the hot ones registers.
 
 use super::fiber::Fiber;
