@@ -323,7 +323,9 @@ fn cli() -> ExitCode {
                 opts.test.given.extend_from_slice(&args[first..=i]);
                 i += 1;
             }
-            if let Some(msg) = opts.test.misuse(cmd, opts.trace.is_some(), opts.schedules().is_some()) {
+            if let Some(msg) =
+                opts.test.misuse(cmd, opts.trace.is_some(), opts.schedules().is_some(), opts.explore.is_some())
+            {
                 return usage_error(msg);
             }
             let rest = &args[i..];

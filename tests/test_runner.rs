@@ -148,3 +148,30 @@ fn eq_diffs_read_in_the_report() {
          at test_x (d_test.csp:2:15)\n0 passed, 1 failed\n"
     );
 }
+
+/// The runner's options where they make no sense are usage mistakes (exit 64).
+#[test]
+fn misplaced_runner_options_are_usage_errors() {
+    let d = Dir::new("usage", &[("a_test.csp", "fn test_a() { }\n"), ("p.csp", "print(1)\n")]);
+    let cases: [&[&str]; 7] = [
+        &["run", "--json", "p.csp"],
+        &["check", "--bench", "p.csp"],
+        &["test", "-j", "0", "."],
+        &["test", "-j", "2", "--trace", "t.json", "."],
+        &["test", "--bench", "--explore", "2", "."],
+        &["run", "--explore", "2", "--coverage", "c.lcov", "p.csp"],
+        &["test", "--benchtime", "soon", "."],
+    ];
+    for args in cases {
+        let o = Command::new(CSP).args(args).current_dir(&d.0).output().unwrap();
+        assert_eq!(o.status.code(), Some(64), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    // One schedule is one run: counted.
+    let o = Command::new(CSP)
+        .args(["run", "--explore-seed", "2", "--coverage", "c.lcov", "p.csp"])
+        .current_dir(&d.0)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(std::fs::read_to_string(d.0.join("c.lcov")).unwrap().contains("DA:1,1\n"));
+}

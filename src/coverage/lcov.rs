@@ -78,3 +78,29 @@ pub(super) fn read(r: &mut Report, text: &str) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{FileCounts, Report};
+
+    /// A report read back from its lcov is the same report; read twice, the
+    /// counts double (how `-j`'s processes add up), and a branch never reached
+    /// in one run takes the other's count.
+    #[test]
+    fn lcov_round_trips_and_adds_up() {
+        let mut r = Report::default();
+        let mut f = FileCounts::default();
+        f.lines.extend([(1, 3), (2, 0)]);
+        f.fns.insert("main".into(), (1, 3));
+        f.branches.extend([((2, 0, 0), Some(1)), ((2, 0, 1), None)]);
+        r.merge_file("/x/a.csp".into(), f);
+        let text = r.to_lcov();
+        assert!(text.contains("BRDA:2,0,0,1\nBRDA:2,0,1,-\nBRF:2\nBRH:1\n"), "{text}");
+        let mut back = Report::default();
+        back.merge_lcov(&text);
+        assert_eq!(back, r);
+        back.merge_lcov(&text.replace("BRDA:2,0,1,-", "BRDA:2,0,1,4"));
+        let a = &back.files["/x/a.csp"];
+        assert_eq!((a.lines[&1], a.fns["main"], a.branches[&(2, 0, 1)]), (6, (1, 6), Some(4)));
+    }
+}

@@ -91,8 +91,10 @@ impl Report {
                 fn_lines.entry((file.name.clone(), name.clone())).or_default().push(*line);
             }
         }
+        let mut paths: HashMap<String, String> = HashMap::new();
         for ((file, line, probe), &n) in c.sites.iter().zip(&c.counts) {
-            let f = per_file.entry(absolute(file)).or_default();
+            let path = paths.entry(file.name.clone()).or_insert_with(|| absolute(file)).clone();
+            let f = per_file.entry(path).or_default();
             match probe {
                 Probe::Line => max_into(&mut f.lines, *line, n),
                 Probe::Fn(name) => {

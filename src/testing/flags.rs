@@ -68,8 +68,9 @@ impl Flags {
         })
     }
 
-    /// The usage mistake in giving these to `cmd`, if any.
-    pub fn misuse(&self, cmd: &str, trace: bool, explore: bool) -> Option<&'static str> {
+    /// The usage mistake in giving these to `cmd`, if any (`explore`: under
+    /// `--explore` or `--explore-seed`; `many`: `--explore N`).
+    pub fn misuse(&self, cmd: &str, trace: bool, explore: bool, many: bool) -> Option<&'static str> {
         let test_only = self.jobs > 0 || self.bench || self.benchtime_ms.is_some() || self.json;
         if test_only && cmd != "test" {
             return Some("-j, --bench, --benchtime and --json are for `csp test`");
@@ -85,6 +86,9 @@ impl Flags {
         }
         if explore && (self.bench || self.json) {
             return Some("--explore runs tests, without --bench or --json");
+        }
+        if many && cmd == "run" && self.coverage.is_some() {
+            return Some("--coverage counts one run: with --explore, give one schedule (--explore-seed S)");
         }
         None
     }
