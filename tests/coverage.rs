@@ -120,11 +120,15 @@ fn run_counts_lines_functions_and_branches() {
     assert_eq!(record(&lcov, "prog.csp"), PROGRAM_COUNTS);
     assert!(lcov.ends_with("end_of_record\n"), "{lcov}");
     // An `if` that never ran has no branch taken or not: `-`.
-    let d = Dir::new("unreached", &[("p.csp", "fn f(x) {\n    if x { print(1) }\n}\nprint(2)\n")]);
+    let src = "fn f(x) {\n    if x { print(1) }\n}\nprint(2)\nlet g = [fn() => 1, fn() => 2]\nprint(g[1]())\n";
+    let d = Dir::new("unreached", &[("p.csp", src)]);
     ok(&d.csp(&["run", "--coverage", "c.lcov", "p.csp"]));
     let r = record(&d.read("c.lcov"), "p.csp");
     assert!(r.contains("BRDA:2,0,0,-\nBRDA:2,0,1,-\nBRF:2\nBRH:0\n"), "{r}");
     assert!(r.contains("FNDA:0,f\n") && r.contains("DA:2,0\nDA:4,1\n"), "{r}");
+    // Anonymous functions are named by their place.
+    assert!(r.contains("FN:5,<fn>@5:10\nFN:5,<fn>@5:21\n"), "{r}");
+    assert!(r.contains("FNDA:0,<fn>@5:10\nFNDA:1,<fn>@5:21\n"), "{r}");
 }
 
 const LIB: &str = "fn double(x) {\n    return x * 2\n}\n";

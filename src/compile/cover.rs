@@ -21,6 +21,22 @@ impl Compiler<'_> {
         }
     }
 
+    /// Counts the entries of the function `name` at `span`; an anonymous
+    /// one is named by its place, `<fn>@LINE:COLUMN`.
+    pub(crate) fn count_entry(&mut self, span: Span, name: &str) {
+        if self.covered_line(span).is_none() {
+            return;
+        }
+        let name = match name {
+            "" => {
+                let (line, col) = self.file.line_col(span.start);
+                format!("<fn>@{line}:{col}")
+            }
+            _ => name.to_string(),
+        };
+        self.count(span, Probe::Fn(name));
+    }
+
     fn counter(&mut self, span: Span, probe: Probe) -> Option<u32> {
         let line = self.covered_line(span)?;
         let c = self.vm.coverage.as_mut()?;

@@ -494,7 +494,7 @@ impl Compiler<'_> {
                 None => nrequired = nrequired.saturating_add(1),
             }
         }
-        self.count(d.span, crate::coverage::Probe::Fn(name_of(d)));
+        self.count_entry(d.span, &name_of(d));
         for s in &d.body {
             self.stmt(s);
         }

@@ -14,7 +14,7 @@ use std::rc::Rc;
 pub enum Probe {
     /// A statement starting on the line ran.
     Line,
-    /// The function (by name; "" for an anonymous one) was entered.
+    /// The function (by name; an anonymous one's is `<fn>@LINE:COLUMN`) was entered.
     Fn(String),
     /// Side `branch` (0 then, 1 else) of the `block`th `if` on the line was taken.
     Branch { block: u32, branch: u32 },
@@ -100,11 +100,7 @@ impl Report {
                 Probe::Fn(name) => {
                     max_into(&mut f.lines, *line, n);
                     let shared = fn_lines.get(&(file.name.clone(), name.clone())).is_some_and(|l| l.len() > 1);
-                    let label = match (name.as_str(), shared) {
-                        ("", _) => format!("<fn>@{line}"),
-                        (_, true) => format!("{name}@{line}"),
-                        _ => name.clone(),
-                    };
+                    let label = if shared { format!("{name}@{line}") } else { name.clone() };
                     let e = f.fns.entry(label).or_insert((*line, 0));
                     e.1 += n;
                 }
