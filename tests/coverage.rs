@@ -78,7 +78,8 @@ print(total)
 ";
 
 /// Lines count the statements that start on them (a function's first line its
-/// calls); each `if` has two branches, taken and not taken.
+/// calls); each `if` has two branches, taken and not taken, and each loop two,
+/// its iterations and its ends.
 const PROGRAM_COUNTS: &str = "\
 FN:1,classify
 FN:8,never
@@ -88,10 +89,12 @@ FNF:2
 FNH:1
 BRDA:2,0,0,2
 BRDA:2,0,1,2
+BRDA:13,0,0,4
+BRDA:13,0,1,1
 BRDA:15,0,0,0
 BRDA:15,0,1,4
-BRF:4
-BRH:3
+BRF:6
+BRH:5
 DA:1,4
 DA:2,4
 DA:3,2
@@ -120,11 +123,12 @@ fn run_counts_lines_functions_and_branches() {
     assert_eq!(record(&lcov, "prog.csp"), PROGRAM_COUNTS);
     assert!(lcov.ends_with("end_of_record\n"), "{lcov}");
     // An `if` that never ran has no branch taken or not: `-`.
-    let src = "fn f(x) {\n    if x { print(1) }\n}\nprint(2)\nlet g = [fn() => 1, fn() => 2]\nprint(g[1]())\n";
+    let src = "fn f(x) {\n    if x { print(1) }\n}\nprint(2)\nlet g = [fn() => 1, fn() => 2]\nprint(g[1]())\nlet k = 0\nwhile k < 3 { k += 1 }\nwhile true { break }\n";
     let d = Dir::new("unreached", &[("p.csp", src)]);
     ok(&d.csp(&["run", "--coverage", "c.lcov", "p.csp"]));
     let r = record(&d.read("c.lcov"), "p.csp");
-    assert!(r.contains("BRDA:2,0,0,-\nBRDA:2,0,1,-\nBRF:2\nBRH:0\n"), "{r}");
+    assert!(r.contains("BRDA:2,0,0,-\nBRDA:2,0,1,-\nBRDA:8,0,0,3\nBRDA:8,0,1,1\nBRDA:9,0,0,1\nBRDA:9,0,1,1\n"), "{r}");
+    assert!(r.contains("BRF:6\nBRH:4\n"), "{r}");
     assert!(r.contains("FNDA:0,f\n") && r.contains("DA:2,0\nDA:4,1\n"), "{r}");
     // Anonymous functions are named by their place.
     assert!(r.contains("FN:5,<fn>@5:10\nFN:5,<fn>@5:21\n"), "{r}");
@@ -173,7 +177,7 @@ fn genhtml_renders_the_report() {
         .unwrap();
     ok(&o);
     let summary = String::from_utf8_lossy(&o.stdout);
-    assert!(summary.contains("10 of 13 lines") && summary.contains("3 of 4 branches"), "{summary}");
+    assert!(summary.contains("10 of 13 lines") && summary.contains("5 of 6 branches"), "{summary}");
     let mut pages = Vec::new();
     find(&d.0.join("html"), &mut pages);
     let index = pages.iter().find(|p| p.ends_with("index.html") && p.parent() != Some(&d.0.join("html")));

@@ -1,6 +1,7 @@
 //! Counting code for `--coverage` (docs/coverage.md): an `Op::Count` before
-//! each statement, at each function's entry and on each side of an `if`,
-//! emitted only when the VM covers the file being compiled.
+//! each statement, at each function's entry, on each side of an `if` and at
+//! each loop's iterations and end, emitted only when the VM covers the file
+//! being compiled.
 
 use super::Compiler;
 use crate::bytecode::Op;
@@ -43,7 +44,15 @@ impl Compiler<'_> {
         Some(c.add(&self.file, line, probe))
     }
 
-    /// The then and else counters of an `if` at `span`, when covering.
+    /// Counts side `side` (0 or 1) of `counters` from here on, when covering.
+    pub(crate) fn count_branch(&mut self, counters: Option<(u32, u32)>, side: u8) {
+        if let Some((first, second)) = counters {
+            self.emit(Op::Count { id: if side == 0 { first } else { second } });
+        }
+    }
+
+    /// The two counters of an `if` (its body, the other way) or a loop (an
+    /// iteration, the loop's end) at `span`, when covering.
     pub(crate) fn branch_counters(&mut self, span: Span) -> Option<(u32, u32)> {
         let line = self.covered_line(span)?;
         let block = self.vm.coverage.as_mut()?.next_block(&self.file, line);

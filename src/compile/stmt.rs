@@ -58,16 +58,12 @@ impl Compiler<'_> {
             StmtKind::If { cond, then, els } => {
                 let jf = self.jump_if_false(cond);
                 let counters = self.branch_counters(s.span);
-                if let Some((then_id, _)) = counters {
-                    self.emit(Op::Count { id: then_id });
-                }
+                self.count_branch(counters, 0);
                 self.block(then);
                 if els.is_some() || counters.is_some() {
                     let jend = self.emit(Op::Jmp { target: 0 });
                     jf.into_iter().for_each(|j| self.patch(j));
-                    if let Some((_, else_id)) = counters {
-                        self.emit(Op::Count { id: else_id });
-                    }
+                    self.count_branch(counters, 1);
                     els.iter().for_each(|els| self.block(els));
                     self.patch(jend);
                 } else {
@@ -79,6 +75,8 @@ impl Compiler<'_> {
                 // runs one instruction fewer than a test at the top would.
                 let enter = (!matches!(cond.kind, ExprKind::Bool(true))).then(|| self.emit(Op::Jmp { target: 0 }));
                 let top = self.here() as u32;
+                let counters = self.branch_counters(s.span);
+                self.count_branch(counters, 0);
                 self.fs().ctx.push(Ctx::Loop { breaks: vec![], continues: vec![] });
                 self.block(body);
                 let test = self.here() as u32;
@@ -86,13 +84,17 @@ impl Compiler<'_> {
                 self.end_loop(test);
                 self.loop_while(cond, top);
                 self.patch_breaks();
+                self.count_branch(counters, 1);
             }
             StmtKind::For { key, var, iter, body } => {
+                let counters = self.branch_counters(s.span);
                 self.for_loop(key.as_ref(), var, iter, &mut |c: &mut Compiler| {
+                    c.count_branch(counters, 0);
                     for s in body {
                         c.stmt(s);
                     }
                 });
+                self.count_branch(counters, 1);
             }
             StmtKind::Break | StmtKind::Continue => self.jump_out(s),
             StmtKind::Return(e) => {

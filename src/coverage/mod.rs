@@ -16,7 +16,8 @@ pub enum Probe {
     Line,
     /// The function (by name; an anonymous one's is `<fn>@LINE:COLUMN`) was entered.
     Fn(String),
-    /// Side `branch` (0 then, 1 else) of the `block`th `if` on the line was taken.
+    /// Side `branch` of the `block`th `if` or loop on the line was taken: an
+    /// `if`'s body (0) or the other way (1), a loop's iteration (0) or its end (1).
     Branch { block: u32, branch: u32 },
 }
 
