@@ -133,6 +133,15 @@ fn json_prints_an_event_per_line() {
     );
     assert!(events[2]["Elapsed"].is_f64() && events[7]["Elapsed"].is_f64(), "{out}");
     assert_eq!((events[8]["Passed"].as_i64(), events[8]["Failed"].as_i64()), (Some(1), Some(1)));
+    // A file that does not compile is a failed file event (its errors on stderr).
+    let d = Dir::new("json_bad", &[("bad_test.csp", "fn test_a() {\n  let x =\n}\n")]);
+    let (code, out) = d.test(&["--json"]);
+    assert_eq!(code, 1);
+    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0]["Action"], "fail");
+    assert_eq!(lines[0]["File"], "bad_test.csp");
+    assert_eq!(lines[0]["Output"], "FAIL bad_test.csp: the file does not compile\n");
 }
 
 /// A failed `test.eq` of lists shows the paths that differ, indented under the test.
