@@ -1,7 +1,9 @@
 //! `csp test [PATH]`: every `*_test.csp` under PATH is imported by a generated
 //! driver that runs each top-level `test_*` function in its own fiber with a timeout
 //! and prints a line per test. Each file gets a fresh VM, so tests of one file
-//! cannot disturb another's.
+//! cannot disturb another's. `--bench` runs the `bench_*` functions instead,
+//! `--json` turns the lines into events, `-j N` runs files in processes of their
+//! own (`parallel.rs`), `--coverage` adds each VM's counts to one report.
 
 mod driver;
 mod events;
