@@ -18,7 +18,7 @@ Usage:
                            the files that would change (exit 1)
   csp test [PATH]          run the test_* functions of every *_test.csp under PATH
                            (default: the current directory; docs/testing.md): -j N
-                           files at once, --bench (bench_*; --benchtime TIME), --json
+                           files at once, --bench[=PATTERN] (bench_*; --benchtime TIME), --json
   csp build FILE -o OUT    write OUT: one executable that runs FILE with its modules
                            and packages inside, without csp or the sources (docs/build.md)
   csp add NAME URL [--rev REV] [--sha256 HEX]

@@ -97,6 +97,9 @@ fn bench_prints_iterations_and_time_per_op() {
     assert!(lines[3].starts_with("    at bench_broken"), "{out}");
     assert_eq!(lines[4], "2 passed, 1 failed");
     assert!(!out.contains("test_not_run"));
+    let (code, only) = d.test(&["--bench=sum", "--benchtime", "10ms"]);
+    assert_eq!(code, 0, "{only}");
+    assert!(only.starts_with("bench_sum\t") && only.ends_with("\n1 passed, 0 failed\n"), "{only}");
     let (_, plain) = d.test(&[]);
     assert!(plain.contains("FAIL x_test.csp::test_not_run") && !plain.contains("bench_"), "{plain}");
 }

@@ -13,6 +13,8 @@ pub struct Flags {
     pub coverage_std: bool,
     /// `--bench`: run `bench_*` functions instead of `test_*`.
     pub bench: bool,
+    /// `--bench=PATTERN`: only benchmarks whose name contains PATTERN.
+    pub bench_filter: Option<String>,
     /// `--benchtime TIME`: how long a benchmark's last run must take (default 1 s).
     pub benchtime_ms: Option<u64>,
     /// `--json`: events as JSON lines.
@@ -62,6 +64,11 @@ impl Flags {
             }
             "--json" => {
                 self.json = true;
+                Ok(())
+            }
+            a if a.starts_with("--bench=") => {
+                self.bench = true;
+                self.bench_filter = Some(a["--bench=".len()..].to_string());
                 Ok(())
             }
             _ => return None,

@@ -115,6 +115,7 @@ fn run_file(path: &Path, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> (i64, i
                 })
                 .filter(|n| n.starts_with(if opts.cli.bench { "bench_" } else { "test_" }))
                 .filter(|n| opts.filter.is_none_or(|f| format!("{shown}::{n}").contains(f)))
+                .filter(|n| opts.cli.bench_filter.as_ref().is_none_or(|f| n.contains(f.as_str())))
                 .collect()
         })
         .unwrap_or_default();
