@@ -52,7 +52,18 @@ pub const COMMANDS: &[Command] = &[
         flags: &[("--deny-warnings", "exit 1 when there are warnings")],
         options: true,
     },
-    cmd("test", "run the test_* functions of *_test.csp files", Args::Paths, true),
+    Command {
+        name: "test",
+        help: "run the test_* functions of *_test.csp files",
+        args: Args::Paths,
+        flags: &[
+            ("--jobs", "run N test files at once, a process each (also -j)"),
+            ("--bench", "run the bench_* functions instead, printing ns/op"),
+            ("--benchtime", "how long a benchmark runs (default 1s)"),
+            ("--json", "a JSON event per line, as go test -json"),
+        ],
+        options: true,
+    },
     cmd("disasm", "print the bytecode", Args::Scripts, true),
     Command {
         name: "fmt",
@@ -116,6 +127,8 @@ pub const OPTIONS: &[Opt] = &[
     opt("--run", "csp test: only tests whose file::name contains PATTERN", Value::Other),
     opt("--explore", "run under N schedules", Value::Other),
     opt("--explore-seed", "run under schedule S", Value::Other),
+    opt("--coverage", "run/test: write lcov line and branch counts to FILE", Value::File),
+    opt("--coverage-std", "with --coverage: count std modules too", Value::None),
     opt("--offline", "packages only from the cache, never fetched", Value::None),
     opt("--help", "print the help", Value::None),
     opt("--version", "print the version", Value::None),

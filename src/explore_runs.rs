@@ -1,4 +1,4 @@
-//! `--explore N`: a program (or, in `testing.rs`, each test) run under N
+//! `--explore N`: a program (or, in `testing/`, each test) run under N
 //! schedules, each in a fresh VM, stopping at the first that fails and printing
 //! the command line that replays it (`--explore-seed S`). What a schedule
 //! varies is the scheduler's business (`sched/explore.rs`); see docs/testing.md.

@@ -17,7 +17,8 @@ Usage:
                            directory; `-`: stdin to stdout); --check only lists
                            the files that would change (exit 1)
   csp test [PATH]          run the test_* functions of every *_test.csp under PATH
-                           (default: the current directory)
+                           (default: the current directory; docs/testing.md): -j N
+                           files at once, --bench[=PATTERN] (bench_*; --benchtime TIME), --json
   csp build FILE -o OUT    write OUT: one executable that runs FILE with its modules
                            and packages inside, without csp or the sources (docs/build.md)
   csp add NAME URL [--rev REV] [--sha256 HEX]
@@ -53,6 +54,8 @@ Options (before or after the command, before FILE):
   --explore N              `run`/`test`: run under N schedules (each test alone), stop at
                            the first failure and print the seed that replays it
   --explore-seed S         `run`/`test`: run under schedule S (with --explore: the first)
+  --coverage FILE          `run`/`test`: write lcov line and branch counts (docs/coverage.md);
+                           --coverage-std counts std modules too
   --offline                packages only from the cache (CSP_HOME, default ~/.cache/csp):
                            never fetch; a package missing from it is an error
 
@@ -94,6 +97,8 @@ struct Options {
     deny_warnings: bool,
     /// `--offline`: packages only from the cache.
     offline: bool,
+    /// `csp test`'s own options (and `--coverage`), with every option as given.
+    test: csp::testing::flags::Flags,
 }
 
 impl Options {
@@ -215,7 +220,11 @@ fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
         "--explore-seed" => {
             value(args, i, &mut opts.explore_seed, |s| s.parse().ok(), "--explore-seed needs a non-negative integer")
         }
-        other => Flag::Exit(unknown("option", other, csp::completions::OPTIONS.iter().map(|o| o.name))),
+        other => match opts.test.parse(args, i) {
+            Some(Ok(())) => Flag::Continue,
+            Some(Err(needs)) => Flag::Exit(usage_error(&needs)),
+            None => Flag::Exit(unknown("option", other, csp::completions::OPTIONS.iter().map(|o| o.name))),
+        },
     }
 }
 
@@ -273,14 +282,17 @@ fn cli() -> ExitCode {
         explore_seed: None,
         deny_warnings: false,
         offline: false,
+        test: Default::default(),
     };
     // Options go before the command or between the command and FILE:
     // `csp --seed 5 run x.csp` and `csp run --seed 5 x.csp` are the same.
     let mut i = 0;
-    while i < args.len() && args[i].starts_with("--") {
+    while i < args.len() && (args[i].starts_with("--") || args[i] == "-j") {
+        let first = i;
         if let Flag::Exit(code) = parse_option(&args, &mut i, &mut opts) {
             return code;
         }
+        opts.test.given.extend_from_slice(&args[first..=i]);
         i += 1;
     }
     let explore_cmd = matches!(args.get(i).map(String::as_str), Some("run" | "test"))
@@ -314,15 +326,25 @@ fn cli() -> ExitCode {
             _ => usage_error("`csp completions` needs one SHELL: bash, zsh or fish"),
         },
         "run" | "check" | "disasm" | "test" => {
-            while i < args.len() && args[i].starts_with("--") {
+            while i < args.len() && (args[i].starts_with("--") || args[i] == "-j") {
                 if args[i] == "--" {
                     i += 1;
                     break;
                 }
+                let first = i;
                 if let Flag::Exit(code) = parse_option(&args, &mut i, &mut opts) {
                     return code;
                 }
+                opts.test.given.extend_from_slice(&args[first..=i]);
                 i += 1;
+            }
+            if let Some(msg) = opts.test.misuse(
+                cmd,
+                opts.trace.is_some() || opts.profile.is_some(),
+                opts.schedules().is_some(),
+                opts.explore.is_some(),
+            ) {
+                return usage_error(msg);
             }
             let rest = &args[i..];
             if opts.deny_warnings && cmd != "check" {
@@ -342,6 +364,8 @@ fn cli() -> ExitCode {
                     color: csp::diag::use_color(),
                     explore: opts.schedules(),
                     flags: opts.replay_flags(),
+                    cli: &opts.test,
+                    report: Default::default(),
                 };
                 let recording = match open_recording(&opts) {
                     Ok(r) => r,
@@ -459,6 +483,9 @@ fn configure(vm: &mut csp::vm::Vm, opts: &Options) {
     if let Some(s) = opts.explore_seed {
         vm.sched.set_explore(s);
     }
+    if opts.test.coverage.is_some() {
+        vm.coverage = Some(Box::new(csp::coverage::Counters::new(opts.test.coverage_std)));
+    }
 }
 
 fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -> ExitCode {
@@ -504,6 +531,11 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
             let out = csp::runner::run_source(&mut vm, path, &src, color);
             csp::err_print!("{}", out.stderr);
             recording.finish();
+            if let (Some(c), Some(to)) = (&vm.coverage, &opts.test.coverage) {
+                if let Err(e) = csp::coverage::write(c, to) {
+                    csp::err_println!("csp: cannot write coverage {to}: {}", csp::runner::io_reason(&e));
+                }
+            }
             ExitCode::from(out.exit_code as u8)
         }
         "disasm" => {

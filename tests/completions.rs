@@ -125,6 +125,8 @@ fn bash_script_parses_registers_and_offers_commands_options_and_files() {
     assert_eq!(bash_candidates(&dir.0, &["csp", "--trace", "n"]), ["notes.txt"]);
     assert!(bash_candidates(&dir.0, &["csp", "--seed", ""]).is_empty());
     assert_eq!(bash_candidates(&dir.0, &["csp", "fmt", "--"]), ["--check"]);
+    assert_eq!(bash_candidates(&dir.0, &["csp", "test", "--b"]), ["--bench", "--benchtime"]);
+    assert_eq!(bash_candidates(&dir.0, &["csp", "run", "--cov"]), ["--coverage", "--coverage-std"]);
     assert_eq!(bash_candidates(&dir.0, &["csp", "completions", ""]), ["bash", "fish", "zsh"]);
     assert_eq!(bash_candidates(&dir.0, &["csp", "ch"]), ["check"]);
     // The package commands and `build` (docs/packages.md, docs/build.md).

@@ -97,6 +97,7 @@ fn check(p: &Proto, op: Op) -> Result<(), String> {
         ScopeAbort { err } => v.reg(err),
         Lock { m } | Unlock { m } => v.reg(m),
         Yield { dst } => v.reg(dst),
+        Count { .. } => Ok(()),
     }
 }
 

@@ -494,6 +494,7 @@ impl Compiler<'_> {
                 None => nrequired = nrequired.saturating_add(1),
             }
         }
+        self.count_entry(d.span, &name_of(d));
         for s in &d.body {
             self.stmt(s);
         }
@@ -505,6 +506,10 @@ impl Compiler<'_> {
         let n = f.protos.len();
         self.table_index(n, "nested functions and imports")
     }
+}
+
+fn name_of(d: &FuncDecl) -> String {
+    d.name.as_ref().map(|n| n.name.clone()).unwrap_or_default()
 }
 
 /// Evaluating `e` runs no code but its own: no call, channel operation,

@@ -4,6 +4,7 @@
 mod captures;
 mod conc;
 mod cond;
+mod cover;
 mod expr;
 mod import;
 mod loader;

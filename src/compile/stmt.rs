@@ -20,6 +20,7 @@ impl Compiler<'_> {
 
     fn stmt_inner(&mut self, s: &Stmt) {
         self.span = s.span;
+        self.count(s.span, crate::coverage::Probe::Line);
         let mark = self.mark();
         match &s.kind {
             StmtKind::Let { names, value } => {
@@ -56,11 +57,14 @@ impl Compiler<'_> {
             }
             StmtKind::If { cond, then, els } => {
                 let jf = self.jump_if_false(cond);
+                let counters = self.branch_counters(s.span);
+                self.count_branch(counters, 0);
                 self.block(then);
-                if let Some(els) = els {
+                if els.is_some() || counters.is_some() {
                     let jend = self.emit(Op::Jmp { target: 0 });
                     jf.into_iter().for_each(|j| self.patch(j));
-                    self.block(els);
+                    self.count_branch(counters, 1);
+                    els.iter().for_each(|els| self.block(els));
                     self.patch(jend);
                 } else {
                     jf.into_iter().for_each(|j| self.patch(j));
@@ -71,6 +75,8 @@ impl Compiler<'_> {
                 // runs one instruction fewer than a test at the top would.
                 let enter = (!matches!(cond.kind, ExprKind::Bool(true))).then(|| self.emit(Op::Jmp { target: 0 }));
                 let top = self.here() as u32;
+                let counters = self.branch_counters(s.span);
+                self.count_branch(counters, 0);
                 self.fs().ctx.push(Ctx::Loop { breaks: vec![], continues: vec![] });
                 self.block(body);
                 let test = self.here() as u32;
@@ -78,13 +84,17 @@ impl Compiler<'_> {
                 self.end_loop(test);
                 self.loop_while(cond, top);
                 self.patch_breaks();
+                self.count_branch(counters, 1);
             }
             StmtKind::For { key, var, iter, body } => {
+                let counters = self.branch_counters(s.span);
                 self.for_loop(key.as_ref(), var, iter, &mut |c: &mut Compiler| {
+                    c.count_branch(counters, 0);
                     for s in body {
                         c.stmt(s);
                     }
                 });
+                self.count_branch(counters, 1);
             }
             StmtKind::Break | StmtKind::Continue => self.jump_out(s),
             StmtKind::Return(e) => {

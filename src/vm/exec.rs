@@ -413,6 +413,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             | Op::IterPair { .. }
             | Op::Shield
             | Op::Unshield
+            | Op::Count { .. }
             | Op::Range { .. } => {
                 save_pc!();
                 t!(super::exec_rare::rare_op(vm, fiber, *op, base));

@@ -1,5 +1,5 @@
 //! The dispatch loop's less frequent instructions (`in`, `is`, `**`, bitwise
-//! operators, destructuring, two-variable loops, ranges made into values), out of line so the loop's own
+//! operators, destructuring, two-variable loops, ranges made into values, coverage's `Count`), out of line so the loop's own
 //! code stays small: every arm the loop inlines costs the hot ones registers.
 
 use super::fiber::Fiber;
@@ -110,6 +110,11 @@ pub(super) fn rare_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Re
                 (true, None) => return err(ErrorKind::Overflow, "integer overflow"),
             };
             reg!(dst) = Value::Obj(vm.heap.alloc(Obj::Range(l, h)));
+        }
+        Op::Count { id } => {
+            if let Some(c) = &mut vm.coverage {
+                c.hit(id);
+            }
         }
         _ => unreachable!("not a rare instruction"),
     }

@@ -91,6 +91,9 @@ pub struct Vm {
     pub host_fns: Vec<host::HostFn>,
     /// Which files the builtins may touch (an embedding host may narrow it).
     pub files: crate::os::access::FileAccess,
+    /// `--coverage`: the counters `Op::Count` bumps and what each counts; None
+    /// compiles no counting code.
+    pub coverage: Option<Box<crate::coverage::Counters>>,
 }
 
 impl Vm {
@@ -115,6 +118,7 @@ impl Vm {
             loader: Default::default(),
             host_fns: Vec::new(),
             files: Default::default(),
+            coverage: None,
         };
         crate::natives::register(&mut vm);
         vm

@@ -1,80 +1,18 @@
 //! `csp test [PATH]`: every `*_test.csp` under PATH is imported by a generated
 //! driver that runs each top-level `test_*` function in its own fiber with a timeout
 //! and prints a line per test. Each file gets a fresh VM, so tests of one file
-//! cannot disturb another's.
+//! cannot disturb another's. `--bench` runs the `bench_*` functions instead,
+//! `--json` turns the lines into events, `-j N` runs files in processes of their
+//! own (`parallel.rs`), `--coverage` adds each VM's counts to one report.
+
+mod driver;
+mod events;
+pub mod flags;
+mod parallel;
 
 use crate::syntax::ast::StmtKind;
 use crate::vm::{Value, Vm};
 use std::path::{Path, PathBuf};
-
-/// The driver's code after its `import`; `__run` reports one test.
-const DRIVER: &str = r#"
-let __passed = 0
-let __failed = 0
-fn __report(label, e) {
-    __failed += 1
-    if type(e) != "error" {
-        print("FAIL ${label}: uncaught throw: ${e}")
-        return
-    }
-    print("FAIL ${label}: ${e.message}")
-    for at in e.trace {
-        // The test's own frames, not the library's or this driver's.
-        if !at.contains("(std/") && !at.contains("<csp test>") && at != "main fiber" {
-            print("    at ${at}")
-        }
-    }
-}
-fn __run(label, f, ms) {
-    let t = go f()
-    let timed_out = false
-    let deadlock = nil
-    let began = now()
-    // Look every few milliseconds whether the test can still make progress.
-    while true {
-        select {
-            case <-t.done() { break }
-            case <-after(5) {}
-        }
-        deadlock = __deadlocked()
-        if deadlock != nil || now() - began >= ms {
-            timed_out = deadlock == nil
-            t.cancel()
-            break
-        }
-    }
-    if deadlock != nil {
-        select {
-            case <-t.done() {}
-            case <-after(1000) {}
-        }
-        __failed += 1
-        // Lines about this driver's own code are no business of the test's.
-        let lines = [l for l in deadlock.trim().split("\n") if !l.contains("<csp test>")]
-        print("FAIL ${label}: ${lines.join("\n")}")
-        return
-    }
-    if timed_out {
-        // Give its `finally` blocks a moment, then move on.
-        select {
-            case <-t.done() {}
-            case <-after(1000) {}
-        }
-        __failed += 1
-        print("FAIL ${label}: timed out after ${ms} ms")
-        return
-    }
-    try {
-        wait t
-        __passed += 1
-        print("PASS ${label}")
-    } catch e {
-        __report(label, e)
-    }
-    // Fibers the test left behind would outlive it.
-    t.cancel()
-}
-"#;
 
 /// What `csp test` runs and how.
 pub struct TestOptions<'a> {
@@ -88,6 +26,17 @@ pub struct TestOptions<'a> {
     pub explore: Option<crate::explore_runs::Schedules>,
     /// The options a replay command repeats besides the seed (`--seed N `).
     pub flags: String,
+    /// `-j`, `--coverage`, `--bench`, `--json` and the options as given.
+    pub cli: &'a flags::Flags,
+    /// The coverage counted so far (under `--coverage`).
+    pub report: std::cell::RefCell<crate::coverage::Report>,
+}
+
+impl TestOptions<'_> {
+    /// `--benchtime` in milliseconds (default one second, as Go's).
+    fn benchtime(&self) -> u64 {
+        self.cli.benchtime_ms.unwrap_or(1000)
+    }
 }
 
 /// Runs the tests under `root`; returns the exit code (0 all passed or there
@@ -106,17 +55,31 @@ pub fn run_tests(root: &str, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> i32
     }
     files.sort();
     let (mut passed, mut failed) = (0, 0);
-    for f in &files {
-        let (p, n) = run_file(f, opts, setup);
-        passed += p;
-        failed += n;
+    if opts.cli.jobs > 1 && files.len() > 1 {
+        (passed, failed) = parallel::run(&files, opts.cli.jobs, opts);
+    } else {
+        for f in &files {
+            let (p, n) = run_file(f, opts, setup);
+            passed += p;
+            failed += n;
+        }
     }
-    if passed + failed == 0 {
+    if let Some(path) = &opts.cli.coverage {
+        if let Err(e) = std::fs::write(path, opts.report.borrow().to_lcov()) {
+            crate::err_println!("csp test: cannot write coverage {path}: {}", crate::runner::io_reason(&e));
+            failed += 1;
+        }
+    }
+    if opts.cli.json {
+        let action = if failed > 0 { "fail" } else { "pass" };
+        say(&serde_json::json!({ "Action": action, "Passed": passed, "Failed": failed }).to_string());
+    } else if passed + failed == 0 {
         // Like `go test` on a package without tests: nothing failed.
         say(&format!("no tests under {root}"));
         return 0;
+    } else {
+        say(&format!("{passed} passed, {failed} failed"));
     }
-    say(&format!("{passed} passed, {failed} failed"));
     i32::from(failed > 0)
 }
 
@@ -135,7 +98,11 @@ fn run_file(path: &Path, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> (i64, i
     let file = std::rc::Rc::new(crate::source::SourceFile::new(shown.clone(), src.clone()));
     if let Err(diags) = crate::runner::compile(&mut crate::runner::new_vm(), &file) {
         crate::err_print!("{}", crate::diag::render_all(&diags, &file, opts.color));
-        say(&format!("FAIL {shown}: the file does not compile"));
+        let text = format!("FAIL {shown}: the file does not compile");
+        match opts.cli.json {
+            true => say(&events::event("fail", &shown, None, serde_json::json!({ "Output": text + "\n" }))),
+            false => say(&text),
+        }
         return (0, 1);
     }
     let names: Vec<String> = crate::syntax::parse(&src)
@@ -146,8 +113,9 @@ fn run_file(path: &Path, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> (i64, i
                     StmtKind::Fn(d) => d.name.as_ref().map(|n| n.name.clone()),
                     _ => None,
                 })
-                .filter(|n| n.starts_with("test_"))
+                .filter(|n| n.starts_with(if opts.cli.bench { "bench_" } else { "test_" }))
                 .filter(|n| opts.filter.is_none_or(|f| format!("{shown}::{n}").contains(f)))
+                .filter(|n| opts.cli.bench_filter.as_ref().is_none_or(|f| n.contains(f.as_str())))
                 .collect()
         })
         .unwrap_or_default();
@@ -165,7 +133,23 @@ fn run_file(path: &Path, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> (i64, i
     let mut vm = crate::runner::new_vm();
     setup(&mut vm);
     vm.sched.name_trace_process(&format!("csp test {shown}"));
+    if opts.cli.json {
+        vm.out.capture();
+    }
+    let began = std::time::Instant::now();
     let (passed, failed) = run_driver(&mut vm, path, &shown, &names, opts);
+    if opts.cli.json {
+        crate::err_print!("{}", String::from_utf8_lossy(&vm.out.take_err()));
+        for e in events::from_output(&shown, &String::from_utf8_lossy(&vm.out.take())) {
+            say(&e);
+        }
+        let action = if failed > 0 { "fail" } else { "pass" };
+        let elapsed = serde_json::json!({ "Elapsed": began.elapsed().as_micros() as f64 / 1e6 });
+        say(&events::event(action, &shown, None, elapsed));
+    }
+    if let Some(c) = &vm.coverage {
+        opts.report.borrow_mut().add(c);
+    }
     (passed, failed)
 }
 
@@ -174,11 +158,17 @@ fn run_file(path: &Path, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> (i64, i
 fn run_driver(vm: &mut Vm, path: &Path, shown: &str, names: &[String], opts: &TestOptions) -> (i64, i64) {
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let dir = path.parent().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut driver = format!("import {:?} as __t\n{DRIVER}", format!("./{file_name}"));
+    let json = opts.cli.json;
+    let mut driver = format!("import {:?} as __t\nlet __json = {json}\n{}", format!("./{file_name}"), driver::DRIVER);
+    let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
     for n in names {
         let label = format!("{shown}::{n}");
-        driver.push_str(&format!("__run({label:?}, __t.{n}, {})\n", opts.timeout_ms));
+        driver.push_str(&match opts.cli.bench {
+            true => format!("__bench({label:?}, {:?}, __t.{n}, {})\n", format!("{n:width$}"), opts.benchtime()),
+            false => format!("__run({label:?}, __t.{n}, {})\n", opts.timeout_ms),
+        });
     }
+    vm.define_native("__bench_line", driver::bench_line);
     let driver_name = if dir.is_empty() { "<csp test>".to_string() } else { format!("{dir}/<csp test>") };
     let out = crate::runner::run_source(vm, &driver_name, &driver, opts.color);
     let count = |vm: &Vm, name: &str| match vm.global_names.get(name).map(|&i| vm.globals[i as usize]) {
@@ -215,6 +205,9 @@ fn explore_test(
         vm.sched.set_explore(seed);
         vm.out.capture();
         let (passed, failed) = run_driver(&mut vm, path, shown, &[name.to_string()], opts);
+        if let Some(c) = &vm.coverage {
+            opts.report.borrow_mut().add(c);
+        }
         let ok = passed == 1 && failed == 0;
         if ok && schedules.count > 1 {
             continue;
