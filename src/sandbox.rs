@@ -181,6 +181,61 @@ pub fn run(src: &str) -> runner::Outcome {
     runner::run_source(&mut vm, NAME, src, false)
 }
 
+/// The text parsers with fuzz targets of their own (docs/fuzzing.md).
+pub const TEXT_TARGETS: &[&str] = &["http", "json", "csv", "replace", "format"];
+
+/// A text parser's fuzz target: `data` to the parser as a program's call
+/// would give it (an HTTP head; `json_decode`; `csv.parse` plain and with a
+/// header; a pattern for `re.compile` and a template for `re.replace`; a
+/// format string with values of every kind), in a sandbox VM kept per
+/// thread: making one costs more than most inputs. Errors are answers; only
+/// a panic, a hang or an overflow is a finding.
+pub fn text(target: &str, data: &[u8]) {
+    thread_local! {
+        static VM: std::cell::RefCell<Option<Vm>> = const { std::cell::RefCell::new(None) };
+    }
+    VM.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let vm = cell.get_or_insert_with(vm);
+        drop(text_calls(vm, target, data));
+        // What the inputs made is garbage now: a fresh heap every few
+        // thousand inputs keeps memory flat without a collector run each time.
+        if vm.heap.count() > 1 << 16 {
+            *cell = None;
+        }
+    })
+}
+
+/// The calls of `text`, with their answers (none for `http`, whose parser
+/// is driven directly).
+fn text_calls(vm: &mut Vm, target: &str, data: &[u8]) -> Vec<Res<crate::vm::Ret>> {
+    if target == "http" {
+        crate::natives::http::fuzz(vm, data);
+        return Vec::new();
+    }
+    let Ok(text) = std::str::from_utf8(data) else { return Vec::new() };
+    let input = vm.heap.str(text);
+    let call = crate::natives::call_global;
+    match target {
+        "json" => vec![call(vm, "json_decode", &[input])],
+        "csv" => {
+            let opts = crate::natives::fs::record(&mut vm.heap, &[("header", Value::Bool(true))]);
+            vec![call(vm, "__csv_parse", &[input]), call(vm, "__csv_parse", &[input, opts])]
+        }
+        "replace" => {
+            let (pattern, s) = (vm.heap.str(r"(?P<word>\w+)(\s*)(\d)?"), vm.heap.str("one two 3 four"));
+            vec![call(vm, "__re_compile", &[input]), call(vm, "__re_replace", &[pattern, s, input])]
+        }
+        "format" => {
+            let nested = vm.heap.list(vec![Value::Int(1), Value::Float(-2.5)]);
+            let map = crate::natives::fs::record(&mut vm.heap, &[("a", nested), ("b", Value::Int(-7))]);
+            let s = vm.heap.str("text");
+            vec![call(vm, "format", &[input, Value::Int(42), Value::Float(-0.125), s, nested, map, Value::Nil])]
+        }
+        _ => panic!("no text target {target}"),
+    }
+}
+
 /// Runs `f` on a thread with a `size`-byte stack (so recursion that grows with
 /// the input overflows there, not only on a deep input); its panic is re-raised.
 pub fn on_stack<R: Send>(size: usize, f: impl FnOnce() -> R + Send) -> R {
@@ -193,6 +248,24 @@ pub fn on_stack<R: Send>(size: usize, f: impl FnOnce() -> R + Send) -> R {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Guards: each text target reaches its parser (a good input is
+    /// answered with a value, a bad one with an error, not a wrong call).
+    #[test]
+    fn text_targets_reach_their_parsers() {
+        let mut vm = vm();
+        for (target, good, bad) in [
+            ("json", "[1, {\"a\": 2}]", "[1,"),
+            ("csv", "a,b\n1,2\n", "a,\"b"),
+            ("replace", "$word-", "a(b"),
+            ("format", "{0:>5} {3[1]}", "{9}"),
+        ] {
+            let ok = text_calls(&mut vm, target, good.as_bytes());
+            assert!(!ok.is_empty() && ok.iter().all(|r| matches!(r, Ok(crate::vm::Ret::Value(_)))), "{target}");
+            let failed = text_calls(&mut vm, target, bad.as_bytes());
+            assert!(matches!(failed[0], Err(crate::vm::Fault::Error(_))), "{target}");
+        }
+    }
 
     /// Guards: the sandbox disables the outside world and keeps the rest.
     #[test]

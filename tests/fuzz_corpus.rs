@@ -22,9 +22,18 @@ fn seeds(target: &str) -> Vec<PathBuf> {
     files
 }
 
-/// Runs `each` on every input of `target` (UTF-8 ones: the targets skip the
-/// rest), spread over the machine's cores; a panic names the input.
+/// Runs `each` on every input of `target` (UTF-8 ones: the program targets
+/// skip the rest), spread over the machine's cores; a panic names the input.
 fn replay(target: &str, each: fn(&str)) {
+    replay_bytes(target, &|data| {
+        if let Ok(src) = std::str::from_utf8(data) {
+            each(src)
+        }
+    });
+}
+
+/// `replay` of a target that takes bytes.
+fn replay_bytes(target: &str, each: &(dyn Fn(&[u8]) + Sync)) {
     let files = seeds(target);
     let next = AtomicUsize::new(0);
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
@@ -36,10 +45,11 @@ fn replay(target: &str, each: fn(&str)) {
                     let mut slowest = (Duration::ZERO, PathBuf::new());
                     loop {
                         let Some(path) = files.get(next.fetch_add(1, Ordering::Relaxed)) else { return slowest };
-                        let data = std::fs::read(path).unwrap();
-                        let Ok(src) = std::str::from_utf8(&data) else { continue };
+                        let src = std::fs::read(path).unwrap();
                         let t = Instant::now();
-                        let res = std::panic::catch_unwind(|| sandbox::on_stack(sandbox::STACK, || each(src)));
+                        let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            sandbox::on_stack(sandbox::STACK, || each(&src))
+                        }));
                         if res.is_err() {
                             panic!("fuzz input {} panicked ({target})", path.display());
                         }
@@ -75,4 +85,13 @@ fn run_corpus() {
     replay("run", |src| {
         sandbox::run(src);
     });
+}
+
+/// Guards: the text parsers (HTTP heads, JSON, CSV, regex patterns and
+/// replacement templates, format strings) take every input their fuzzers kept.
+#[test]
+fn text_parser_corpora() {
+    for target in sandbox::TEXT_TARGETS {
+        replay_bytes(target, &|data| sandbox::text(target, data));
+    }
 }

@@ -269,7 +269,7 @@ fn stat(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 }
 
 /// A map of string keys to values.
-pub(super) fn record(heap: &mut Heap, fields: &[(&str, Value)]) -> Value {
+pub(crate) fn record(heap: &mut Heap, fields: &[(&str, Value)]) -> Value {
     let mut m = crate::vm::value::new_map(fields.len());
     for (k, v) in fields {
         m.insert(crate::vm::Key::Str((*k).into()), *v);

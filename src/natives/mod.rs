@@ -329,22 +329,26 @@ pub(crate) fn resolve_index(i: i64, len: usize) -> Option<usize> {
     }
 }
 
+/// Calls the global native `name` (hidden ones too: `__csv_parse`) with `args`
+/// outside any fiber: for the tests and the fuzz targets of the text parsers.
+pub(crate) fn call_global(vm: &mut Vm, name: &str, args: &[Value]) -> Res<Ret> {
+    let slot = *vm.global_names.get(name).unwrap_or_else(|| panic!("no native {name}"));
+    let Value::Obj(h) = vm.globals[slot as usize] else { panic!("{name} is not an object") };
+    let Obj::Native(n) = vm.heap.get(h) else { panic!("{name} is not native") };
+    match n.func {
+        crate::vm::NativeFn::Value(f) => f(vm, args).map(Ret::Value),
+        crate::vm::NativeFn::Full(f) => f(vm, &crate::vm::Fiber::default(), args),
+        crate::vm::NativeFn::Host(i) => vm.host_fns[i as usize].clone()(vm, &crate::vm::Fiber::default(), args),
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod testutil {
     use super::*;
 
     /// Calls global native `name` with `args`, expecting a value.
     pub fn call(vm: &mut Vm, name: &str, args: &[Value]) -> Res<Value> {
-        let slot = *vm.global_names.get(name).unwrap_or_else(|| panic!("no native {name}"));
-        let Value::Obj(h) = vm.globals[slot as usize] else { panic!("{name} is not an object") };
-        let Obj::Native(n) = vm.heap.get(h) else { panic!("{name} is not native") };
-        let f = n.func;
-        let r = match f {
-            crate::vm::NativeFn::Value(f) => f(vm, args).map(Ret::Value),
-            crate::vm::NativeFn::Full(f) => f(vm, &crate::vm::Fiber::default(), args),
-            crate::vm::NativeFn::Host(i) => vm.host_fns[i as usize].clone()(vm, &crate::vm::Fiber::default(), args),
-        };
-        match r? {
+        match call_global(vm, name, args)? {
             Ret::Value(v) => Ok(v),
             _ => panic!("{name} did not return a value"),
         }

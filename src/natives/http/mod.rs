@@ -220,39 +220,45 @@ fn read_request(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
             Head::TooLong => Err((431, format!("request head longer than {max} bytes"))),
             Head::Got(p) => p,
         };
-        let framed = parsed.and_then(|mut p| {
-            let hosts = p.headers.iter().filter(|(k, _)| k == "host").count();
-            if p.version == 1 && hosts == 0 {
-                return Err((400, "HTTP/1.1 request without Host".to_string()));
-            }
-            if hosts > 1 {
-                return Err((400, "more than one Host header".to_string()));
-            }
-            let (path, query, authority) = target_parts(&p.first.0, &p.first.1)?;
-            if let Some(a) = authority {
-                // RFC 9112 3.2.2: the absolute form's host replaces Host.
-                p.headers.retain(|(k, _)| k != "host");
-                p.headers.push(("host".to_string(), a));
-            }
-            framing(&p, true).map(|f| (p, f, path, query))
-        });
-        match framed {
-            Ok((p, f, path, query)) => {
-                let (method, target) = &p.first;
-                let fields = [
-                    ("method", vm.heap.string(method.clone())),
-                    ("target", vm.heap.string(target.clone())),
-                    ("path", vm.heap.string(path)),
-                    ("query", vm.heap.string(query)),
-                ];
-                Ok(message(vm, &fields, &p, &f))
-            }
-            Err((status, why)) => {
-                let why = vm.heap.string(why);
-                Ok(crate::natives::fs::record(&mut vm.heap, &[("error", Value::Int(status)), ("message", why)]))
-            }
-        }
+        Ok(request(vm, parsed))
     })
+}
+
+/// A parsed request head as `__http_read_request` answers it: the message
+/// map, or `{error: status, message}` for a request the server must refuse.
+fn request(vm: &mut Vm, parsed: Result<Parsed, Refusal>) -> Value {
+    let framed = parsed.and_then(|mut p| {
+        let hosts = p.headers.iter().filter(|(k, _)| k == "host").count();
+        if p.version == 1 && hosts == 0 {
+            return Err((400, "HTTP/1.1 request without Host".to_string()));
+        }
+        if hosts > 1 {
+            return Err((400, "more than one Host header".to_string()));
+        }
+        let (path, query, authority) = target_parts(&p.first.0, &p.first.1)?;
+        if let Some(a) = authority {
+            // RFC 9112 3.2.2: the absolute form's host replaces Host.
+            p.headers.retain(|(k, _)| k != "host");
+            p.headers.push(("host".to_string(), a));
+        }
+        framing(&p, true).map(|f| (p, f, path, query))
+    });
+    match framed {
+        Ok((p, f, path, query)) => {
+            let (method, target) = &p.first;
+            let fields = [
+                ("method", vm.heap.string(method.clone())),
+                ("target", vm.heap.string(target.clone())),
+                ("path", vm.heap.string(path)),
+                ("query", vm.heap.string(query)),
+            ];
+            message(vm, &fields, &p, &f)
+        }
+        Err((status, why)) => {
+            let why = vm.heap.string(why);
+            crate::natives::fs::record(&mut vm.heap, &[("error", Value::Int(status)), ("message", why)])
+        }
+    }
 }
 
 /// The path and query of a request target (RFC 9112 3.2): the origin form
@@ -294,18 +300,21 @@ fn read_response(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
             Head::Got(Ok(p)) => p,
             Head::Got(Err((_, why))) => return err(ErrorKind::Io, format!("bad response from {name}: {why}")),
         };
-        let status: i64 = p.first.0.parse().unwrap_or(0);
-        let mut f = framing(&p, false).map_err(|(_, why)| format!("bad response from {name}: {why}"));
-        if no_body || (100..200).contains(&status) || status == 204 || status == 304 {
-            f = Ok(Framing { chunked: false, length: Some(0), keep_alive: f.as_ref().is_ok_and(|f| f.keep_alive) });
-        }
-        let f = match f {
-            Ok(f) => f,
-            Err(e) => return err(ErrorKind::Io, e),
-        };
-        let fields = [("status", Value::Int(status)), ("reason", vm.heap.string(p.first.1.clone()))];
-        Ok(message(vm, &fields, &p, &f))
+        response(vm, p, no_body).or_else(|why| err(ErrorKind::Io, format!("bad response from {name}: {why}")))
     })
+}
+
+/// A parsed response head as `__http_read_response` answers it (`no_body`:
+/// the request was HEAD), or why its framing is bad.
+fn response(vm: &mut Vm, p: Parsed, no_body: bool) -> Result<Value, String> {
+    let status: i64 = p.first.0.parse().unwrap_or(0);
+    let mut f = framing(&p, false).map_err(|(_, why)| why);
+    if no_body || (100..200).contains(&status) || status == 204 || status == 304 {
+        f = Ok(Framing { chunked: false, length: Some(0), keep_alive: f.as_ref().is_ok_and(|f| f.keep_alive) });
+    }
+    let f = f?;
+    let fields = [("status", Value::Int(status)), ("reason", vm.heap.string(p.first.1.clone()))];
+    Ok(message(vm, &fields, &p, &f))
 }
 
 /// `__http_wait_request(conn)`: waits until the next request on a kept-alive
@@ -323,11 +332,7 @@ fn chunk_size(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("chunk_size", args, 1, 1)?;
     let c = conn(vm, "chunk_size", args[0])?;
     // The 4 KiB line limit binds long before any cap could.
-    let r = c.read_line(Some(4096), usize::MAX, |line: &[u8]| {
-        let hex = line.split(|b| *b == b';').next().unwrap_or(b"");
-        let hex = std::str::from_utf8(hex).unwrap_or("").trim();
-        i64::from_str_radix(hex, 16).ok().filter(|n| *n >= 0 && !hex.starts_with('+'))
-    });
+    let r = c.read_line(Some(4096), usize::MAX, chunk_line);
     let r = r.map_err(|f| match f {
         crate::os::stream::Fail::Io(msg) => msg,
         crate::os::stream::Fail::Over => unreachable!("no cap"),
@@ -338,6 +343,29 @@ fn chunk_size(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
         Some(None) => Ok(Value::Int(-1)),
         None => err(ErrorKind::Io, format!("{name} closed in the middle of a chunked body")),
     })
+}
+
+/// A chunk-size line's size (its extensions after `;` ignored), or None.
+fn chunk_line(line: &[u8]) -> Option<i64> {
+    let hex = line.split(|b| *b == b';').next().unwrap_or(b"");
+    let hex = std::str::from_utf8(hex).unwrap_or("").trim();
+    i64::from_str_radix(hex, 16).ok().filter(|n| *n >= 0 && !hex.starts_with('+'))
+}
+
+/// The `http` fuzz target's path (docs/fuzzing.md): `data` up to its first
+/// blank line as a request head and as a response head, through the parser,
+/// the framing and target rules and the maps `__http_read_request` and
+/// `__http_read_response` make; each of its lines as a chunk-size line.
+pub fn fuzz(vm: &mut Vm, data: &[u8]) {
+    let end = data.windows(4).position(|w| w == b"\r\n\r\n").map_or(data.len(), |i| i + 4);
+    let head = &data[..end];
+    request(vm, parse(head, true));
+    if let Ok(p) = parse(head, false) {
+        let _ = response(vm, p, false);
+    }
+    for line in data.split(|b| *b == b'\n') {
+        let _ = chunk_line(line);
+    }
 }
 
 #[cfg(test)]
