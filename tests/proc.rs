@@ -38,13 +38,15 @@ print(q.wait().signal)
 try { q.kill("SIGNOPE") } catch e { print(e.kind) }
 try { proc.spawn("ls -l") } catch e { print(e.kind) }
 try { proc.run(["sleep", "5"], {timeout: 50}) } catch e { print(e.kind, e.message) }
+try { proc.run("ls", ["-l"]) } catch e { print(e.kind, e.message) }
 "#);
     assert_eq!(
         out,
         "io command not found: no-such-command-csp\n\
          io sh -c echo bad >&2; exit 2 exited with 2: bad\n\
          {\"code\": nil, \"signal\": \"SIGTERM\", \"ok\": false}\n\
-         SIGKILL\nvalue\ntype\ntimeout timeout after 50 ms\n"
+         SIGKILL\nvalue\ntype\ntimeout timeout after 50 ms\n\
+         type proc.run() options are a map, not list (the command and its arguments are one list)\n"
     );
 }
 
