@@ -65,8 +65,11 @@ class Slowloris(threading.Thread):
 
 
 def ms(text):
-    value, unit = re.match(r"([\d.]+)(us|ms|s)", text).groups()
-    return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+    """wrk's duration (`812.00us`, `1.20ms`, `2.01s`, `1.00m`) in milliseconds."""
+    m = re.match(r"([\d.]+)(us|ms|s|m|h)$", text)
+    if not m:
+        return float("nan")
+    return float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0, "h": 3600000.0}[m.group(2)]
 
 
 def wrk(url, seconds, conns):
@@ -74,6 +77,9 @@ def wrk(url, seconds, conns):
         ["wrk", "-t1", f"-c{conns}", f"-d{seconds}s", "--latency", url],
         capture_output=True, text=True, check=True,
     ).stdout
+    if not re.search(r"99%\s+\S+", out):
+        sys.stderr.write("wrk printed no latency distribution:\n" + out)
+        return 0.0, float("nan"), float("nan"), "no latencies"
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     p50 = ms(re.search(r"50%\s+(\S+)", out).group(1))
     p99 = ms(re.search(r"99%\s+(\S+)", out).group(1))
