@@ -197,7 +197,7 @@ fn csp_test_writes_one_profile_of_all_its_files() {
     }
     let dir = Dir::new("test");
     let spin = |name: &str| {
-        format!("fn {name}(n) {{\n    let s = 0\n    for i in range(n) {{\n        s += i % 3\n    }}\n    return s\n}}\n\nfn test_{name}() {{\n    assert({name}(600000) > 0)\n}}\n")
+        format!("fn {name}(until) {{\n    let s = 0\n    for i in 0..1000000000 {{\n        s += i % 3\n        if i % 1000 == 0 && now() > until {{ break }}\n    }}\n    return s\n}}\n\nfn test_{name}() {{\n    assert({name}(now() + 200) > 0)\n}}\n")
     };
     dir.write("a_test.csp", &spin("spin_a"));
     dir.write("b_test.csp", &spin("spin_b"));
@@ -282,7 +282,9 @@ fn the_profile_is_written_however_the_program_ends() {
         return;
     }
     let dir = Dir::new("ends");
-    let spin = "fn spin(n) {\n    let s = 0\n    for i in range(n) {\n        s += i % 3\n    }\n    return s\n}\nspin(600000)\n";
+    // A fifth of a second of CPU whatever the build: a fixed count of
+    // iterations took less than two 10 ms periods in a release build.
+    let spin = "fn spin(until) {\n    let s = 0\n    for i in 0..1000000000 {\n        s += i % 3\n        if i % 1000 == 0 && now() > until { break }\n    }\n    return s\n}\nspin(now() + 200)\n";
     for (end, code) in [("exit(3)\n", 3), ("throw \"boom\"\n", 1), ("let c = chan()\n<-c\n", 3)] {
         dir.write("main.csp", &format!("{spin}{end}"));
         let out = csp(&dir.0, &["run", "--profile", "p.pb.gz", "main.csp"]);
