@@ -3,8 +3,10 @@
 
 pub mod disasm;
 pub mod op;
+#[cfg(test)]
+mod op_tests;
 pub mod proto;
 pub mod verify;
 
 pub use op::{BitOp, Cmp, Op};
-pub use proto::{Proto, ProtoRef, Site, UpvalDesc};
+pub use proto::{LocalVar, Proto, ProtoRef, Site, UpvalDesc};

@@ -38,7 +38,15 @@ pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
     let start = budget.max(1);
     let mut budget = start;
     let halt = loop {
-        match super::exec::dispatch(vm, fiber, &mut budget) {
+        let mut r = super::exec::dispatch(vm, fiber, &mut budget);
+        if let Err(Fault::Trap) = r {
+            r = super::debug::on_trap(vm, fiber, &mut budget);
+        }
+        match r {
+            Ok(Halt::Preempted) if vm.debug.is_some() => {
+                super::debug::on_preempted(vm, fiber);
+                break Halt::Preempted;
+            }
             Ok(halt) => break halt,
             // The instruction runs again after the collection the slice's end
             // brings (a compound assignment's from its read).
