@@ -24,6 +24,7 @@ pub mod bytecode;
 pub mod check;
 pub mod compile;
 pub mod completions;
+pub mod dap;
 pub mod diag;
 pub mod display;
 pub mod embed;

@@ -562,4 +562,3 @@ pub fn with_absolute_target(mut op: Op, pc: usize) -> Op {
     }
     op
 }
-

@@ -74,7 +74,10 @@ pub fn resume(vm: &mut Vm, fiber: &mut Fiber, r: Resume) -> Option<Halt> {
     let Some(frame) = fiber.frames.last_mut() else { return resume_unstarted(vm, fiber, r) };
     let base = frame.base as usize;
     // SAFETY: a fiber parks only after running an instruction, so pc >= 1.
-    let op = unsafe { *frame.proto.code.get_unchecked(frame.pc as usize - 1) };
+    let mut op = unsafe { *frame.proto.code.get_unchecked(frame.pc as usize - 1) };
+    if let Op::Trap = op {
+        op = super::debug::original(vm, frame.proto, frame.pc - 1);
+    }
     match r {
         Resume::Recv(v, ok) => match op {
             Op::Recv { dst, .. } => fiber.put(base + dst as usize, &v),

@@ -1,0 +1,41 @@
+//! `evaluate`, conditions and log points: an expression compiled as a small
+//! function whose parameters are the frame's visible names (their values
+//! copied in; globals the compiler finds itself), run on the stopped VM with
+//! a budget. Assignments to a frame's names do not reach the frame.
+
+use crate::source::SourceFile;
+use crate::vm::exec::{self, Halt};
+use crate::vm::{Fiber, Value, Vm};
+use std::rc::Rc;
+
+/// Back-edges and calls an expression may take.
+const BUDGET: u32 = 100_000;
+
+/// The value of `expr` with `names` bound; an error's message otherwise.
+pub fn evaluate(vm: &mut Vm, names: Vec<(String, Value)>, expr: &str) -> Result<Value, String> {
+    if expr.trim().is_empty() {
+        return Err("nothing to evaluate".into());
+    }
+    let params: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
+    let src = format!("(fn({}) {{\nreturn ({expr}\n)\n}})", params.join(", "));
+    let file = Rc::new(SourceFile::new("<evaluate>", src));
+    let proto = crate::runner::compile_entry(vm, &file)
+        .map_err(|(_, diags)| diags.first().map_or_else(|| "does not compile".to_string(), |d| d.message.clone()))?;
+    let function = run(vm, Fiber::for_main(proto))?;
+    let mut call = vec![function];
+    call.extend(names.iter().map(|(_, v)| *v));
+    let site = crate::bytecode::Site { proto, pc: 0 };
+    run(vm, Fiber::for_call(&call, false, site, 0, false))
+}
+
+/// Runs a fiber of the debugger's to its end, which must come within the budget.
+fn run(vm: &mut Vm, mut fiber: Fiber) -> Result<Value, String> {
+    match exec::run(vm, &mut fiber, BUDGET) {
+        Halt::Done(v) => Ok(v),
+        Halt::Error(u) => Err(super::inspect::error_message(vm, u.value)),
+        Halt::Preempted | Halt::Yielded => Err("the expression took too long".into()),
+        Halt::Blocked | Halt::Deadlock(_) => {
+            Err("the expression blocked (it cannot wait while the program is stopped)".into())
+        }
+    }
+}

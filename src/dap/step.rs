@@ -1,0 +1,113 @@
+//! Stepping with temporary traps: `next` traps every instruction of the
+//! functions on the fiber's stack, `stepOut` those of its callers, `stepIn`
+//! every function's; a trap ends the step only in the stepping fiber, so
+//! other fibers run on through them, and a step over a blocking operation
+//! ends when the operation has and the fiber runs on to the next line.
+
+use super::breakpoints::Breakpoints;
+use super::inspect::location;
+use crate::bytecode::{ProtoRef, Site};
+use crate::vm::debug::{clear_trap, set_trap};
+use crate::vm::{Fiber, Vm};
+
+#[derive(Clone, Copy, PartialEq)]
+pub enum Kind {
+    Over,
+    In,
+    Out,
+    /// `stopOnEntry`: the first instruction of the program.
+    Entry,
+}
+
+/// The step under way, and the traps it put.
+#[derive(Default)]
+pub struct Stepping {
+    step: Option<Step>,
+    traps: Vec<Site>,
+}
+
+#[derive(Clone, Copy)]
+struct Step {
+    kind: Kind,
+    fiber: u32,
+    /// The fiber's frames when the step began.
+    depth: usize,
+    /// The file and line it began on.
+    file: *const crate::source::SourceFile,
+    line: usize,
+}
+
+impl Stepping {
+    /// `stopOnEntry`: a trap on the program's first instruction.
+    pub fn entry(&mut self, vm: &mut Vm, site: Site) {
+        let step = Step { kind: Kind::Entry, fiber: 0, depth: 0, file: std::ptr::null(), line: 0 };
+        self.step = Some(step);
+        set_trap(vm, site);
+        self.traps.push(site);
+    }
+
+    /// Begins a step of fiber `thread` (`cur` is the stopped fiber `cur_id`,
+    /// its top pc `exact`ly on its instruction or past it).
+    pub fn start(&mut self, vm: &mut Vm, kind: Kind, cur: &Fiber, cur_id: u32, thread: u32, exact: bool) {
+        let (protos, depth, at) = {
+            let Some(f) = (if thread == cur_id { Some(cur) } else { crate::sched::debug::fiber(vm, thread) }) else {
+                return;
+            };
+            let Some(top) = f.frames.last() else { return };
+            let pc = if exact && thread == cur_id { top.pc } else { top.pc.saturating_sub(1) };
+            let frames: Vec<ProtoRef> = f.frames.iter().map(|fr| fr.proto).collect();
+            (frames, f.frames.len(), (top.proto, pc))
+        };
+        let file = std::rc::Rc::as_ptr(&at.0.file);
+        let line = location(&at.0, at.1).0;
+        self.step = Some(Step { kind, fiber: thread, depth, file, line });
+        let trapped: Vec<ProtoRef> = match kind {
+            // SAFETY: every proto is owned by `vm.protos` (ProtoRef's invariant).
+            Kind::In => vm.protos.iter().map(|p| unsafe { ProtoRef::new(p) }).collect(),
+            Kind::Over => protos,
+            Kind::Out => protos[..protos.len() - 1].to_vec(),
+            Kind::Entry => Vec::new(),
+        };
+        let mut seen = std::collections::HashSet::new();
+        for p in trapped.into_iter().filter(|p| seen.insert(p.as_ptr())) {
+            for pc in 0..p.code.len() as u32 {
+                let site = Site { proto: p, pc };
+                set_trap(vm, site);
+                self.traps.push(site);
+            }
+        }
+    }
+
+    /// Does a trap at `site` in fiber `id` end the step? Its stop reason if so.
+    pub fn done(&self, _vm: &Vm, fiber: &Fiber, id: u32, site: Site) -> Option<&'static str> {
+        let s = self.step?;
+        if s.kind == Kind::Entry {
+            return Some("entry");
+        }
+        if id != s.fiber {
+            return None;
+        }
+        let depth = fiber.frames.len();
+        let moved = || {
+            let (line, _) = location(&site.proto, site.pc);
+            line != s.line || !std::ptr::eq(std::rc::Rc::as_ptr(&site.proto.file), s.file)
+        };
+        let done = match s.kind {
+            Kind::Over => depth < s.depth || (depth == s.depth && moved()),
+            Kind::In => depth != s.depth || moved(),
+            Kind::Out => depth < s.depth,
+            Kind::Entry => true,
+        };
+        done.then_some("step")
+    }
+
+    /// Ends the step, taking away its traps (breakpoints stay).
+    pub fn clear(&mut self, vm: &mut Vm, bps: &Breakpoints) {
+        self.step = None;
+        for site in std::mem::take(&mut self.traps) {
+            if !bps.has_site(site) {
+                clear_trap(vm, site);
+            }
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! The debugger on the program's thread: deciding whether a trap, a throw or
+//! a pause stops the program, and while stopped, answering requests with the
+//! whole program held (no fiber runs, no timer fires).
+
+use super::breakpoints::{Breakpoints, Hit};
+use super::inspect::View;
+use super::step::{Kind, Stepping};
+use super::{Out, Request, Shared};
+use crate::bytecode::{ProtoRef, Site};
+use crate::sched::debug as sched;
+use crate::vm::debug::Debugger;
+use crate::vm::{Fiber, Value, Vm};
+use serde_json::{json, Value as Json};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The debugger's state.
+pub struct Session {
+    out: Out,
+    rx: Receiver<Request>,
+    shared: Arc<Shared>,
+    bps: Breakpoints,
+    /// `setExceptionBreakpoints`' filters.
+    uncaught: bool,
+    all: bool,
+    step: Stepping,
+}
+
+/// How a stopped program goes on.
+enum Resume {
+    Continue,
+    Step(Kind, u32),
+}
+
+/// The debugger as the VM calls it.
+pub struct Hook(pub Rc<RefCell<Session>>);
+
+impl Debugger for Hook {
+    fn trapped(&mut self, vm: &mut Vm, fiber: &mut Fiber, site: Site) {
+        self.0.borrow_mut().trapped(vm, fiber, site);
+    }
+    fn thrown(&mut self, vm: &mut Vm, fiber: &mut Fiber, value: Value, caught: bool) {
+        self.0.borrow_mut().thrown(vm, fiber, value, caught);
+    }
+    fn preempted(&mut self, vm: &mut Vm, fiber: &mut Fiber) {
+        self.0.borrow_mut().preempted(vm, fiber);
+    }
+}
+
+impl Session {
+    pub fn new(out: Out, rx: Receiver<Request>, shared: Arc<Shared>) -> Session {
+        let (uncaught, all) = (true, false);
+        Session { out, rx, shared, bps: Breakpoints::default(), uncaught, all, step: Stepping::default() }
+    }
+
+    pub fn requests(&self) -> &Receiver<Request> {
+        &self.rx
+    }
+
+    /// Takes requests until `configurationDone`; then the program may start.
+    pub fn configure(&mut self, vm: &mut Vm, main: ProtoRef, stop_on_entry: bool) {
+        while let Ok(req) = self.rx.recv() {
+            match req.command.as_str() {
+                "configurationDone" => {
+                    self.out.ok(&req, json!({}));
+                    break;
+                }
+                _ if self.configuration(vm, &req) => {}
+                _ => self.out.fail(&req, "the program has not started (send configurationDone)"),
+            }
+        }
+        if stop_on_entry {
+            self.step.entry(vm, Site { proto: main, pc: 0 });
+        }
+    }
+
+    /// Answers a request that may come whether or not the program is stopped;
+    /// false if it is not one.
+    fn configuration(&mut self, vm: &mut Vm, req: &Request) -> bool {
+        match req.command.as_str() {
+            "setBreakpoints" => match self.bps.set(vm, req) {
+                Ok(body) => self.out.ok(req, body),
+                Err(why) => self.out.fail(req, &why),
+            },
+            "setExceptionBreakpoints" => {
+                let filters = req.args.get("filters").and_then(Json::as_array).cloned().unwrap_or_default();
+                let on = |name: &str| filters.iter().any(|f| f.as_str() == Some(name));
+                (self.uncaught, self.all) = (on("uncaught"), on("all"));
+                self.out.ok(req, json!({}));
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn trapped(&mut self, vm: &mut Vm, fiber: &mut Fiber, site: Site) {
+        let id = sched::running(vm);
+        if let Some(reason) = self.step.done(vm, fiber, id, site) {
+            return self.stop(vm, fiber, reason, None, true);
+        }
+        match self.bps.hit(vm, fiber, site) {
+            Hit::Stop => self.stop(vm, fiber, "breakpoint", None, true),
+            Hit::Log(text) => self.out.output("console", &format!("{text}\n")),
+            Hit::Pass => {}
+        }
+    }
+
+    fn thrown(&mut self, vm: &mut Vm, fiber: &mut Fiber, value: Value, caught: bool) {
+        if self.all || (self.uncaught && !caught) {
+            let text = super::inspect::error_message(vm, value);
+            let reason = if caught { "exception" } else { "exception" };
+            self.stop(vm, fiber, reason, Some(text), false);
+        }
+    }
+
+    fn preempted(&mut self, vm: &mut Vm, fiber: &mut Fiber) {
+        if !self.shared.attention.swap(false, Ordering::SeqCst) {
+            return;
+        }
+        // Breakpoints set while the program runs.
+        while let Ok(req) = self.rx.try_recv() {
+            if !self.configuration(vm, &req) {
+                self.out.fail(&req, "the program is running: pause it first");
+            }
+        }
+        if self.shared.pause.swap(false, Ordering::SeqCst) {
+            self.stop(vm, fiber, "pause", None, false);
+        }
+    }
+
+    /// Stops the program for `reason` in `fiber` (its top pc `exact`ly on
+    /// the instruction, or past it) and answers requests until one resumes it.
+    fn stop(&mut self, vm: &mut Vm, fiber: &mut Fiber, reason: &str, text: Option<String>, exact: bool) {
+        self.step.clear(vm, &self.bps);
+        self.shared.pause.store(false, Ordering::SeqCst);
+        let id = sched::running(vm);
+        let mut view = View::new(id, exact);
+        let threads = view.threads(vm);
+        *self.shared.threads.lock().unwrap_or_else(|e| e.into_inner()) = threads;
+        self.shared.stopped.store(true, Ordering::SeqCst);
+        let mut body = json!({"reason": reason, "threadId": id + 1, "allThreadsStopped": true});
+        if let Some(t) = text {
+            body["description"] = json!(format!("Error: {t}"));
+            body["text"] = json!(t);
+        }
+        self.out.event("stopped", body);
+        let began = Instant::now();
+        let resume = loop {
+            let Ok(req) = self.rx.recv() else { break Resume::Continue };
+            if let Some(r) = self.stopped_request(vm, fiber, &mut view, &req) {
+                break r;
+            }
+        };
+        self.shared.stopped.store(false, Ordering::SeqCst);
+        if let Resume::Step(kind, thread) = resume {
+            self.step.start(vm, kind, fiber, id, thread, exact);
+        }
+        sched::postpone_clock(vm, began.elapsed());
+    }
+
+    /// Answers a request while stopped; how the program goes on if it says.
+    fn stopped_request(&mut self, vm: &mut Vm, fiber: &mut Fiber, view: &mut View, req: &Request) -> Option<Resume> {
+        let thread = req.int("threadId").map_or(view.stopped, |t| (t - 1).max(0) as u32);
+        let resume = match req.command.as_str() {
+            "continue" => Resume::Continue,
+            "next" => Resume::Step(Kind::Over, thread),
+            "stepIn" => Resume::Step(Kind::In, thread),
+            "stepOut" => Resume::Step(Kind::Out, thread),
+            _ => {
+                if !self.configuration(vm, req) {
+                    match view.answer(vm, fiber, req) {
+                        Ok(body) => self.out.ok(req, body),
+                        Err(why) => self.out.fail(req, &why),
+                    }
+                }
+                return None;
+            }
+        };
+        let body = if req.command == "continue" { json!({"allThreadsContinued": true}) } else { json!({}) };
+        self.out.ok(req, body);
+        Some(resume)
+    }
+}

@@ -1,0 +1,61 @@
+//! What `csp dap` asks of the scheduler while the program is stopped
+//! (docs/debugging.md): the fibers as threads, a fiber's stack to read, and the
+//! clock moved past the stop so no timer or deadline sees it.
+
+use crate::vm::{Fiber, Vm};
+use std::time::Duration;
+
+/// A fiber as a debugger lists it.
+pub struct FiberInfo {
+    /// Its slot (ids of finished fibers are reused).
+    pub id: u32,
+    /// "main fiber", or "fiber 3 (go at file:line:col)".
+    pub name: String,
+    /// "running", "ready", or "blocked on receive from channel".
+    pub state: String,
+}
+
+/// Every fiber that exists (started and not finished), the running one too.
+pub fn fibers(vm: &Vm) -> Vec<FiberInfo> {
+    let running = vm.sched.fibers.current;
+    vm.sched
+        .fibers
+        .states()
+        .map(|(id, s)| {
+            let task = s.task.map(|t| super::task::get(vm, t));
+            let name = match task.and_then(|t| t.site.map(|site| (t.number, site))) {
+                Some((n, site)) => format!("fiber {n} (go at {})", site.location()),
+                None => "main fiber".to_string(),
+            };
+            let state = match &s.parked {
+                Some(w) => format!("blocked on {}", w.describe()),
+                None if id == running && vm.sched.fibers.slots[id as usize].fiber.is_none() => "running".into(),
+                None => "ready".into(),
+            };
+            FiberInfo { id, name, state }
+        })
+        .collect()
+}
+
+/// The fiber running now (out of its slot while it runs).
+pub fn running(vm: &Vm) -> u32 {
+    vm.sched.fibers.current
+}
+
+/// Fiber `id`, when it is in its slot (not the running one).
+pub fn fiber(vm: &Vm, id: u32) -> Option<&Fiber> {
+    vm.sched.fibers.slots.get(id as usize)?.fiber.as_deref()
+}
+
+/// The program was stopped for `d`: timers, `--timeout`, the grace time and
+/// the clock fibers read all move `d` later.
+pub fn postpone_clock(vm: &mut Vm, d: Duration) {
+    super::timer::postpone(vm, d);
+    vm.sched.start += d;
+    if let Some(t) = vm.sched.ending.as_mut() {
+        *t += d;
+    }
+    if let Some(dl) = vm.sched.events.deadline.as_mut() {
+        dl.postpone(d);
+    }
+}
