@@ -75,6 +75,10 @@ impl View {
 
     fn stack_trace(&mut self, vm: &Vm, cur: &Fiber, req: &super::Request) -> Result<Json, String> {
         let id = (req.int("threadId").ok_or("stackTrace needs threadId")? - 1).max(0) as u32;
+        if id >= sched::NOT_STARTED {
+            // A fiber not started yet has no frames.
+            return Ok(json!({"stackFrames": [], "totalFrames": 0}));
+        }
         let f = self.fiber(vm, cur, id).ok_or_else(|| format!("no thread {}", id + 1))?;
         let start = req.int("startFrame").unwrap_or(0).max(0) as usize;
         let levels = req.int("levels").filter(|&n| n > 0).map_or(usize::MAX, |n| n as usize);

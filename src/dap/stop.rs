@@ -112,8 +112,7 @@ impl Session {
     fn thrown(&mut self, vm: &mut Vm, fiber: &mut Fiber, value: Value, caught: bool) {
         if self.all || (self.uncaught && !caught) {
             let text = super::inspect::error_message(vm, value);
-            let reason = if caught { "exception" } else { "exception" };
-            self.stop(vm, fiber, reason, Some(text), false);
+            self.stop(vm, fiber, "exception", Some(text), false);
         }
     }
 
@@ -136,6 +135,8 @@ impl Session {
     /// the instruction, or past it) and answers requests until one resumes it.
     fn stop(&mut self, vm: &mut Vm, fiber: &mut Fiber, reason: &str, text: Option<String>, exact: bool) {
         self.step.clear(vm, &self.bps);
+        // What the program printed so far shows before the stop.
+        vm.out.flush();
         self.shared.pause.store(false, Ordering::SeqCst);
         let id = sched::running(vm);
         let mut view = View::new(id, exact);

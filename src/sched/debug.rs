@@ -15,10 +15,20 @@ pub struct FiberInfo {
     pub state: String,
 }
 
-/// Every fiber that exists (started and not finished), the running one too.
+/// Ids of fibers a `go` made that have not started (no slot yet) begin here.
+pub const NOT_STARTED: u32 = 1 << 30;
+
+/// Every fiber that exists (started and not finished, the running one too),
+/// then those not started yet.
 pub fn fibers(vm: &Vm) -> Vec<FiberInfo> {
     let running = vm.sched.fibers.current;
-    vm.sched
+    let not_started = super::start::not_started(vm).map(|(n, site)| FiberInfo {
+        id: NOT_STARTED + n,
+        name: format!("fiber {n} (go at {})", site.location()),
+        state: "not started".into(),
+    });
+    let mut all: Vec<FiberInfo> = vm
+        .sched
         .fibers
         .states()
         .map(|(id, s)| {
@@ -34,7 +44,9 @@ pub fn fibers(vm: &Vm) -> Vec<FiberInfo> {
             };
             FiberInfo { id, name, state }
         })
-        .collect()
+        .collect();
+    all.extend(not_started);
+    all
 }
 
 /// The fiber running now (out of its slot while it runs).
