@@ -28,6 +28,8 @@ pub struct Shared {
     /// looks at the next preemption point.
     pub attention: AtomicBool,
     pub pause: AtomicBool,
+    /// The program has ended (its thread answers every request with that).
+    pub ended: AtomicBool,
     /// The fibers as `threads` lists them, from the last stop (answered
     /// while the program runs).
     pub threads: Mutex<Vec<Value>>,
@@ -106,6 +108,7 @@ pub fn serve(input: &mut impl BufRead, out: Out) -> i32 {
             }
             cmd if PROGRAM_COMMANDS.contains(&cmd) => match &program {
                 None => out.fail(&req, "no program is running (send `launch` first)"),
+                Some(_) if shared.ended.load(Ordering::SeqCst) => out.fail(&req, "the program has ended"),
                 Some(_) if WHEN_STOPPED.contains(&cmd) && !shared.stopped.load(Ordering::SeqCst) => {
                     out.fail(&req, "the program is running: pause it first")
                 }

@@ -73,11 +73,11 @@ fn run(launch: Launch, req: Request, out: Out, rx: Receiver<Request>, shared: Ar
             let text = crate::diag::render_all(&diags, &file, false);
             out.fail(&req, &format!("{} does not compile", launch.program));
             out.output("stderr", &text);
-            return end(&out, &rx, 2);
+            return end(&out, &rx, &shared, 2);
         }
     };
     out.ok(&req, json!({}));
-    let session = Rc::new(RefCell::new(Session::new(out.clone(), rx, shared)));
+    let session = Rc::new(RefCell::new(Session::new(out.clone(), rx, shared.clone())));
     vm.debug = Some(Box::new(crate::vm::debug::Debug::new(Box::new(Hook(session.clone())))));
     // Breakpoints and exception filters come now, until configurationDone.
     out.event("initialized", json!({}));
@@ -89,12 +89,13 @@ fn run(launch: Launch, req: Request, out: Out, rx: Receiver<Request>, shared: Ar
         out.output("stderr", &report.stderr);
     }
     let s = session.borrow();
-    end(&out, s.requests(), report.exit_code);
+    end(&out, s.requests(), &shared, report.exit_code);
 }
 
 /// The program ended with `code`: the events that say so, and requests still
 /// coming answered as failed.
-fn end(out: &Out, rx: &Receiver<Request>, code: i32) {
+fn end(out: &Out, rx: &Receiver<Request>, shared: &Shared, code: i32) {
+    shared.ended.store(true, std::sync::atomic::Ordering::SeqCst);
     out.event("exited", json!({"exitCode": code}));
     out.event("terminated", json!({}));
     while let Ok(req) = rx.recv() {

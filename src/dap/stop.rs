@@ -127,7 +127,8 @@ impl Session {
             }
         }
         if self.shared.pause.swap(false, Ordering::SeqCst) {
-            self.stop(vm, fiber, "pause", None, false);
+            // A slice ends at a back-edge or call: the saved pc is the next to run.
+            self.stop(vm, fiber, "pause", None, true);
         }
     }
 

@@ -126,7 +126,6 @@ async function session(dc) {
   assert.strictEqual((await exited).body.exitCode, 1);
   await terminated;
   await stderr;
-  await dc.disconnectRequest({});
 }
 
 async function main() {
@@ -137,6 +136,7 @@ async function main() {
     await session(dc);
     console.log('dap session: ok');
   } finally {
+    // Sends disconnect, then ends the adapter.
     await dc.stop();
   }
 }

@@ -1,0 +1,383 @@
+//! `csp dap` (docs/debugging.md): a whole session driven by a real DAP
+//! client (`tests/dap/session.js` on `@vscode/debugadapter-testsupport`, as
+//! VS Code drives an adapter), and each request at the protocol level,
+//! malformed messages included (an error response, never a crash).
+//!
+//! The client session needs `node` and `npm`; without them it prints what it
+//! skipped and passes, unless the environment variable `CI` is set.
+
+mod common;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+const CSP: &str = env!("CARGO_BIN_EXE_csp");
+
+#[test]
+fn vscode_client_session() {
+    let install = "install Node.js and npm (Debian: `apt-get install nodejs npm`)";
+    if !common::have("node", "the DAP client session", install)
+        || !common::have("npm", "the DAP client session", install)
+    {
+        return;
+    }
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/dap");
+    if !dir.join("node_modules/@vscode/debugadapter-testsupport").exists() {
+        let out = Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&dir).output().unwrap();
+        assert!(out.status.success(), "npm ci in tests/dap failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = Command::new("node").arg(dir.join("session.js")).arg(CSP).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && text.contains("dap session: ok"), "the DAP client session failed:\n{text}");
+}
+
+/// `csp dap` as a child, its messages read on a thread.
+struct Adapter {
+    child: Child,
+    stdin: ChildStdin,
+    messages: Receiver<Value>,
+    /// Events read while waiting for something else.
+    seen: Vec<Value>,
+    seq: i64,
+}
+
+impl Adapter {
+    fn start() -> Adapter {
+        let mut child =
+            Command::new(CSP).arg("dap").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("csp dap starts");
+        let stdin = child.stdin.take().unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let (tx, messages) = channel();
+        std::thread::spawn(move || loop {
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if out.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                match line.trim().strip_prefix("Content-Length:") {
+                    Some(n) => length = n.trim().parse().unwrap(),
+                    None if line.trim().is_empty() => break,
+                    None => panic!("not a header: {line:?}"),
+                }
+            }
+            let mut body = vec![0; length];
+            out.read_exact(&mut body).unwrap();
+            if tx.send(serde_json::from_slice(&body).expect("the adapter writes JSON")).is_err() {
+                return;
+            }
+        });
+        Adapter { child, stdin, messages, seen: Vec::new(), seq: 0 }
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn send_body(&mut self, body: &str) {
+        self.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    }
+
+    /// Sends a request; its seq.
+    fn request(&mut self, command: &str, args: Value) -> i64 {
+        self.seq += 1;
+        let msg = json!({"seq": self.seq, "type": "request", "command": command, "arguments": args});
+        self.send_body(&msg.to_string());
+        self.seq
+    }
+
+    fn next(&mut self) -> Value {
+        self.messages.recv_timeout(Duration::from_secs(30)).expect("a message from the adapter within 30 s")
+    }
+
+    /// The response to request `seq` (events meanwhile are kept).
+    fn response(&mut self, seq: i64) -> Value {
+        loop {
+            let m = self.next();
+            if m["type"] == "response" && m["request_seq"] == seq {
+                return m;
+            }
+            self.seen.push(m);
+        }
+    }
+
+    /// Sends a request and expects it to succeed: its body.
+    fn ok(&mut self, command: &str, args: Value) -> Value {
+        let seq = self.request(command, args);
+        let r = self.response(seq);
+        assert_eq!(r["success"], true, "{command} failed: {r}");
+        r["body"].clone()
+    }
+
+    /// Sends a request and expects it to fail: its message.
+    fn fails(&mut self, command: &str, args: Value) -> String {
+        let seq = self.request(command, args);
+        let r = self.response(seq);
+        assert_eq!(r["success"], false, "{command} should fail: {r}");
+        r["message"].as_str().unwrap().to_string()
+    }
+
+    /// The next event `name` (earlier others are kept).
+    fn event(&mut self, name: &str) -> Value {
+        if let Some(i) = self.seen.iter().position(|m| m["type"] == "event" && m["event"] == name) {
+            return self.seen.remove(i)["body"].clone();
+        }
+        loop {
+            let m = self.next();
+            if m["type"] == "event" && m["event"] == name {
+                return m["body"].clone();
+            }
+            self.seen.push(m);
+        }
+    }
+
+    /// Program output of `category` seen so far, and up to the program's end.
+    fn output_until_exit(&mut self, category: &str) -> (String, i64) {
+        let code = self.event("exited")["exitCode"].as_i64().unwrap();
+        let text = self
+            .seen
+            .iter()
+            .filter(|m| m["event"] == "output" && m["body"]["category"] == category)
+            .map(|m| m["body"]["output"].as_str().unwrap())
+            .collect();
+        (text, code)
+    }
+
+    /// initialize, then launch `src` (written to a file) with `extra`
+    /// arguments, breakpoints `bps` (DAP `SourceBreakpoint`s), and exception
+    /// `filters`.
+    fn launch(tag: &str, src: &str, extra: Value, bps: Value, filters: &[&str]) -> (Adapter, String) {
+        let mut a = Adapter::start();
+        let caps = a.ok("initialize", json!({"adapterID": "csp"}));
+        assert_eq!(caps["supportsConfigurationDoneRequest"], true);
+        let path = std::env::temp_dir().join(format!("csp_dap_{tag}_{}.csp", std::process::id()));
+        std::fs::write(&path, src).unwrap();
+        let path = path.to_string_lossy().into_owned();
+        let mut args = json!({"program": path});
+        for (k, v) in extra.as_object().unwrap() {
+            args[k] = v.clone();
+        }
+        a.ok("launch", args);
+        a.event("initialized");
+        a.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": bps}));
+        a.ok("setExceptionBreakpoints", json!({"filters": filters}));
+        a.ok("configurationDone", json!({}));
+        (a, path)
+    }
+
+    /// The stopped event's reason and the top frame's line and id.
+    fn stopped(&mut self) -> (String, i64, i64, i64) {
+        let ev = self.event("stopped");
+        let thread = ev["threadId"].as_i64().unwrap();
+        let st = self.ok("stackTrace", json!({"threadId": thread}));
+        let top = &st["stackFrames"][0];
+        (ev["reason"].as_str().unwrap().to_string(), top["line"].as_i64().unwrap(), top["id"].as_i64().unwrap(), thread)
+    }
+
+    /// The locals of frame `frame` as name → value text.
+    fn locals(&mut self, frame: i64) -> Vec<(String, String)> {
+        let scopes = self.ok("scopes", json!({"frameId": frame}));
+        let r = scopes["scopes"][0]["variablesReference"].clone();
+        let vars = self.ok("variables", json!({"variablesReference": r}));
+        let vars = vars["variables"].as_array().unwrap().iter();
+        vars.map(|v| (v["name"].as_str().unwrap().to_string(), v["value"].as_str().unwrap().to_string())).collect()
+    }
+
+    fn local(&mut self, frame: i64, name: &str) -> String {
+        let all = self.locals(frame);
+        all.into_iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no local {name}")).1
+    }
+
+    fn evaluate(&mut self, frame: i64, expr: &str) -> String {
+        let r = self.ok("evaluate", json!({"expression": expr, "frameId": frame}));
+        r["result"].as_str().unwrap().to_string()
+    }
+
+    /// disconnect; the adapter exits 0.
+    fn disconnect(mut self) {
+        self.ok("disconnect", json!({}));
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "csp dap exited with {status}");
+    }
+}
+
+#[test]
+fn malformed_messages_get_error_responses() {
+    let mut a = Adapter::start();
+    a.send_body("{not json");
+    let r = a.next();
+    assert_eq!((r["type"].as_str(), r["success"].as_bool()), (Some("response"), Some(false)), "{r}");
+    assert!(r["message"].as_str().unwrap().contains("malformed message"), "{r}");
+    a.send_body(r#"{"seq": 7, "type": "event", "event": "x"}"#);
+    let r = a.next();
+    assert!(r["message"].as_str().unwrap().contains("not a request") && r["request_seq"] == 7, "{r}");
+    a.send_body(r#"{"seq": 8, "type": "request"}"#);
+    assert!(a.next()["message"].as_str().unwrap().contains("without a command"));
+    a.send_raw(b"Content-Length: banana\r\n\r\n");
+    assert!(a.next()["message"].as_str().unwrap().contains("Content-Length"));
+    a.send_raw(b"Garbage here\r\n\r\n");
+    assert!(a.next()["message"].as_str().unwrap().contains("not a header line"));
+    assert!(a.fails("frobnicate", json!({})).contains("unknown command 'frobnicate'"));
+    // Still serving.
+    assert_eq!(a.ok("initialize", json!({}))["supportsLogPoints"], true);
+    a.disconnect();
+}
+
+#[test]
+fn requests_that_need_a_program() {
+    let mut a = Adapter::start();
+    a.ok("initialize", json!({}));
+    assert!(a.fails("stackTrace", json!({"threadId": 1})).contains("no program is running"));
+    assert!(a.fails("launch", json!({})).contains("needs `program`"));
+    assert!(a.fails("launch", json!({"program": "/no/such/file.csp"})).contains("cannot read program"));
+    assert!(a.fails("launch", json!({"program": "x.csp", "args": [1]})).contains("`args` must be a list of strings"));
+    assert!(a.fails("attach", json!({})).contains("cannot attach"));
+    a.disconnect();
+}
+
+#[test]
+fn a_program_that_does_not_compile() {
+    let mut a = Adapter::start();
+    a.ok("initialize", json!({}));
+    let path = std::env::temp_dir().join(format!("csp_dap_bad_{}.csp", std::process::id()));
+    std::fs::write(&path, "let x = \n").unwrap();
+    assert!(a.fails("launch", json!({"program": path})).contains("does not compile"));
+    let (stderr, code) = a.output_until_exit("stderr");
+    assert_eq!(code, 2);
+    assert!(stderr.contains("csp::syntax"), "{stderr}");
+    a.event("terminated");
+    a.disconnect();
+}
+
+#[test]
+fn stop_on_entry_next_evaluate_and_the_end() {
+    let src = "let a = 1\nlet b = a + 1\nprint(b)\n";
+    let (mut a, _) = Adapter::launch("entry", src, json!({"stopOnEntry": true, "args": ["x"]}), json!([]), &[]);
+    let (reason, line, _, thread) = a.stopped();
+    assert_eq!((reason.as_str(), line), ("entry", 1));
+    let seq = a.request("next", json!({"threadId": thread}));
+    a.response(seq);
+    let (reason, line, frame2, _) = a.stopped();
+    assert_eq!((reason.as_str(), line), ("step", 2));
+    assert_eq!(a.evaluate(frame2, "a * 10"), "10");
+    assert!(a.fails("evaluate", json!({"expression": "a +", "frameId": frame2})).contains("expected"));
+    // Frames of an earlier stop are gone.
+    assert!(a.fails("scopes", json!({"frameId": 99})).contains("no frame"));
+    a.ok("continue", json!({"threadId": thread}));
+    let (out, code) = a.output_until_exit("stdout");
+    assert_eq!((out.as_str(), code), ("2\n", 0));
+    a.event("terminated");
+    // The program has ended: requests for it fail, the adapter goes on.
+    assert!(a.fails("stackTrace", json!({"threadId": 1})).contains("the program has ended"));
+    a.disconnect();
+}
+
+#[test]
+fn conditions_hit_counts_and_log_points() {
+    let src = "let total = 0\nfor i in 0..10 {\n    total += i\n}\nprint(total)\n";
+    let (mut a, path) = Adapter::launch("cond", src, json!({}), json!([{"line": 3, "condition": "i == 4"}]), &[]);
+    let (reason, line, frame, thread) = a.stopped();
+    assert_eq!((reason.as_str(), line), ("breakpoint", 3));
+    assert_eq!(a.local(frame, "i"), "4");
+    // Counted from when it is set: hits at i = 5, 6.
+    let bps =
+        a.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": [{"line": 3, "hitCondition": "== 2"}]}));
+    assert_eq!(bps["breakpoints"][0]["verified"], true);
+    let bad = a
+        .ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": [{"line": 3, "hitCondition": "often"}]}));
+    assert_eq!(bad["breakpoints"][0]["verified"], false, "{bad}");
+    a.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": [{"line": 3, "hitCondition": "== 2"}]}));
+    a.ok("continue", json!({"threadId": thread}));
+    let (_, _, frame, thread) = a.stopped();
+    assert_eq!(a.local(frame, "i"), "6");
+    a.ok(
+        "setBreakpoints",
+        json!({"source": {"path": path}, "breakpoints": [{"line": 3, "logMessage": "i is {i}, {nope}"}]}),
+    );
+    a.ok("continue", json!({"threadId": thread}));
+    let (out, code) = a.output_until_exit("stdout");
+    assert_eq!((out.as_str(), code), ("45\n", 0));
+    let console: String = a
+        .seen
+        .iter()
+        .filter(|m| m["event"] == "output" && m["body"]["category"] == "console")
+        .map(|m| m["body"]["output"].as_str().unwrap())
+        .collect();
+    assert!(console.starts_with("i is 7, <undefined name 'nope'"), "{console}");
+    assert_eq!(console.lines().count(), 3, "{console}");
+    a.disconnect();
+}
+
+#[test]
+fn breakpoints_move_to_the_next_line_with_code() {
+    let src = "let a = 1\n\n// a comment\n\nlet b = 2\nprint(a + b)\n";
+    let (mut a, path) = Adapter::launch("move", src, json!({}), json!([{"line": 2}]), &[]);
+    let (reason, line, _, thread) = a.stopped();
+    assert_eq!((reason.as_str(), line), ("breakpoint", 5));
+    let r = a.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": [{"line": 500}]}));
+    assert_eq!(r["breakpoints"][0]["verified"], false);
+    a.ok("continue", json!({"threadId": thread}));
+    assert_eq!(a.output_until_exit("stdout"), ("3\n".to_string(), 0));
+    a.disconnect();
+}
+
+#[test]
+fn exception_filters() {
+    let src = "try {\n    throw error(\"caught one\")\n} catch e {\n    print(\"caught\")\n}\nthrow error(\"uncaught one\")\n";
+    let (mut a, _) = Adapter::launch("all", src, json!({}), json!([]), &["all"]);
+    let ev = a.event("stopped");
+    assert_eq!((ev["reason"].as_str(), ev["text"].as_str()), (Some("exception"), Some("caught one")), "{ev}");
+    a.ok("continue", json!({"threadId": ev["threadId"]}));
+    let ev = a.event("stopped");
+    assert_eq!(ev["text"], "uncaught one");
+    a.ok("continue", json!({"threadId": ev["threadId"]}));
+    let (stderr, code) = a.output_until_exit("stderr");
+    assert_eq!(code, 1);
+    assert!(stderr.contains("uncaught one"), "{stderr}");
+    a.disconnect();
+
+    // Only the uncaught one.
+    let (mut a, _) = Adapter::launch("uncaught", src, json!({}), json!([]), &["uncaught"]);
+    let ev = a.event("stopped");
+    assert_eq!(ev["text"], "uncaught one");
+    a.ok("continue", json!({"threadId": ev["threadId"]}));
+    assert_eq!(a.output_until_exit("stdout"), ("caught\n".to_string(), 1));
+    a.disconnect();
+
+    // Neither: the program ends with its error, unstopped.
+    let (mut a, _) = Adapter::launch("none", src, json!({}), json!([]), &[]);
+    assert_eq!(a.output_until_exit("stdout").1, 1);
+    assert!(!a.seen.iter().any(|m| m["event"] == "stopped"));
+    a.disconnect();
+}
+
+#[test]
+fn pause_stops_a_busy_program_and_disconnect_ends_it() {
+    let src = "let n = 0\nwhile true {\n    n += 1\n}\n";
+    let (mut a, _) = Adapter::launch("pause", src, json!({}), json!([]), &[]);
+    // Running: threads come from the last look, the rest waits for a stop.
+    assert!(a.ok("threads", json!({}))["threads"].as_array().unwrap().len() == 1);
+    assert!(a.fails("stackTrace", json!({"threadId": 1})).contains("running"));
+    a.ok("pause", json!({"threadId": 1}));
+    let (reason, line, frame, _) = a.stopped();
+    assert_eq!(reason, "pause");
+    assert!((2..=3).contains(&line), "paused at line {line}");
+    assert!(a.local(frame, "n").parse::<i64>().unwrap() > 0);
+    a.disconnect();
+}
+
+#[test]
+fn the_clock_stands_still_while_stopped() {
+    // Stopped for 800 ms at line 2: `now()` and the 300 ms timer do not see it.
+    let src = "let t0 = now()\nlet timer = after(300)\nlet waited = now() - t0\nprint(waited < 300)\n<-timer\nprint(now() - t0 < 700)\n";
+    let (mut a, _) = Adapter::launch("clock", src, json!({}), json!([{"line": 3}]), &[]);
+    let (_, _, _, thread) = a.stopped();
+    std::thread::sleep(Duration::from_millis(800));
+    a.ok("continue", json!({"threadId": thread}));
+    assert_eq!(a.output_until_exit("stdout"), ("true\ntrue\n".to_string(), 0));
+    a.disconnect();
+}
