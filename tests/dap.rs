@@ -255,21 +255,33 @@ fn a_program_that_does_not_compile() {
 
 #[test]
 fn stop_on_entry_next_evaluate_and_the_end() {
-    let src = "let a = 1\nlet b = a + 1\nprint(b)\n";
+    let src = "fn f() { return g }\nlet g = 5\nlet a = 1\nlet b = a + f()\nprint(b)\n";
     let (mut a, _) = Adapter::launch("entry", src, json!({"stopOnEntry": true, "args": ["x"]}), json!([]), &[]);
     let (reason, line, _, thread) = a.stopped();
     assert_eq!((reason.as_str(), line), ("entry", 1));
-    let seq = a.request("next", json!({"threadId": thread}));
-    a.response(seq);
-    let (reason, line, frame2, _) = a.stopped();
-    assert_eq!((reason.as_str(), line), ("step", 2));
-    assert_eq!(a.evaluate(frame2, "a * 10"), "10");
-    assert!(a.fails("evaluate", json!({"expression": "a +", "frameId": frame2})).contains("expected"));
+    let next = |a: &mut Adapter| {
+        let seq = a.request("next", json!({"threadId": thread}));
+        a.response(seq);
+        a.stopped()
+    };
+    assert_eq!(next(&mut a).1, 2);
+    let (reason, line, frame, _) = next(&mut a);
+    assert_eq!((reason.as_str(), line), ("step", 3));
+    // A global (f reads g); what would block or start a fiber is refused.
+    assert_eq!(a.evaluate(frame, "g * 2"), "10");
+    assert!(a.fails("evaluate", json!({"expression": "g +", "frameId": frame})).contains("expected"));
+    for blocking in ["<-chan()", "sleep(10)", "go f()"] {
+        let why = a.fails("evaluate", json!({"expression": blocking, "frameId": frame}));
+        assert!(why.contains("cannot wait or start fibers"), "{blocking}: {why}");
+    }
+    let (_, line, frame, _) = next(&mut a);
+    assert_eq!(line, 4);
+    assert_eq!(a.evaluate(frame, "a * 10 + f()"), "15");
     // Frames of an earlier stop are gone.
     assert!(a.fails("scopes", json!({"frameId": 99})).contains("no frame"));
     a.ok("continue", json!({"threadId": thread}));
     let (out, code) = a.output_until_exit("stdout");
-    assert_eq!((out.as_str(), code), ("2\n", 0));
+    assert_eq!((out.as_str(), code), ("6\n", 0));
     a.event("terminated");
     // The program has ended: requests for it fail, the adapter goes on.
     assert!(a.fails("stackTrace", json!({"threadId": 1})).contains("the program has ended"));

@@ -54,7 +54,7 @@ impl HitCondition {
             HitCondition::AtLeast(n) => hits >= n,
             HitCondition::Above(n) => hits > n,
             HitCondition::Exactly(n) => hits == n,
-            HitCondition::Every(n) => hits % n == 0,
+            HitCondition::Every(n) => hits.is_multiple_of(n),
         }
     }
 }

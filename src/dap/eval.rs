@@ -13,6 +13,19 @@ const BUDGET: u32 = 100_000;
 
 /// The value of `expr` with `names` bound; an error's message otherwise.
 pub fn evaluate(vm: &mut Vm, names: Vec<(String, Value)>, expr: &str) -> Result<Value, String> {
+    set_evaluating(vm, true);
+    let r = evaluate_now(vm, names, expr);
+    set_evaluating(vm, false);
+    r
+}
+
+fn set_evaluating(vm: &mut Vm, on: bool) {
+    if let Some(d) = vm.debug.as_mut() {
+        d.evaluating = on;
+    }
+}
+
+fn evaluate_now(vm: &mut Vm, names: Vec<(String, Value)>, expr: &str) -> Result<Value, String> {
     if expr.trim().is_empty() {
         return Err("nothing to evaluate".into());
     }

@@ -29,11 +29,15 @@ pub struct Debug {
     pub hook: Option<Box<dyn Debugger>>,
     /// The original instruction under each trap, by proto address and pc.
     traps: HashMap<(usize, u32), Op>,
+    /// An expression of the debugger's runs on the stopped program: it may
+    /// not block or start fibers (the scheduler would take it for the
+    /// stopped fiber).
+    pub evaluating: bool,
 }
 
 impl Debug {
     pub fn new(hook: Box<dyn Debugger>) -> Debug {
-        Debug { hook: Some(hook), traps: HashMap::new() }
+        Debug { hook: Some(hook), traps: HashMap::new(), evaluating: false }
     }
 
     pub fn is_trapped(&self, site: Site) -> bool {
@@ -77,6 +81,16 @@ pub fn clear_trap(vm: &mut Vm, site: Site) {
 pub fn original(vm: &Vm, proto: ProtoRef, pc: u32) -> Op {
     let site = Site { proto, pc };
     vm.debug.as_ref().and_then(|d| d.traps.get(&key(site)).copied()).unwrap_or(proto.code[pc as usize])
+}
+
+/// An error for a concurrency operation or a blocking builtin while the
+/// debugger evaluates an expression.
+#[inline]
+pub fn refuse_while_evaluating(vm: &Vm) -> Res<()> {
+    match vm.debug.as_ref().is_some_and(|d| d.evaluating) {
+        true => super::err(super::ErrorKind::Denied, "cannot wait or start fibers while the program is stopped"),
+        false => Ok(()),
+    }
 }
 
 /// Calls the debugger with `f`, keeping it out of the VM meanwhile.
