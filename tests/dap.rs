@@ -393,3 +393,23 @@ fn the_clock_stands_still_while_stopped() {
     assert_eq!(a.output_until_exit("stdout"), ("true\ntrue\n".to_string(), 0));
     a.disconnect();
 }
+
+#[test]
+fn breakpoints_set_while_running_and_a_pause_of_a_waiting_program() {
+    // A program that mostly waits: its slices end blocked, never preempted.
+    let src = "for i in 0..400 {\n    sleep(5)\n    let j = i\n}\nprint(\"done\")\n";
+    let (mut a, path) = Adapter::launch("running", src, json!({}), json!([]), &[]);
+    std::thread::sleep(Duration::from_millis(100));
+    a.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": [{"line": 3}]}));
+    let (reason, line, frame, thread) = a.stopped();
+    assert_eq!((reason.as_str(), line), ("breakpoint", 3));
+    let i: i64 = a.local(frame, "i").parse().unwrap();
+    assert!(i > 0, "the program ran before the breakpoint was set (i = {i})");
+    a.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": []}));
+    a.ok("continue", json!({"threadId": thread}));
+    a.ok("pause", json!({}));
+    let (reason, line, _, _) = a.stopped();
+    assert_eq!(reason, "pause");
+    assert!((1..=3).contains(&line), "paused at line {line}");
+    a.disconnect();
+}

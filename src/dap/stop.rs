@@ -9,6 +9,7 @@ use super::{Out, Request, Shared};
 use crate::bytecode::{ProtoRef, Site};
 use crate::sched::debug as sched;
 use crate::vm::debug::Debugger;
+use crate::vm::exec::Halt;
 use crate::vm::{Fiber, Value, Vm};
 use serde_json::{json, Value as Json};
 use std::cell::RefCell;
@@ -46,8 +47,8 @@ impl Debugger for Hook {
     fn thrown(&mut self, vm: &mut Vm, fiber: &mut Fiber, value: Value, caught: bool) {
         self.0.borrow_mut().thrown(vm, fiber, value, caught);
     }
-    fn preempted(&mut self, vm: &mut Vm, fiber: &mut Fiber) {
-        self.0.borrow_mut().preempted(vm, fiber);
+    fn slice_ended(&mut self, vm: &mut Vm, fiber: &mut Fiber, halt: &Halt) {
+        self.0.borrow_mut().slice_ended(vm, fiber, halt);
     }
 }
 
@@ -116,7 +117,7 @@ impl Session {
         }
     }
 
-    fn preempted(&mut self, vm: &mut Vm, fiber: &mut Fiber) {
+    fn slice_ended(&mut self, vm: &mut Vm, fiber: &mut Fiber, halt: &Halt) {
         if !self.shared.attention.swap(false, Ordering::SeqCst) {
             return;
         }
@@ -126,9 +127,19 @@ impl Session {
                 self.out.fail(&req, "the program is running: pause it first");
             }
         }
+        // A fiber that finished has nothing to show: the pause waits for the next.
+        let exact = match halt {
+            // Preempted at a back-edge or call: the saved pc is the next to run.
+            Halt::Preempted | Halt::Yielded => true,
+            // Parked: the saved pc is past the instruction it waits in.
+            Halt::Blocked => false,
+            Halt::Done(_) | Halt::Error(_) | Halt::Deadlock(_) => {
+                self.shared.attention.store(self.shared.pause.load(Ordering::SeqCst), Ordering::SeqCst);
+                return;
+            }
+        };
         if self.shared.pause.swap(false, Ordering::SeqCst) {
-            // A slice ends at a back-edge or call: the saved pc is the next to run.
-            self.stop(vm, fiber, "pause", None, true);
+            self.stop(vm, fiber, "pause", None, exact);
         }
     }
 

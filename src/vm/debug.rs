@@ -1,7 +1,8 @@
 //! The debugger's hooks in the VM (docs/debugging.md). A debugger patches
 //! `Op::Trap` over the instructions it wants to see (breakpoints, steps) and
 //! keeps the originals here; the dispatch loop knows only the trap. `csp run`
-//! sets no debugger: its only cost is a branch where a slice or a throw ends.
+//! sets no debugger: its only cost is a branch where a slice ends and where an
+//! error is thrown.
 
 use super::entry::Halt;
 use super::fiber::Fiber;
@@ -18,9 +19,9 @@ pub trait Debugger {
     /// An error `value` is being thrown in `fiber`, before it unwinds;
     /// `caught`: a handler of the fiber's will take it.
     fn thrown(&mut self, vm: &mut Vm, fiber: &mut Fiber, value: Value, caught: bool);
-    /// A slice of `fiber`'s ended (a preemption point): requests that came
-    /// while the program ran, such as a pause.
-    fn preempted(&mut self, vm: &mut Vm, fiber: &mut Fiber);
+    /// A slice of `fiber`'s ended with `halt`: requests that came while the
+    /// program ran, such as a pause, are taken here.
+    fn slice_ended(&mut self, vm: &mut Vm, fiber: &mut Fiber, halt: &Halt);
 }
 
 /// The debugger and the instructions its traps replaced.
@@ -152,6 +153,6 @@ pub(super) fn on_throw(vm: &mut Vm, fiber: &mut Fiber, value: Value) {
 /// A slice ended: the debugger may stop there (a pause).
 #[cold]
 #[inline(never)]
-pub(super) fn on_preempted(vm: &mut Vm, fiber: &mut Fiber) {
-    with_hook(vm, |h, vm| h.preempted(vm, fiber));
+pub(super) fn on_slice_end(vm: &mut Vm, fiber: &mut Fiber, halt: &Halt) {
+    with_hook(vm, |h, vm| h.slice_ended(vm, fiber, halt));
 }

@@ -43,10 +43,6 @@ pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
             r = super::debug::on_trap(vm, fiber, &mut budget);
         }
         match r {
-            Ok(Halt::Preempted) if vm.debug.is_some() => {
-                super::debug::on_preempted(vm, fiber);
-                break Halt::Preempted;
-            }
             Ok(halt) => break halt,
             // The instruction runs again after the collection the slice's end
             // brings (a compound assignment's from its read).
@@ -63,6 +59,9 @@ pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
         }
     };
     ops::tick(vm, (start - budget.min(start)) as u64);
+    if vm.debug.is_some() {
+        super::debug::on_slice_end(vm, fiber, &halt);
+    }
     halt
 }
 
