@@ -346,6 +346,8 @@ fn exception_filters() {
     a.ok("continue", json!({"threadId": ev["threadId"]}));
     let ev = a.event("stopped");
     assert_eq!(ev["text"], "uncaught one");
+    let info = a.ok("exceptionInfo", json!({"threadId": ev["threadId"]}));
+    assert_eq!((info["exceptionId"].as_str(), info["breakMode"].as_str()), (Some("user"), Some("unhandled")), "{info}");
     a.ok("continue", json!({"threadId": ev["threadId"]}));
     let (stderr, code) = a.output_until_exit("stderr");
     assert_eq!(code, 1);

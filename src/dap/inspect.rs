@@ -305,3 +305,14 @@ pub fn error_message(vm: &Vm, v: Value) -> String {
         _ => shown(vm, v),
     }
 }
+
+/// An error value's kind (`user`, `index`, ...); `throw` of another value: `value`.
+pub fn error_kind(vm: &Vm, v: Value) -> &'static str {
+    match v {
+        Value::Obj(h) => match vm.heap.get(h) {
+            Obj::Error(e) => e.kind.name(),
+            _ => "value",
+        },
+        _ => "value",
+    }
+}

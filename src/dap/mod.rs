@@ -45,6 +45,7 @@ const PROGRAM_COMMANDS: &[&str] = &[
     "scopes",
     "variables",
     "evaluate",
+    "exceptionInfo",
     "continue",
     "next",
     "stepIn",
@@ -131,7 +132,7 @@ fn capabilities() -> Value {
         "supportsLogPoints": true,
         "supportsEvaluateForHovers": true,
         "supportsTerminateRequest": true,
-        "supportsExceptionInfoRequest": false,
+        "supportsExceptionInfoRequest": true,
         "exceptionBreakpointFilters": [
             {"filter": "uncaught", "label": "Uncaught errors", "default": true,
              "description": "Stop where an error is thrown that no `try` of its fiber catches"},

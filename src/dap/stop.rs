@@ -29,6 +29,8 @@ pub struct Session {
     uncaught: bool,
     all: bool,
     step: Stepping,
+    /// The error of an `exception` stop, for `exceptionInfo`.
+    exception: Option<Json>,
 }
 
 /// How a stopped program goes on.
@@ -55,7 +57,8 @@ impl Debugger for Hook {
 impl Session {
     pub fn new(out: Out, rx: Receiver<Request>, shared: Arc<Shared>) -> Session {
         let (uncaught, all) = (true, false);
-        Session { out, rx, shared, bps: Breakpoints::default(), uncaught, all, step: Stepping::default() }
+        let (bps, step) = (Breakpoints::default(), Stepping::default());
+        Session { out, rx, shared, bps, uncaught, all, step, exception: None }
     }
 
     pub fn requests(&self) -> &Receiver<Request> {
@@ -113,6 +116,9 @@ impl Session {
     fn thrown(&mut self, vm: &mut Vm, fiber: &mut Fiber, value: Value, caught: bool) {
         if self.all || (self.uncaught && !caught) {
             let text = super::inspect::error_message(vm, value);
+            let kind = super::inspect::error_kind(vm, value);
+            self.exception = Some(json!({"exceptionId": kind, "description": text,
+                "breakMode": if caught { "always" } else { "unhandled" }}));
             self.stop(vm, fiber, "exception", Some(text), false);
         }
     }
@@ -169,6 +175,7 @@ impl Session {
             }
         };
         self.shared.stopped.store(false, Ordering::SeqCst);
+        self.exception = None;
         if let Resume::Step(kind, thread) = resume {
             self.step.start(vm, kind, fiber, id, thread, exact);
         }
@@ -183,6 +190,13 @@ impl Session {
             "next" => Resume::Step(Kind::Over, thread),
             "stepIn" => Resume::Step(Kind::In, thread),
             "stepOut" => Resume::Step(Kind::Out, thread),
+            "exceptionInfo" => {
+                match &self.exception {
+                    Some(info) => self.out.ok(req, info.clone()),
+                    None => self.out.fail(req, "the program did not stop for an error"),
+                }
+                return None;
+            }
             _ => {
                 if !self.configuration(vm, req) {
                     match view.answer(vm, fiber, req) {
