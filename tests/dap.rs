@@ -236,7 +236,9 @@ fn requests_that_need_a_program() {
     assert!(a.fails("launch", json!({"program": "/no/such/file.csp"})).contains("cannot read program"));
     assert!(a.fails("launch", json!({"program": "x.csp", "args": [1]})).contains("`args` must be a list of strings"));
     assert!(a.fails("attach", json!({})).contains("cannot attach"));
-    a.disconnect();
+    a.ok("terminate", json!({}));
+    a.event("terminated");
+    assert!(a.child.wait().unwrap().success());
 }
 
 #[test]
@@ -285,6 +287,16 @@ fn stop_on_entry_next_evaluate_and_the_end() {
     a.event("terminated");
     // The program has ended: requests for it fail, the adapter goes on.
     assert!(a.fails("stackTrace", json!({"threadId": 1})).contains("the program has ended"));
+    a.disconnect();
+}
+
+#[test]
+fn the_program_cannot_read_or_write_the_protocol() {
+    // read_line sees end-of-file and a child's stdout goes to stderr: the
+    // protocol's bytes stay the adapter's.
+    let src = "import \"std/proc\"\nprint(read_line())\nlet p = proc.spawn([\"echo\", \"child says hi\"], {stdout: \"inherit\"})\np.wait()\nprint(\"after\")\n";
+    let (mut a, _) = Adapter::launch("stdio", src, json!({}), json!([]), &[]);
+    assert_eq!(a.output_until_exit("stdout"), ("nil\nafter\n".to_string(), 0));
     a.disconnect();
 }
 

@@ -58,8 +58,40 @@ const WHEN_STOPPED: &[&str] =
 
 /// Serves the protocol on stdin/stdout; the process's exit code.
 pub fn run() -> i32 {
-    let out = Out::new(Box::new(std::io::stdout()));
-    serve(&mut std::io::stdin().lock(), out)
+    match take_stdio() {
+        Ok((input, output)) => serve(&mut std::io::BufReader::new(input), Out::new(Box::new(output))),
+        Err(e) => {
+            crate::err_println!("csp dap: cannot set up stdin and stdout: {e}");
+            1
+        }
+    }
+}
+
+/// The protocol's stdin and stdout, moved to descriptors of their own: the
+/// program then reads end-of-file on descriptor 0 (`read_line` gets nil)
+/// and what writes to descriptor 1 (a child process) goes to stderr, never
+/// into the protocol.
+fn take_stdio() -> std::io::Result<(std::fs::File, std::fs::File)> {
+    use std::os::fd::FromRawFd;
+    let moved = |fd: i32| {
+        // SAFETY: plain descriptor calls; the copy is owned by the File.
+        let copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
+        match copy {
+            -1 => Err(std::io::Error::last_os_error()),
+            // SAFETY: `copy` is a new descriptor nothing else owns.
+            c => Ok(unsafe { std::fs::File::from_raw_fd(c) }),
+        }
+    };
+    let (input, output) = (moved(0)?, moved(1)?);
+    let null = std::fs::File::open("/dev/null")?;
+    // SAFETY: replacing descriptors 0 and 1, whose originals live on above.
+    unsafe {
+        use std::os::fd::AsRawFd;
+        if libc::dup2(null.as_raw_fd(), 0) == -1 || libc::dup2(2, 1) == -1 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok((input, output))
 }
 
 /// Serves requests read from `input` until `disconnect` or its end.
@@ -90,11 +122,11 @@ pub fn serve(input: &mut impl BufRead, out: Out) -> i32 {
                 Err(why) => out.fail(&req, &why),
             },
             "attach" => out.fail(&req, "csp dap launches programs; it cannot attach to one"),
+            // The program lives in this process: it ends with the adapter.
             "disconnect" | "terminate" => {
                 out.ok(&req, json!({}));
                 if req.command == "terminate" {
                     out.event("terminated", json!({}));
-                    continue;
                 }
                 return 0;
             }
