@@ -135,7 +135,11 @@ impl View {
                 }
             }
             Ref::Globals => globals(vm),
-            Ref::Value(v) => children(vm, v, start, count),
+            // VS Code asks for a list's items (`indexed`) apart from named ones.
+            Ref::Value(v) => match (req.str("filter"), is_list(vm, v)) {
+                (Some("named"), true) | (Some("indexed"), false) => Vec::new(),
+                _ => children(vm, v, start, count),
+            },
         };
         let vars: Vec<Json> = named.into_iter().map(|(name, v)| self.variable(vm, name, v)).collect();
         Ok(json!({"variables": vars}))
@@ -269,6 +273,10 @@ fn key_name(k: &crate::vm::Key) -> String {
         Key::Int(i) => i.to_string(),
         Key::Bytes(b) => format!("bytes({})", b.len()),
     }
+}
+
+fn is_list(vm: &Vm, v: Value) -> bool {
+    matches!(v, Value::Obj(h) if matches!(vm.heap.get(h), Obj::List(_)))
 }
 
 /// A value's text, cut short.

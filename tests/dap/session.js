@@ -110,7 +110,9 @@ async function session(dc) {
   assert.strictEqual(vars.names.indexedVariables, 3);
   assert.strictEqual(vars.config.namedVariables, 2);
   assert.strictEqual(vars.big.indexedVariables, 150);
-  const page = await dc.variablesRequest({ variablesReference: vars.big.variablesReference, start: 100, count: 10 });
+  const page = await dc.variablesRequest({ variablesReference: vars.big.variablesReference, filter: 'indexed', start: 100, count: 10 });
+  const named = await dc.variablesRequest({ variablesReference: vars.big.variablesReference, filter: 'named' });
+  assert.deepStrictEqual(named.body.variables, [], 'a list has no named children');
   assert.deepStrictEqual(page.body.variables.map(v => v.value), ['100', '101', '102', '103', '104', '105', '106', '107', '108', '109']);
   const config = await dc.variablesRequest({ variablesReference: vars.config.variablesReference });
   assert.deepStrictEqual(config.body.variables.map(v => `${v.name}=${v.value}`), ['depth=2', 'tags=["a", "b", "c"]']);
