@@ -427,3 +427,31 @@ fn breakpoints_set_while_running_and_a_pause_of_a_waiting_program() {
     assert!((1..=3).contains(&line), "paused at line {line}");
     a.disconnect();
 }
+
+#[test]
+fn a_coroutine_shows_its_frames_then_its_resumers() {
+    let src = "fn gen(n) {\n    for i in 0..n {\n        yield i * 2\n    }\n}\nlet co = coroutine(gen)\nlet first = co.resume(2)\nprint(first)\n";
+    let (mut a, path) = Adapter::launch("co", src, json!({}), json!([{"line": 3}]), &[]);
+    let ev = a.event("stopped");
+    let st = a.ok("stackTrace", json!({"threadId": ev["threadId"]}));
+    let frames: Vec<(String, i64)> = st["stackFrames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["name"].as_str().unwrap().to_string(), f["line"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(frames, [("gen".to_string(), 3), ("<main>".to_string(), 7)]);
+    let resumer = st["stackFrames"][1]["id"].as_i64().unwrap();
+    assert!(a.locals(resumer).iter().any(|(n, v)| n == "co" && v.starts_with("<coroutine")), "{:?}", a.locals(resumer));
+    let top = st["stackFrames"][0]["id"].as_i64().unwrap();
+    assert_eq!((a.local(top, "n"), a.local(top, "i")), ("2".to_string(), "0".to_string()));
+    // A step over the yield ends in the resumer.
+    a.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": []}));
+    let seq = a.request("next", json!({"threadId": ev["threadId"]}));
+    a.response(seq);
+    let (reason, line, _, _) = a.stopped();
+    assert_eq!((reason.as_str(), line), ("step", 8));
+    a.ok("continue", json!({"threadId": ev["threadId"]}));
+    assert_eq!(a.output_until_exit("stdout"), ("0\n".to_string(), 0));
+    a.disconnect();
+}

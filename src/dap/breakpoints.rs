@@ -149,8 +149,8 @@ impl Breakpoints {
             return Hit::Pass;
         };
         let names = || {
-            let top = fiber.frames.len() - 1;
-            super::inspect::frame_names(vm, fiber, top, site.pc)
+            let top = fiber.frames.last().expect("a trapped frame");
+            super::inspect::frame_names(vm, &fiber.stack, top, site.pc)
         };
         if let Some(cond) = &b.condition {
             let names = names();
@@ -194,7 +194,8 @@ fn interpolate(vm: &mut Vm, fiber: &Fiber, site: Site, msg: &str) -> String {
         out.push_str(&rest[..open]);
         let Some(close) = rest[open..].find('}') else { break };
         let expr = &rest[open + 1..open + close];
-        let names = super::inspect::frame_names(vm, fiber, fiber.frames.len() - 1, site.pc);
+        let top = fiber.frames.last().expect("a trapped frame");
+        let names = super::inspect::frame_names(vm, &fiber.stack, top, site.pc);
         match super::eval::evaluate(vm, names, expr) {
             Ok(v) => out.push_str(&crate::display::display(&vm.heap, v)),
             Err(why) => out.push_str(&format!("<{why}>")),

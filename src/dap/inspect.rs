@@ -13,10 +13,30 @@ const SHOWN: usize = 200;
 /// What a variables reference stands for.
 #[derive(Clone, Copy)]
 enum Ref {
-    Locals(u32, usize),
-    Captured(u32, usize),
+    Locals(Place),
+    Captured(Place),
     Globals,
     Value(Value),
+}
+
+/// A frame: its fiber, its context (0: the fiber's running one; 1 on: the
+/// contexts of the coroutines' resumers, innermost first), its index there.
+#[derive(Clone, Copy)]
+pub struct Place {
+    fiber: u32,
+    ctx: usize,
+    index: usize,
+}
+
+/// A fiber's stacks: the running context, then its coroutines' resumers'.
+pub fn contexts<'a>(vm: &'a Vm, f: &'a Fiber) -> Vec<(&'a [Value], &'a [Frame])> {
+    let mut all = vec![(&f.stack[..], &f.frames[..])];
+    for &(h, _) in f.co_stack.iter().flat_map(|c| c.iter()).rev() {
+        if let Obj::Coroutine(c) = vm.heap.get(h) {
+            all.push((&c.ctx.stack[..], &c.ctx.frames[..]));
+        }
+    }
+    all
 }
 
 /// The references handed out during one stop.
@@ -26,7 +46,7 @@ pub struct View {
     /// Its top frame's pc is on the instruction about to run (a trap), not past it.
     exact: bool,
     /// Frame ids: fiber and frame index.
-    frames: Vec<(u32, usize)>,
+    frames: Vec<Place>,
     refs: Vec<Ref>,
 }
 
@@ -53,6 +73,16 @@ impl View {
         }
     }
 
+    /// The stack and frames of the frame at `at`.
+    fn context<'a>(&self, vm: &'a Vm, cur: &'a Fiber, at: Place) -> Result<(&'a [Value], &'a [Frame]), String> {
+        let f = self.fiber(vm, cur, at.fiber).ok_or("that fiber has finished")?;
+        contexts(vm, f)
+            .get(at.ctx)
+            .copied()
+            .filter(|(_, frames)| at.index < frames.len())
+            .ok_or_else(|| "that frame has returned".into())
+    }
+
     /// Fiber `id`: the stopped one is in hand, the others in their slots.
     fn fiber<'a>(&self, vm: &'a Vm, cur: &'a Fiber, id: u32) -> Option<&'a Fiber> {
         if id == self.stopped {
@@ -63,10 +93,10 @@ impl View {
     }
 
     /// The pc a frame is at: the instruction it runs or waits in.
-    pub fn pc(&self, fiber: u32, index: usize, f: &Fiber) -> u32 {
-        let frame = &f.frames[index];
-        let top = index + 1 == f.frames.len();
-        if top && fiber == self.stopped && self.exact {
+    pub fn pc(&self, at: Place, frames: &[Frame]) -> u32 {
+        let frame = &frames[at.index];
+        let top = at.ctx == 0 && at.index + 1 == frames.len();
+        if top && at.fiber == self.stopped && self.exact {
             frame.pc
         } else {
             frame.pc.saturating_sub(1)
@@ -82,19 +112,24 @@ impl View {
         let f = self.fiber(vm, cur, id).ok_or_else(|| format!("no thread {}", id + 1))?;
         let start = req.int("startFrame").unwrap_or(0).max(0) as usize;
         let levels = req.int("levels").filter(|&n| n > 0).map_or(usize::MAX, |n| n as usize);
-        let mut frames = Vec::new();
-        for index in (0..f.frames.len()).rev().skip(start).take(levels) {
-            let frame = &f.frames[index];
-            let (line, column) = location(&frame.proto, self.pc(id, index, f));
-            self.frames.push((id, index));
-            frames.push(json!({"id": self.frames.len(), "name": frame.proto.display_name(),
+        let stacks = contexts(vm, f);
+        let all = stacks.iter().enumerate().flat_map(|(ctx, (_, frames))| {
+            (0..frames.len()).rev().map(move |index| (Place { fiber: id, ctx, index }, *frames))
+        });
+        let total = stacks.iter().map(|(_, frames)| frames.len()).sum::<usize>();
+        let mut shown = Vec::new();
+        for (at, frames) in all.skip(start).take(levels) {
+            let frame = &frames[at.index];
+            let (line, column) = location(&frame.proto, self.pc(at, frames));
+            self.frames.push(at);
+            shown.push(json!({"id": self.frames.len(), "name": frame.proto.display_name(),
                 "source": source(&frame.proto), "line": line, "column": column}));
         }
-        Ok(json!({"stackFrames": frames, "totalFrames": f.frames.len()}))
+        Ok(json!({"stackFrames": shown, "totalFrames": total}))
     }
 
-    /// The fiber and frame of a `frameId`.
-    fn frame(&self, req: &super::Request) -> Result<(u32, usize), String> {
+    /// The frame of a `frameId`.
+    fn frame(&self, req: &super::Request) -> Result<Place, String> {
         let id = req.int("frameId").ok_or("needs frameId")?;
         self.frames.get((id - 1).max(0) as usize).copied().ok_or_else(|| format!("no frame {id}"))
     }
@@ -105,14 +140,13 @@ impl View {
     }
 
     fn scopes(&mut self, vm: &Vm, cur: &Fiber, req: &super::Request) -> Result<Json, String> {
-        let (id, index) = self.frame(req)?;
-        let f = self.fiber(vm, cur, id).ok_or("that fiber has finished")?;
-        let has_captured = !f.frames[index].proto.upval_names.is_empty();
-        let mut scopes = vec![
-            json!({"name": "Locals", "variablesReference": self.reference(Ref::Locals(id, index)), "expensive": false}),
-        ];
+        let at = self.frame(req)?;
+        let (_, frames) = self.context(vm, cur, at)?;
+        let has_captured = !frames[at.index].proto.upval_names.is_empty();
+        let mut scopes =
+            vec![json!({"name": "Locals", "variablesReference": self.reference(Ref::Locals(at)), "expensive": false})];
         if has_captured {
-            let r = self.reference(Ref::Captured(id, index));
+            let r = self.reference(Ref::Captured(at));
             scopes.push(json!({"name": "Captured", "variablesReference": r, "expensive": false}));
         }
         let r = self.reference(Ref::Globals);
@@ -126,13 +160,13 @@ impl View {
         let start = req.int("start").unwrap_or(0).max(0) as usize;
         let count = req.int("count").filter(|&n| n > 0).map_or(usize::MAX, |n| n as usize);
         let named: Vec<(String, Value)> = match what {
-            Ref::Locals(id, index) | Ref::Captured(id, index) => {
-                let f = self.fiber(vm, cur, id).ok_or("that fiber has finished")?;
-                let pc = self.pc(id, index, f);
-                match what {
-                    Ref::Locals(..) => locals(vm, f, index, pc),
-                    _ => captured(vm, &f.frames[index]),
-                }
+            Ref::Locals(at) => {
+                let (stack, frames) = self.context(vm, cur, at)?;
+                locals(vm, stack, &frames[at.index], self.pc(at, frames))
+            }
+            Ref::Captured(at) => {
+                let (_, frames) = self.context(vm, cur, at)?;
+                captured(vm, &frames[at.index])
             }
             Ref::Globals => globals(vm),
             // VS Code asks for a list's items (`indexed`) apart from named ones.
@@ -168,9 +202,9 @@ impl View {
         let expr = req.str("expression").ok_or("evaluate needs expression")?;
         let names = match req.int("frameId") {
             Some(_) => {
-                let (id, index) = self.frame(req)?;
-                let f = self.fiber(vm, cur, id).ok_or("that fiber has finished")?;
-                frame_names(vm, f, index, self.pc(id, index, f))
+                let at = self.frame(req)?;
+                let (stack, frames) = self.context(vm, cur, at)?;
+                frame_names(vm, stack, &frames[at.index], self.pc(at, frames))
             }
             None => Vec::new(),
         };
@@ -206,12 +240,11 @@ fn unboxed(vm: &Vm, v: Value) -> Value {
     }
 }
 
-/// The locals bound at `pc` in frame `index`, the innermost of each name.
-pub fn locals(vm: &Vm, f: &Fiber, index: usize, pc: u32) -> Vec<(String, Value)> {
-    let frame = &f.frames[index];
+/// The locals of `frame` (on `stack`) bound at `pc`, the innermost of each name.
+pub fn locals(vm: &Vm, stack: &[Value], frame: &Frame, pc: u32) -> Vec<(String, Value)> {
     let mut out: Vec<(String, Value)> = Vec::new();
     for l in frame.proto.locals.iter().filter(|l| l.from <= pc && pc < l.to && is_name(&l.name)) {
-        let v = f.stack.get(frame.base as usize + l.reg as usize).copied().unwrap_or(Value::Nil);
+        let v = stack.get(frame.base as usize + l.reg as usize).copied().unwrap_or(Value::Nil);
         let v = if l.cell { unboxed(vm, v) } else { v };
         match out.iter_mut().find(|(n, _)| *n == l.name) {
             Some(slot) => slot.1 = v,
@@ -237,9 +270,9 @@ fn globals(vm: &Vm) -> Vec<(String, Value)> {
 
 /// Every name a frame sees (globals are found by the compiler): captured
 /// variables, then locals (a local hides a captured name).
-pub fn frame_names(vm: &Vm, f: &Fiber, index: usize, pc: u32) -> Vec<(String, Value)> {
-    let mut names = captured(vm, &f.frames[index]);
-    for (n, v) in locals(vm, f, index, pc) {
+pub fn frame_names(vm: &Vm, stack: &[Value], frame: &Frame, pc: u32) -> Vec<(String, Value)> {
+    let mut names = captured(vm, frame);
+    for (n, v) in locals(vm, stack, frame, pc) {
         names.retain(|(m, _)| *m != n);
         names.push((n, v));
     }

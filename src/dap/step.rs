@@ -2,10 +2,12 @@
 //! functions on the fiber's stack, `stepOut` those of its callers, `stepIn`
 //! every function's; a trap ends the step only in the stepping fiber, so
 //! other fibers run on through them, and a step over a blocking operation
-//! ends when the operation has and the fiber runs on to the next line.
+//! ends when the operation has and the fiber runs on to the next line. A
+//! coroutine's frames count above its resumer's: `next` over a `resume`
+//! steps over the coroutine's run, a step over a `yield` ends in the resumer.
 
 use super::breakpoints::Breakpoints;
-use super::inspect::location;
+use super::inspect::{contexts, location};
 use crate::bytecode::{ProtoRef, Site};
 use crate::vm::debug::{clear_trap, set_trap};
 use crate::vm::{Fiber, Vm};
@@ -55,8 +57,10 @@ impl Stepping {
             };
             let Some(top) = f.frames.last() else { return };
             let pc = if exact && thread == cur_id { top.pc } else { top.pc.saturating_sub(1) };
-            let frames: Vec<ProtoRef> = f.frames.iter().map(|fr| fr.proto).collect();
-            (frames, f.frames.len(), (top.proto, pc))
+            // Innermost first, a coroutine's resumers' frames too.
+            let stacks = contexts(vm, f);
+            let frames: Vec<ProtoRef> = stacks.iter().flat_map(|(_, fr)| fr.iter().rev().map(|fr| fr.proto)).collect();
+            (frames, depth(vm, f), (top.proto, pc))
         };
         let file = std::rc::Rc::as_ptr(&at.0.file);
         let line = location(&at.0, at.1).0;
@@ -65,7 +69,7 @@ impl Stepping {
             // SAFETY: every proto is owned by `vm.protos` (ProtoRef's invariant).
             Kind::In => vm.protos.iter().map(|p| unsafe { ProtoRef::new(p) }).collect(),
             Kind::Over => protos,
-            Kind::Out => protos[..protos.len() - 1].to_vec(),
+            Kind::Out => protos[1..].to_vec(),
             Kind::Entry => Vec::new(),
         };
         let mut seen = std::collections::HashSet::new();
@@ -79,7 +83,7 @@ impl Stepping {
     }
 
     /// Does a trap at `site` in fiber `id` end the step? Its stop reason if so.
-    pub fn done(&self, _vm: &Vm, fiber: &Fiber, id: u32, site: Site) -> Option<&'static str> {
+    pub fn done(&self, vm: &Vm, fiber: &Fiber, id: u32, site: Site) -> Option<&'static str> {
         let s = self.step?;
         if s.kind == Kind::Entry {
             return Some("entry");
@@ -87,7 +91,7 @@ impl Stepping {
         if id != s.fiber {
             return None;
         }
-        let depth = fiber.frames.len();
+        let depth = depth(vm, fiber);
         let moved = || {
             let (line, _) = location(&site.proto, site.pc);
             line != s.line || !std::ptr::eq(std::rc::Rc::as_ptr(&site.proto.file), s.file)
@@ -110,4 +114,10 @@ impl Stepping {
             }
         }
     }
+}
+
+/// A fiber's frames, its coroutines' resumers' included: resuming a
+/// coroutine goes deeper, yielding comes back out.
+fn depth(vm: &Vm, f: &Fiber) -> usize {
+    contexts(vm, f).iter().map(|(_, frames)| frames.len()).sum()
 }
