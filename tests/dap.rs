@@ -455,3 +455,14 @@ fn a_coroutine_shows_its_frames_then_its_resumers() {
     assert_eq!(a.output_until_exit("stdout"), ("0\n".to_string(), 0));
     a.disconnect();
 }
+
+#[test]
+fn no_debug_runs_without_stopping() {
+    // VS Code's Run Without Debugging: breakpoints and stopOnEntry are ignored.
+    let src = "let a = 1\nprint(a + 1)\nthrow error(\"end\")\n";
+    let (mut a, _) =
+        Adapter::launch("nodebug", src, json!({"noDebug": true, "stopOnEntry": true}), json!([{"line": 2}]), &["all"]);
+    assert_eq!(a.output_until_exit("stdout"), ("2\n".to_string(), 1));
+    assert!(!a.seen.iter().any(|m| m["event"] == "stopped"));
+    a.disconnect();
+}

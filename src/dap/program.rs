@@ -17,6 +17,8 @@ pub struct Launch {
     pub program: String,
     pub args: Vec<String>,
     pub stop_on_entry: bool,
+    /// VS Code's "Run Without Debugging": the program runs as `csp run` runs it.
+    pub no_debug: bool,
     src: String,
 }
 
@@ -38,7 +40,8 @@ impl Launch {
         }
         let src = std::fs::read_to_string(program).map_err(|e| format!("cannot read program {program}: {e}"))?;
         let stop_on_entry = req.args.get("stopOnEntry").and_then(Value::as_bool).unwrap_or(false);
-        Ok(Launch { program: program.to_string(), args, stop_on_entry, src })
+        let no_debug = req.args.get("noDebug").and_then(Value::as_bool).unwrap_or(false);
+        Ok(Launch { program: program.to_string(), args, stop_on_entry, no_debug, src })
     }
 }
 
@@ -81,7 +84,11 @@ fn run(launch: Launch, req: Request, out: Out, rx: Receiver<Request>, shared: Ar
     vm.debug = Some(Box::new(crate::vm::debug::Debug::new(Box::new(Hook(session.clone())))));
     // Breakpoints and exception filters come now, until configurationDone.
     out.event("initialized", json!({}));
-    session.borrow_mut().configure(&mut vm, proto, launch.stop_on_entry);
+    session.borrow_mut().configure(&mut vm, proto, launch.stop_on_entry && !launch.no_debug);
+    if launch.no_debug {
+        // Without the debugger nothing stops.
+        crate::vm::debug::detach(&mut vm);
+    }
     let outcome = crate::sched::run_main(&mut vm, proto);
     let report = crate::runner::report(&vm, outcome, false);
     vm.out.flush();

@@ -78,6 +78,16 @@ pub fn clear_trap(vm: &mut Vm, site: Site) {
     }
 }
 
+/// Takes the debugger away, its traps with it.
+pub fn detach(vm: &mut Vm) {
+    let Some(d) = vm.debug.take() else { return };
+    for (&(proto, pc), &op) in &d.traps {
+        // SAFETY: the key's address is a proto of `vm.protos` (a ProtoRef's).
+        let proto = unsafe { ProtoRef::new(&*(proto as *const Proto)) };
+        patch(Site { proto, pc }, op);
+    }
+}
+
 /// The instruction at `site` as the program has it (under a trap or not).
 pub fn original(vm: &Vm, proto: ProtoRef, pc: u32) -> Op {
     let site = Site { proto, pc };
