@@ -466,3 +466,23 @@ fn no_debug_runs_without_stopping() {
     assert!(!a.seen.iter().any(|m| m["event"] == "stopped"));
     a.disconnect();
 }
+
+#[test]
+fn a_program_whose_fibers_all_wait_takes_breakpoints_and_pauses() {
+    // Set while the program sleeps: the breakpoint is in place when it wakes.
+    let src = "sleep(400)\nlet x = 1\nsleep(3000)\nprint(x)\n";
+    let (mut a, path) = Adapter::launch("idle", src, json!({}), json!([]), &[]);
+    std::thread::sleep(Duration::from_millis(150));
+    a.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": [{"line": 2}]}));
+    let (reason, line, _, thread) = a.stopped();
+    assert_eq!((reason.as_str(), line), ("breakpoint", 2));
+    a.ok("continue", json!({"threadId": thread}));
+    // Paused in the long sleep: the main fiber, blocked there.
+    std::thread::sleep(Duration::from_millis(150));
+    a.ok("pause", json!({}));
+    let (reason, line, _, thread) = a.stopped();
+    assert_eq!((reason.as_str(), line, thread), ("pause", 3, 1));
+    let threads = a.ok("threads", json!({}));
+    assert!(threads["threads"][0]["name"].as_str().unwrap().contains("blocked"), "{threads}");
+    a.disconnect();
+}

@@ -62,7 +62,7 @@ impl View {
         all.iter().map(|f| json!({"id": f.id + 1, "name": format!("{} [{}]", f.name, f.state)})).collect()
     }
 
-    pub fn answer(&mut self, vm: &mut Vm, cur: &Fiber, req: &super::Request) -> Result<Json, String> {
+    pub fn answer(&mut self, vm: &mut Vm, cur: Option<&Fiber>, req: &super::Request) -> Result<Json, String> {
         match req.command.as_str() {
             "threads" => Ok(json!({"threads": self.threads(vm)})),
             "stackTrace" => self.stack_trace(vm, cur, req),
@@ -74,7 +74,7 @@ impl View {
     }
 
     /// The stack and frames of the frame at `at`.
-    fn context<'a>(&self, vm: &'a Vm, cur: &'a Fiber, at: Place) -> Result<(&'a [Value], &'a [Frame]), String> {
+    fn context<'a>(&self, vm: &'a Vm, cur: Option<&'a Fiber>, at: Place) -> Result<(&'a [Value], &'a [Frame]), String> {
         let f = self.fiber(vm, cur, at.fiber).ok_or("that fiber has finished")?;
         contexts(vm, f)
             .get(at.ctx)
@@ -83,12 +83,12 @@ impl View {
             .ok_or_else(|| "that frame has returned".into())
     }
 
-    /// Fiber `id`: the stopped one is in hand, the others in their slots.
-    fn fiber<'a>(&self, vm: &'a Vm, cur: &'a Fiber, id: u32) -> Option<&'a Fiber> {
-        if id == self.stopped {
-            Some(cur)
-        } else {
-            sched::fiber(vm, id)
+    /// Fiber `id`: the stopped one is in hand (unless all were waiting), the
+    /// others in their slots.
+    fn fiber<'a>(&self, vm: &'a Vm, cur: Option<&'a Fiber>, id: u32) -> Option<&'a Fiber> {
+        match cur {
+            Some(f) if id == self.stopped => Some(f),
+            _ => sched::fiber(vm, id),
         }
     }
 
@@ -103,7 +103,7 @@ impl View {
         }
     }
 
-    fn stack_trace(&mut self, vm: &Vm, cur: &Fiber, req: &super::Request) -> Result<Json, String> {
+    fn stack_trace(&mut self, vm: &Vm, cur: Option<&Fiber>, req: &super::Request) -> Result<Json, String> {
         let id = (req.int("threadId").ok_or("stackTrace needs threadId")? - 1).max(0) as u32;
         if id >= sched::NOT_STARTED {
             // A fiber not started yet has no frames.
@@ -139,7 +139,7 @@ impl View {
         self.refs.len()
     }
 
-    fn scopes(&mut self, vm: &Vm, cur: &Fiber, req: &super::Request) -> Result<Json, String> {
+    fn scopes(&mut self, vm: &Vm, cur: Option<&Fiber>, req: &super::Request) -> Result<Json, String> {
         let at = self.frame(req)?;
         let (_, frames) = self.context(vm, cur, at)?;
         let has_captured = !frames[at.index].proto.upval_names.is_empty();
@@ -154,7 +154,7 @@ impl View {
         Ok(json!({"scopes": scopes}))
     }
 
-    fn variables(&mut self, vm: &Vm, cur: &Fiber, req: &super::Request) -> Result<Json, String> {
+    fn variables(&mut self, vm: &Vm, cur: Option<&Fiber>, req: &super::Request) -> Result<Json, String> {
         let r = req.int("variablesReference").ok_or("variables needs variablesReference")?;
         let what = *self.refs.get((r - 1).max(0) as usize).ok_or_else(|| format!("no variables reference {r}"))?;
         let start = req.int("start").unwrap_or(0).max(0) as usize;
@@ -198,7 +198,7 @@ impl View {
         var
     }
 
-    fn evaluate(&mut self, vm: &mut Vm, cur: &Fiber, req: &super::Request) -> Result<Json, String> {
+    fn evaluate(&mut self, vm: &mut Vm, cur: Option<&Fiber>, req: &super::Request) -> Result<Json, String> {
         let expr = req.str("expression").ok_or("evaluate needs expression")?;
         let names = match req.int("frameId") {
             Some(_) => {

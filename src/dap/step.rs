@@ -50,13 +50,17 @@ impl Stepping {
 
     /// Begins a step of fiber `thread` (`cur` is the stopped fiber `cur_id`,
     /// its top pc `exact`ly on its instruction or past it).
-    pub fn start(&mut self, vm: &mut Vm, kind: Kind, cur: &Fiber, cur_id: u32, thread: u32, exact: bool) {
+    pub fn start(&mut self, vm: &mut Vm, kind: Kind, cur: Option<&Fiber>, cur_id: u32, thread: u32, exact: bool) {
         let (protos, depth, at) = {
-            let Some(f) = (if thread == cur_id { Some(cur) } else { crate::sched::debug::fiber(vm, thread) }) else {
+            let f = match cur {
+                Some(f) if thread == cur_id => Some(f),
+                _ => crate::sched::debug::fiber(vm, thread),
+            };
+            let Some(f) = f else {
                 return;
             };
             let Some(top) = f.frames.last() else { return };
-            let pc = if exact && thread == cur_id { top.pc } else { top.pc.saturating_sub(1) };
+            let pc = if exact && thread == cur_id && cur.is_some() { top.pc } else { top.pc.saturating_sub(1) };
             // Innermost first, a coroutine's resumers' frames too.
             let stacks = contexts(vm, f);
             let frames: Vec<ProtoRef> = stacks.iter().flat_map(|(_, fr)| fr.iter().rev().map(|fr| fr.proto)).collect();

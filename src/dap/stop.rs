@@ -52,6 +52,9 @@ impl Debugger for Hook {
     fn slice_ended(&mut self, vm: &mut Vm, fiber: &mut Fiber, halt: &Halt) {
         self.0.borrow_mut().slice_ended(vm, fiber, halt);
     }
+    fn idle(&mut self, vm: &mut Vm) {
+        self.0.borrow_mut().idle(vm);
+    }
 }
 
 impl Session {
@@ -104,10 +107,10 @@ impl Session {
     fn trapped(&mut self, vm: &mut Vm, fiber: &mut Fiber, site: Site) {
         let id = sched::running(vm);
         if let Some(reason) = self.step.done(vm, fiber, id, site) {
-            return self.stop(vm, fiber, reason, None, true);
+            return self.stop(vm, Some(fiber), reason, None, true);
         }
         match self.bps.hit(vm, fiber, site) {
-            Hit::Stop => self.stop(vm, fiber, "breakpoint", None, true),
+            Hit::Stop => self.stop(vm, Some(fiber), "breakpoint", None, true),
             Hit::Log(text) => self.out.output("console", &format!("{text}\n")),
             Hit::Pass => {}
         }
@@ -119,19 +122,34 @@ impl Session {
             let kind = super::inspect::error_kind(vm, value);
             self.exception = Some(json!({"exceptionId": kind, "description": text,
                 "breakMode": if caught { "always" } else { "unhandled" }}));
-            self.stop(vm, fiber, "exception", Some(text), false);
+            self.stop(vm, Some(fiber), "exception", Some(text), false);
         }
     }
 
-    fn slice_ended(&mut self, vm: &mut Vm, fiber: &mut Fiber, halt: &Halt) {
+    /// Takes requests that came while the program ran (breakpoints); false
+    /// if none came and no pause is asked.
+    fn attend(&mut self, vm: &mut Vm) -> bool {
         if !self.shared.attention.swap(false, Ordering::SeqCst) {
-            return;
+            return false;
         }
-        // Breakpoints set while the program runs.
         while let Ok(req) = self.rx.try_recv() {
             if !self.configuration(vm, &req) {
                 self.out.fail(&req, "the program is running: pause it first");
             }
+        }
+        true
+    }
+
+    /// Every fiber waits: a pause stops the program in the first one.
+    fn idle(&mut self, vm: &mut Vm) {
+        if self.attend(vm) && self.shared.pause.swap(false, Ordering::SeqCst) {
+            self.stop(vm, None, "pause", None, false);
+        }
+    }
+
+    fn slice_ended(&mut self, vm: &mut Vm, fiber: &mut Fiber, halt: &Halt) {
+        if !self.attend(vm) {
+            return;
         }
         // A fiber that finished has nothing to show: the pause waits for the next.
         let exact = match halt {
@@ -145,18 +163,22 @@ impl Session {
             }
         };
         if self.shared.pause.swap(false, Ordering::SeqCst) {
-            self.stop(vm, fiber, "pause", None, exact);
+            self.stop(vm, Some(fiber), "pause", None, exact);
         }
     }
 
     /// Stops the program for `reason` in `fiber` (its top pc `exact`ly on
     /// the instruction, or past it) and answers requests until one resumes it.
-    fn stop(&mut self, vm: &mut Vm, fiber: &mut Fiber, reason: &str, text: Option<String>, exact: bool) {
+    /// `fiber` is the running one (None: every fiber waits; the first is shown).
+    fn stop(&mut self, vm: &mut Vm, fiber: Option<&mut Fiber>, reason: &str, text: Option<String>, exact: bool) {
         self.step.clear(vm, &self.bps);
         // What the program printed so far shows before the stop.
         vm.out.flush();
         self.shared.pause.store(false, Ordering::SeqCst);
-        let id = sched::running(vm);
+        let id = match fiber {
+            Some(_) => sched::running(vm),
+            None => sched::fibers(vm).iter().map(|f| f.id).min().unwrap_or(0),
+        };
         let mut view = View::new(id, exact);
         let threads = view.threads(vm);
         *self.shared.threads.lock().unwrap_or_else(|e| e.into_inner()) = threads;
@@ -170,20 +192,26 @@ impl Session {
         let began = Instant::now();
         let resume = loop {
             let Ok(req) = self.rx.recv() else { break Resume::Continue };
-            if let Some(r) = self.stopped_request(vm, fiber, &mut view, &req) {
+            if let Some(r) = self.stopped_request(vm, fiber.as_deref(), &mut view, &req) {
                 break r;
             }
         };
         self.shared.stopped.store(false, Ordering::SeqCst);
         self.exception = None;
         if let Resume::Step(kind, thread) = resume {
-            self.step.start(vm, kind, fiber, id, thread, exact);
+            self.step.start(vm, kind, fiber.as_deref(), id, thread, exact);
         }
         sched::postpone_clock(vm, began.elapsed());
     }
 
     /// Answers a request while stopped; how the program goes on if it says.
-    fn stopped_request(&mut self, vm: &mut Vm, fiber: &mut Fiber, view: &mut View, req: &Request) -> Option<Resume> {
+    fn stopped_request(
+        &mut self,
+        vm: &mut Vm,
+        fiber: Option<&Fiber>,
+        view: &mut View,
+        req: &Request,
+    ) -> Option<Resume> {
         let thread = req.int("threadId").map_or(view.stopped, |t| (t - 1).max(0) as u32);
         let resume = match req.command.as_str() {
             "continue" => Resume::Continue,

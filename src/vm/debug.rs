@@ -22,7 +22,13 @@ pub trait Debugger {
     /// A slice of `fiber`'s ended with `halt`: requests that came while the
     /// program ran, such as a pause, are taken here.
     fn slice_ended(&mut self, vm: &mut Vm, fiber: &mut Fiber, halt: &Halt);
+    /// No fiber can run: the scheduler waits for a timer or I/O (it looks
+    /// here every `IDLE_LOOK` meanwhile).
+    fn idle(&mut self, vm: &mut Vm);
 }
+
+/// How long an idle scheduler waits between looks for the debugger.
+pub const IDLE_LOOK: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The debugger and the instructions its traps replaced.
 pub struct Debug {
@@ -165,4 +171,11 @@ pub(super) fn on_throw(vm: &mut Vm, fiber: &mut Fiber, value: Value) {
 #[inline(never)]
 pub(super) fn on_slice_end(vm: &mut Vm, fiber: &mut Fiber, halt: &Halt) {
     with_hook(vm, |h, vm| h.slice_ended(vm, fiber, halt));
+}
+
+/// The scheduler is idle: the debugger may stop the program there (a pause).
+#[cold]
+#[inline(never)]
+pub fn on_idle(vm: &mut Vm) {
+    with_hook(vm, |h, vm| h.idle(vm));
 }
