@@ -486,3 +486,27 @@ fn a_program_whose_fibers_all_wait_takes_breakpoints_and_pauses() {
     assert!(threads["threads"][0]["name"].as_str().unwrap().contains("blocked"), "{threads}");
     a.disconnect();
 }
+
+#[test]
+fn steps_go_through_std_code_to_the_users() {
+    // `map` is written in csp in the prelude: stepping never stops inside it.
+    let src = "fn double(x) {\n    return x * 2\n}\nlet ys = [1, 2].map(double)\nprint(ys)\n";
+    let (mut a, path) = Adapter::launch("std", src, json!({}), json!([{"line": 4}]), &[]);
+    let (_, _, _, thread) = a.stopped();
+    a.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": []}));
+    let step = |a: &mut Adapter, how: &str| {
+        let seq = a.request(how, json!({"threadId": thread}));
+        a.response(seq);
+        let ev = a.event("stopped");
+        let st = a.ok("stackTrace", json!({"threadId": ev["threadId"]}));
+        let top = &st["stackFrames"][0];
+        (top["name"].as_str().unwrap().to_string(), top["line"].as_i64().unwrap())
+    };
+    assert_eq!(step(&mut a, "stepIn"), ("double".to_string(), 2));
+    let (name, line) = step(&mut a, "stepOut");
+    assert_eq!(name, "<main>");
+    assert!((4..=5).contains(&line), "line {line}");
+    a.ok("continue", json!({"threadId": thread}));
+    assert_eq!(a.output_until_exit("stdout"), ("[2, 4]\n".to_string(), 0));
+    a.disconnect();
+}

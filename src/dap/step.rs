@@ -76,8 +76,10 @@ impl Stepping {
             Kind::Out => protos[1..].to_vec(),
             Kind::Entry => Vec::new(),
         };
+        // Never in std's code (the prelude's `map` and the like): a step goes
+        // through it to the user's code it calls or returns to.
         let mut seen = std::collections::HashSet::new();
-        for p in trapped.into_iter().filter(|p| seen.insert(p.as_ptr())) {
+        for p in trapped.into_iter().filter(|p| !p.file.std && seen.insert(p.as_ptr())) {
             for pc in 0..p.code.len() as u32 {
                 let site = Site { proto: p, pc };
                 set_trap(vm, site);
@@ -107,6 +109,11 @@ impl Stepping {
             Kind::Entry => true,
         };
         done.then_some("step")
+    }
+
+    /// The fiber a step is under way in.
+    pub fn fiber(&self) -> Option<u32> {
+        self.step.filter(|s| s.kind != Kind::Entry).map(|s| s.fiber)
     }
 
     /// Ends the step, taking away its traps (breakpoints stay).

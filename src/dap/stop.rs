@@ -148,6 +148,10 @@ impl Session {
     }
 
     fn slice_ended(&mut self, vm: &mut Vm, fiber: &mut Fiber, halt: &Halt) {
+        // The stepping fiber ended: the program runs on without the step's traps.
+        if matches!(halt, Halt::Done(_) | Halt::Error(_)) && self.step.fiber() == Some(sched::running(vm)) {
+            self.step.clear(vm, &self.bps);
+        }
         if !self.attend(vm) {
             return;
         }
