@@ -503,6 +503,12 @@ fn steps_go_through_std_code_to_the_users() {
         (top["name"].as_str().unwrap().to_string(), top["line"].as_i64().unwrap())
     };
     assert_eq!(step(&mut a, "stepIn"), ("double".to_string(), 2));
+    // Below double, the prelude's map: its text comes by reference.
+    let st = a.ok("stackTrace", json!({"threadId": thread}));
+    let map = &st["stackFrames"][1];
+    assert_eq!(map["name"], "__list_map", "{st}");
+    let text = a.ok("source", json!({"sourceReference": map["source"]["sourceReference"]}));
+    assert!(text["content"].as_str().unwrap().contains("fn __list_map"), "{}", &text["content"].to_string()[..200]);
     let (name, line) = step(&mut a, "stepOut");
     assert_eq!(name, "<main>");
     assert!((4..=5).contains(&line), "line {line}");

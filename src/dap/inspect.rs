@@ -48,11 +48,13 @@ pub struct View {
     /// Frame ids: fiber and frame index.
     frames: Vec<Place>,
     refs: Vec<Ref>,
+    /// Files without a path to open (std's), by `sourceReference` - 1.
+    sources: Vec<std::rc::Rc<crate::source::SourceFile>>,
 }
 
 impl View {
     pub fn new(stopped: u32, exact: bool) -> View {
-        View { stopped, exact, frames: Vec::new(), refs: Vec::new() }
+        View { stopped, exact, frames: Vec::new(), refs: Vec::new(), sources: Vec::new() }
     }
 
     /// Every fiber, as `threads` lists them (id: the fiber's slot + 1).
@@ -69,6 +71,11 @@ impl View {
             "scopes" => self.scopes(vm, cur, req),
             "variables" => self.variables(vm, cur, req),
             "evaluate" => self.evaluate(vm, cur, req),
+            "source" => {
+                let r = req.int("sourceReference").unwrap_or(0);
+                let file = self.sources.get((r - 1).max(0) as usize).ok_or_else(|| format!("no source {r}"))?;
+                Ok(json!({"content": file.src}))
+            }
             other => Err(format!("unknown command '{other}'")),
         }
     }
@@ -123,9 +130,24 @@ impl View {
             let (line, column) = location(&frame.proto, self.pc(at, frames));
             self.frames.push(at);
             shown.push(json!({"id": self.frames.len(), "name": frame.proto.display_name(),
-                "source": source(&frame.proto), "line": line, "column": column}));
+                "source": self.source(&frame.proto), "line": line, "column": column}));
         }
         Ok(json!({"stackFrames": shown, "totalFrames": total}))
+    }
+
+    /// The DAP `source` of a proto's file: its path, or for std's (which has
+    /// none to open) a reference the `source` request answers with its text.
+    fn source(&mut self, proto: &Proto) -> Json {
+        let name = proto.file.name.rsplit('/').next().unwrap_or(&proto.file.name).to_string();
+        if !proto.file.std {
+            return json!({"name": name, "path": super::breakpoints::canonical(&proto.file.name)});
+        }
+        let known = self.sources.iter().position(|f| std::rc::Rc::ptr_eq(f, &proto.file));
+        let r = known.unwrap_or_else(|| {
+            self.sources.push(proto.file.clone());
+            self.sources.len() - 1
+        }) + 1;
+        json!({"name": name, "sourceReference": r, "presentationHint": "deemphasize"})
     }
 
     /// The frame of a `frameId`.
@@ -218,15 +240,6 @@ impl View {
 /// 1-based line and column of instruction `pc`.
 pub fn location(proto: &Proto, pc: u32) -> (usize, usize) {
     proto.file.line_col(proto.span_at(pc).start)
-}
-
-/// The DAP `source` of a proto's file (std modules have no path to open).
-fn source(proto: &Proto) -> Json {
-    let name = proto.file.name.rsplit('/').next().unwrap_or(&proto.file.name).to_string();
-    match proto.file.std {
-        true => json!({"name": name, "presentationHint": "deemphasize"}),
-        false => json!({"name": name, "path": super::breakpoints::canonical(&proto.file.name)}),
-    }
 }
 
 /// A register's value, a cell's content if it holds one.

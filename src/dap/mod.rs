@@ -46,6 +46,7 @@ const PROGRAM_COMMANDS: &[&str] = &[
     "variables",
     "evaluate",
     "exceptionInfo",
+    "source",
     "continue",
     "next",
     "stepIn",
