@@ -516,3 +516,18 @@ fn steps_go_through_std_code_to_the_users() {
     assert_eq!(a.output_until_exit("stdout"), ("[2, 4]\n".to_string(), 0));
     a.disconnect();
 }
+
+#[test]
+fn thread_events_announce_fibers_and_their_ends() {
+    let src = "let ch = chan()\ngo fn() {\n    sleep(20)\n    ch <- 1\n}()\nprint(<-ch)\n";
+    let (mut a, _) = Adapter::launch("threads", src, json!({}), json!([]), &[]);
+    assert_eq!(a.output_until_exit("stdout"), ("1\n".to_string(), 0));
+    let events: Vec<String> = a
+        .seen
+        .iter()
+        .filter(|m| m["event"] == "thread")
+        .map(|m| format!("{} {}", m["body"]["reason"].as_str().unwrap(), m["body"]["threadId"]))
+        .collect();
+    assert_eq!(events, ["started 1", "started 2", "exited 2", "exited 1"]);
+    a.disconnect();
+}

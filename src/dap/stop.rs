@@ -31,6 +31,8 @@ pub struct Session {
     step: Stepping,
     /// The error of an `exception` stop, for `exceptionInfo`.
     exception: Option<Json>,
+    /// Fibers (by id) a `thread` event has announced and not yet ended.
+    announced: Vec<bool>,
 }
 
 /// How a stopped program goes on.
@@ -61,7 +63,7 @@ impl Session {
     pub fn new(out: Out, rx: Receiver<Request>, shared: Arc<Shared>) -> Session {
         let (uncaught, all) = (true, false);
         let (bps, step) = (Breakpoints::default(), Stepping::default());
-        Session { out, rx, shared, bps, uncaught, all, step, exception: None }
+        Session { out, rx, shared, bps, uncaught, all, step, exception: None, announced: Vec::new() }
     }
 
     pub fn requests(&self) -> &Receiver<Request> {
@@ -140,6 +142,23 @@ impl Session {
         true
     }
 
+    /// `thread` events: a fiber is announced when its first slice ends, and
+    /// its end when its last does (one that ends within its first is never
+    /// seen).
+    fn announce(&mut self, id: u32, ended: bool) {
+        let i = id as usize;
+        let known = self.announced.get(i).copied().unwrap_or(false);
+        if known == !ended {
+            return;
+        }
+        if i >= self.announced.len() {
+            self.announced.resize(i + 1, false);
+        }
+        self.announced[i] = !ended;
+        let reason = if ended { "exited" } else { "started" };
+        self.out.event("thread", json!({"reason": reason, "threadId": id + 1}));
+    }
+
     /// Every fiber waits: a pause stops the program in the first one.
     fn idle(&mut self, vm: &mut Vm) {
         if self.attend(vm) && self.shared.pause.swap(false, Ordering::SeqCst) {
@@ -148,6 +167,8 @@ impl Session {
     }
 
     fn slice_ended(&mut self, vm: &mut Vm, fiber: &mut Fiber, halt: &Halt) {
+        self.announce(sched::running(vm), matches!(halt, Halt::Done(_) | Halt::Error(_)));
+        self.announce(sched::running(vm), matches!(halt, Halt::Done(_) | Halt::Error(_)));
         // The stepping fiber ended: the program runs on without the step's traps.
         if matches!(halt, Halt::Done(_) | Halt::Error(_)) && self.step.fiber() == Some(sched::running(vm)) {
             self.step.clear(vm, &self.bps);
