@@ -531,3 +531,25 @@ fn thread_events_announce_fibers_and_their_ends() {
     assert_eq!(events, ["started 1", "started 2", "exited 2", "exited 1"]);
     a.disconnect();
 }
+
+#[test]
+fn captured_variables_and_globals() {
+    let src = "let limit = 10\nfn counter() {\n    let n = 0\n    return fn() {\n        n += 1\n        return n + limit\n    }\n}\nlet c = counter()\nc()\nprint(c())\n";
+    let (mut a, _) = Adapter::launch("captured", src, json!({}), json!([{"line": 6, "hitCondition": "2"}]), &[]);
+    let (_, line, frame, _) = a.stopped();
+    assert_eq!(line, 6);
+    let scopes = a.ok("scopes", json!({"frameId": frame}));
+    let names: Vec<&str> = scopes["scopes"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Locals", "Captured", "Globals"]);
+    let vars = |a: &mut Adapter, i: usize| {
+        let r = scopes["scopes"][i]["variablesReference"].clone();
+        let v = a.ok("variables", json!({"variablesReference": r}));
+        let v = v["variables"].as_array().unwrap().iter();
+        v.map(|v| format!("{}={}", v["name"].as_str().unwrap(), v["value"].as_str().unwrap())).collect::<Vec<_>>()
+    };
+    assert_eq!(vars(&mut a, 1), ["n=2"]);
+    // `limit` is a global: a function reads it.
+    assert!(vars(&mut a, 2).contains(&"limit=10".to_string()), "{:?}", vars(&mut a, 2));
+    assert_eq!(a.evaluate(frame, "n * 100 + limit"), "210");
+    a.disconnect();
+}
