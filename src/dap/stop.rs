@@ -131,7 +131,8 @@ impl Session {
     /// Takes requests that came while the program ran (breakpoints); false
     /// if none came and no pause is asked.
     fn attend(&mut self, vm: &mut Vm) -> bool {
-        if !self.shared.attention.swap(false, Ordering::SeqCst) {
+        // A plain load first: this runs at every slice's end.
+        if !self.shared.attention.load(Ordering::Relaxed) || !self.shared.attention.swap(false, Ordering::SeqCst) {
             return false;
         }
         while let Ok(req) = self.rx.try_recv() {
