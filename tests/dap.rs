@@ -279,8 +279,14 @@ fn stop_on_entry_next_evaluate_and_the_end() {
     let (_, line, frame, _) = next(&mut a);
     assert_eq!(line, 4);
     assert_eq!(a.evaluate(frame, "a * 10 + f()"), "15");
-    // Frames of an earlier stop are gone.
+    // Frames of an earlier stop are gone; ids never handed out are errors.
     assert!(a.fails("scopes", json!({"frameId": 99})).contains("no frame"));
+    assert!(a.fails("scopes", json!({"frameId": 0})).contains("no frame"));
+    assert!(a.fails("variables", json!({"variablesReference": 0})).contains("no variables reference"));
+    assert!(a.fails("variables", json!({"variablesReference": -5})).contains("no variables reference"));
+    assert!(a.fails("stackTrace", json!({"threadId": 0})).contains("no thread"));
+    assert!(a.fails("stackTrace", json!({"threadId": "one"})).contains("needs threadId"));
+    assert!(a.fails("evaluate", json!({"frameId": frame})).contains("needs expression"));
     a.ok("continue", json!({"threadId": thread}));
     let (out, code) = a.output_until_exit("stdout");
     assert_eq!((out.as_str(), code), ("6\n", 0));

@@ -73,7 +73,7 @@ impl View {
             "evaluate" => self.evaluate(vm, cur, req),
             "source" => {
                 let r = req.int("sourceReference").unwrap_or(0);
-                let file = self.sources.get((r - 1).max(0) as usize).ok_or_else(|| format!("no source {r}"))?;
+                let file = index(r).and_then(|i| self.sources.get(i)).ok_or_else(|| format!("no source {r}"))?;
                 Ok(json!({"content": file.src}))
             }
             other => Err(format!("unknown command '{other}'")),
@@ -111,7 +111,8 @@ impl View {
     }
 
     fn stack_trace(&mut self, vm: &Vm, cur: Option<&Fiber>, req: &super::Request) -> Result<Json, String> {
-        let id = (req.int("threadId").ok_or("stackTrace needs threadId")? - 1).max(0) as u32;
+        let thread = req.int("threadId").ok_or("stackTrace needs threadId")?;
+        let id = index(thread).ok_or_else(|| format!("no thread {thread}"))? as u32;
         if id >= sched::NOT_STARTED {
             // A fiber not started yet has no frames.
             return Ok(json!({"stackFrames": [], "totalFrames": 0}));
@@ -153,7 +154,7 @@ impl View {
     /// The frame of a `frameId`.
     fn frame(&self, req: &super::Request) -> Result<Place, String> {
         let id = req.int("frameId").ok_or("needs frameId")?;
-        self.frames.get((id - 1).max(0) as usize).copied().ok_or_else(|| format!("no frame {id}"))
+        index(id).and_then(|i| self.frames.get(i)).copied().ok_or_else(|| format!("no frame {id}"))
     }
 
     fn reference(&mut self, r: Ref) -> usize {
@@ -178,7 +179,7 @@ impl View {
 
     fn variables(&mut self, vm: &Vm, cur: Option<&Fiber>, req: &super::Request) -> Result<Json, String> {
         let r = req.int("variablesReference").ok_or("variables needs variablesReference")?;
-        let what = *self.refs.get((r - 1).max(0) as usize).ok_or_else(|| format!("no variables reference {r}"))?;
+        let what = *index(r).and_then(|i| self.refs.get(i)).ok_or_else(|| format!("no variables reference {r}"))?;
         let start = req.int("start").unwrap_or(0).max(0) as usize;
         let count = req.int("count").filter(|&n| n > 0).map_or(usize::MAX, |n| n as usize);
         let named: Vec<(String, Value)> = match what {
@@ -235,6 +236,12 @@ impl View {
         Ok(json!({"result": var["value"], "type": var["type"], "variablesReference": var["variablesReference"],
             "indexedVariables": var.get("indexedVariables"), "namedVariables": var.get("namedVariables")}))
     }
+}
+
+/// The index of a 1-based id the client sent back (threads, frames,
+/// references); None for one that was never handed out (0, negative, huge).
+pub fn index(id: i64) -> Option<usize> {
+    (1..=u32::MAX as i64).contains(&id).then(|| (id - 1) as usize)
 }
 
 /// 1-based line and column of instruction `pc`.

@@ -238,7 +238,7 @@ impl Session {
         view: &mut View,
         req: &Request,
     ) -> Option<Resume> {
-        let thread = req.int("threadId").map_or(view.stopped, |t| (t - 1).max(0) as u32);
+        let thread = req.int("threadId").and_then(super::inspect::index).map_or(view.stopped, |t| t as u32);
         let resume = match req.command.as_str() {
             "continue" => Resume::Continue,
             "next" => Resume::Step(Kind::Over, thread),
