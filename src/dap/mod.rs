@@ -146,10 +146,10 @@ pub fn serve(input: &mut impl BufRead, out: Out) -> i32 {
                 Some(_) if WHEN_STOPPED.contains(&cmd) && !shared.stopped.load(Ordering::SeqCst) => {
                     out.fail(&req, "the program is running: pause it first")
                 }
-                Some(tx) => {
-                    let _ = tx.send(req);
-                    shared.attention.store(true, Ordering::SeqCst);
-                }
+                Some(tx) => match tx.send(req) {
+                    Ok(()) => shared.attention.store(true, Ordering::SeqCst),
+                    Err(unsent) => out.fail(&unsent.0, "the program has ended"),
+                },
             },
             other => out.fail(&req, &format!("unknown command '{other}'")),
         }

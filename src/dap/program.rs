@@ -51,10 +51,17 @@ pub fn start(launch: Launch, req: Request, out: Out, shared: Arc<Shared>) -> Sen
     *shared.threads.lock().unwrap_or_else(|e| e.into_inner()) = vec![json!({"id": 1, "name": "main fiber"})];
     // The VM's heap and values stay on this thread; a deep program needs the
     // same stack `csp run`'s main thread has.
-    let spawned = std::thread::Builder::new()
-        .name("csp-dap-program".into())
-        .stack_size(64 << 20)
-        .spawn(move || run(launch, req, out, rx, shared));
+    let spawned = std::thread::Builder::new().name("csp-dap-program".into()).stack_size(64 << 20).spawn(move || {
+        let (o, sh) = (out.clone(), shared.clone());
+        // A bug must not leave the client waiting: the session ends, saying so.
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(launch, req, out, rx, shared)));
+        if ran.is_err() {
+            sh.ended.store(true, std::sync::atomic::Ordering::SeqCst);
+            o.output("stderr", "csp dap: internal error (a bug): the program's thread panicked\n");
+            o.event("exited", json!({"exitCode": 70}));
+            o.event("terminated", json!({}));
+        }
+    });
     if let Err(e) = spawned {
         crate::err_println!("csp dap: cannot start the program's thread: {e}");
     }
