@@ -257,7 +257,7 @@ fn a_program_that_does_not_compile() {
 
 #[test]
 fn stop_on_entry_next_evaluate_and_the_end() {
-    let src = "fn f() { return g }\nlet g = 5\nlet a = 1\nlet b = a + f()\nprint(b)\n";
+    let src = "fn f() { return g }\nlet g = 5\nlet a = 1\nlet b = a + f()\nprint(b, args())\n";
     let (mut a, _) = Adapter::launch("entry", src, json!({"stopOnEntry": true, "args": ["x"]}), json!([]), &[]);
     let (reason, line, _, thread) = a.stopped();
     assert_eq!((reason.as_str(), line), ("entry", 1));
@@ -289,7 +289,7 @@ fn stop_on_entry_next_evaluate_and_the_end() {
     assert!(a.fails("evaluate", json!({"frameId": frame})).contains("needs expression"));
     a.ok("continue", json!({"threadId": thread}));
     let (out, code) = a.output_until_exit("stdout");
-    assert_eq!((out.as_str(), code), ("6\n", 0));
+    assert_eq!((out.as_str(), code), ("6 [\"x\"]\n", 0));
     a.event("terminated");
     // The program has ended: requests for it fail, the adapter goes on.
     assert!(a.fails("stackTrace", json!({"threadId": 1})).contains("the program has ended"));
