@@ -350,6 +350,11 @@ fn breakpoints_move_to_the_next_line_with_code() {
     assert_eq!((reason.as_str(), line), ("breakpoint", 5));
     let r = a.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": [{"line": 500}]}));
     assert_eq!(r["breakpoints"][0]["verified"], false);
+    // The older `lines` form.
+    let r = a.ok("setBreakpoints", json!({"source": {"path": path}, "lines": [3, 6]}));
+    let lines: Vec<&Value> = r["breakpoints"].as_array().unwrap().iter().map(|b| &b["line"]).collect();
+    assert_eq!(lines, [&json!(5), &json!(6)]);
+    a.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": []}));
     a.ok("continue", json!({"threadId": thread}));
     assert_eq!(a.output_until_exit("stdout"), ("3\n".to_string(), 0));
     a.disconnect();

@@ -104,7 +104,12 @@ impl Breakpoints {
             .map(|p| unsafe { ProtoRef::new(p) })
             .filter(|p| !p.file.std && canonical(&p.file.name) == path)
             .collect();
-        let wanted = req.args.get("breakpoints").and_then(Json::as_array).cloned().unwrap_or_default();
+        // `lines` is the protocol's older form of `breakpoints`.
+        let wanted = match (req.args.get("breakpoints"), req.args.get("lines")) {
+            (Some(Json::Array(b)), _) => b.clone(),
+            (_, Some(Json::Array(lines))) => lines.iter().map(|l| json!({"line": l})).collect(),
+            _ => Vec::new(),
+        };
         let mut answers = Vec::new();
         let mut placed = Vec::new();
         for b in &wanted {
