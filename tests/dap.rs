@@ -385,6 +385,13 @@ fn exception_filters() {
     assert_eq!(a.output_until_exit("stdout"), ("caught\n".to_string(), 1));
     a.disconnect();
 
+    // Fibers left waiting are cancelled at the end: no stop for that.
+    let waiting = "let ch = chan()\ngo fn() { <-ch }()\nsleep(10)\nprint(\"end\")\n";
+    let (mut a, _) = Adapter::launch("cancelled", waiting, json!({}), json!([]), &["all"]);
+    assert_eq!(a.output_until_exit("stdout"), ("end\n".to_string(), 0));
+    assert!(!a.seen.iter().any(|m| m["event"] == "stopped"));
+    a.disconnect();
+
     // Neither: the program ends with its error, unstopped.
     let (mut a, _) = Adapter::launch("none", src, json!({}), json!([]), &[]);
     assert_eq!(a.output_until_exit("stdout").1, 1);

@@ -119,7 +119,10 @@ impl Session {
     }
 
     fn thrown(&mut self, vm: &mut Vm, fiber: &mut Fiber, value: Value, caught: bool) {
-        if self.all || (self.uncaught && !caught) {
+        // A cancelled fiber unwinds by a `cancelled` error: no failure (the
+        // program's end cancels fibers left waiting).
+        let cancelled = crate::vm::error::is_kind(vm, value, crate::vm::ErrorKind::Cancelled);
+        if !cancelled && (self.all || (self.uncaught && !caught)) {
             let text = super::inspect::error_message(vm, value);
             let kind = super::inspect::error_kind(vm, value);
             self.exception = Some(json!({"exceptionId": kind, "description": text,
