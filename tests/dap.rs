@@ -346,6 +346,9 @@ fn conditions_hit_counts_and_log_points() {
 fn breakpoints_move_to_the_next_line_with_code() {
     let src = "let a = 1\n\n// a comment\n\nlet b = 2\nprint(a + b)\n";
     let (mut a, path) = Adapter::launch("move", src, json!({}), json!([{"line": 2}]), &[]);
+    let ev = a.event("stopped");
+    assert_eq!(ev["hitBreakpointIds"], json!([1]), "{ev}");
+    a.seen.push(json!({"type": "event", "event": "stopped", "body": ev}));
     let (reason, line, _, thread) = a.stopped();
     assert_eq!((reason.as_str(), line), ("breakpoint", 5));
     let r = a.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": [{"line": 500}]}));

@@ -12,6 +12,8 @@ use std::collections::HashMap;
 const SEARCH: usize = 20;
 
 struct Breakpoint {
+    /// The id the client was given (the stopped event's `hitBreakpointIds`).
+    id: i64,
     sites: Vec<Site>,
     condition: Option<String>,
     hit_condition: Option<HitCondition>,
@@ -61,7 +63,8 @@ impl HitCondition {
 
 /// What a trap at a breakpoint does.
 pub enum Hit {
-    Stop,
+    /// Stop, at the breakpoint with this id.
+    Stop(i64),
     /// A log point's message, its `{expressions}` evaluated.
     Log(String),
     /// Its condition or hit count says no (or no breakpoint is there).
@@ -137,7 +140,7 @@ impl Breakpoints {
             }
             let text = |k: &str| b.get(k).and_then(Json::as_str).filter(|s| !s.trim().is_empty()).map(String::from);
             let (condition, log) = (text("condition"), text("logMessage"));
-            placed.push(Breakpoint { sites, condition, hit_condition, log, hits: 0 });
+            placed.push(Breakpoint { id, sites, condition, hit_condition, log, hits: 0 });
             answers.push(json!({"id": id, "verified": true, "line": at, "source": {"path": path}}));
         }
         self.by_file.insert(path, placed);
@@ -171,7 +174,7 @@ impl Breakpoints {
         }
         match b.log.clone() {
             Some(msg) => Hit::Log(interpolate(vm, fiber, site, &msg)),
-            None => Hit::Stop,
+            None => Hit::Stop(b.id),
         }
     }
 }

@@ -33,6 +33,8 @@ pub struct Session {
     exception: Option<Json>,
     /// Fibers (by id) a `thread` event has announced and not yet ended.
     announced: Vec<bool>,
+    /// The breakpoint a `breakpoint` stop is at.
+    hit: Option<i64>,
 }
 
 /// How a stopped program goes on.
@@ -63,7 +65,7 @@ impl Session {
     pub fn new(out: Out, rx: Receiver<Request>, shared: Arc<Shared>) -> Session {
         let (uncaught, all) = (true, false);
         let (bps, step) = (Breakpoints::default(), Stepping::default());
-        Session { out, rx, shared, bps, uncaught, all, step, exception: None, announced: Vec::new() }
+        Session { out, rx, shared, bps, uncaught, all, step, exception: None, announced: Vec::new(), hit: None }
     }
 
     pub fn requests(&self) -> &Receiver<Request> {
@@ -112,7 +114,10 @@ impl Session {
             return self.stop(vm, Some(fiber), reason, None, true);
         }
         match self.bps.hit(vm, fiber, site) {
-            Hit::Stop => self.stop(vm, Some(fiber), "breakpoint", None, true),
+            Hit::Stop(id) => {
+                self.hit = Some(id);
+                self.stop(vm, Some(fiber), "breakpoint", None, true)
+            }
             Hit::Log(text) => self.out.output("console", &format!("{text}\n")),
             Hit::Pass => {}
         }
@@ -213,6 +218,9 @@ impl Session {
         *self.shared.threads.lock().unwrap_or_else(|e| e.into_inner()) = threads;
         self.shared.stopped.store(true, Ordering::SeqCst);
         let mut body = json!({"reason": reason, "threadId": id + 1, "allThreadsStopped": true});
+        if let Some(id) = self.hit.take() {
+            body["hitBreakpointIds"] = json!([id]);
+        }
         if let Some(t) = text {
             body["description"] = json!(format!("Error: {t}"));
             body["text"] = json!(t);
