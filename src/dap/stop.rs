@@ -157,7 +157,8 @@ impl Session {
     fn announce(&mut self, id: u32, ended: bool) {
         let i = id as usize;
         let known = self.announced.get(i).copied().unwrap_or(false);
-        if known == !ended {
+        // Already announced and running on, or never announced and ending.
+        if known != ended {
             return;
         }
         if i >= self.announced.len() {
