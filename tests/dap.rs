@@ -491,7 +491,7 @@ fn no_debug_runs_without_stopping() {
 #[test]
 fn a_program_whose_fibers_all_wait_takes_breakpoints_and_pauses() {
     // Set while the program sleeps: the breakpoint is in place when it wakes.
-    let src = "sleep(400)\nlet x = 1\nsleep(3000)\nprint(x)\n";
+    let src = "sleep(1000)\nlet x = 1\nsleep(3000)\nprint(x)\n";
     let (mut a, path) = Adapter::launch("idle", src, json!({}), json!([]), &[]);
     std::thread::sleep(Duration::from_millis(150));
     a.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": [{"line": 2}]}));
