@@ -551,6 +551,17 @@ fn thread_events_announce_fibers_and_their_ends() {
         .collect();
     assert_eq!(events, ["started 1", "started 2", "exited 2", "exited 1"]);
     a.disconnect();
+
+    // While the program runs, threads lists the fibers the events announced.
+    let src = "go fn() {\n    sleep(3000)\n}()\nsleep(3000)\n";
+    let (mut a, _) = Adapter::launch("threads_running", src, json!({}), json!([]), &[]);
+    a.event("thread");
+    a.event("thread");
+    let threads = a.ok("threads", json!({}));
+    let names: Vec<&str> = threads["threads"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 2, "{threads}");
+    assert!(names[0] == "main fiber" && names[1].starts_with("fiber 1 (go at "), "{threads}");
+    a.disconnect();
 }
 
 #[test]

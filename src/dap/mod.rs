@@ -30,9 +30,9 @@ pub struct Shared {
     pub pause: AtomicBool,
     /// The program has ended (its thread answers every request with that).
     pub ended: AtomicBool,
-    /// The fibers as `threads` lists them, from the last stop (answered
-    /// while the program runs).
-    pub threads: Mutex<Vec<Value>>,
+    /// The fibers as `threads` lists them while the program runs: id →
+    /// name, as the last stop saw them and `thread` events since said.
+    pub threads: Mutex<std::collections::BTreeMap<i64, String>>,
 }
 
 /// The commands the program's thread answers.
@@ -137,7 +137,9 @@ pub fn serve(input: &mut impl BufRead, out: Out) -> i32 {
                 out.ok(&req, json!({}));
             }
             "threads" if !shared.stopped.load(Ordering::SeqCst) => {
-                let threads = shared.threads.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                let threads: Vec<Value> = (shared.threads.lock().unwrap_or_else(|e| e.into_inner()).iter())
+                    .map(|(id, name)| json!({"id": id, "name": name}))
+                    .collect();
                 out.ok(&req, json!({"threads": threads}));
             }
             cmd if PROGRAM_COMMANDS.contains(&cmd) => match &program {

@@ -48,7 +48,7 @@ impl Launch {
 /// Starts the program's thread; requests for it go down the returned sender.
 pub fn start(launch: Launch, req: Request, out: Out, shared: Arc<Shared>) -> Sender<Request> {
     let (tx, rx) = channel();
-    *shared.threads.lock().unwrap_or_else(|e| e.into_inner()) = vec![json!({"id": 1, "name": "main fiber"})];
+    shared.threads.lock().unwrap_or_else(|e| e.into_inner()).insert(1, "main fiber".into());
     // The VM's heap and values stay on this thread; a deep program needs the
     // same stack `csp run`'s main thread has.
     let spawned = std::thread::Builder::new().name("csp-dap-program".into()).stack_size(64 << 20).spawn(move || {

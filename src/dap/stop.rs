@@ -154,7 +154,7 @@ impl Session {
     /// `thread` events: a fiber is announced when its first slice ends, and
     /// its end when its last does (one that ends within its first is never
     /// seen).
-    fn announce(&mut self, id: u32, ended: bool) {
+    fn announce(&mut self, vm: &Vm, id: u32, ended: bool) {
         let i = id as usize;
         let known = self.announced.get(i).copied().unwrap_or(false);
         // Already announced and running on, or never announced and ending.
@@ -165,6 +165,12 @@ impl Session {
             self.announced.resize(i + 1, false);
         }
         self.announced[i] = !ended;
+        let mut threads = self.shared.threads.lock().unwrap_or_else(|e| e.into_inner());
+        match ended {
+            true => threads.remove(&(id as i64 + 1)),
+            false => threads.insert(id as i64 + 1, sched::fiber_name(vm, id)),
+        };
+        drop(threads);
         let reason = if ended { "exited" } else { "started" };
         self.out.event("thread", json!({"reason": reason, "threadId": id + 1}));
     }
@@ -177,8 +183,8 @@ impl Session {
     }
 
     fn slice_ended(&mut self, vm: &mut Vm, fiber: &mut Fiber, halt: &Halt) {
-        self.announce(sched::running(vm), matches!(halt, Halt::Done(_) | Halt::Error(_)));
-        self.announce(sched::running(vm), matches!(halt, Halt::Done(_) | Halt::Error(_)));
+        self.announce(vm, sched::running(vm), matches!(halt, Halt::Done(_) | Halt::Error(_)));
+        self.announce(vm, sched::running(vm), matches!(halt, Halt::Done(_) | Halt::Error(_)));
         // The stepping fiber ended: the program runs on without the step's traps.
         if matches!(halt, Halt::Done(_) | Halt::Error(_)) && self.step.fiber() == Some(sched::running(vm)) {
             self.step.clear(vm, &self.bps);
@@ -216,7 +222,8 @@ impl Session {
         };
         let mut view = View::new(id, exact);
         let threads = view.threads(vm);
-        *self.shared.threads.lock().unwrap_or_else(|e| e.into_inner()) = threads;
+        let named = threads.iter().filter_map(|t| Some((t["id"].as_i64()?, t["name"].as_str()?.to_string())));
+        *self.shared.threads.lock().unwrap_or_else(|e| e.into_inner()) = named.collect();
         self.shared.stopped.store(true, Ordering::SeqCst);
         let mut body = json!({"reason": reason, "threadId": id + 1, "allThreadsStopped": true});
         if let Some(id) = self.hit.take() {

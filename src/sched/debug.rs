@@ -32,11 +32,7 @@ pub fn fibers(vm: &Vm) -> Vec<FiberInfo> {
         .fibers
         .states()
         .map(|(id, s)| {
-            let task = s.task.map(|t| super::task::get(vm, t));
-            let name = match task.and_then(|t| t.site.map(|site| (t.number, site))) {
-                Some((n, site)) => format!("fiber {n} (go at {})", site.location()),
-                None => "main fiber".to_string(),
-            };
+            let name = name(vm, s);
             let state = match &s.parked {
                 Some(w) => format!("blocked on {}", w.describe()),
                 None if id == running && vm.sched.fibers.slots[id as usize].fiber.is_none() => "running".into(),
@@ -47,6 +43,20 @@ pub fn fibers(vm: &Vm) -> Vec<FiberInfo> {
         .collect();
     all.extend(not_started);
     all
+}
+
+/// "main fiber", or "fiber 3 (go at file:line:col)".
+fn name(vm: &Vm, s: &super::FiberState) -> String {
+    let task = s.task.map(|t| super::task::get(vm, t));
+    match task.and_then(|t| t.site.map(|site| (t.number, site))) {
+        Some((n, site)) => format!("fiber {n} (go at {})", site.location()),
+        None => "main fiber".to_string(),
+    }
+}
+
+/// The name of fiber `id` (one that exists).
+pub fn fiber_name(vm: &Vm, id: u32) -> String {
+    name(vm, vm.sched.fibers.state(id))
 }
 
 /// The fiber running now (out of its slot while it runs).
