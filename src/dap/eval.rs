@@ -31,9 +31,19 @@ fn evaluate_now(vm: &mut Vm, names: Vec<(String, Value)>, expr: &str) -> Result<
     }
     let params: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
     let src = format!("(fn({}) {{\nreturn ({expr}\n)\n}})", params.join(", "));
-    let file = Rc::new(SourceFile::new("<evaluate>", src));
-    let proto = crate::runner::compile_entry(vm, &file)
-        .map_err(|(_, diags)| diags.first().map_or_else(|| "does not compile".to_string(), |d| d.message.clone()))?;
+    let proto = match vm.debug.as_ref().and_then(|d| d.compiled.get(&src).copied()) {
+        Some(p) => p,
+        None => {
+            let file = Rc::new(SourceFile::new("<evaluate>", src.as_str()));
+            let p = crate::runner::compile_entry(vm, &file).map_err(|(_, diags)| {
+                diags.first().map_or_else(|| "does not compile".to_string(), |d| d.message.clone())
+            })?;
+            if let Some(d) = vm.debug.as_mut() {
+                d.compiled.insert(src, p);
+            }
+            p
+        }
+    };
     let function = run(vm, Fiber::for_main(proto))?;
     let mut call = vec![function];
     call.extend(names.iter().map(|(_, v)| *v));
@@ -50,5 +60,36 @@ fn run(vm: &mut Vm, mut fiber: Fiber) -> Result<Value, String> {
         Halt::Blocked | Halt::Deadlock(_) => {
             Err("the expression blocked (it cannot wait while the program is stopped)".into())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::evaluate;
+    use crate::vm::debug::{Debug, Debugger};
+    use crate::vm::exec::Halt;
+    use crate::vm::{Fiber, Value, Vm};
+
+    struct Quiet;
+    impl Debugger for Quiet {
+        fn trapped(&mut self, _: &mut Vm, _: &mut Fiber, _: crate::bytecode::Site) {}
+        fn thrown(&mut self, _: &mut Vm, _: &mut Fiber, _: Value, _: bool) {}
+        fn slice_ended(&mut self, _: &mut Vm, _: &mut Fiber, _: &Halt) {}
+        fn idle(&mut self, _: &mut Vm) {}
+    }
+
+    /// A condition evaluated at every hit is compiled once.
+    #[test]
+    fn an_expression_is_compiled_once() {
+        let mut vm = crate::runner::new_vm();
+        vm.debug = Some(Box::new(Debug::new(Box::new(Quiet))));
+        let names = |i| vec![("i".to_string(), Value::Int(i))];
+        assert!(matches!(evaluate(&mut vm, names(3), "i * 2"), Ok(Value::Int(6))));
+        let protos = vm.protos.len();
+        for i in 0..5 {
+            assert!(matches!(evaluate(&mut vm, names(i), "i * 2"), Ok(Value::Int(n)) if n == i * 2));
+        }
+        assert_eq!(vm.protos.len(), protos, "no proto compiled again");
+        assert!(evaluate(&mut vm, names(1), "i +").is_err());
     }
 }

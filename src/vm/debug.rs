@@ -40,11 +40,14 @@ pub struct Debug {
     /// not block or start fibers (the scheduler would take it for the
     /// stopped fiber).
     pub evaluating: bool,
+    /// Expressions the debugger compiled, by their source (a condition runs
+    /// at every hit: compiled once, its proto kept like every proto).
+    pub compiled: HashMap<String, ProtoRef>,
 }
 
 impl Debug {
     pub fn new(hook: Box<dyn Debugger>) -> Debug {
-        Debug { hook: Some(hook), traps: HashMap::new(), evaluating: false }
+        Debug { hook: Some(hook), traps: HashMap::new(), evaluating: false, compiled: HashMap::new() }
     }
 
     pub fn is_trapped(&self, site: Site) -> bool {
