@@ -5,7 +5,7 @@
 /// What a command's positional arguments are.
 #[derive(Clone, Copy, PartialEq)]
 pub enum Args {
-    /// Nothing to complete (`repl`, `lsp`).
+    /// Nothing to complete (`repl`, `lsp`, `dap`).
     None,
     /// `*.csp` files (`run FILE`, `check FILE`).
     Scripts,
@@ -73,6 +73,7 @@ pub const COMMANDS: &[Command] = &[
         options: false,
     },
     cmd("lsp", "serve the Language Server Protocol on stdin/stdout", Args::None, false),
+    cmd("dap", "serve the Debug Adapter Protocol on stdin/stdout", Args::None, false),
     cmd("repl", "start the interactive REPL", Args::None, true),
     cmd("completions", "print shell completions", Args::Shells, false),
     Command {

@@ -25,6 +25,7 @@ pub mod check;
 pub mod compile;
 pub mod completions;
 pub mod coverage;
+pub mod dap;
 pub mod diag;
 pub mod display;
 pub mod embed;

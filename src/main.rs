@@ -29,6 +29,8 @@ Usage:
                            commit and rewrite csp.lock
   csp completions SHELL    print completions for bash, zsh or fish (docs/install.md)
   csp lsp                  serve the Language Server Protocol on stdin/stdout
+  csp dap                  serve the Debug Adapter Protocol on stdin/stdout: a debugger
+                           (docs/debugging.md)
   csp --version            print the version
   csp --help               print this help
 
@@ -312,6 +314,8 @@ fn cli() -> ExitCode {
         "repl" => usage_error("`csp repl` takes no arguments"),
         "lsp" if i == args.len() => ExitCode::from(csp::lsp::run() as u8),
         "lsp" => usage_error("`csp lsp` takes no arguments"),
+        "dap" if i == args.len() => ExitCode::from(csp::dap::run() as u8),
+        "dap" => usage_error("`csp dap` takes no arguments (the program comes in `launch`)"),
         "fmt" => ExitCode::from(csp::fmt::cli::run(&args[i..], csp::diag::use_color()) as u8),
         "add" | "fetch" | "update" => {
             let mut rest: Vec<String> = args[i..].to_vec();

@@ -145,7 +145,7 @@ pub fn run_source(vm: &mut Vm, name: &str, src: &str, color: bool) -> Outcome {
 }
 
 /// The exit code and report of how a program ended.
-fn report(vm: &Vm, outcome: crate::sched::Outcome, color: bool) -> Outcome {
+pub fn report(vm: &Vm, outcome: crate::sched::Outcome, color: bool) -> Outcome {
     match outcome {
         crate::sched::Outcome::Ok => Outcome { exit_code: 0, stderr: String::new() },
         // Cancelled by SIGINT/SIGTERM: that signal's code, and quietly, as a

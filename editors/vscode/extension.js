@@ -1,7 +1,9 @@
 'use strict';
-// The csp extension: the grammar and language configuration are declared in
-// package.json; this file starts the language server, `csp lsp`, which talks
-// LSP over stdin/stdout. `csp.path` names the binary.
+// The csp extension: the grammar, language configuration and debug
+// configuration are declared in package.json; this file starts the language
+// server, `csp lsp`, which talks LSP over stdin/stdout, and tells VS Code to
+// debug with `csp dap` (the Debug Adapter Protocol over stdin/stdout).
+// `csp.path` names the binary.
 
 const vscode = require('vscode');
 const { LanguageClient } = require('vscode-languageclient/node');
@@ -52,8 +54,17 @@ async function stopServer() {
   if (c) await c.stop();
 }
 
+// Each debug session runs `csp dap`; the launch configuration (program,
+// args, cwd, stopOnEntry) goes to it in the `launch` request.
+const debugAdapters = {
+  createDebugAdapterDescriptor() {
+    return new vscode.DebugAdapterExecutable(serverCommand(), ['dap']);
+  },
+};
+
 async function activate(context) {
   context.subscriptions.push(
+    vscode.debug.registerDebugAdapterDescriptorFactory('csp', debugAdapters),
     vscode.commands.registerCommand('csp.restartServer', async () => {
       await stopServer();
       await startServer();

@@ -7,4 +7,4 @@ pub mod proto;
 pub mod verify;
 
 pub use op::{BitOp, Cmp, Op};
-pub use proto::{Proto, ProtoRef, Site, UpvalDesc};
+pub use proto::{LocalVar, Proto, ProtoRef, Site, UpvalDesc};

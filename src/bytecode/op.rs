@@ -510,6 +510,8 @@ pub enum Op {
     Count {
         id: u32,
     },
+    /// A debugger's breakpoint or step (never compiled; dap/ patches it in, keeping the original).
+    Trap,
 }
 
 impl Op {

@@ -16,6 +16,18 @@ pub enum UpvalDesc {
     Upval(u8),
 }
 
+/// A named local for debuggers: its register and the pcs `from..to` where
+/// the name is bound (`to` is `u32::MAX` to the function's end).
+#[derive(Clone, Debug)]
+pub struct LocalVar {
+    pub name: String,
+    pub reg: u8,
+    /// The register holds a cell (a captured variable that changes).
+    pub cell: bool,
+    pub from: u32,
+    pub to: u32,
+}
+
 pub struct Proto {
     /// Function name; empty for anonymous functions, `<main>` for a file's top level.
     pub name: String,
@@ -38,6 +50,9 @@ pub struct Proto {
     /// Nested functions (all owned by `Vm::protos`, like every proto).
     pub protos: Vec<ProtoRef>,
     pub upvals: Vec<UpvalDesc>,
+    /// The names of `upvals`, and the named locals (debuggers only).
+    pub upval_names: Box<[String]>,
+    pub locals: Box<[LocalVar]>,
     /// Declared parameters, not counting `...rest`.
     pub nparams: u8,
     /// Parameters without a default value.

@@ -66,6 +66,7 @@ fn check(p: &Proto, op: Op) -> Result<(), String> {
         Invoke { base, argc, name } => v.window(base, argc as usize + 2).and(v.name(name)),
         Go { base, argc, method, .. } => v.window(base, argc as usize + 1 + method as usize),
         ReturnNil | TryEnd | Shield | Unshield | ScopeBegin | ScopeEnd => Ok(()),
+        Trap => Err("a trap in compiled code (only a debugger patches traps in)".into()),
         Closure { dst, proto } => v.reg(dst).and(v.index(proto as usize, p.protos.len(), "nested proto")),
         NewList { dst, start, count } | Concat { dst, start, count } => v.reg(dst).and(v.window(start, count as usize)),
         NewMap { dst, start, count } => v.reg(dst).and(v.window(start, 2 * count as usize)),

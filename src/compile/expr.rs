@@ -446,18 +446,10 @@ impl Compiler<'_> {
             }
         }
         for (i, p) in d.params.iter().enumerate() {
-            self.fs().scopes.last_mut().unwrap().push(super::Local {
-                name: p.name.name.clone(),
-                reg: i as u8,
-                cell: false,
-            });
+            self.bind_param(&p.name.name, i as u8);
         }
         if let Some(r) = &d.rest {
-            self.fs().scopes.last_mut().unwrap().push(super::Local {
-                name: r.name.clone(),
-                reg: np as u8,
-                cell: false,
-            });
+            self.bind_param(&r.name, np as u8);
         }
         let nparams = np + d.rest.is_some() as usize;
         self.fs().next_reg = nparams;
@@ -469,6 +461,8 @@ impl Compiler<'_> {
             if self.fs().cells.contains(&name) {
                 self.emit(Op::NewCell { reg: i as u8 });
                 self.fs().scopes[0][i].cell = true;
+                let info = self.fs().scopes[0][i].info;
+                self.fs().debug_locals[info].cell = true;
             }
         }
         let mut nrequired: u8 = 0;

@@ -124,6 +124,8 @@ pub(crate) struct Local {
     reg: u8,
     /// The register holds a cell because a nested function may capture it.
     cell: bool,
+    /// Its entry in `FuncState::debug_locals`.
+    info: usize,
 }
 
 pub(crate) enum Ctx {
@@ -161,6 +163,8 @@ pub(crate) struct FuncState {
     protos: Vec<ProtoRef>,
     upvals: Vec<UpvalDesc>,
     upval_names: Vec<String>,
+    /// Every local declared, with where it is bound (`Proto::locals`).
+    debug_locals: Vec<crate::bytecode::LocalVar>,
     scopes: Vec<Vec<Local>>,
     next_reg: usize,
     max_reg: usize,
@@ -263,6 +267,7 @@ impl Compiler<'_> {
             protos: Vec::new(),
             upvals: Vec::new(),
             upval_names: Vec::new(),
+            debug_locals: Vec::new(),
             scopes: vec![Vec::new()],
             next_reg: 0,
             max_reg: 0,
@@ -289,6 +294,8 @@ impl Compiler<'_> {
             templates: f.templates.into_boxed_slice(),
             protos: f.protos,
             upvals: f.upvals,
+            upval_names: f.upval_names.into_boxed_slice(),
+            locals: f.debug_locals.into_boxed_slice(),
             nparams: params.0,
             nrequired: params.1,
             has_rest: params.2,
@@ -472,6 +479,10 @@ impl Compiler<'_> {
     pub(crate) fn end_scope(&mut self) {
         let f = self.fs();
         let scope = f.scopes.pop().unwrap();
+        let end = f.code.len() as u32;
+        for l in &scope {
+            f.debug_locals[l.info].to = end;
+        }
         if let Some(first) = scope.first() {
             f.next_reg = first.reg as usize;
         }
@@ -500,9 +511,22 @@ impl Compiler<'_> {
         if cell {
             self.emit(Op::NewCell { reg });
         }
-        self.fs().scopes.last_mut().unwrap().push(Local { name: name.to_string(), reg, cell });
+        let f = self.fs();
+        let from = f.code.len() as u32;
+        let info = f.debug_locals.len();
+        f.debug_locals.push(crate::bytecode::LocalVar { name: name.to_string(), reg, cell, from, to: u32::MAX });
+        f.scopes.last_mut().unwrap().push(Local { name: name.to_string(), reg, cell, info });
         let f = self.fs();
         f.next_reg = f.next_reg.max(reg as usize + 1);
+    }
+
+    /// Binds parameter `name` to its register (its cell, if any, comes later).
+    pub(crate) fn bind_param(&mut self, name: &str, reg: u8) {
+        let f = self.fs();
+        let info = f.debug_locals.len();
+        let local = crate::bytecode::LocalVar { name: name.to_string(), reg, cell: false, from: 0, to: u32::MAX };
+        f.debug_locals.push(local);
+        f.scopes.last_mut().unwrap().push(Local { name: name.to_string(), reg, cell: false, info });
     }
 
     pub(crate) fn resolve(&mut self, name: &str, span: Span) -> Option<Var> {

@@ -381,6 +381,7 @@ pub(crate) mod testutil {
             Err(crate::vm::Fault::Error(e)) => e.1,
             Err(crate::vm::Fault::Throw(_)) => panic!("threw a value"),
             Err(crate::vm::Fault::Collect) => panic!("asked for a collection"),
+            Err(crate::vm::Fault::Trap) => panic!("reached a debugger's trap"),
             Ok(_) => panic!("expected an error"),
         }
     }

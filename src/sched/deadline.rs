@@ -55,3 +55,10 @@ pub(super) fn check(vm: &mut Vm) {
         cancel_task(vm, main, Cause::Timeout(limit));
     }
 }
+
+impl Deadline {
+    /// The limit moves `by` later (a debugger's stop).
+    pub fn postpone(&mut self, by: Duration) {
+        self.at += by;
+    }
+}

@@ -197,6 +197,10 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
         // `--timeout` or a budget's time ends the wait too.
         let wake = [next_timer, vm.sched.stop_at()].into_iter().flatten().min();
         let mut wait = wake.map(|t| t.saturating_duration_since(Instant::now()));
+        if vm.debug.is_some() {
+            // A debugger's pause or breakpoints come while nothing runs.
+            wait = Some(wait.map_or(crate::vm::debug::IDLE_LOOK, |w| w.min(crate::vm::debug::IDLE_LOOK)));
+        }
         // Nothing to run: a step of the collector's cycle, then only a look for
         // events until the cycle is done.
         if vm.heap.in_cycle() {
@@ -214,6 +218,9 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
         } else if let Some(d) = wait {
             std::thread::sleep(d);
         }
+    }
+    if vm.debug.is_some() {
+        crate::vm::debug::on_idle(vm);
     }
     timer::fire_due(vm);
     deadline::check(vm);

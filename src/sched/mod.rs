@@ -8,6 +8,7 @@
 
 mod chan;
 mod deadline;
+pub mod debug;
 mod driver;
 mod explore;
 pub mod io;

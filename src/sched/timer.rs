@@ -168,3 +168,14 @@ pub(super) fn next_deadline(vm: &mut Vm) -> Option<Instant> {
     }
     vm.sched.events.timers.heap.peek().map(|t| t.at).filter(|_| pending(vm))
 }
+
+/// Moves every deadline `by` later (a debugger's stop: no time passed for
+/// the program).
+pub(super) fn postpone(vm: &mut Vm, by: Duration) {
+    let timers = &mut vm.sched.events.timers;
+    let mut all = std::mem::take(&mut timers.heap).into_vec();
+    for t in &mut all {
+        t.at += by;
+    }
+    timers.heap = all.into();
+}

@@ -95,6 +95,7 @@ pub fn builtin_ret(vm: &mut Vm, fiber: &mut Fiber, r: Ret, ret: usize) -> Res<Ca
             call_value(vm, fiber, f, at, args.len(), ret)
         }
         Ret::Block(b) => {
+            super::debug::refuse_while_evaluating(vm)?;
             crate::sched::ops::block(vm, b)?;
             Ok(Called::Blocked)
         }

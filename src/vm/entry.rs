@@ -38,7 +38,11 @@ pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
     let start = budget.max(1);
     let mut budget = start;
     let halt = loop {
-        match super::exec::dispatch(vm, fiber, &mut budget) {
+        let mut r = super::exec::dispatch(vm, fiber, &mut budget);
+        if let Err(Fault::Trap) = r {
+            r = super::debug::on_trap(vm, fiber, &mut budget);
+        }
+        match r {
             Ok(halt) => break halt,
             // The instruction runs again after the collection the slice's end
             // brings (a compound assignment's from its read).
@@ -55,6 +59,9 @@ pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
         }
     };
     ops::tick(vm, (start - budget.min(start)) as u64);
+    if vm.debug.is_some() {
+        super::debug::on_slice_end(vm, fiber, &halt);
+    }
     halt
 }
 
@@ -66,7 +73,10 @@ pub fn resume(vm: &mut Vm, fiber: &mut Fiber, r: Resume) -> Option<Halt> {
     let Some(frame) = fiber.frames.last_mut() else { return resume_unstarted(vm, fiber, r) };
     let base = frame.base as usize;
     // SAFETY: a fiber parks only after running an instruction, so pc >= 1.
-    let op = unsafe { *frame.proto.code.get_unchecked(frame.pc as usize - 1) };
+    let mut op = unsafe { *frame.proto.code.get_unchecked(frame.pc as usize - 1) };
+    if let Op::Trap = op {
+        op = super::debug::original(vm, frame.proto, frame.pc - 1);
+    }
     match r {
         Resume::Recv(v, ok) => match op {
             Op::Recv { dst, .. } => fiber.put(base + dst as usize, &v),

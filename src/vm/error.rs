@@ -21,8 +21,12 @@ pub fn throw(vm: &mut Vm, fiber: &mut Fiber, fault: Fault) -> Option<Halt> {
             let msg = vm.heap.over_message(0);
             new_error(vm, fiber, ErrorKind::Memory, Rc::from(msg))
         }
+        Fault::Trap => unreachable!("a trap is the debugger's (entry.rs), never thrown"),
     };
     place_bare_error(vm, fiber, value);
+    if vm.debug.is_some() {
+        super::debug::on_throw(vm, fiber, value);
+    }
     // Out of a coroutine's body the error continues in its resumer.
     while fiber.handlers.is_empty() && fiber.in_coroutine() {
         value = super::coroutine::die(vm, fiber, value)?;

@@ -745,6 +745,12 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     Step::Halt(h) => return Ok(h),
                 }
             }
+            // A debugger's trap: leave with the pc on it (entry.rs hands it to the debugger).
+            Op::Trap => {
+                ip = unsafe { ip.sub(1) };
+                save_pc!();
+                return Err(Fault::Trap);
+            }
         }
     }
 }

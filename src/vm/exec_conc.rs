@@ -31,6 +31,7 @@ pub(super) fn concurrency_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize
     // count, and the stack holds them all (as for the dispatch loop's `reg!`).
     let reg = |fiber: &Fiber, r: u8| unsafe { load_value(fiber.stack.as_ptr().add(base + r as usize)) };
     let blocked = Step::Halt(Halt::Blocked);
+    super::debug::refuse_while_evaluating(vm)?;
     match op {
         Op::Recv { dst, ch } | Op::Recv2 { dst, ch } => match ops::recv(vm, reg(fiber, ch))? {
             Some((v, ok)) => {
@@ -73,6 +74,7 @@ fn other_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
     let reg = |fiber: &Fiber, r: u8| unsafe { load_value(fiber.stack.as_ptr().add(base + r as usize)) };
     let site = |fiber: &Fiber| fiber.frames.last().unwrap().current_site();
     let blocked = Step::Halt(Halt::Blocked);
+    super::debug::refuse_while_evaluating(vm)?;
     match op {
         Op::Go { base: b, argc, method, dropped } => {
             let slot = base + b as usize;

@@ -5,6 +5,7 @@ pub mod builtin;
 pub mod call;
 mod char_index;
 pub mod coroutine;
+pub mod debug;
 mod entry;
 pub mod error;
 pub mod exec;
@@ -54,6 +55,9 @@ pub enum Fault {
     /// collected (see `Heap::reserve`): the instruction runs again after a
     /// collection, which only happens between slices.
     Collect,
+    /// The running fiber reached a debugger's `Op::Trap` (its pc is on it):
+    /// `run` hands it to the debugger (vm/debug.rs), never thrown.
+    Trap,
 }
 
 pub type Res<T> = Result<T, Fault>;
@@ -94,6 +98,8 @@ pub struct Vm {
     /// `--coverage`: the counters `Op::Count` bumps and what each counts; None
     /// compiles no counting code.
     pub coverage: Option<Box<crate::coverage::Counters>>,
+    /// `csp dap`'s debugger and its traps (vm/debug.rs); None otherwise.
+    pub debug: Option<Box<debug::Debug>>,
 }
 
 impl Vm {
@@ -119,6 +125,7 @@ impl Vm {
             host_fns: Vec::new(),
             files: Default::default(),
             coverage: None,
+            debug: None,
         };
         crate::natives::register(&mut vm);
         vm

@@ -1,7 +1,8 @@
 'use strict';
 // Loads extension.js with stand-ins for the `vscode` module and the language
 // client, and checks that activation starts `csp lsp` (the binary from
-// `csp.path`) over stdio for csp documents, and that deactivation stops it.
+// `csp.path`) over stdio for csp documents, that debug sessions run `csp dap`,
+// and that deactivation stops the server.
 // Run: `node test/extension.test.js` in editors/vscode.
 
 const assert = require('assert');
@@ -38,6 +39,17 @@ const fakeVscode = {
     },
   },
   window: { showErrorMessage: async () => undefined },
+  debug: {
+    registerDebugAdapterDescriptorFactory: (type, factory) => {
+      registered.debugAdapters = { type, factory };
+      return { dispose() {} };
+    },
+  },
+  DebugAdapterExecutable: class {
+    constructor(command, args) {
+      Object.assign(this, { command, args });
+    }
+  },
   commands: {
     registerCommand: (name, f) => {
       registered[name] = f;
@@ -74,7 +86,17 @@ async function main() {
   assert.strictEqual(c.serverOptions.run.options.cwd, '/work/project');
   assert.ok(c.clientOptions.documentSelector.some((d) => d.language === 'csp' && d.scheme === 'file'));
   assert.ok(registered['csp.restartServer'], 'restart command registered');
-  assert.strictEqual(context.subscriptions.length, 2);
+  assert.strictEqual(context.subscriptions.length, 3);
+
+  // Debug sessions of type csp run `csp dap`, declared in package.json.
+  assert.strictEqual(registered.debugAdapters.type, 'csp');
+  const adapter = registered.debugAdapters.factory.createDebugAdapterDescriptor({});
+  assert.deepStrictEqual([adapter.command, adapter.args], ['/opt/csp/bin/csp', ['dap']]);
+  const manifest = require(path.join(__dirname, '..', 'package.json'));
+  const debuggerEntry = manifest.contributes.debuggers.find((d) => d.type === 'csp');
+  assert.deepStrictEqual(debuggerEntry.configurationAttributes.launch.required, ['program']);
+  assert.deepStrictEqual(Object.keys(debuggerEntry.configurationAttributes.launch.properties), ['program', 'args', 'cwd', 'stopOnEntry']);
+  assert.ok(manifest.contributes.breakpoints.some((b) => b.language === 'csp'), 'breakpoints in csp files');
 
   // Changing csp.path restarts the server with the new binary.
   settings.path = '  ';
@@ -93,7 +115,7 @@ async function main() {
   assert.strictEqual(created.length, 3);
   await extension.deactivate();
   assert.ok(created[2].stopped, 'deactivate stops the client');
-  console.log('ok: extension starts and stops `csp lsp`');
+  console.log('ok: extension starts and stops `csp lsp` and debugs with `csp dap`');
 }
 
 main().catch((e) => {

@@ -122,6 +122,8 @@ fn site(vm: &mut Vm) -> Site {
         templates: Box::new([]),
         protos: Vec::new(),
         upvals: Vec::new(),
+        upval_names: Box::new([]),
+        locals: Box::new([]),
         nparams: 0,
         nrequired: 0,
         has_rest: false,
