@@ -82,7 +82,7 @@ mod tests {
     #[test]
     fn an_expression_is_compiled_once() {
         let mut vm = crate::runner::new_vm();
-        vm.debug = Some(Box::new(Debug::new(Box::new(Quiet))));
+        vm.debug = Some(Box::new(Debug::new(Box::new(Quiet), Default::default())));
         let names = |i| vec![("i".to_string(), Value::Int(i))];
         assert!(matches!(evaluate(&mut vm, names(3), "i * 2"), Ok(Value::Int(6))));
         let protos = vm.protos.len();

@@ -26,7 +26,7 @@ pub struct Shared {
     pub stopped: AtomicBool,
     /// Requests wait in the channel, or a pause is asked: the program's thread
     /// looks at the next preemption point.
-    pub attention: AtomicBool,
+    pub attention: Arc<AtomicBool>,
     pub pause: AtomicBool,
     /// The program has ended (its thread answers every request with that).
     pub ended: AtomicBool,

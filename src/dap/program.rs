@@ -88,7 +88,8 @@ fn run(launch: Launch, req: Request, out: Out, rx: Receiver<Request>, shared: Ar
     };
     out.ok(&req, json!({}));
     let session = Rc::new(RefCell::new(Session::new(out.clone(), rx, shared.clone())));
-    vm.debug = Some(Box::new(crate::vm::debug::Debug::new(Box::new(Hook(session.clone())))));
+    let hook = Box::new(Hook(session.clone()));
+    vm.debug = Some(Box::new(crate::vm::debug::Debug::new(hook, shared.attention.clone())));
     // Breakpoints and exception filters come now, until configurationDone.
     out.event("initialized", json!({}));
     session.borrow_mut().configure(&mut vm, proto, launch.stop_on_entry && !launch.no_debug);

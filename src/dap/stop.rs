@@ -31,8 +31,6 @@ pub struct Session {
     step: Stepping,
     /// The error of an `exception` stop, for `exceptionInfo`.
     exception: Option<Json>,
-    /// Fibers (by id) a `thread` event has announced and not yet ended.
-    announced: Vec<bool>,
     /// The breakpoint a `breakpoint` stop is at.
     hit: Option<i64>,
 }
@@ -65,7 +63,7 @@ impl Session {
     pub fn new(out: Out, rx: Receiver<Request>, shared: Arc<Shared>) -> Session {
         let (uncaught, all) = (true, false);
         let (bps, step) = (Breakpoints::default(), Stepping::default());
-        Session { out, rx, shared, bps, uncaught, all, step, exception: None, announced: Vec::new(), hit: None }
+        Session { out, rx, shared, bps, uncaught, all, step, exception: None, hit: None }
     }
 
     pub fn requests(&self) -> &Receiver<Request> {
@@ -153,18 +151,11 @@ impl Session {
 
     /// `thread` events: a fiber is announced when its first slice ends, and
     /// its end when its last does (one that ends within its first is never
-    /// seen).
-    fn announce(&mut self, vm: &Vm, id: u32, ended: bool) {
-        let i = id as usize;
-        let known = self.announced.get(i).copied().unwrap_or(false);
-        // Already announced and running on, or never announced and ending.
-        if known != ended {
+    /// seen; `Debug::seen` keeps which are).
+    fn announce(&mut self, vm: &mut Vm, id: u32, ended: bool) {
+        if !vm.debug.as_mut().is_some_and(|d| d.note_fiber(id, !ended)) {
             return;
         }
-        if i >= self.announced.len() {
-            self.announced.resize(i + 1, false);
-        }
-        self.announced[i] = !ended;
         let mut threads = self.shared.threads.lock().unwrap_or_else(|e| e.into_inner());
         match ended {
             true => threads.remove(&(id as i64 + 1)),
@@ -183,7 +174,6 @@ impl Session {
     }
 
     fn slice_ended(&mut self, vm: &mut Vm, fiber: &mut Fiber, halt: &Halt) {
-        self.announce(vm, sched::running(vm), matches!(halt, Halt::Done(_) | Halt::Error(_)));
         self.announce(vm, sched::running(vm), matches!(halt, Halt::Done(_) | Halt::Error(_)));
         // The stepping fiber ended: the program runs on without the step's traps.
         if matches!(halt, Halt::Done(_) | Halt::Error(_)) && self.step.fiber() == Some(sched::running(vm)) {

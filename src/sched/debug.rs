@@ -60,6 +60,7 @@ pub fn fiber_name(vm: &Vm, id: u32) -> String {
 }
 
 /// The fiber running now (out of its slot while it runs).
+#[inline]
 pub fn running(vm: &Vm) -> u32 {
     vm.sched.fibers.current
 }
