@@ -309,6 +309,40 @@ print("idle one still served:", "hello GET" in idle.read_text())
     assert_eq!(out, "HTTP/1.1 200 OK hello GET\ncut: true true true\nidle one still served: true\n");
 }
 
+/// A body sent a byte at a time is cut at `body_timeout`, counted from the
+/// head's end, whether the handler reads it (`/upload`) or the server drains
+/// it after the response (`/hello`); a body that comes in time is served.
+#[test]
+fn a_slow_body_meets_the_body_timeout() {
+    let out = ok(
+        "{head_timeout: 5000, idle_timeout: 5000, body_timeout: 400}",
+        r#"
+fn dribbled(path) {
+    let c = net.connect(addr)
+    c.write("POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+    let began = now()
+    let dribble = go fn() {
+        for i in 0..1000 {
+            try { c.write("a") } catch e { return }
+            sleep(50)
+        }
+    }()
+    // Read to the end (the drained one first gets its response).
+    let cut = false
+    try { c.read_text(); cut = true } catch e { cut = e.kind == "io" }
+    let took = now() - began
+    dribble.cancel()
+    c.close()
+    return [cut, took > 300, took < 3000]
+}
+print("handler reading:", dribbled("/upload"))
+print("server draining:", dribbled("/hello"))
+print(http.post(base + "/upload", "x".repeat(5000)).text())
+"#,
+    );
+    assert_eq!(out, "handler reading: [true, true, true]\nserver draining: [true, true, true]\ngot 5000 bytes\n");
+}
+
 /// Cancelling the serving fiber stops accepting at once, closes idle
 /// connections, and lets a request in flight finish.
 #[test]

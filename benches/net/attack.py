@@ -98,7 +98,7 @@ def slowloris(addr, kept_alive=False, conns=300, seconds=15):
     return "%d of %d closed in %ds" % (len(closed), conns, seconds)
 
 
-def slow_body(addr, seconds=30):
+def slow_body(addr, seconds=75):
     """A body of 1,000 bytes sent a byte every 2 s: when the server closes."""
     s = connect(addr)
     s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")

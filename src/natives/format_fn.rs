@@ -164,10 +164,13 @@ fn lookup(fields: &mut Fields, name: &str, text: &str) -> Res<Value> {
         let (step, rest) = if let Some(p) = path.strip_prefix('.') {
             let end = p.find(['.', '[']).unwrap_or(p.len());
             (&p[..end], &p[end..])
-        } else {
-            let p = &path[1..];
+        } else if let Some(p) = path.strip_prefix('[') {
             let Some(end) = p.find(']') else { return fail(format!("'[' without ']' in {{{text}}}")) };
             (&p[..end], &p[end + 1..])
+        } else {
+            // `{0[a]x}`: a key ends only at `.`, `[` or the spec (the fuzzer's
+            // `{4[a]\u{35d}]}` sliced a character in two here).
+            return fail(format!("'.' or '[' expected after ']' in {{{text}}}"));
         };
         if step.is_empty() {
             return fail(format!("empty key in {{{text}}}"));
