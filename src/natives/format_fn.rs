@@ -123,10 +123,17 @@ fn field(fields: &mut Fields, text: &str, out: &mut String, depth: u32) -> Res<(
         spec.to_string()
     };
     let heap = fields.heap;
+    let spec = parse_spec(&spec)?;
+    // The padding is made before the heap sees it: a width past the memory
+    // left is refused first (the format fuzzer's `{2:>116633330}` padded
+    // 116 MB under a 64 MB limit).
+    if spec.width > heap.headroom() {
+        return err(ErrorKind::Memory, heap.over_message(spec.width));
+    }
     let s = match conv {
-        Some('r') => format_text(&repr(heap, v), &parse_spec(&spec)?)?,
-        Some(_) => format_text(&display(heap, v), &parse_spec(&spec)?)?,
-        None => format_value(heap, v, &parse_spec(&spec)?)?,
+        Some('r') => format_text(&repr(heap, v), &spec)?,
+        Some(_) => format_text(&display(heap, v), &spec)?,
+        None => format_value(heap, v, &spec)?,
     };
     out.push_str(&s);
     Ok(())
@@ -480,6 +487,15 @@ mod tests {
 
     fn f(fmt: &str, args: &[Value]) -> String {
         format_str(&Vm::new().heap, fmt, args).unwrap()
+    }
+
+    #[test]
+    fn a_width_past_the_memory_left_is_refused_before_padding() {
+        let mut vm = Vm::new();
+        vm.heap.set_limit(1 << 20);
+        let r = format_str(&vm.heap, "{:>2000000}", &[Value::Int(1)]);
+        assert!(matches!(r, Err(crate::vm::Fault::Error(e)) if e.0 == ErrorKind::Memory));
+        assert_eq!(format_str(&vm.heap, "{:>5}", &[Value::Int(1)]).ok().as_deref(), Some("    1"));
     }
 
     #[test]
