@@ -3,67 +3,8 @@
 
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-csp — a scripting language with Go-style concurrency
-
-Usage:
-  csp                      start the interactive REPL (also `csp repl`)
-  csp run FILE [ARGS...]   run a script (args() returns ARGS)
-  csp FILE [ARGS...]       the same (so `#!/usr/bin/env csp` scripts run)
-  csp check FILE           compile only and report errors and lint warnings
-                           (docs/lint.md); --deny-warnings: warnings exit 1
-  csp disasm FILE          print the bytecode
-  csp fmt [--check] [PATH...]  format *.csp files in place (default: the current
-                           directory; `-`: stdin to stdout); --check only lists
-                           the files that would change (exit 1)
-  csp test [PATH]          run the test_* functions of every *_test.csp under PATH
-                           (default: the current directory; docs/testing.md): -j N
-                           files at once, --bench[=PATTERN] (bench_*; --benchtime TIME), --json
-  csp build FILE -o OUT    write OUT: one executable that runs FILE with its modules
-                           and packages inside, without csp or the sources (docs/build.md)
-  csp add NAME URL [--rev REV] [--sha256 HEX]
-                           add a dependency to csp.toml (a git URL, an https .tar.gz,
-                           or a folder), fetch it and pin it in csp.lock (docs/packages.md)
-  csp fetch                fetch what csp.lock pins into the cache (pinning what it lacks)
-  csp update [NAME]        pin NAME (default: every package) at its revision's newest
-                           commit and rewrite csp.lock
-  csp completions SHELL    print completions for bash, zsh or fish (docs/install.md)
-  csp lsp                  serve the Language Server Protocol on stdin/stdout
-  csp dap                  serve the Debug Adapter Protocol on stdin/stdout: a debugger
-                           (docs/debugging.md)
-  csp --version            print the version
-  csp --help               print this help
-
-Options (before or after the command, before FILE):
-  --seed N                 seed for random() and select (default: random() differs per
-                           run, select's choices repeat)
-  --slice-us N             a fiber's time slice before preemption (default 1000)
-  --trace FILE             `run`/`test`: write Chrome trace events of fiber scheduling
-                           (open in Perfetto; docs/trace.md)
-  --profile FILE           `run`/`test`: write a pprof CPU and blocked-time profile
-                           (read with `go tool pprof`; docs/profiling.md)
-  --profile-hz N           samples per second of CPU time for --profile (default 100)
-  --timeout TIME           `run`: cancel the program after TIME (its `finally` blocks run;
-                           exit 124); `test`: fail a test still running after TIME
-                           (default 10s). TIME is milliseconds, or with a unit: 30s, 2m
-  --grace TIME             how long a cancelled fiber's `finally` blocks may block, and a
-                           cancelled program's cleanup may take, before it ends (default 5s)
-  --max-memory SIZE        heap limit; past it a catchable `memory` error (default half
-                           of physical memory). SIZE is bytes, or 512M, 2G, ...
-  --max-fibers N           most fibers running or waiting at once; past it `go` throws
-                           a catchable `fibers` error (default no limit)
-  --run PATTERN            `csp test`: run only tests whose file::name contains PATTERN
-  --explore N              `run`/`test`: run under N schedules (each test alone), stop at
-                           the first failure and print the seed that replays it
-  --explore-seed S         `run`/`test`: run under schedule S (with --explore: the first)
-  --coverage FILE          `run`/`test`: write lcov line and branch counts (docs/coverage.md);
-                           --coverage-std counts std modules too
-  --offline                packages only from the cache (CSP_HOME, default ~/.cache/csp):
-                           never fetch; a package missing from it is an error
-
-Exit codes: 0 success, 1 uncaught runtime error (or warnings under `check
---deny-warnings`), 2 compile error, 3 deadlock, 64 bad command line,
-124 --timeout, 130/143 SIGINT/SIGTERM.";
+/// `csp --help` (the command table itself is `completions.rs`'s).
+const USAGE: &str = include_str!("usage.txt");
 
 /// A mistake on the command line: what is wrong, then the one-line usage
 /// (the whole help is `csp --help`).
