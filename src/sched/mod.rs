@@ -89,6 +89,22 @@ pub(crate) enum Wait {
 }
 
 impl Wait {
+    /// Its kind as a small number (the profiler's `WAITS` names them).
+    #[inline]
+    fn index(&self) -> u8 {
+        match self {
+            Wait::Recv(_) => 0,
+            Wait::Send(_) => 1,
+            Wait::Select => 2,
+            Wait::Lock(_) => 3,
+            Wait::Task => 4,
+            Wait::Group => 5,
+            Wait::Scope => 6,
+            Wait::Sleep => 7,
+            Wait::Io | Wait::Fd(_) => 8,
+        }
+    }
+
     fn describe(&self) -> &'static str {
         match self {
             Wait::Recv(_) => "receive from channel",
@@ -183,6 +199,9 @@ pub(crate) struct Fibers {
     /// The fiber running now (its state stays in `slots`).
     current: u32,
     next_gen: u32,
+    /// What the fiber that parked last waits on (`Wait::index`): the profiler
+    /// reads it as that fiber's slice ends, without a look-up of its state.
+    parked_on: u8,
     next_number: u32,
     /// Fibers started and not yet finished.
     live: usize,
@@ -270,6 +289,7 @@ impl Default for Fibers {
             free: Vec::new(),
             current: 0,
             next_gen: 1,
+            parked_on: 0,
             next_number: 0,
             live: 0,
             max_fibers: usize::MAX,
@@ -339,6 +359,7 @@ impl Fibers {
     fn park(&mut self, wait: Wait) -> Waiter {
         self.next_gen = self.next_gen.wrapping_add(1);
         let gen = self.next_gen;
+        self.parked_on = wait.index();
         let s = self.cur();
         s.gen = gen;
         s.parked = Some(wait);

@@ -6,7 +6,7 @@
 //! at the park (blocked time). Nothing runs per instruction.
 
 use super::profile_clock::{Clock, Ticks};
-use super::{task, Wait};
+use super::task;
 use crate::bytecode::ProtoRef;
 use crate::pprof::{Label, Pprof};
 use crate::vm::exec::Halt;
@@ -65,6 +65,7 @@ impl ProfileFile {
             locations: Default::default(),
             labels: Default::default(),
             fibers: Vec::new(),
+            parked: Vec::new(),
             stack: Vec::new(),
             keys: (0, 0),
             starting: true,
@@ -101,6 +102,9 @@ pub(crate) struct Profile {
     /// By fiber id (ids are reused: an entry is the fiber's while its task
     /// number matches).
     fibers: Vec<FiberInfo>,
+    /// By fiber id, when it parked and on what (`park_slot`), or `NOT_PARKED`:
+    /// apart from `fibers`, as every slice reads and writes it.
+    parked: Vec<u64>,
     /// The stack being sampled (location ids), kept to save allocations.
     stack: Vec<u64>,
     /// The string ids of the label keys `fiber` and `wait`.
@@ -109,32 +113,23 @@ pub(crate) struct Profile {
     starting: bool,
 }
 
-/// 24 bytes: a program may park a million fibers.
-#[derive(Clone, Copy)]
+/// 16 bytes: a program may park a million fibers.
+#[derive(Clone, Copy, Default)]
 struct FiberInfo {
     task: u32,
-    /// What it is parked on (an index into `WAITS`), while `parked_at` is set.
-    wait: u8,
     /// The function its `go` called (for its label).
     callee: Option<ProtoRef>,
-    /// The real-time period it parked in (`NOT_PARKED`: it is not parked).
-    parked_at: u64,
 }
 
+/// A `parked` slot of a fiber that is not parked. Its real-time period (the
+/// slot shifted right by `WAIT_BITS`) is past any the clock reaches, so a
+/// slice's start tells it from a park without a comparison of its own.
 const NOT_PARKED: u64 = u64::MAX;
+const WAIT_BITS: u32 = 4;
 
-impl Default for FiberInfo {
-    fn default() -> Self {
-        FiberInfo { task: 0, wait: 0, callee: None, parked_at: NOT_PARKED }
-    }
-}
-
-impl FiberInfo {
-    /// When it parked and on what, if it did, forgotten as it runs again.
-    fn unpark(&mut self) -> Option<(u64, &'static str)> {
-        let at = std::mem::replace(&mut self.parked_at, NOT_PARKED);
-        (at != NOT_PARKED).then(|| (at, WAITS[self.wait as usize]))
-    }
+/// The `parked` slot of a fiber parked in real-time period `at` on `WAITS[wait]`.
+fn park_slot(at: u64, wait: u8) -> u64 {
+    at << WAIT_BITS | u64::from(wait)
 }
 
 /// A preemption point of the running fiber: CPU periods that passed are its.
@@ -149,27 +144,46 @@ pub(super) fn preempted(vm: &mut Vm, f: &Fiber) {
 
 /// A slice of fiber `id` is about to begin: CPU periods that passed since the
 /// last slice are the scheduler's; periods that passed while the fiber was
-/// parked are blocked time at its stack (which has not moved since).
+/// parked are blocked time at its stack (which has not moved since). The
+/// usual case — no period passed — is a few loads and a store: every switch
+/// between fibers runs it.
 #[inline]
 pub(super) fn slice_begins(vm: &mut Vm, id: u32, f: &Fiber) {
-    if vm.sched.profile.is_none() {
-        return;
-    }
+    let Some(p) = vm.sched.profile.as_deref_mut() else { return };
     if f.unstarted() {
-        let (callee, task) = (first_callee(vm, f), task_number(vm, id));
-        if let Some(p) = vm.sched.profile.as_deref_mut() {
-            *p.info(id) = FiberInfo { task, callee, ..FiberInfo::default() };
-        }
+        started(vm, id, f);
+        return slice_begins_slow(vm, id, f);
     }
+    let Some(slot) = p.parked.get_mut(id as usize) else { return slice_begins_slow(vm, id, f) };
+    if p.ticks.cpu_pending() || p.ticks.wall() > *slot >> WAIT_BITS {
+        return slice_begins_slow(vm, id, f);
+    }
+    *slot = NOT_PARKED;
+}
+
+/// A fiber's first slice: what its `fiber` label needs, and its slot.
+#[cold]
+fn started(vm: &mut Vm, id: u32, f: &Fiber) {
+    let (callee, task) = (first_callee(vm, f), task_number(vm, id));
+    if let Some(p) = vm.sched.profile.as_deref_mut() {
+        *p.info(id) = FiberInfo { task, callee };
+        p.slot(id);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn slice_begins_slow(vm: &mut Vm, id: u32, f: &Fiber) {
     let Some(p) = vm.sched.profile.as_deref_mut() else { return };
     let (n, period, wall) = (p.ticks.take_cpu() as i64, p.period, p.ticks.wall());
-    let parked = p.info(id).unpark();
+    let slot = std::mem::replace(p.slot(id), NOT_PARKED);
     let outside = if std::mem::take(&mut p.starting) { "[startup]" } else { "[runtime]" };
     if n > 0 {
         charge(vm, At::Outside(outside), [n, n * period, 0]);
     }
-    if let Some((at, wait)) = parked {
-        let n = wall.saturating_sub(at) as i64;
+    if slot != NOT_PARKED {
+        let n = wall.saturating_sub(slot >> WAIT_BITS) as i64;
+        let wait = WAITS[(slot & ((1 << WAIT_BITS) - 1)) as usize];
         if n > 0 {
             charge(vm, At::Fiber(id, f, Some(wait)), [0, 0, n * period]);
         }
@@ -192,16 +206,18 @@ fn first_callee(vm: &Vm, f: &Fiber) -> Option<ProtoRef> {
 #[inline]
 pub(super) fn slice_ends(vm: &mut Vm, id: u32, f: &Fiber, halt: &Halt) {
     let Some(p) = vm.sched.profile.as_deref() else { return };
-    let n = p.ticks.take_cpu();
-    if n > 0 {
+    if p.ticks.cpu_pending() {
+        let n = p.ticks.take_cpu();
         charge_cpu(vm, f, n);
     }
     if matches!(halt, Halt::Blocked) {
-        let wait = vm.sched.fibers.state(id).parked.as_ref().map_or(0, wait_index);
+        let wait = vm.sched.fibers.parked_on;
         let Some(p) = vm.sched.profile.as_deref_mut() else { return };
-        let at = p.ticks.wall();
-        let info = p.info(id);
-        (info.parked_at, info.wait) = (at, wait);
+        let slot = park_slot(p.ticks.wall(), wait);
+        match p.parked.get_mut(id as usize) {
+            Some(s) => *s = slot,
+            None => *p.slot(id) = slot,
+        }
     }
 }
 
@@ -264,6 +280,15 @@ impl Profile {
         &mut self.fibers[i]
     }
 
+    /// Fiber `id`'s `parked` slot, made if it is not there yet.
+    fn slot(&mut self, id: u32) -> &mut u64 {
+        let i = id as usize;
+        if self.parked.len() <= i {
+            self.parked.resize(i + 1, NOT_PARKED);
+        }
+        &mut self.parked[i]
+    }
+
     /// A stack of one frame that stands for time outside the fibers' code.
     fn pseudo(&mut self, name: &str) {
         let loc = self.shared.borrow_mut().pprof.location(name, "", 0, 0);
@@ -311,27 +336,13 @@ fn function_name(proto: ProtoRef, start: i64) -> String {
 }
 
 /// The `wait` label's values: what a blocked fiber waited in (the names of
-/// `--trace`'s blocked slices).
+/// `--trace`'s blocked slices), by `Wait::index`.
 const WAITS: [&str; 9] = ["recv", "send", "select", "lock", "wait task", "wait group", "wait block", "sleep", "io"];
-
-fn wait_index(w: &Wait) -> u8 {
-    match w {
-        Wait::Recv(_) => 0,
-        Wait::Send(_) => 1,
-        Wait::Select => 2,
-        Wait::Lock(_) => 3,
-        Wait::Task => 4,
-        Wait::Group => 5,
-        Wait::Scope => 6,
-        Wait::Sleep => 7,
-        Wait::Io | Wait::Fd(_) => 8,
-    }
-}
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn a_fiber_s_entry_is_small() {
-        assert!(std::mem::size_of::<super::FiberInfo>() <= 24);
+        assert!(std::mem::size_of::<super::FiberInfo>() <= 16);
     }
 }

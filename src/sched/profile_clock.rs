@@ -29,6 +29,12 @@ impl Ticks {
         self.cpu.swap(0, Ordering::Relaxed)
     }
 
+    /// Whether CPU periods wait to be taken.
+    #[inline]
+    pub fn cpu_pending(&self) -> bool {
+        self.cpu.load(Ordering::Relaxed) != 0
+    }
+
     #[inline]
     pub fn wall(&self) -> u64 {
         self.wall.load(Ordering::Relaxed)
