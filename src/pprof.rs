@@ -7,10 +7,25 @@ use std::collections::HashMap;
 use std::io::Write;
 
 /// A sample's label: a string (`fiber`) or a number (`fiber_id`).
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum Label {
     Str(i64, i64),
     Num(i64, i64),
+}
+
+/// Writes into `key` a stack and labels as one sequence: the stack's length,
+/// its ids, then three numbers per label.
+fn sample_key(key: &mut Vec<u64>, stack: &[u64], labels: &[Label]) {
+    key.clear();
+    key.push(stack.len() as u64);
+    key.extend_from_slice(stack);
+    for l in labels {
+        let (tag, k, v) = match *l {
+            Label::Str(k, v) => (0, k, v),
+            Label::Num(k, v) => (1, k, v),
+        };
+        key.extend([tag, k as u64, v as u64]);
+    }
 }
 
 /// A profile being built: everything is interned as it is added, so a sample
@@ -26,7 +41,10 @@ pub struct Pprof {
     location_ids: HashMap<(u64, i64), u64>,
     /// Values per (stack, innermost first, and labels), in the order first seen.
     samples: Vec<(Vec<u64>, Vec<Label>, Vec<i64>)>,
-    sample_ids: HashMap<(Vec<u64>, Vec<Label>), usize>,
+    /// Each sample's index by its stack and labels as one flat key
+    /// (`sample_key`): a sample already there is found without allocating.
+    sample_ids: foldhash::HashMap<Vec<u64>, usize>,
+    key: Vec<u64>,
     /// (type, unit) string ids of each value of a sample.
     sample_types: Vec<(i64, i64)>,
     period_type: (i64, i64),
@@ -46,7 +64,8 @@ impl Pprof {
             locations: Vec::new(),
             location_ids: HashMap::new(),
             samples: Vec::new(),
-            sample_ids: HashMap::new(),
+            sample_ids: Default::default(),
+            key: Vec::new(),
             sample_types: Vec::new(),
             period_type: (0, 0),
             period,
@@ -89,11 +108,11 @@ impl Pprof {
     /// Adds `values` (one per sample type) to the sample of this stack
     /// (location ids, innermost first) and labels.
     pub fn add(&mut self, stack: &[u64], labels: &[Label], values: &[i64]) {
-        let key = (stack.to_vec(), labels.to_vec());
-        match self.sample_ids.get(&key) {
+        sample_key(&mut self.key, stack, labels);
+        match self.sample_ids.get(self.key.as_slice()) {
             Some(&i) => self.samples[i].2.iter_mut().zip(values).for_each(|(a, b)| *a += b),
             None => {
-                self.sample_ids.insert(key, self.samples.len());
+                self.sample_ids.insert(self.key.clone(), self.samples.len());
                 self.samples.push((stack.to_vec(), labels.to_vec(), values.to_vec()));
             }
         }

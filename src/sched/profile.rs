@@ -10,7 +10,7 @@ use super::task;
 use crate::bytecode::ProtoRef;
 use crate::pprof::{Label, Pprof};
 use crate::vm::exec::Halt;
-use crate::vm::{Fiber, Obj, Value, Vm};
+use crate::vm::{Fiber, Vm};
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::Write;
@@ -57,24 +57,20 @@ impl ProfileFile {
 
     /// Makes `vm` record its samples into this profile.
     pub fn attach(&self, vm: &mut Vm) {
-        let s = self.0.borrow();
-        let mut p = Profile {
+        let mut s = self.0.borrow_mut();
+        let p = Profile {
             shared: self.0.clone(),
             ticks: s.clock.ticks.clone(),
             period: s.period.as_nanos() as i64,
             locations: Default::default(),
             labels: Default::default(),
             fibers: Vec::new(),
-            parked: Vec::new(),
             stack: Vec::new(),
-            keys: (0, 0),
+            keys: (s.pprof.string("fiber"), s.pprof.string("wait")),
+            waits: WAITS.map(|w| s.pprof.string(w)),
             starting: true,
         };
         drop(s);
-        p.keys = {
-            let mut s = self.0.borrow_mut();
-            (s.pprof.string("fiber"), s.pprof.string("wait"))
-        };
         vm.sched.profile = Some(Box::new(p));
     }
 
@@ -99,35 +95,41 @@ pub(crate) struct Profile {
     locations: foldhash::HashMap<(usize, u32), u64>,
     /// The `fiber` label's string id, by go site and callee.
     labels: foldhash::HashMap<(usize, u32, usize), i64>,
-    /// By fiber id (ids are reused: an entry is the fiber's while its task
-    /// number matches).
+    /// By fiber id (ids are reused: a fiber's first slice writes its entry).
     fibers: Vec<FiberInfo>,
-    /// By fiber id, when it parked and on what (`park_slot`), or `NOT_PARKED`:
-    /// apart from `fibers`, as every slice reads and writes it.
-    parked: Vec<u64>,
     /// The stack being sampled (location ids), kept to save allocations.
     stack: Vec<u64>,
     /// The string ids of the label keys `fiber` and `wait`.
     keys: (i64, i64),
+    /// The string ids of `WAITS`, by index.
+    waits: [i64; WAITS.len()],
     /// No slice has begun yet: CPU time so far went to compiling the program.
     starting: bool,
 }
 
 /// 16 bytes: a program may park a million fibers.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct FiberInfo {
-    task: u32,
+    /// When it parked and on what (`park_slot`), or `NOT_PARKED`: every slice
+    /// reads it, and a park writes it.
+    parked: u64,
     /// The function its `go` called (for its label).
     callee: Option<ProtoRef>,
 }
 
-/// A `parked` slot of a fiber that is not parked. Its real-time period (the
+impl Default for FiberInfo {
+    fn default() -> Self {
+        FiberInfo { parked: NOT_PARKED, callee: None }
+    }
+}
+
+/// The `parked` word of a fiber that is not parked. Its real-time period (the
 /// slot shifted right by `WAIT_BITS`) is past any the clock reaches, so a
 /// slice's start tells it from a park without a comparison of its own.
 const NOT_PARKED: u64 = u64::MAX;
 const WAIT_BITS: u32 = 4;
 
-/// The `parked` slot of a fiber parked in real-time period `at` on `WAITS[wait]`.
+/// The `parked` word of a fiber parked in real-time period `at` on `WAITS[wait]`.
 fn park_slot(at: u64, wait: u8) -> u64 {
     at << WAIT_BITS | u64::from(wait)
 }
@@ -150,24 +152,19 @@ pub(super) fn preempted(vm: &mut Vm, f: &Fiber) {
 #[inline]
 pub(super) fn slice_begins(vm: &mut Vm, id: u32, f: &Fiber) {
     let Some(p) = vm.sched.profile.as_deref_mut() else { return };
-    if f.unstarted() {
-        started(vm, id, f);
+    let Some(info) = p.fibers.get_mut(id as usize) else { return slice_begins_slow(vm, id, f) };
+    if p.ticks.cpu_pending() || p.ticks.wall() > info.parked >> WAIT_BITS {
         return slice_begins_slow(vm, id, f);
     }
-    let Some(slot) = p.parked.get_mut(id as usize) else { return slice_begins_slow(vm, id, f) };
-    if p.ticks.cpu_pending() || p.ticks.wall() > *slot >> WAIT_BITS {
-        return slice_begins_slow(vm, id, f);
-    }
-    *slot = NOT_PARKED;
+    info.parked = NOT_PARKED;
 }
 
-/// A fiber's first slice: what its `fiber` label needs, and its slot.
+/// A fiber was made for a `go` of `callee` (start.rs): what its `fiber` label
+/// needs. Ids are reused: this replaces an ended fiber's entry.
 #[cold]
-fn started(vm: &mut Vm, id: u32, f: &Fiber) {
-    let (callee, task) = (first_callee(vm, f), task_number(vm, id));
+pub(super) fn started(vm: &mut Vm, id: u32, callee: Option<ProtoRef>) {
     if let Some(p) = vm.sched.profile.as_deref_mut() {
-        *p.info(id) = FiberInfo { task, callee };
-        p.slot(id);
+        *p.info(id) = FiberInfo { parked: NOT_PARKED, callee };
     }
 }
 
@@ -176,28 +173,19 @@ fn started(vm: &mut Vm, id: u32, f: &Fiber) {
 fn slice_begins_slow(vm: &mut Vm, id: u32, f: &Fiber) {
     let Some(p) = vm.sched.profile.as_deref_mut() else { return };
     let (n, period, wall) = (p.ticks.take_cpu() as i64, p.period, p.ticks.wall());
-    let slot = std::mem::replace(p.slot(id), NOT_PARKED);
+    let slot = std::mem::replace(&mut p.info(id).parked, NOT_PARKED);
+    // The first slice (the main fiber has no entry yet): CPU time so far
+    // went to compiling the program.
     let outside = if std::mem::take(&mut p.starting) { "[startup]" } else { "[runtime]" };
     if n > 0 {
         charge(vm, At::Outside(outside), [n, n * period, 0]);
     }
     if slot != NOT_PARKED {
         let n = wall.saturating_sub(slot >> WAIT_BITS) as i64;
-        let wait = WAITS[(slot & ((1 << WAIT_BITS) - 1)) as usize];
+        let wait = (slot & ((1 << WAIT_BITS) - 1)) as usize;
         if n > 0 {
             charge(vm, At::Fiber(id, f, Some(wait)), [0, 0, n * period]);
         }
-    }
-}
-
-/// The function a fiber's first call calls (still on its stack), for its label.
-fn first_callee(vm: &Vm, f: &Fiber) -> Option<ProtoRef> {
-    match f.stack.first() {
-        Some(Value::Obj(h)) => match vm.heap.get(*h) {
-            Obj::Closure(c) => Some(c.proto),
-            _ => None,
-        },
-        _ => None,
     }
 }
 
@@ -205,19 +193,17 @@ fn first_callee(vm: &Vm, f: &Fiber) -> Option<ProtoRef> {
 /// (at its stack; at `[fiber exit]` if it ended); a blocked one notes when.
 #[inline]
 pub(super) fn slice_ends(vm: &mut Vm, id: u32, f: &Fiber, halt: &Halt) {
-    let Some(p) = vm.sched.profile.as_deref() else { return };
+    let Some(p) = vm.sched.profile.as_deref_mut() else { return };
+    if matches!(halt, Halt::Blocked) {
+        let slot = park_slot(p.ticks.wall(), vm.sched.fibers.parked_on);
+        match p.fibers.get_mut(id as usize) {
+            Some(info) => info.parked = slot,
+            None => p.info(id).parked = slot,
+        }
+    }
     if p.ticks.cpu_pending() {
         let n = p.ticks.take_cpu();
         charge_cpu(vm, f, n);
-    }
-    if matches!(halt, Halt::Blocked) {
-        let wait = vm.sched.fibers.parked_on;
-        let Some(p) = vm.sched.profile.as_deref_mut() else { return };
-        let slot = park_slot(p.ticks.wall(), wait);
-        match p.parked.get_mut(id as usize) {
-            Some(s) => *s = slot,
-            None => *p.slot(id) = slot,
-        }
     }
 }
 
@@ -233,22 +219,24 @@ enum At<'a> {
     /// Outside the fibers' slices: a frame of this name (`[startup]`, `[runtime]`).
     Outside(&'static str),
     /// Fiber `id` at its stack (`[fiber exit]` once its frames are gone),
-    /// running, or parked on what the `wait` label names.
-    Fiber(u32, &'a Fiber, Option<&'static str>),
+    /// running, or parked on `WAITS[i]` (the `wait` label).
+    Fiber(u32, &'a Fiber, Option<usize>),
 }
 
 /// Adds a sample of `values` at `at`, labelled with the fiber and its wait.
 fn charge(vm: &mut Vm, at: At, values: [i64; 3]) {
     let Some(mut p) = vm.sched.profile.take() else { return };
-    let mut labels = Vec::with_capacity(2);
+    let mut labels = [Label::Str(0, 0), Label::Str(0, 0)];
+    let mut n = 0;
     p.stack.clear();
     match at {
         At::Outside(name) => p.pseudo(name),
         At::Fiber(id, f, wait) => {
-            labels.push(Label::Str(p.keys.0, p.fiber_label(vm, id, f)));
+            labels[0] = Label::Str(p.keys.0, p.fiber_label(vm, id, f));
+            n = 1;
             if let Some(w) = wait {
-                let w = p.shared.borrow_mut().pprof.string(w);
-                labels.push(Label::Str(p.keys.1, w));
+                labels[1] = Label::Str(p.keys.1, p.waits[w]);
+                n = 2;
             }
             if f.frames.is_empty() {
                 p.pseudo("[fiber exit]");
@@ -267,7 +255,7 @@ fn charge(vm: &mut Vm, at: At, values: [i64; 3]) {
             }
         }
     }
-    p.shared.borrow_mut().pprof.add(&p.stack, &labels, &values);
+    p.shared.borrow_mut().pprof.add(&p.stack, &labels[..n], &values);
     vm.sched.profile = Some(p);
 }
 
@@ -280,15 +268,6 @@ impl Profile {
         &mut self.fibers[i]
     }
 
-    /// Fiber `id`'s `parked` slot, made if it is not there yet.
-    fn slot(&mut self, id: u32) -> &mut u64 {
-        let i = id as usize;
-        if self.parked.len() <= i {
-            self.parked.resize(i + 1, NOT_PARKED);
-        }
-        &mut self.parked[i]
-    }
-
     /// A stack of one frame that stands for time outside the fibers' code.
     fn pseudo(&mut self, name: &str) {
         let loc = self.shared.borrow_mut().pprof.location(name, "", 0, 0);
@@ -299,11 +278,8 @@ impl Profile {
     /// (as `--trace` names tracks, without the fiber's number: a label per
     /// `go`, so its fibers add up).
     fn fiber_label(&mut self, vm: &Vm, id: u32, f: &Fiber) -> i64 {
-        let number = task_number(vm, id);
         let site = vm.sched.fibers.state(id).task.and_then(|t| task::get(vm, t).site);
-        let info = self.info(id);
-        let callee = if info.task == number { info.callee } else { None };
-        let callee = callee.or_else(|| f.frames.first().map(|fr| fr.proto));
+        let callee = self.info(id).callee.or_else(|| f.frames.first().map(|fr| fr.proto));
         let key = match site {
             Some(s) => (s.proto.as_ptr() as usize, s.pc, callee.map_or(0, |c| c.as_ptr() as usize)),
             None => (0, 0, 0),
@@ -320,10 +296,6 @@ impl Profile {
         self.labels.insert(key, l);
         l
     }
-}
-
-fn task_number(vm: &Vm, id: u32) -> u32 {
-    vm.sched.fibers.state(id).task.map_or(0, |t| task::get(vm, t).number)
 }
 
 /// A function's name in the profile: its own, or for an anonymous one where

@@ -146,16 +146,20 @@ fn begin(
     s.task = Some(th);
     s.cancelled = cancelled || born != Born::Live;
     s.born_cancelled = cancelled || born != Born::Live;
-    // Sized for the callee's registers: a program may park a million fibers.
-    let regs = match (method, call[0]) {
+    let proto = match (method, call[0]) {
         (false, Value::Obj(h)) => match vm.heap.get(h) {
-            Obj::Closure(c) => c.proto.nregs as usize,
-            _ => 0,
+            Obj::Closure(c) => Some(c.proto),
+            _ => None,
         },
-        _ => 0,
+        _ => None,
     };
+    // Sized for the callee's registers: a program may park a million fibers.
+    let regs = proto.map_or(0, |p| p.nregs as usize);
     let f = Box::new(Fiber::for_call(call, method, site, regs, born == Born::Stillborn));
     vm.heap.note_growth(f.bytes());
+    if vm.sched.profile.is_some() {
+        super::profile::started(vm, id, proto);
+    }
     if vm.sched.trace.is_some() {
         let label = super::report::fiber_title(vm, th, &callee(vm, call, method));
         super::trace::name_fiber(vm, id, task::get(vm, th).number, &label);
