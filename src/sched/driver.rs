@@ -302,9 +302,9 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
     let Some((id, mut f)) = start::take(vm, r) else { return Ran::Idle };
     vm.sched.fibers.current = id;
     let began = trace::slice_begins(vm, id);
-    profile::slice_begins(vm, id, &f);
+    profile::slice_begins(vm, id, &mut f);
     let halt = run_slice(vm, &mut f);
-    profile::slice_ends(vm, id, &f, &halt);
+    profile::slice_ends(vm, &mut f, &halt);
     // Written once the halt is acted on, so the wakes of a fiber's end (its
     // waiters) fall inside its last slice.
     let ending = began.map(|_| Ending::of(&halt, f.current_site()));

@@ -107,31 +107,29 @@ pub(crate) struct Profile {
     starting: bool,
 }
 
-/// 16 bytes: a program may park a million fibers.
-#[derive(Clone, Copy)]
+/// 8 bytes: a program may park a million fibers.
+#[derive(Clone, Copy, Default)]
 struct FiberInfo {
-    /// When it parked and on what (`park_slot`), or `NOT_PARKED`: every slice
-    /// reads it, and a park writes it.
-    parked: u64,
     /// The function its `go` called (for its label).
     callee: Option<ProtoRef>,
 }
 
-impl Default for FiberInfo {
-    fn default() -> Self {
-        FiberInfo { parked: NOT_PARKED, callee: None }
-    }
+/// A parked fiber's `Fiber::parked_at`: the real-time period it parked in
+/// (its low `PERIOD_BITS`) over the wait kind plus one (never 0, which is "not
+/// parked"). A period of 28 bits lasts 31 days at the default rate: a park
+/// longer than that is charged the rest of its length over a multiple of it.
+const WAIT_BITS: u32 = 4;
+const PERIOD_BITS: u32 = 32 - WAIT_BITS;
+const PERIOD_MASK: u64 = (1 << PERIOD_BITS) - 1;
+
+fn park_word(period: u64, wait: u8) -> u32 {
+    ((period & PERIOD_MASK) as u32) << WAIT_BITS | (u32::from(wait) + 1)
 }
 
-/// The `parked` word of a fiber that is not parked. Its real-time period (the
-/// slot shifted right by `WAIT_BITS`) is past any the clock reaches, so a
-/// slice's start tells it from a park without a comparison of its own.
-const NOT_PARKED: u64 = u64::MAX;
-const WAIT_BITS: u32 = 4;
-
-/// The `parked` word of a fiber parked in real-time period `at` on `WAITS[wait]`.
-fn park_slot(at: u64, wait: u8) -> u64 {
-    at << WAIT_BITS | u64::from(wait)
+/// The real-time periods from a park's word to `now`, and its wait kind.
+fn unpark_word(word: u32, now: u64) -> (u64, usize) {
+    let parked = u64::from(word >> WAIT_BITS);
+    ((now & PERIOD_MASK).wrapping_sub(parked) & PERIOD_MASK, (word & ((1 << WAIT_BITS) - 1)) as usize - 1)
 }
 
 /// A preemption point of the running fiber: CPU periods that passed are its.
@@ -150,13 +148,14 @@ pub(super) fn preempted(vm: &mut Vm, f: &Fiber) {
 /// usual case — no period passed — is a few loads and a store: every switch
 /// between fibers runs it.
 #[inline]
-pub(super) fn slice_begins(vm: &mut Vm, id: u32, f: &Fiber) {
-    let Some(p) = vm.sched.profile.as_deref_mut() else { return };
-    let Some(info) = p.fibers.get_mut(id as usize) else { return slice_begins_slow(vm, id, f) };
-    if p.ticks.cpu_pending() || p.ticks.wall() > info.parked >> WAIT_BITS {
+pub(super) fn slice_begins(vm: &mut Vm, id: u32, f: &mut Fiber) {
+    let Some(p) = vm.sched.profile.as_deref() else { return };
+    let word = f.parked_at;
+    let same = word == 0 || u64::from(word >> WAIT_BITS) == p.ticks.wall() & PERIOD_MASK;
+    if p.ticks.cpu_pending() || !same || p.starting {
         return slice_begins_slow(vm, id, f);
     }
-    info.parked = NOT_PARKED;
+    f.parked_at = 0;
 }
 
 /// A fiber was made for a `go` of `callee` (start.rs): what its `fiber` label
@@ -164,27 +163,25 @@ pub(super) fn slice_begins(vm: &mut Vm, id: u32, f: &Fiber) {
 #[cold]
 pub(super) fn started(vm: &mut Vm, id: u32, callee: Option<ProtoRef>) {
     if let Some(p) = vm.sched.profile.as_deref_mut() {
-        *p.info(id) = FiberInfo { parked: NOT_PARKED, callee };
+        *p.info(id) = FiberInfo { callee };
     }
 }
 
 #[cold]
 #[inline(never)]
-fn slice_begins_slow(vm: &mut Vm, id: u32, f: &Fiber) {
+fn slice_begins_slow(vm: &mut Vm, id: u32, f: &mut Fiber) {
     let Some(p) = vm.sched.profile.as_deref_mut() else { return };
     let (n, period, wall) = (p.ticks.take_cpu() as i64, p.period, p.ticks.wall());
-    let slot = std::mem::replace(&mut p.info(id).parked, NOT_PARKED);
-    // The first slice (the main fiber has no entry yet): CPU time so far
-    // went to compiling the program.
+    let word = std::mem::take(&mut f.parked_at);
+    // The first slice: CPU time so far went to compiling the program.
     let outside = if std::mem::take(&mut p.starting) { "[startup]" } else { "[runtime]" };
     if n > 0 {
         charge(vm, At::Outside(outside), [n, n * period, 0]);
     }
-    if slot != NOT_PARKED {
-        let n = wall.saturating_sub(slot >> WAIT_BITS) as i64;
-        let wait = (slot & ((1 << WAIT_BITS) - 1)) as usize;
+    if word != 0 {
+        let (n, wait) = unpark_word(word, wall);
         if n > 0 {
-            charge(vm, At::Fiber(id, f, Some(wait)), [0, 0, n * period]);
+            charge(vm, At::Fiber(id, f, Some(wait)), [0, 0, n as i64 * period]);
         }
     }
 }
@@ -192,14 +189,10 @@ fn slice_begins_slow(vm: &mut Vm, id: u32, f: &Fiber) {
 /// A slice of fiber `id` ended with `halt`: CPU periods that passed are its
 /// (at its stack; at `[fiber exit]` if it ended); a blocked one notes when.
 #[inline]
-pub(super) fn slice_ends(vm: &mut Vm, id: u32, f: &Fiber, halt: &Halt) {
-    let Some(p) = vm.sched.profile.as_deref_mut() else { return };
+pub(super) fn slice_ends(vm: &mut Vm, f: &mut Fiber, halt: &Halt) {
+    let Some(p) = vm.sched.profile.as_deref() else { return };
     if matches!(halt, Halt::Blocked) {
-        let slot = park_slot(p.ticks.wall(), vm.sched.fibers.parked_on);
-        match p.fibers.get_mut(id as usize) {
-            Some(info) => info.parked = slot,
-            None => p.info(id).parked = slot,
-        }
+        f.parked_at = park_word(p.ticks.wall(), vm.sched.fibers.parked_on);
     }
     if p.ticks.cpu_pending() {
         let n = p.ticks.take_cpu();
@@ -315,6 +308,6 @@ const WAITS: [&str; 9] = ["recv", "send", "select", "lock", "wait task", "wait g
 mod tests {
     #[test]
     fn a_fiber_s_entry_is_small() {
-        assert!(std::mem::size_of::<super::FiberInfo>() <= 16);
+        assert!(std::mem::size_of::<super::FiberInfo>() <= 8);
     }
 }

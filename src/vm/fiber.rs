@@ -141,6 +141,9 @@ pub struct Fiber {
     pub shield: u16,
     /// The `shield` of the resumers of the coroutines running in this fiber.
     pub outer_shield: u16,
+    /// `--profile`: when this fiber parked and on what, 0 while it is not
+    /// parked (sched/profile.rs). In what was the struct's padding.
+    pub parked_at: u32,
 }
 
 impl Fiber {
