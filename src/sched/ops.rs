@@ -51,11 +51,16 @@ fn park(vm: &mut Vm, wait: Wait) -> Res<super::Waiter> {
 /// `method`, the method call `call[1].<name call[0]>(call[2..])`. Returns its task
 /// (nil for a dropped `go` outside `wait { }`, which gets only a record).
 pub fn go(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool) -> Res<Value> {
+    // A stillborn fiber is not made (at most its task): no limit to pass (a
+    // cancelled fiber bomb ends cancelled, not with a memory error).
+    if start::is_stillborn(vm) {
+        return Ok(start::spawn(vm, call, method, site, dropped));
+    }
     fiber_room(vm)?;
     // Past --max-memory: the `go` gets the error, before it adds a fiber
     // (the fibers a spawning loop starts end before any preemption point).
-    if vm.sched.out_of_memory.is_some() {
-        let msg = vm.sched.out_of_memory.take().unwrap_or_default();
+    if let Some(msg) = vm.sched.over_limit.clone() {
+        vm.sched.out_of_memory = None;
         return err(ErrorKind::Memory, msg);
     }
     Ok(start::spawn(vm, call, method, site, dropped))
@@ -292,6 +297,9 @@ pub fn adopt_process(vm: &mut Vm, h: Handle) {
 /// the children killed before are reaped before this returns, so the process
 /// can exit leaving no child running and no zombie.
 pub(super) fn kill_children(vm: &mut Vm, owner: Option<Handle>) {
+    if vm.sched.children.is_empty() && vm.sched.reapers.is_empty() {
+        return;
+    }
     let ending = owner.is_none();
     let mut pipes = Vec::new();
     let mut reapers = Vec::new();

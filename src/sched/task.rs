@@ -52,6 +52,14 @@ pub struct Task {
     pub dropped: bool,
     /// Cancelled before it started: its fiber starts cancelled.
     pub cancelled: bool,
+    /// Started by `__go_detached`: its caller holds the task (it is `dropped`
+    /// only so that its failure propagates at once).
+    pub detached: bool,
+    /// A `wait { }` block waits for it: it or an owner is a block's child
+    /// (only then does its end wake fibers at the end of a block).
+    pub in_scope: bool,
+    /// It and every task started under it have finished (`tree_done`).
+    pub tree_done: bool,
     /// Where the `go` that started it is (None for the main fiber).
     pub site: Option<Site>,
     /// Boxed apart: most tasks never start fibers, nor are waited on.
@@ -120,9 +128,20 @@ impl Task {
         handles.for_each(|h| push(Value::Obj(h)));
     }
 
-    /// Rough byte size, to pace the collector (it is boxed apart from its slot).
+    /// Bytes it holds apart from its slot (as allocated: a million finished
+    /// tasks may be kept by a tree of fibers, and --max-memory must count them).
     pub fn size(&self) -> usize {
-        std::mem::size_of::<Task>() + self.children().len() * 4
+        use crate::limits::malloc_size;
+        let extra = self.extra.as_ref().map_or(0, |x| {
+            malloc_size(std::mem::size_of::<TaskExtra>())
+                + malloc_size(x.children.capacity() * 4)
+                + malloc_size(x.waiters.capacity() * 8)
+        });
+        let pending = match &self.state {
+            TaskState::Pending(call, _) => malloc_size(call.len() * std::mem::size_of::<Value>()),
+            _ => 0,
+        };
+        malloc_size(std::mem::size_of::<Task>()) + extra + pending
     }
 }
 
@@ -131,6 +150,15 @@ pub(super) fn get(vm: &Vm, h: Handle) -> &Task {
         Obj::Task(t) => t,
         _ => unreachable!("not a task"),
     }
+}
+
+/// Task `h`'s extra state, made now if need be and counted as it is made
+/// (before the next collection measures it).
+pub(super) fn extra_of(vm: &mut Vm, h: Handle) -> &mut TaskExtra {
+    if get(vm, h).extra.is_none() {
+        vm.heap.note_growth(crate::limits::malloc_size(std::mem::size_of::<TaskExtra>()));
+    }
+    get_mut(vm, h).extra_mut()
 }
 
 pub(super) fn get_mut(vm: &mut Vm, h: Handle) -> &mut Task {
