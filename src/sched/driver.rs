@@ -330,8 +330,14 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
             vm.sched.fibers.slots[id as usize].fiber = Some(f);
             Ran::Deadlock(report)
         }
-        Halt::Done(v) => finish(vm, id, Ok(v)).map_or(Ran::Idle, Ran::Error),
-        Halt::Error(u) => finish(vm, id, Err(u)).map_or(Ran::Idle, Ran::Error),
+        Halt::Done(v) => {
+            vm.heap.note_freed(f.bytes());
+            finish(vm, id, Ok(v)).map_or(Ran::Idle, Ran::Error)
+        }
+        Halt::Error(u) => {
+            vm.heap.note_freed(f.bytes());
+            finish(vm, id, Err(u)).map_or(Ran::Idle, Ran::Error)
+        }
     };
     if let (Some(began), Some(ending)) = (began, ending) {
         trace::slice_ends(vm, id, began, ending);

@@ -201,7 +201,9 @@ fn forget_if_unreachable(vm: &mut Vm, th: Handle) {
     let Some(x) = task_mut(vm, owner).extra.as_mut() else { return };
     if x.children.last() == Some(&th) {
         x.children.pop();
+        let bytes = vm.heap.get(th).size();
         vm.heap.free(th);
+        vm.heap.note_freed(bytes);
     }
 }
 

@@ -279,6 +279,17 @@ impl Heap {
         self.allocated += bytes;
     }
 
+    /// Records memory given back at once, not by a collection (a fiber's
+    /// end, a task freed with it), so a million fibers run and ended (a
+    /// cancelled tree draining) do not bring collections of what stays. Not
+    /// while a cycle runs, whose pacing counts on `allocated` only growing.
+    #[inline]
+    pub fn note_freed(&mut self, bytes: usize) {
+        if !self.in_cycle() {
+            self.allocated = self.allocated.saturating_sub(bytes);
+        }
+    }
+
     /// Is collector work due: a cycle to start, its next step, or (`wants_full`)
     /// a whole collection?
     #[inline]
