@@ -149,7 +149,7 @@ pub fn wait_on(vm: &mut Vm, v: Value, at: Site) -> Res<Waited> {
                 return Ok(Waited::OnItself(super::report::self_wait(vm, at)));
             }
             let w = park(vm, Wait::Task)?;
-            task::get_mut(vm, h).extra_mut().waiters.push((w.fiber, w.gen));
+            task::extra_of(vm, h).waiters.push((w.fiber, w.gen));
             Ok(Waited::Parked)
         }
         Obj::List(items) => {
@@ -388,7 +388,7 @@ pub fn task_done(vm: &mut Vm, t: Handle) -> Value {
     if finished {
         let _ = chan::close(vm, ch);
     }
-    task::get_mut(vm, t).extra_mut().done_chan = Some(ch);
+    task::extra_of(vm, t).done_chan = Some(ch);
     c
 }
 
