@@ -487,6 +487,10 @@ pub(super) fn collect(vm: &mut Vm) {
 fn cycle_ended(vm: &mut Vm, running: usize) {
     vm.sched.out_of_memory = vm.heap.after_collection(vm.sched.fiber_bytes() + running);
     vm.sched.over_limit.clone_from(&vm.sched.out_of_memory);
+    vm.sched.limit_check = match vm.sched.limit_check {
+        super::LimitCheck::Asked => super::LimitCheck::Decided,
+        _ => super::LimitCheck::May,
+    };
 }
 
 /// The `memory` error for a heap over its limit, thrown into the next fiber

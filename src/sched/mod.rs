@@ -248,6 +248,10 @@ pub struct Sched {
     /// until one finds it under, every `go` throws (a tree of fibers each in
     /// a `wait { }` block would otherwise grow on past one error).
     over_limit: Option<String>,
+    /// Whether a `go` finding `over_limit` set asks for a whole collection
+    /// to decide first (once per collection that came due on its own, so
+    /// what a caught `memory` error dropped does not fail the next `go`).
+    limit_check: LimitCheck,
     /// The last "cancelled with fiber N, ..." line made, for fiber N
     /// (`lifecycle::cancelled_error`).
     cancel_line: Option<(u32, std::rc::Rc<str>)>,
@@ -259,6 +263,17 @@ pub struct Sched {
     ending: Option<Instant>,
     /// Running untrusted programs (fuzzing): where the program is stopped.
     budget: Option<Budget>,
+}
+
+/// See `Sched::limit_check`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum LimitCheck {
+    /// The next `go` over the limit asks for a collection.
+    May,
+    /// One asked; the collection it asked for decides.
+    Asked,
+    /// That collection found the heap over: `go` throws until the next.
+    Decided,
 }
 
 /// A limit on a program's run (`Sched::set_budget`): once it has run `ticks`
@@ -305,6 +320,7 @@ impl Default for Sched {
             exit: None,
             out_of_memory: None,
             over_limit: None,
+            limit_check: LimitCheck::May,
             cancel_line: None,
             grace: Duration::from_secs(5),
             ending: None,

@@ -60,6 +60,14 @@ pub fn go(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool) 
     // Past --max-memory: the `go` gets the error, before it adds a fiber
     // (the fibers a spawning loop starts end before any preemption point).
     if let Some(msg) = vm.sched.over_limit.clone() {
+        // What was dropped since (a caught error's data) may leave room: a
+        // whole collection decides, once; then every `go` throws until the
+        // next collection (a tree of `wait { }` blocks must stop growing).
+        if vm.sched.limit_check == super::LimitCheck::May {
+            vm.sched.limit_check = super::LimitCheck::Asked;
+            vm.heap.ask_full();
+            return Err(Fault::Collect);
+        }
         vm.sched.out_of_memory = None;
         return err(ErrorKind::Memory, msg);
     }

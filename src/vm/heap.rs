@@ -297,6 +297,11 @@ impl Heap {
         self.allocated > self.threshold || self.wants_full() || self.gc.done
     }
 
+    /// Asks for a whole collection at the next chance (as `reserve` does).
+    pub fn ask_full(&self) {
+        self.asked.set(Some(self.collections));
+    }
+
     /// Has `reserve` asked for a whole collection before it decides?
     pub fn wants_full(&self) -> bool {
         self.asked.get() == Some(self.collections)
