@@ -125,7 +125,7 @@ fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Op
     }
     // Nobody holds a dropped `go`'s task: its `Cancelled` error is not made
     // (cancelling a million queued fibers makes no garbage).
-    let unheld = task::get(vm, th).dropped && !task::get(vm, th).detached;
+    let unheld = task::get(vm, th).dropped && !task::get(vm, th).is(task::DETACHED);
     let state = match &result {
         Ok(_) if cancelled && unheld => TaskState::Cancelled(Value::Nil),
         // `wait` on a cancelled task throws `Cancelled`, even if it caught it.
@@ -150,7 +150,7 @@ fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Op
     t.fiber = None;
     let waiters = t.extra.as_mut().map(|x| std::mem::take(&mut x.waiters)).unwrap_or_default();
     let done = t.done_chan();
-    let (owner, scope, dropped, in_scope) = (t.owner, t.scope, t.dropped, t.in_scope);
+    let (owner, scope, dropped, in_scope) = (t.owner, t.scope, t.dropped, t.is(task::IN_SCOPE));
     for (fid, gen) in waiters {
         vm.sched.wake(Waiter { fiber: fid, gen, case: None }, Resume::Retry);
     }
@@ -193,7 +193,7 @@ fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Op
 fn forget_if_unreachable(vm: &mut Vm, th: Handle) {
     let t = task::get(vm, th);
     let forgettable = t.dropped
-        && !t.detached
+        && !t.is(task::DETACHED)
         && t.scope.is_none()
         && matches!(t.state, TaskState::Done(_) | TaskState::Cancelled(_))
         && t.extra.as_ref().is_none_or(|x| x.children.is_empty() && x.unstarted == 0 && x.done_chan.is_none());
@@ -227,7 +227,9 @@ pub(super) fn compact(vm: &Vm, children: &mut Vec<Handle>) {
 /// blocks of a deep tree do not walk it again at every level.
 pub fn tree_done(vm: &mut Vm, th: Handle) -> bool {
     let done = tree_is_done(vm, th);
-    task::get_mut(vm, th).tree_done |= done;
+    if done {
+        task::get_mut(vm, th).marks |= task::TREE_DONE;
+    }
     done
 }
 
@@ -235,7 +237,7 @@ fn tree_is_done(vm: &Vm, th: Handle) -> bool {
     let mut work = vec![th];
     while let Some(t) = work.pop() {
         let tk = task::get(vm, t);
-        if tk.tree_done {
+        if tk.is(task::TREE_DONE) {
             continue;
         }
         if !tk.finished() || tk.unstarted() > 0 {
@@ -371,7 +373,7 @@ pub(super) fn cancel_task(vm: &mut Vm, th: Handle, cause: Cause) {
     }
     let mut work = vec![th];
     while let Some(t) = work.pop() {
-        if task::get(vm, t).tree_done {
+        if task::get(vm, t).is(task::TREE_DONE) {
             continue;
         }
         work.extend(task::get(vm, t).children().iter().copied());

@@ -60,7 +60,7 @@ fn stillborn(vm: &mut Vm, owner: Option<Handle>, scope: Option<u32>, dropped: bo
     let t = task::get_mut(vm, th);
     t.state = TaskState::Cancelled(e);
     t.cancelled = true;
-    t.tree_done = true;
+    t.marks |= task::TREE_DONE;
     adopt(vm, owner, scope, th);
     Value::Obj(th)
 }
@@ -116,7 +116,7 @@ pub(super) fn spawn_detached(vm: &mut Vm, call: &[Value], site: Site) -> Value {
     let id = alloc_id(vm);
     let state = TaskState::Pending(call.into(), Kickoff { method: false, born: Born::Live });
     let th = new_task(vm, Some(id), state, owner, None, true, Some(site));
-    task::get_mut(vm, th).detached = true;
+    task::get_mut(vm, th).marks |= task::DETACHED;
     if let Some(owner) = owner {
         add_child(vm, owner, th);
     }
@@ -173,9 +173,7 @@ pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
                 observed: false,
                 dropped: true,
                 cancelled,
-                detached: false,
-                in_scope: r.owner.is_some_and(|o| task::get(vm, o).in_scope),
-                tree_done: false,
+                marks: in_scope(vm, None, r.owner),
                 site: Some(r.site),
                 extra: None,
             };
@@ -260,6 +258,16 @@ pub(super) fn not_started(vm: &Vm) -> impl Iterator<Item = (u32, Site)> + '_ {
     pending.chain(vm.sched.unstarted.describe().map(|(n, site)| (n, *site)))
 }
 
+/// `IN_SCOPE` for a task of `wait { }` block `scope` or under one.
+fn in_scope(vm: &Vm, scope: Option<u32>, owner: Option<Handle>) -> u8 {
+    let under = scope.is_some() || owner.is_some_and(|o| task::get(vm, o).is(task::IN_SCOPE));
+    if under {
+        task::IN_SCOPE
+    } else {
+        0
+    }
+}
+
 /// A new task object, numbered in start order.
 pub(super) fn new_task(
     vm: &mut Vm,
@@ -271,7 +279,7 @@ pub(super) fn new_task(
     site: Option<Site>,
 ) -> Handle {
     let number = vm.sched.fibers.take_number();
-    let in_scope = scope.is_some() || owner.is_some_and(|o| task::get(vm, o).in_scope);
+    let marks = in_scope(vm, scope, owner);
     let t = Task {
         number,
         fiber,
@@ -281,9 +289,7 @@ pub(super) fn new_task(
         observed: false,
         dropped,
         cancelled: false,
-        detached: false,
-        in_scope,
-        tree_done: false,
+        marks,
         site,
         extra: None,
     };

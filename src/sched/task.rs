@@ -52,14 +52,8 @@ pub struct Task {
     pub dropped: bool,
     /// Cancelled before it started: its fiber starts cancelled.
     pub cancelled: bool,
-    /// Started by `__go_detached`: its caller holds the task (it is `dropped`
-    /// only so that its failure propagates at once).
-    pub detached: bool,
-    /// A `wait { }` block waits for it: it or an owner is a block's child
-    /// (only then does its end wake fibers at the end of a block).
-    pub in_scope: bool,
-    /// It and every task started under it have finished (`tree_done`).
-    pub tree_done: bool,
+    /// `DETACHED`, `IN_SCOPE`, `TREE_DONE`: one byte, so a task stays 80.
+    pub marks: u8,
     /// Where the `go` that started it is (None for the main fiber).
     pub site: Option<Site>,
     /// Boxed apart: most tasks never start fibers, nor are waited on.
@@ -86,7 +80,20 @@ pub struct TaskExtra {
     pub cancelled_by: Option<Rc<str>>,
 }
 
+/// Started by `__go_detached`: its caller holds the task (it is `dropped`
+/// only so that its failure propagates at once).
+pub const DETACHED: u8 = 1;
+/// A `wait { }` block waits for it: it or an owner is a block's child (only
+/// then does its end wake fibers at the end of a block).
+pub const IN_SCOPE: u8 = 2;
+/// It and every task started under it have finished (`tree_done`).
+pub const TREE_DONE: u8 = 4;
+
 impl Task {
+    pub fn is(&self, mark: u8) -> bool {
+        self.marks & mark != 0
+    }
+
     pub fn result(&self) -> Value {
         match self.state {
             TaskState::Pending(..) | TaskState::Running => Value::Nil,
