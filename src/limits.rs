@@ -12,6 +12,21 @@ pub const MAX_DEPTH: usize = 2_000;
 pub const MAX_HEAP: usize = 8 << 30;
 
 /// Bytes as people read them: `512 B`, `64.0 MB`, `1.5 GB` (powers of 1024).
+/// What the allocator takes for a block of `n` bytes (glibc's: an 8-byte
+/// header, 16-byte steps, 32 at least), so records counted against
+/// `--max-memory` count what is really used.
+pub const fn malloc_size(n: usize) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    let c = (n + 8 + 15) & !15;
+    if c < 32 {
+        32
+    } else {
+        c
+    }
+}
+
 pub fn show_bytes(n: usize) -> String {
     const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
     if n < 1024 {

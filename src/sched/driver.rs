@@ -18,6 +18,10 @@ use std::time::{Duration, Instant};
 
 /// Instructions run between looks at the clock for timers and output flushing.
 const CLOCK_TICKS: u64 = 4096;
+/// Fibers run between looks at the clock: fibers that block or end before
+/// any back-edge or call tick nothing (a tree of fibers each in a `wait { }`
+/// block), and `--timeout` or a signal must still be seen within a moment.
+const CLOCK_RUNS: u32 = 256;
 
 /// How the program ended.
 pub enum Outcome {
@@ -67,6 +71,7 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
     let began = Instant::now();
     let mut last_flush = Instant::now();
     let mut clock_at = vm.sched.ticks;
+    let mut runs = 0u32;
     deliver_events(vm);
     loop {
         if stop.is_some_and(|stop| stop(vm)) {
@@ -79,8 +84,11 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
         // fiber preempted would otherwise run again first (1-3 slices more of
         // heartbeat lag).
         let timer_due = std::mem::take(&mut vm.sched.timer_due);
-        if timer_due || vm.sched.ready.is_empty() || vm.sched.ticks - clock_at >= CLOCK_TICKS {
+        // Exploring, the clock is virtual (ticks): runs do not move it.
+        runs += !vm.sched.policy.exploring() as u32;
+        if timer_due || vm.sched.ready.is_empty() || vm.sched.ticks - clock_at >= CLOCK_TICKS || runs >= CLOCK_RUNS {
             clock_at = vm.sched.ticks;
+            runs = 0;
             deliver_events(vm);
             if last_flush.elapsed() > Duration::from_millis(5) {
                 vm.out.flush();
@@ -322,8 +330,14 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
             vm.sched.fibers.slots[id as usize].fiber = Some(f);
             Ran::Deadlock(report)
         }
-        Halt::Done(v) => finish(vm, id, Ok(v)).map_or(Ran::Idle, Ran::Error),
-        Halt::Error(u) => finish(vm, id, Err(u)).map_or(Ran::Idle, Ran::Error),
+        Halt::Done(v) => {
+            vm.heap.note_freed(f.bytes());
+            finish(vm, id, Ok(v)).map_or(Ran::Idle, Ran::Error)
+        }
+        Halt::Error(u) => {
+            vm.heap.note_freed(f.bytes());
+            finish(vm, id, Err(u)).map_or(Ran::Idle, Ran::Error)
+        }
     };
     if let (Some(began), Some(ending)) = (began, ending) {
         trace::slice_ends(vm, id, began, ending);
@@ -472,6 +486,11 @@ pub(super) fn collect(vm: &mut Vm) {
 /// `--max-memory` (`running`: the bytes of a fiber out of its slot).
 fn cycle_ended(vm: &mut Vm, running: usize) {
     vm.sched.out_of_memory = vm.heap.after_collection(vm.sched.fiber_bytes() + running);
+    vm.sched.over_limit.clone_from(&vm.sched.out_of_memory);
+    vm.sched.limit_check = match vm.sched.limit_check {
+        super::LimitCheck::Asked => super::LimitCheck::Decided,
+        _ => super::LimitCheck::May,
+    };
 }
 
 /// The `memory` error for a heap over its limit, thrown into the next fiber

@@ -17,15 +17,30 @@ fn task_mut(vm: &mut Vm, h: Handle) -> &mut task::Task {
 /// The `Cancelled` error thrown into fiber `fid`; its trace ends with why the
 /// fiber was cancelled, when a cancellation of its task or an owner's says so.
 fn cancelled_error(vm: &mut Vm, fid: u32) -> Value {
+    let th = vm.sched.fibers.state(fid).task;
+    task_cancelled_error(vm, th)
+}
+
+/// The `Cancelled` error of task `th` (see `cancelled_error`).
+pub(super) fn task_cancelled_error(vm: &mut Vm, th: Option<Handle>) -> Value {
     let e = bare_error(vm, ErrorKind::Cancelled, "cancelled");
-    let mut t = vm.sched.fibers.state(fid).task;
+    let mut t = th;
     let mut via = None;
     while let Some(h) = t {
         let tk = task::get(vm, h);
         if let Some(why) = tk.extra.as_ref().and_then(|x| x.cancelled_by.clone()) {
             let line: Rc<str> = match via {
                 None => why,
-                Some(n) => Rc::from(format!("cancelled with fiber {n}, {why}")),
+                // The fibers of a cancelled tree share the line (one string,
+                // not one each: cancelling a million fibers makes little).
+                Some(n) => match &vm.sched.cancel_line {
+                    Some((m, line)) if *m == n => line.clone(),
+                    _ => {
+                        let line: Rc<str> = Rc::from(format!("cancelled with fiber {n}, {why}"));
+                        vm.sched.cancel_line = Some((n, line.clone()));
+                        line
+                    }
+                },
             };
             if let Value::Obj(eh) = e {
                 if let Obj::Error(er) = vm.heap.get_mut(eh) {
@@ -108,7 +123,11 @@ fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Op
             }
         }
     }
+    // Nobody holds a dropped `go`'s task: its `Cancelled` error is not made
+    // (cancelling a million queued fibers makes no garbage).
+    let unheld = task::get(vm, th).dropped && !task::get(vm, th).is(task::DETACHED);
     let state = match &result {
+        Ok(_) if cancelled && unheld => TaskState::Cancelled(Value::Nil),
         // `wait` on a cancelled task throws `Cancelled`, even if it caught it.
         Ok(_) if cancelled => TaskState::Cancelled(cancelled_error(vm, id)),
         Ok(v) => TaskState::Done(*v),
@@ -131,14 +150,18 @@ fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Op
     t.fiber = None;
     let waiters = t.extra.as_mut().map(|x| std::mem::take(&mut x.waiters)).unwrap_or_default();
     let done = t.done_chan();
-    let (owner, scope, dropped) = (t.owner, t.scope, t.dropped);
+    let (owner, scope, dropped, in_scope) = (t.owner, t.scope, t.dropped, t.is(task::IN_SCOPE));
     for (fid, gen) in waiters {
         vm.sched.wake(Waiter { fiber: fid, gen, case: None }, Resume::Retry);
     }
     if let Some(ch) = done {
         let _ = chan::close(vm, ch);
     }
-    wake_scope_waiters(vm, owner);
+    // Not a walk up every owner at every end: a chain of fibers each
+    // starting the next would take quadratic time.
+    if in_scope {
+        wake_scope_waiters(vm, owner);
+    }
     if let (Some(owner), Some(scope)) = (owner, scope) {
         if failed {
             let e = task::get(vm, th).result();
@@ -163,21 +186,24 @@ fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Op
 }
 
 /// A fire-and-forget task (`go` statement, outside `wait { }`) that ended well
-/// and started nothing: only its owner's list of children refers to it, so when
+/// (or cancelled) and started nothing: only its owner's list of children refers to it, so when
 /// it is the newest child (a fiber that ran to its end at once) it is dropped
 /// from the list and freed, without waiting for a collection. Leaves of a tree
 /// of a million fibers then leave no garbage behind.
 fn forget_if_unreachable(vm: &mut Vm, th: Handle) {
     let t = task::get(vm, th);
     let forgettable = t.dropped
+        && !t.is(task::DETACHED)
         && t.scope.is_none()
-        && matches!(t.state, TaskState::Done(_))
+        && matches!(t.state, TaskState::Done(_) | TaskState::Cancelled(_))
         && t.extra.as_ref().is_none_or(|x| x.children.is_empty() && x.unstarted == 0 && x.done_chan.is_none());
     let Some(owner) = t.owner.filter(|_| forgettable) else { return };
     let Some(x) = task_mut(vm, owner).extra.as_mut() else { return };
     if x.children.last() == Some(&th) {
         x.children.pop();
+        let bytes = vm.heap.get(th).size();
         vm.heap.free(th);
+        vm.heap.note_freed(bytes);
     }
 }
 
@@ -192,15 +218,28 @@ pub(super) fn compact(vm: &Vm, children: &mut Vec<Handle>) {
     children.retain(|&c| {
         let t = task::get(vm, c);
         let unobserved_failure = matches!(t.state, TaskState::Failed(_)) && !t.observed;
-        unobserved_failure || !tree_done(vm, c)
+        unobserved_failure || !tree_is_done(vm, c)
     });
 }
 
-/// Has the task and every task started under it finished?
-pub fn tree_done(vm: &Vm, th: Handle) -> bool {
+/// Has the task and every task started under it finished? A tree found done
+/// is marked so (it stays done: nothing in it runs to start more), so the
+/// blocks of a deep tree do not walk it again at every level.
+pub fn tree_done(vm: &mut Vm, th: Handle) -> bool {
+    let done = tree_is_done(vm, th);
+    if done {
+        task::get_mut(vm, th).marks |= task::TREE_DONE;
+    }
+    done
+}
+
+fn tree_is_done(vm: &Vm, th: Handle) -> bool {
     let mut work = vec![th];
     while let Some(t) = work.pop() {
         let tk = task::get(vm, t);
+        if tk.is(task::TREE_DONE) {
+            continue;
+        }
         if !tk.finished() || tk.unstarted() > 0 {
             return false;
         }
@@ -209,8 +248,10 @@ pub fn tree_done(vm: &Vm, th: Handle) -> bool {
     true
 }
 
-/// Wakes every ancestor waiting at the end of a `wait { }` block, so it can
-/// recheck whether its whole tree of fibers is done.
+/// Wakes the ancestor waiting at the end of a `wait { }` block that the end
+/// of a task may let go on, so it can recheck whether its fibers are done.
+/// Only the nearest unfinished owner can be that one: the blocks of owners
+/// above it wait for it too (so cancelling a tree of blocks is not quadratic).
 pub(super) fn wake_scope_waiters(vm: &mut Vm, owner: Option<Handle>) {
     let mut owner = owner;
     while let Some(o) = owner {
@@ -220,6 +261,9 @@ pub(super) fn wake_scope_waiters(vm: &mut Vm, owner: Option<Handle>) {
                 let w = Waiter { fiber: fid, gen: s.gen, case: None };
                 vm.sched.wake(w, Resume::Retry);
             }
+        }
+        if !task::get(vm, o).finished() {
+            return;
         }
         owner = task::get(vm, o).owner;
     }
@@ -315,12 +359,23 @@ fn unpark(vm: &mut Vm, fid: u32) {
 
 /// `t.cancel()`: cancels the task's fiber and, recursively, its children.
 pub(super) fn cancel_task(vm: &mut Vm, th: Handle, cause: Cause) {
-    let extra = task::get_mut(vm, th).extra_mut();
+    // Cancelled before: what was under it then is cancelled, and what it
+    // started since starts cancelled, save what a shielded `finally` started,
+    // which its grace time's end cancels. So a block's end, which cancels its
+    // children each time it wakes, does not walk their trees again.
+    let again = task::get(vm, th).extra.as_ref().is_some_and(|x| x.cancelled_by.is_some());
+    if again && !matches!(cause, Cause::GraceOver) {
+        return;
+    }
+    let extra = task::extra_of(vm, th);
     if extra.cancelled_by.is_none() {
         extra.cancelled_by = Some(Rc::from(cause.text()));
     }
     let mut work = vec![th];
     while let Some(t) = work.pop() {
+        if task::get(vm, t).is(task::TREE_DONE) {
+            continue;
+        }
         work.extend(task::get(vm, t).children().iter().copied());
         // Fibers not started yet start cancelled.
         if !super::start::cancel_not_started(vm, t) {

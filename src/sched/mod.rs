@@ -263,6 +263,17 @@ pub struct Sched {
     /// A collection found the heap over `--max-memory`: the error the next
     /// fiber to go on computing gets (see `driver::out_of_memory`).
     out_of_memory: Option<String>,
+    /// The last collection found the heap over `--max-memory` (its message):
+    /// until one finds it under, every `go` throws (a tree of fibers each in
+    /// a `wait { }` block would otherwise grow on past one error).
+    over_limit: Option<String>,
+    /// Whether a `go` finding `over_limit` set asks for a whole collection
+    /// to decide first (once per collection that came due on its own, so
+    /// what a caught `memory` error dropped does not fail the next `go`).
+    limit_check: LimitCheck,
+    /// The last "cancelled with fiber N, ..." line made, for fiber N
+    /// (`lifecycle::cancelled_error`).
+    cancel_line: Option<(u32, std::rc::Rc<str>)>,
     /// `--grace`: how long a cancelled fiber's `finally` blocks may wait, and a
     /// cancelled program's cleanup may take.
     grace: Duration,
@@ -271,6 +282,17 @@ pub struct Sched {
     ending: Option<Instant>,
     /// Running untrusted programs (fuzzing): where the program is stopped.
     budget: Option<Budget>,
+}
+
+/// See `Sched::limit_check`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum LimitCheck {
+    /// The next `go` over the limit asks for a collection.
+    May,
+    /// One asked; the collection it asked for decides.
+    Asked,
+    /// That collection found the heap over: `go` throws until the next.
+    Decided,
 }
 
 /// A limit on a program's run (`Sched::set_budget`): once it has run `ticks`
@@ -317,6 +339,9 @@ impl Default for Sched {
             reapers: Vec::new(),
             exit: None,
             out_of_memory: None,
+            over_limit: None,
+            limit_check: LimitCheck::May,
+            cancel_line: None,
             grace: Duration::from_secs(5),
             ending: None,
             budget: None,
@@ -331,6 +356,10 @@ impl Fibers {
 
     fn state_mut(&mut self, id: u32) -> &mut FiberState {
         &mut self.slots[id as usize].state
+    }
+
+    fn cur_state(&self) -> &FiberState {
+        self.state(self.current)
     }
 
     /// The running fiber's state.
@@ -376,6 +405,17 @@ impl Fibers {
         }
     }
 
+    /// Bytes `alloc_id` allocates next: the slots' table doubling when full,
+    /// counted first so it grows inside the --max-memory count.
+    fn id_growth(&self) -> usize {
+        let full = self.free.is_empty() && self.slots.len() == self.slots.capacity();
+        if full {
+            self.slots.capacity().max(4) * std::mem::size_of::<Slot>()
+        } else {
+            0
+        }
+    }
+
     fn take_number(&mut self) -> u32 {
         self.next_number += 1;
         self.next_number - 1
@@ -411,9 +451,12 @@ impl Sched {
     /// and handlers, and the records of `go`s not started yet. Counted against
     /// `--max-memory` at each collection.
     fn fiber_bytes(&self) -> usize {
-        let slots = self.fibers.slots.capacity() * std::mem::size_of::<Slot>();
+        use crate::limits::malloc_size;
+        let slots = self.fibers.slots.capacity() * std::mem::size_of::<Slot>() + self.fibers.free.capacity() * 4;
         let fibers: usize = self.fibers.slots.iter().filter_map(|s| s.fiber.as_deref()).map(Fiber::bytes).sum();
-        slots + fibers + self.unstarted.bytes()
+        let extras = self.fibers.slots.iter().filter(|s| s.state.extra.is_some()).count();
+        let extras = extras * malloc_size(std::mem::size_of::<FiberExtra>());
+        slots + fibers + extras + self.unstarted.bytes() + self.ready.bytes()
     }
 
     /// Sets `--grace` (docs/concurrency.md, "Cancellation").

@@ -51,11 +51,24 @@ fn park(vm: &mut Vm, wait: Wait) -> Res<super::Waiter> {
 /// `method`, the method call `call[1].<name call[0]>(call[2..])`. Returns its task
 /// (nil for a dropped `go` outside `wait { }`, which gets only a record).
 pub fn go(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool) -> Res<Value> {
+    // A stillborn fiber is not made (at most its task): no limit to pass (a
+    // cancelled fiber bomb ends cancelled, not with a memory error).
+    if start::is_stillborn(vm) {
+        return Ok(start::spawn(vm, call, method, site, dropped));
+    }
     fiber_room(vm)?;
     // Past --max-memory: the `go` gets the error, before it adds a fiber
     // (the fibers a spawning loop starts end before any preemption point).
-    if vm.sched.out_of_memory.is_some() {
-        let msg = vm.sched.out_of_memory.take().unwrap_or_default();
+    if let Some(msg) = vm.sched.over_limit.clone() {
+        // What was dropped since (a caught error's data) may leave room: a
+        // whole collection decides, once; then every `go` throws until the
+        // next collection (a tree of `wait { }` blocks must stop growing).
+        if vm.sched.limit_check == super::LimitCheck::May {
+            vm.sched.limit_check = super::LimitCheck::Asked;
+            vm.heap.ask_full();
+            return Err(Fault::Collect);
+        }
+        vm.sched.out_of_memory = None;
         return err(ErrorKind::Memory, msg);
     }
     Ok(start::spawn(vm, call, method, site, dropped))
@@ -144,7 +157,7 @@ pub fn wait_on(vm: &mut Vm, v: Value, at: Site) -> Res<Waited> {
                 return Ok(Waited::OnItself(super::report::self_wait(vm, at)));
             }
             let w = park(vm, Wait::Task)?;
-            task::get_mut(vm, h).extra_mut().waiters.push((w.fiber, w.gen));
+            task::extra_of(vm, h).waiters.push((w.fiber, w.gen));
             Ok(Waited::Parked)
         }
         Obj::List(items) => {
@@ -292,6 +305,9 @@ pub fn adopt_process(vm: &mut Vm, h: Handle) {
 /// the children killed before are reaped before this returns, so the process
 /// can exit leaving no child running and no zombie.
 pub(super) fn kill_children(vm: &mut Vm, owner: Option<Handle>) {
+    if vm.sched.children.is_empty() && vm.sched.reapers.is_empty() {
+        return;
+    }
     let ending = owner.is_none();
     let mut pipes = Vec::new();
     let mut reapers = Vec::new();
@@ -380,7 +396,7 @@ pub fn task_done(vm: &mut Vm, t: Handle) -> Value {
     if finished {
         let _ = chan::close(vm, ch);
     }
-    task::get_mut(vm, t).extra_mut().done_chan = Some(ch);
+    task::extra_of(vm, t).done_chan = Some(ch);
     c
 }
 

@@ -50,6 +50,9 @@ fn decode(e: u32) -> Runnable {
 pub(super) struct RunQueue {
     woken: VecDeque<u32>,
     fifo: VecDeque<u32>,
+    /// The length of each run of `RECORD` entries in `fifo`, in order: a run
+    /// is one entry, so a million queued records cost the queue nothing.
+    runs: VecDeque<u32>,
     /// Entries taken from `fifo` so far: when it stalls, only woken fibers run.
     fifo_turns: u64,
     /// `fifo_turns` when a stall was first seen, and when.
@@ -59,6 +62,15 @@ pub(super) struct RunQueue {
 impl RunQueue {
     /// A new fiber (or one not built yet) or a preempted one: to the back.
     pub fn push(&mut self, r: Runnable) {
+        if r == Runnable::Record {
+            if self.fifo.back() == Some(&RECORD) {
+                match self.runs.back_mut() {
+                    Some(n) if *n < u32::MAX => return *n += 1,
+                    _ => {}
+                }
+            }
+            self.runs.push_back(1);
+        }
         self.fifo.push_back(encode(r));
     }
 
@@ -71,9 +83,33 @@ impl RunQueue {
         if let Some(f) = self.woken.pop_front() {
             return Some(Runnable::Fiber(f));
         }
-        let e = self.fifo.pop_front();
-        self.fifo_turns += e.is_some() as u64;
-        e.map(decode)
+        let e = *self.fifo.front()?;
+        self.fifo_turns += 1;
+        if e == RECORD {
+            let n = self.runs.front_mut().expect("a run of records");
+            *n -= 1;
+            if *n > 0 {
+                return Some(Runnable::Record);
+            }
+            self.runs.pop_front();
+        }
+        self.fifo.pop_front();
+        Some(decode(e))
+    }
+
+    /// Bytes its tables hold (for `--max-memory`).
+    pub fn bytes(&self) -> usize {
+        (self.woken.capacity() + self.fifo.capacity() + self.runs.capacity()) * 4
+    }
+
+    /// Bytes a push of `r` allocates: a table doubling when it is full.
+    pub fn growth(&self, r: Runnable) -> usize {
+        let full = |q: &VecDeque<u32>| if q.len() == q.capacity() { q.capacity().max(4) * 4 } else { 0 };
+        match r {
+            Runnable::Record if self.fifo.back() == Some(&RECORD) => 0,
+            Runnable::Record => full(&self.fifo) + full(&self.runs),
+            _ => full(&self.fifo),
+        }
     }
 
     /// How many woken fibers wait (a mark for `demote_woken`).
@@ -138,11 +174,32 @@ mod tests {
         q.push(Runnable::Fiber(1));
         q.push(Runnable::Task(Handle(9)));
         q.push(Runnable::Record);
+        q.push(Runnable::Record);
         q.push_woken(7);
         q.push_woken(5);
         let order = std::iter::from_fn(|| q.pop()).collect::<Vec<_>>();
         use Runnable::*;
-        assert_eq!(order, [Fiber(7), Fiber(5), Fiber(1), Task(Handle(9)), Record]);
+        assert_eq!(order, [Fiber(7), Fiber(5), Fiber(1), Task(Handle(9)), Record, Record]);
+    }
+
+    /// A run of records is one entry: a fiber bomb's queue stays small.
+    #[test]
+    fn runs_of_records_take_one_entry() {
+        let mut q = RunQueue::default();
+        q.push(Runnable::Fiber(1));
+        for _ in 0..100_000 {
+            q.push(Runnable::Record);
+        }
+        q.push(Runnable::Fiber(2));
+        q.push(Runnable::Record);
+        assert_eq!(q.fifo.len(), 4);
+        assert_eq!(q.growth(Runnable::Record), 0);
+        let order = std::iter::from_fn(|| q.pop()).collect::<Vec<_>>();
+        assert_eq!(order.len(), 100_003);
+        assert_eq!(order[0], Runnable::Fiber(1));
+        assert!(order[1..=100_000].iter().all(|&r| r == Runnable::Record));
+        assert_eq!(order[100_001..], [Runnable::Fiber(2), Runnable::Record]);
+        assert!(q.is_empty() && q.runs.is_empty());
     }
 
     #[test]

@@ -17,36 +17,56 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
     let cur = vm.sched.fibers.current;
     let owner = vm.sched.fibers.state(cur).task;
     let scope = vm.sched.fibers.state(cur).scopes().len().checked_sub(1).map(|s| s as u32);
-    // A cancelled fiber's `go` starts its fiber cancelled too, except in a
-    // `finally` block within the grace time (it is cancelled when that ends).
-    let cancelled = vm.sched.fibers.state(cur).cancelled && !super::lifecycle::holds_back(vm, cur);
-    let born = match (cancelled, vm.sched.fibers.state(cur).born_cancelled) {
-        (false, _) => Born::Live,
-        (true, false) => Born::Cancelled,
-        (true, true) => Born::Stillborn,
-    };
-    if dropped && scope.is_none() && born == Born::Stillborn {
-        // Nobody holds its task and it would never run: nothing to make (a
-        // cancelled fiber bomb's queue then drains in one pass).
+    let born = born(vm);
+    let cancelled = born != Born::Live;
+    if nothing_to_make(vm, dropped) {
         return Value::Nil;
+    }
+    if born == Born::Stillborn {
+        return stillborn(vm, owner, scope, dropped, site);
     }
     vm.sched.fibers.live += 1;
     if dropped && scope.is_none() {
         let number = vm.sched.fibers.take_number();
-        vm.sched.unstarted.push(owner, site, number, method, born == Born::Cancelled, call.iter().copied());
-        // Counted now, so the collections that check --max-memory come due
-        // even when a program only queues fibers (a fiber bomb).
-        vm.heap.note_growth(super::unstarted::record_bytes(call.len()));
+        // Counted before it is made, so the collections that check
+        // --max-memory come due even when a program only queues fibers (a
+        // fiber bomb): the record and the run queue's growth.
+        let grows = super::unstarted::record_bytes(call.len()) + vm.sched.ready.growth(Runnable::Record);
+        vm.heap.note_growth(grows);
         if let Some(o) = owner {
-            task::get_mut(vm, o).extra_mut().unstarted += 1;
+            task::extra_of(vm, o).unstarted += 1;
         }
+        vm.sched.unstarted.push(owner, site, number, method, born == Born::Cancelled, call.iter().copied());
         vm.sched.ready.push(Runnable::Record);
         return Value::Nil;
     }
-    let id = vm.sched.fibers.alloc_id();
+    let id = alloc_id(vm);
     let state = TaskState::Pending(call.into(), Kickoff { method, born });
     let th = new_task(vm, Some(id), state, owner, scope, dropped, Some(site));
     task::get_mut(vm, th).cancelled = cancelled;
+    adopt(vm, owner, scope, th);
+    vm.heap.note_growth(vm.sched.ready.growth(Runnable::Task(th)));
+    vm.sched.ready.push(Runnable::Task(th));
+    Value::Obj(th)
+}
+
+/// A `go` whose fiber would never run (`Born::Stillborn`): its task ends
+/// cancelled at once, with no fiber made or run, so a tree of `wait { }`
+/// blocks collapses in time linear in what it had started.
+fn stillborn(vm: &mut Vm, owner: Option<Handle>, scope: Option<u32>, dropped: bool, site: Site) -> Value {
+    let th = new_task(vm, None, TaskState::Running, owner, scope, dropped, Some(site));
+    // Nobody can wait on a dropped `go`'s task: no error is made for it.
+    let e = if dropped { Value::Nil } else { super::lifecycle::task_cancelled_error(vm, Some(th)) };
+    let t = task::get_mut(vm, th);
+    t.state = TaskState::Cancelled(e);
+    t.cancelled = true;
+    t.marks |= task::TREE_DONE;
+    adopt(vm, owner, scope, th);
+    Value::Obj(th)
+}
+
+/// Task `th` joins its owner's children and its `wait { }` block's.
+fn adopt(vm: &mut Vm, owner: Option<Handle>, scope: Option<u32>, th: Handle) {
     if let Some(owner) = owner {
         add_child(vm, owner, th);
     }
@@ -59,8 +79,31 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
         children.push(th);
         innermost(vm).children = children;
     }
-    vm.sched.ready.push(Runnable::Task(th));
-    Value::Obj(th)
+}
+
+/// How the running fiber's `go` starts its fiber: a cancelled fiber's `go`
+/// starts it cancelled too, except in a `finally` block within the grace time
+/// (it is cancelled when that ends); a fiber born cancelled starts stillborn.
+fn born(vm: &Vm) -> Born {
+    let cur = vm.sched.fibers.current;
+    let s = vm.sched.fibers.state(cur);
+    match (s.cancelled && !super::lifecycle::holds_back(vm, cur), s.born_cancelled) {
+        (false, _) => Born::Live,
+        (true, false) => Born::Cancelled,
+        (true, true) => Born::Stillborn,
+    }
+}
+
+/// Would the running fiber's `go` start a stillborn fiber?
+pub(super) fn is_stillborn(vm: &Vm) -> bool {
+    born(vm) == Born::Stillborn
+}
+
+/// A dropped `go` outside `wait { }` whose fiber would be stillborn: nobody
+/// holds its task and it would never run, so nothing is made (a cancelled
+/// fiber bomb's queue then drains in one pass, allocating nothing).
+fn nothing_to_make(vm: &Vm, dropped: bool) -> bool {
+    dropped && vm.sched.fibers.cur_state().scopes().is_empty() && born(vm) == Born::Stillborn
 }
 
 /// Starts a fiber owned by the program (the main task) instead of the running
@@ -70,19 +113,32 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
 pub(super) fn spawn_detached(vm: &mut Vm, call: &[Value], site: Site) -> Value {
     let owner = vm.sched.main_task;
     vm.sched.fibers.live += 1;
-    let id = vm.sched.fibers.alloc_id();
+    let id = alloc_id(vm);
     let state = TaskState::Pending(call.into(), Kickoff { method: false, born: Born::Live });
     let th = new_task(vm, Some(id), state, owner, None, true, Some(site));
+    task::get_mut(vm, th).marks |= task::DETACHED;
     if let Some(owner) = owner {
         add_child(vm, owner, th);
     }
+    vm.heap.note_growth(vm.sched.ready.growth(Runnable::Task(th)));
     vm.sched.ready.push(Runnable::Task(th));
     Value::Obj(th)
 }
 
+/// A fiber id for a fiber about to be made, the slots' growth counted.
+fn alloc_id(vm: &mut Vm) -> u32 {
+    vm.heap.note_growth(vm.sched.fibers.id_growth());
+    vm.sched.fibers.alloc_id()
+}
+
 fn add_child(vm: &mut Vm, owner: Handle, child: Handle) {
-    let mut children = std::mem::take(&mut task::get_mut(vm, owner).extra_mut().children);
+    let mut children = std::mem::take(&mut task::extra_of(vm, owner).children);
     compact(vm, &mut children);
+    if children.len() == children.capacity() {
+        // The list doubles (4 at first): counted as it grows.
+        let cap = (children.capacity() * 2).max(4);
+        vm.heap.note_growth(crate::limits::malloc_size(cap * 4));
+    }
     children.push(child);
     task::get_mut(vm, owner).extra_mut().children = children;
 }
@@ -107,7 +163,7 @@ pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
             let below = r.owner.map_or(0, |o| task::get(vm, o).extra.as_ref().map_or(0, |x| x.records_cancelled_below));
             let cancelled = r.born_cancelled || r.number < below;
             let born = if r.born_cancelled { Born::Cancelled } else { Born::Live };
-            let id = vm.sched.fibers.alloc_id();
+            let id = alloc_id(vm);
             let t = Task {
                 number: r.number,
                 fiber: Some(id),
@@ -117,6 +173,7 @@ pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
                 observed: false,
                 dropped: true,
                 cancelled,
+                marks: in_scope(vm, None, r.owner),
                 site: Some(r.site),
                 extra: None,
             };
@@ -205,6 +262,16 @@ pub(super) fn not_started(vm: &Vm) -> impl Iterator<Item = (u32, Site)> + '_ {
     pending.chain(vm.sched.unstarted.describe().map(|(n, site)| (n, *site)))
 }
 
+/// `IN_SCOPE` for a task of `wait { }` block `scope` or under one.
+fn in_scope(vm: &Vm, scope: Option<u32>, owner: Option<Handle>) -> u8 {
+    let under = scope.is_some() || owner.is_some_and(|o| task::get(vm, o).is(task::IN_SCOPE));
+    if under {
+        task::IN_SCOPE
+    } else {
+        0
+    }
+}
+
 /// A new task object, numbered in start order.
 pub(super) fn new_task(
     vm: &mut Vm,
@@ -216,14 +283,27 @@ pub(super) fn new_task(
     site: Option<Site>,
 ) -> Handle {
     let number = vm.sched.fibers.take_number();
-    let t = Task { number, fiber, state, owner, scope, observed: false, dropped, cancelled: false, site, extra: None };
+    let marks = in_scope(vm, scope, owner);
+    let t = Task {
+        number,
+        fiber,
+        state,
+        owner,
+        scope,
+        observed: false,
+        dropped,
+        cancelled: false,
+        marks,
+        site,
+        extra: None,
+    };
     vm.heap.alloc(Obj::Task(Box::new(t)))
 }
 
 /// Starts a file's top level (the program, or a REPL entry) as a fiber with no
 /// owner; returns its task.
 pub(super) fn start_main(vm: &mut Vm, proto: ProtoRef) -> Handle {
-    let id = vm.sched.fibers.alloc_id();
+    let id = alloc_id(vm);
     let th = new_task(vm, Some(id), TaskState::Running, None, None, false, None);
     vm.sched.main_task = Some(th);
     vm.sched.fibers.state_mut(id).task = Some(th);

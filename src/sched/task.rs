@@ -52,6 +52,8 @@ pub struct Task {
     pub dropped: bool,
     /// Cancelled before it started: its fiber starts cancelled.
     pub cancelled: bool,
+    /// `DETACHED`, `IN_SCOPE`, `TREE_DONE`: one byte, so a task stays 80.
+    pub marks: u8,
     /// Where the `go` that started it is (None for the main fiber).
     pub site: Option<Site>,
     /// Boxed apart: most tasks never start fibers, nor are waited on.
@@ -78,7 +80,20 @@ pub struct TaskExtra {
     pub cancelled_by: Option<Rc<str>>,
 }
 
+/// Started by `__go_detached`: its caller holds the task (it is `dropped`
+/// only so that its failure propagates at once).
+pub const DETACHED: u8 = 1;
+/// A `wait { }` block waits for it: it or an owner is a block's child (only
+/// then does its end wake fibers at the end of a block).
+pub const IN_SCOPE: u8 = 2;
+/// It and every task started under it have finished (`tree_done`).
+pub const TREE_DONE: u8 = 4;
+
 impl Task {
+    pub fn is(&self, mark: u8) -> bool {
+        self.marks & mark != 0
+    }
+
     pub fn result(&self) -> Value {
         match self.state {
             TaskState::Pending(..) | TaskState::Running => Value::Nil,
@@ -120,9 +135,20 @@ impl Task {
         handles.for_each(|h| push(Value::Obj(h)));
     }
 
-    /// Rough byte size, to pace the collector (it is boxed apart from its slot).
+    /// Bytes it holds apart from its slot (as allocated: a million finished
+    /// tasks may be kept by a tree of fibers, and --max-memory must count them).
     pub fn size(&self) -> usize {
-        std::mem::size_of::<Task>() + self.children().len() * 4
+        use crate::limits::malloc_size;
+        let extra = self.extra.as_ref().map_or(0, |x| {
+            malloc_size(std::mem::size_of::<TaskExtra>())
+                + malloc_size(x.children.capacity() * 4)
+                + malloc_size(x.waiters.capacity() * 8)
+        });
+        let pending = match &self.state {
+            TaskState::Pending(call, _) => malloc_size(call.len() * std::mem::size_of::<Value>()),
+            _ => 0,
+        };
+        malloc_size(std::mem::size_of::<Task>()) + extra + pending
     }
 }
 
@@ -131,6 +157,15 @@ pub(super) fn get(vm: &Vm, h: Handle) -> &Task {
         Obj::Task(t) => t,
         _ => unreachable!("not a task"),
     }
+}
+
+/// Task `h`'s extra state, made now if need be and counted as it is made
+/// (before the next collection measures it).
+pub(super) fn extra_of(vm: &mut Vm, h: Handle) -> &mut TaskExtra {
+    if get(vm, h).extra.is_none() {
+        vm.heap.note_growth(crate::limits::malloc_size(std::mem::size_of::<TaskExtra>()));
+    }
+    get_mut(vm, h).extra_mut()
 }
 
 pub(super) fn get_mut(vm: &mut Vm, h: Handle) -> &mut Task {

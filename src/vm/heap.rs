@@ -279,11 +279,27 @@ impl Heap {
         self.allocated += bytes;
     }
 
+    /// Records memory given back at once, not by a collection (a fiber's
+    /// end, a task freed with it), so a million fibers run and ended (a
+    /// cancelled tree draining) do not bring collections of what stays. Not
+    /// while a cycle runs, whose pacing counts on `allocated` only growing.
+    #[inline]
+    pub fn note_freed(&mut self, bytes: usize) {
+        if !self.in_cycle() {
+            self.allocated = self.allocated.saturating_sub(bytes);
+        }
+    }
+
     /// Is collector work due: a cycle to start, its next step, or (`wants_full`)
     /// a whole collection?
     #[inline]
     pub fn should_collect(&self) -> bool {
         self.allocated > self.threshold || self.wants_full() || self.gc.done
+    }
+
+    /// Asks for a whole collection at the next chance (as `reserve` does).
+    pub fn ask_full(&self) {
+        self.asked.set(Some(self.collections));
     }
 
     /// Has `reserve` asked for a whole collection before it decides?
