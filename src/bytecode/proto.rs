@@ -62,9 +62,23 @@ pub struct Proto {
     pub nregs: u8,
     pub file: Rc<SourceFile>,
     pub span: Span,
+    /// Stack-trace lines already made, by pc: a million fibers cancelled at
+    /// the same place each carry the same lines (see `trace_line`).
+    pub trace_lines: std::cell::RefCell<foldhash::HashMap<u32, Rc<str>>>,
 }
 
 impl Proto {
+    /// The stack-trace line of a frame of this function at `pc`, made by
+    /// `make` the first time and shared after.
+    pub fn trace_line(&self, pc: u32, make: impl FnOnce() -> String) -> Rc<str> {
+        if let Some(line) = self.trace_lines.borrow().get(&pc) {
+            return line.clone();
+        }
+        let line: Rc<str> = Rc::from(make());
+        self.trace_lines.borrow_mut().insert(pc, line.clone());
+        line
+    }
+
     /// The source span of instruction `pc` (clamped: a frame's saved pc may be
     /// one past its last instruction).
     pub fn span_at(&self, pc: u32) -> Span {

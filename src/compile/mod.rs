@@ -302,6 +302,7 @@ impl Compiler<'_> {
             nregs: (f.max_reg + 1).min(255) as u8,
             file: self.file.clone(),
             span,
+            trace_lines: Default::default(),
         };
         // Debug builds check what the dispatch loop's unchecked accessors
         // assume: a compiler bug is caught here, not as memory corruption. A

@@ -274,7 +274,7 @@ impl Fiber {
             .filter(|f| f.proto.file.name != crate::runner::PRELUDE_NAME)
             .map(|f| {
                 let site = f.current_site();
-                Rc::from(format!("{} ({})", f.proto.display_name(), site.location()))
+                f.proto.trace_line(site.pc, || format!("{} ({})", f.proto.display_name(), site.location()))
             })
             .collect()
     }

@@ -130,6 +130,7 @@ fn site(vm: &mut Vm) -> Site {
         nregs: 0,
         file: Rc::new(SourceFile::new("test", "")),
         span: Span::default(),
+        trace_lines: Default::default(),
     });
     Site { proto, pc: 0 }
 }
