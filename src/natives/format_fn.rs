@@ -125,10 +125,13 @@ fn field(fields: &mut Fields, text: &str, out: &mut String, depth: u32) -> Res<(
     let heap = fields.heap;
     let spec = parse_spec(&spec)?;
     // The padding is made before the heap sees it: a width past the memory
-    // left is refused first (the format fuzzer's `{2:>116633330}` padded
-    // 116 MB under a 64 MB limit).
-    if spec.width > heap.headroom() {
-        return err(ErrorKind::Memory, heap.over_message(spec.width));
+    // left is refused first, in bytes of its fill (the format fuzzer's
+    // `{2:>116633330}` padded 116 MB under a 64 MB limit, and a three-byte
+    // fill at a third of that width 288 MB).
+    let fill_bytes = spec.fill.map_or(1, char::len_utf8);
+    let bytes = spec.width.saturating_mul(fill_bytes);
+    if bytes > heap.headroom() {
+        return err(ErrorKind::Memory, heap.over_message(bytes));
     }
     let s = match conv {
         Some('r') => format_text(&repr(heap, v), &spec)?,
@@ -472,13 +475,20 @@ fn group(digits: &str, sep: char, every: usize) -> String {
 fn pad(head: &str, body: &str, width: usize, align: char, fill: char) -> String {
     let len = head.chars().count() + body.chars().count();
     let n = width.saturating_sub(len);
-    let fills = |k: usize| std::iter::repeat_n(fill, k).collect::<String>();
-    match align {
-        '<' => format!("{head}{body}{}", fills(n)),
-        '^' => format!("{}{head}{body}{}", fills(n / 2), fills(n - n / 2)),
-        '=' => format!("{head}{}{body}", fills(n)),
-        _ => format!("{}{head}{body}", fills(n)),
-    }
+    let (before, between, after) = match align {
+        '<' => (0, 0, n),
+        '^' => (n / 2, 0, n - n / 2),
+        '=' => (0, n, 0),
+        _ => (n, 0, 0),
+    };
+    // One allocation: a wide padding is the whole result.
+    let mut out = String::with_capacity(head.len() + body.len() + n * fill.len_utf8());
+    out.extend(std::iter::repeat_n(fill, before));
+    out.push_str(head);
+    out.extend(std::iter::repeat_n(fill, between));
+    out.push_str(body);
+    out.extend(std::iter::repeat_n(fill, after));
+    out
 }
 
 #[cfg(test)]
@@ -496,6 +506,12 @@ mod tests {
         let r = format_str(&vm.heap, "{:>2000000}", &[Value::Int(1)]);
         assert!(matches!(r, Err(crate::vm::Fault::Error(e)) if e.0 == ErrorKind::Memory));
         assert_eq!(format_str(&vm.heap, "{:>5}", &[Value::Int(1)]).ok().as_deref(), Some("    1"));
+        // A fill of three bytes needs three times the room.
+        assert_eq!(format_str(&vm.heap, "{:>400000}", &[Value::Int(1)]).map(|s| s.len()).ok(), Some(400_000));
+        let r = format_str(&vm.heap, "{:\u{f3ea}>400000}", &[Value::Int(1)]);
+        assert!(matches!(r, Err(crate::vm::Fault::Error(e)) if e.0 == ErrorKind::Memory));
+        assert_eq!(format_str(&vm.heap, "{:*^6}", &[Value::Int(1)]).ok().as_deref(), Some("**1***"));
+        assert_eq!(format_str(&vm.heap, "{:0=+5}", &[Value::Int(1)]).ok().as_deref(), Some("+0001"));
     }
 
     #[test]
