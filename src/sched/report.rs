@@ -12,22 +12,14 @@ use std::rc::Rc;
 pub(super) fn add_spawn_chain(vm: &mut Vm, e: Value, th: Handle) {
     // A chain of fibers each starting the next may be a million long (and
     // fail for memory): its ends are shown, as a deep stack's are.
-    const KEEP: usize = 40;
-    let depth = std::iter::successors(Some(th), |&h| task(vm, h).owner).count();
-    let mut lines = Vec::new();
-    for (i, h) in std::iter::successors(Some(th), |&h| task(vm, h).owner).enumerate() {
-        if depth > KEEP && i == KEEP - 5 {
-            lines.push(Rc::from(format!("... {} more fibers", depth - KEEP)));
-        }
-        if depth > KEEP && (KEEP - 5..depth - 5).contains(&i) {
-            continue;
-        }
+    let chain = std::iter::successors(Some(th), |&h| task(vm, h).owner);
+    let lines = crate::vm::error::ends_of(chain.clone().count(), chain, "fibers", |h| {
         let tk = task(vm, h);
         match tk.site {
-            Some(site) => lines.push(Rc::from(format!("fiber {} started at {}", tk.number, site.location()))),
-            None => lines.push(Rc::from("main fiber")),
+            Some(site) => Rc::from(format!("fiber {} started at {}", tk.number, site.location())),
+            None => Rc::from("main fiber"),
         }
-    }
+    });
     if let Value::Obj(h) = e {
         if let Obj::Error(er) = vm.heap.get_mut(h) {
             if !er.trace.last().is_some_and(|l| l.starts_with("main fiber") || l.starts_with("fiber ")) {

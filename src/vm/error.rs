@@ -104,13 +104,42 @@ pub fn is_kind(vm: &Vm, v: Value, kind: ErrorKind) -> bool {
 
 /// The fiber's trace with the middle of a very deep stack elided.
 pub fn capped_trace(fiber: &Fiber) -> Vec<Rc<str>> {
-    let mut trace = fiber.trace();
-    if trace.len() > TRACE_KEEP {
-        let omitted = trace.len() - TRACE_KEEP;
-        let tail = trace.split_off(trace.len() - 5);
-        trace.truncate(TRACE_KEEP - 5);
-        trace.push(Rc::from(format!("... {omitted} more frames")));
-        trace.extend(tail);
+    let frames = fiber.shown_frames();
+    ends_of(frames.clone().count(), frames, "frames", crate::vm::Frame::trace_line)
+}
+
+/// The lines of `n` items, the first `TRACE_KEEP - 5` and the last 5 of a
+/// longer run with `... N more NOUN` between (a deep stack, a chain of a
+/// million fibers): only the lines kept are made.
+pub fn ends_of<T>(n: usize, items: impl Iterator<Item = T>, noun: &str, line: impl Fn(T) -> Rc<str>) -> Vec<Rc<str>> {
+    let long = n > TRACE_KEEP;
+    let mut lines = Vec::with_capacity(n.min(TRACE_KEEP + 1));
+    for (i, item) in items.enumerate() {
+        if long && i == TRACE_KEEP - 5 {
+            lines.push(Rc::from(format!("... {} more {noun}", n - TRACE_KEEP)));
+        }
+        if !long || !(TRACE_KEEP - 5..n - 5).contains(&i) {
+            lines.push(line(item));
+        }
     }
-    trace
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(n: usize) -> Vec<String> {
+        ends_of(n, 0..n, "frames", |i| Rc::from(i.to_string())).iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn a_long_run_keeps_its_ends() {
+        assert_eq!(lines(TRACE_KEEP), (0..TRACE_KEEP).map(|i| i.to_string()).collect::<Vec<_>>());
+        let l = lines(1000);
+        assert_eq!(l.len(), TRACE_KEEP + 1);
+        assert_eq!(l[TRACE_KEEP - 6], (TRACE_KEEP - 6).to_string());
+        assert_eq!(l[TRACE_KEEP - 5], format!("... {} more frames", 1000 - TRACE_KEEP));
+        assert_eq!(l[TRACE_KEEP - 4..], ["995", "996", "997", "998", "999"]);
+    }
 }

@@ -24,6 +24,12 @@ impl Frame {
     pub fn current_site(&self) -> Site {
         Site { proto: self.proto, pc: self.pc.saturating_sub(1) }
     }
+
+    /// Its stack-trace line, `"name (file:line:col)"`.
+    pub fn trace_line(&self) -> Rc<str> {
+        let site = self.current_site();
+        self.proto.trace_line(site.pc, || format!("{} ({})", self.proto.display_name(), site.location()))
+    }
 }
 
 /// An active `try`: where to go and which register gets the thrown value.
@@ -265,17 +271,14 @@ impl Fiber {
         }
     }
 
-    /// `"name (file:line:col)"` for each frame, innermost first. The prelude's
-    /// frames (the csp half of builtin methods such as `map`) are not shown.
+    /// `"name (file:line:col)"` for each frame, innermost first.
     pub fn trace(&self) -> Vec<Rc<str>> {
-        self.frames
-            .iter()
-            .rev()
-            .filter(|f| f.proto.file.name != crate::runner::PRELUDE_NAME)
-            .map(|f| {
-                let site = f.current_site();
-                f.proto.trace_line(site.pc, || format!("{} ({})", f.proto.display_name(), site.location()))
-            })
-            .collect()
+        self.shown_frames().map(Frame::trace_line).collect()
+    }
+
+    /// The frames a trace shows, innermost first: not the prelude's (the csp
+    /// half of builtin methods such as `map`).
+    pub fn shown_frames(&self) -> impl Iterator<Item = &Frame> + Clone {
+        self.frames.iter().rev().filter(|f| f.proto.file.name != crate::runner::PRELUDE_NAME)
     }
 }
