@@ -26,18 +26,11 @@ fn spawn(flags: &[&str], script: &Script) -> Child {
 }
 
 /// Waits for `child`: its exit code, stderr and peak resident size in KB.
-#[allow(clippy::zombie_processes)] // reaped by wait4
 fn finish(mut child: Child) -> (i32, String, i64) {
     let mut err = String::new();
     child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-    let mut status = 0;
-    // SAFETY: plain data filled in by wait4.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    // SAFETY: waits for our own child; the pointers are to live locals.
-    assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid);
-    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 128 + libc::WTERMSIG(status) };
-    (code, err, usage.ru_maxrss)
+    let (code, peak) = common::reap(child);
+    (code, err, peak)
 }
 
 fn run(flags: &[&str], src: &str) -> (i32, String, i64, Duration) {

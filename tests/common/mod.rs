@@ -113,6 +113,14 @@ pub fn peak_kb(args: &[&str]) -> (i32, String, i64) {
     let mut child = Command::new(CSP).args(args).stdout(std::process::Stdio::piped()).spawn().unwrap();
     let mut out = String::new();
     child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let (code, peak) = reap(child);
+    (code, out, peak)
+}
+
+/// Waits for `child`: its exit code (128 + the signal that ended it) and
+/// its peak resident size in KB (from `wait4`).
+#[allow(clippy::zombie_processes)] // reaped by wait4, which reports its rusage
+pub fn reap(child: std::process::Child) -> (i32, i64) {
     let mut status = 0;
     // SAFETY: plain data filled in by wait4.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -120,5 +128,5 @@ pub fn peak_kb(args: &[&str]) -> (i32, String, i64) {
     // SAFETY: waits for our own child; the pointers are to live locals.
     assert_eq!(unsafe { libc::wait4(pid, &mut status, 0, &mut usage) }, pid);
     let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 128 + libc::WTERMSIG(status) };
-    (code, out, usage.ru_maxrss)
+    (code, usage.ru_maxrss)
 }
