@@ -4,6 +4,7 @@
 //! a parked fiber gets its result later as a `Resume`, which the VM delivers.
 
 use super::reactor::Pending;
+use super::task::Born;
 use super::{chan, lock, select, start, task, timer, Wait};
 use crate::bytecode::Site;
 use crate::vm::builtin::Ready;
@@ -51,27 +52,31 @@ fn park(vm: &mut Vm, wait: Wait) -> Res<super::Waiter> {
 /// `method`, the method call `call[1].<name call[0]>(call[2..])`. Returns its task
 /// (nil for a dropped `go` outside `wait { }`, which gets only a record).
 pub fn go(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool) -> Res<Value> {
+    let born = start::born(vm);
     // A stillborn fiber is not made (at most its task): no limit to pass (a
     // cancelled fiber bomb ends cancelled, not with a memory error).
-    if start::is_stillborn(vm) {
-        return Ok(start::spawn(vm, call, method, site, dropped));
+    if born != Born::Stillborn {
+        fiber_room(vm)?;
+        within_memory(vm)?;
     }
-    fiber_room(vm)?;
-    // Past --max-memory: the `go` gets the error, before it adds a fiber
-    // (the fibers a spawning loop starts end before any preemption point).
-    if let Some(msg) = vm.sched.over_limit.clone() {
-        // What was dropped since (a caught error's data) may leave room: a
-        // whole collection decides, once; then every `go` throws until the
-        // next collection (a tree of `wait { }` blocks must stop growing).
-        if vm.sched.limit_check == super::LimitCheck::May {
-            vm.sched.limit_check = super::LimitCheck::Asked;
-            vm.heap.ask_full();
-            return Err(Fault::Collect);
-        }
-        vm.sched.out_of_memory = None;
-        return err(ErrorKind::Memory, msg);
+    Ok(start::spawn(vm, call, method, site, dropped, born))
+}
+
+/// Past --max-memory, a `go` gets the error before it adds a fiber (the
+/// fibers a spawning loop starts end before any preemption point).
+fn within_memory(vm: &mut Vm) -> Res<()> {
+    let Some(msg) = vm.sched.over_limit.as_deref() else { return Ok(()) };
+    // What was dropped since (a caught error's data) may leave room: a
+    // whole collection decides, once; then every `go` throws until the
+    // next collection (a tree of `wait { }` blocks must stop growing).
+    if vm.sched.limit_check == super::LimitCheck::May {
+        vm.sched.limit_check = super::LimitCheck::Asked;
+        vm.heap.ask_full();
+        return Err(Fault::Collect);
     }
-    Ok(start::spawn(vm, call, method, site, dropped))
+    let e = err(ErrorKind::Memory, msg);
+    vm.sched.out_of_memory = None;
+    e
 }
 
 /// The `fibers` error when `--max-fibers` fibers are already live.

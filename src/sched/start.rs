@@ -13,16 +13,18 @@ use crate::vm::{Fiber, Handle, Obj, Value, Vm};
 /// Starts a fiber whose first step is the call in `call` (see `Fiber::for_call`),
 /// owned by the running fiber (or its innermost `wait { }` block); returns its
 /// task (nil for a dropped task that gets only a record).
-pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool) -> Value {
+/// `born` is `born(vm)`.
+pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropped: bool, born: Born) -> Value {
     let cur = vm.sched.fibers.current;
     let owner = vm.sched.fibers.state(cur).task;
     let scope = vm.sched.fibers.state(cur).scopes().len().checked_sub(1).map(|s| s as u32);
-    let born = born(vm);
     let cancelled = born != Born::Live;
-    if nothing_to_make(vm, dropped) {
-        return Value::Nil;
-    }
     if born == Born::Stillborn {
+        if dropped && scope.is_none() {
+            // Nobody holds its task and it would never run: nothing to make
+            // (a cancelled fiber bomb's queue then drains in one pass).
+            return Value::Nil;
+        }
         return stillborn(vm, owner, scope, dropped, site);
     }
     vm.sched.fibers.live += 1;
@@ -84,7 +86,7 @@ fn adopt(vm: &mut Vm, owner: Option<Handle>, scope: Option<u32>, th: Handle) {
 /// How the running fiber's `go` starts its fiber: a cancelled fiber's `go`
 /// starts it cancelled too, except in a `finally` block within the grace time
 /// (it is cancelled when that ends); a fiber born cancelled starts stillborn.
-fn born(vm: &Vm) -> Born {
+pub(super) fn born(vm: &Vm) -> Born {
     let cur = vm.sched.fibers.current;
     let s = vm.sched.fibers.state(cur);
     match (s.cancelled && !super::lifecycle::holds_back(vm, cur), s.born_cancelled) {
@@ -92,18 +94,6 @@ fn born(vm: &Vm) -> Born {
         (true, false) => Born::Cancelled,
         (true, true) => Born::Stillborn,
     }
-}
-
-/// Would the running fiber's `go` start a stillborn fiber?
-pub(super) fn is_stillborn(vm: &Vm) -> bool {
-    born(vm) == Born::Stillborn
-}
-
-/// A dropped `go` outside `wait { }` whose fiber would be stillborn: nobody
-/// holds its task and it would never run, so nothing is made (a cancelled
-/// fiber bomb's queue then drains in one pass, allocating nothing).
-fn nothing_to_make(vm: &Vm, dropped: bool) -> bool {
-    dropped && vm.sched.fibers.cur_state().scopes().is_empty() && born(vm) == Born::Stillborn
 }
 
 /// Starts a fiber owned by the program (the main task) instead of the running
