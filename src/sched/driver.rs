@@ -305,6 +305,12 @@ pub(super) fn wake_all(vm: &mut Vm, woken: Vec<(super::Waiter, Woken)>) {
     }
 }
 
+/// Fiber `id` (`f`) has ended: its memory is given back at once.
+fn ended(vm: &mut Vm, id: u32, f: &Fiber, result: Result<crate::vm::Value, Box<Uncaught>>) -> Ran {
+    vm.heap.note_freed(f.bytes());
+    finish(vm, id, result).map_or(Ran::Idle, Ran::Error)
+}
+
 /// Runs a runnable for one slice and acts on how it stopped.
 fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
     let Some((id, mut f)) = start::take(vm, r) else { return Ran::Idle };
@@ -312,7 +318,7 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
     let began = trace::slice_begins(vm, id);
     profile::slice_begins(vm, id, &mut f);
     let halt = run_slice(vm, &mut f);
-    profile::slice_ends(vm, &mut f, &halt);
+    profile::slice_ends(vm, id, &mut f, &halt);
     // Written once the halt is acted on, so the wakes of a fiber's end (its
     // waiters) fall inside its last slice.
     let ending = began.map(|_| Ending::of(&halt, f.current_site()));
@@ -330,14 +336,8 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
             vm.sched.fibers.slots[id as usize].fiber = Some(f);
             Ran::Deadlock(report)
         }
-        Halt::Done(v) => {
-            vm.heap.note_freed(f.bytes());
-            finish(vm, id, Ok(v)).map_or(Ran::Idle, Ran::Error)
-        }
-        Halt::Error(u) => {
-            vm.heap.note_freed(f.bytes());
-            finish(vm, id, Err(u)).map_or(Ran::Idle, Ran::Error)
-        }
+        Halt::Done(v) => ended(vm, id, &f, Ok(v)),
+        Halt::Error(u) => ended(vm, id, &f, Err(u)),
     };
     if let (Some(began), Some(ending)) = (began, ending) {
         trace::slice_ends(vm, id, began, ending);

@@ -199,9 +199,6 @@ pub(crate) struct Fibers {
     /// The fiber running now (its state stays in `slots`).
     current: u32,
     next_gen: u32,
-    /// What the fiber that parked last waits on (`Wait::index`): the profiler
-    /// reads it as that fiber's slice ends, without a look-up of its state.
-    parked_on: u8,
     next_number: u32,
     /// Fibers started and not yet finished.
     live: usize,
@@ -311,7 +308,6 @@ impl Default for Fibers {
             free: Vec::new(),
             current: 0,
             next_gen: 1,
-            parked_on: 0,
             next_number: 0,
             live: 0,
             max_fibers: usize::MAX,
@@ -358,10 +354,6 @@ impl Fibers {
         &mut self.slots[id as usize].state
     }
 
-    fn cur_state(&self) -> &FiberState {
-        self.state(self.current)
-    }
-
     /// The running fiber's state.
     fn cur(&mut self) -> &mut FiberState {
         let id = self.current;
@@ -388,7 +380,6 @@ impl Fibers {
     fn park(&mut self, wait: Wait) -> Waiter {
         self.next_gen = self.next_gen.wrapping_add(1);
         let gen = self.next_gen;
-        self.parked_on = wait.index();
         let s = self.cur();
         s.gen = gen;
         s.parked = Some(wait);

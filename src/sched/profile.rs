@@ -6,7 +6,7 @@
 //! at the park (blocked time). Nothing runs per instruction.
 
 use super::profile_clock::{Clock, Ticks};
-use super::task;
+use super::{task, Wait};
 use crate::bytecode::ProtoRef;
 use crate::pprof::{Label, Pprof};
 use crate::vm::exec::Halt;
@@ -189,10 +189,11 @@ fn slice_begins_slow(vm: &mut Vm, id: u32, f: &mut Fiber) {
 /// A slice of fiber `id` ended with `halt`: CPU periods that passed are its
 /// (at its stack; at `[fiber exit]` if it ended); a blocked one notes when.
 #[inline]
-pub(super) fn slice_ends(vm: &mut Vm, f: &mut Fiber, halt: &Halt) {
+pub(super) fn slice_ends(vm: &mut Vm, id: u32, f: &mut Fiber, halt: &Halt) {
     let Some(p) = vm.sched.profile.as_deref() else { return };
     if matches!(halt, Halt::Blocked) {
-        f.parked_at = park_word(p.ticks.wall(), vm.sched.fibers.parked_on);
+        let wait = vm.sched.fibers.state(id).parked.as_ref().map_or(0, Wait::index);
+        f.parked_at = park_word(p.ticks.wall(), wait);
     }
     if p.ticks.cpu_pending() {
         let n = p.ticks.take_cpu();
