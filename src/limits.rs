@@ -11,7 +11,6 @@ pub const MAX_DEPTH: usize = 2_000;
 /// `--max-memory` when neither the flag nor the machine says otherwise.
 pub const MAX_HEAP: usize = 8 << 30;
 
-/// Bytes as people read them: `512 B`, `64.0 MB`, `1.5 GB` (powers of 1024).
 /// What the allocator takes for a block of `n` bytes (glibc's: an 8-byte
 /// header, 16-byte steps, 32 at least), so records counted against
 /// `--max-memory` count what is really used.
@@ -27,6 +26,7 @@ pub const fn malloc_size(n: usize) -> usize {
     }
 }
 
+/// Bytes as people read them: `512 B`, `64.0 MB`, `1.5 GB` (powers of 1024).
 pub fn show_bytes(n: usize) -> String {
     const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
     if n < 1024 {

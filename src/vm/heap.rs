@@ -193,7 +193,7 @@ impl Heap {
             }
             _ if bytes > self.limit.saturating_sub(self.outside) => err(ErrorKind::Memory, self.over_message(bytes)),
             _ => {
-                self.asked.set(Some(self.collections));
+                self.ask_full();
                 Err(Fault::Collect)
             }
         }
