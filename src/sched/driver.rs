@@ -316,9 +316,9 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
     let Some((id, mut f)) = start::take(vm, r) else { return Ran::Idle };
     vm.sched.fibers.current = id;
     let began = trace::slice_begins(vm, id);
-    profile::slice_begins(vm, id, &mut f);
+    profile::slice_begins(vm, &mut f);
     let halt = run_slice(vm, &mut f);
-    profile::slice_ends(vm, id, &mut f, &halt);
+    profile::slice_ends(vm, &f);
     // Written once the halt is acted on, so the wakes of a fiber's end (its
     // waiters) fall inside its last slice.
     let ending = began.map(|_| Ending::of(&halt, f.current_site()));
@@ -329,7 +329,10 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
             Ran::Idle
         }
         Halt::Blocked => {
-            vm.sched.fibers.slots[id as usize].fiber = Some(f);
+            let s = &mut vm.sched;
+            let slot = &mut s.fibers.slots[id as usize];
+            profile::parked(s.profile.as_deref(), &slot.state, &mut f);
+            slot.fiber = Some(f);
             Ran::Idle
         }
         Halt::Deadlock(report) => {

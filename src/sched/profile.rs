@@ -6,11 +6,10 @@
 //! at the park (blocked time). Nothing runs per instruction.
 
 use super::profile_clock::{Clock, Ticks};
-use super::{task, Wait};
+use super::{FiberState, Wait};
 use crate::bytecode::ProtoRef;
 use crate::pprof::{Label, Pprof};
-use crate::vm::exec::Halt;
-use crate::vm::{Fiber, Vm};
+use crate::vm::{Fiber, Obj, Value, Vm};
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::Write;
@@ -64,12 +63,12 @@ impl ProfileFile {
             period: s.period.as_nanos() as i64,
             locations: Default::default(),
             labels: Default::default(),
-            fibers: Vec::new(),
             stack: Vec::new(),
             keys: (s.pprof.string("fiber"), s.pprof.string("wait")),
             waits: WAITS.map(|w| s.pprof.string(w)),
-            starting: true,
+            main: s.pprof.string("main"),
         };
+        s.clock.ticks.mark_start();
         drop(s);
         vm.sched.profile = Some(Box::new(p));
     }
@@ -95,23 +94,14 @@ pub(crate) struct Profile {
     locations: foldhash::HashMap<(usize, u32), u64>,
     /// The `fiber` label's string id, by go site and callee.
     labels: foldhash::HashMap<(usize, u32, usize), i64>,
-    /// By fiber id (ids are reused: a fiber's first slice writes its entry).
-    fibers: Vec<FiberInfo>,
     /// The stack being sampled (location ids), kept to save allocations.
     stack: Vec<u64>,
     /// The string ids of the label keys `fiber` and `wait`.
     keys: (i64, i64),
     /// The string ids of `WAITS`, by index.
     waits: [i64; WAITS.len()],
-    /// No slice has begun yet: CPU time so far went to compiling the program.
-    starting: bool,
-}
-
-/// 8 bytes: a program may park a million fibers.
-#[derive(Clone, Copy, Default)]
-struct FiberInfo {
-    /// The function its `go` called (for its label).
-    callee: Option<ProtoRef>,
+    /// The string id of the main fiber's label.
+    main: i64,
 }
 
 /// A parked fiber's `Fiber::parked_at`: the real-time period it parked in
@@ -136,85 +126,83 @@ fn unpark_word(word: u32, now: u64) -> (u64, usize) {
 #[inline]
 pub(super) fn preempted(vm: &mut Vm, f: &Fiber) {
     let Some(p) = vm.sched.profile.as_deref() else { return };
-    let n = p.ticks.take_cpu();
+    let (n, _) = p.ticks.take_cpu();
     if n > 0 {
         charge_cpu(vm, f, n);
     }
 }
 
-/// A slice of fiber `id` is about to begin: CPU periods that passed since the
-/// last slice are the scheduler's; periods that passed while the fiber was
-/// parked are blocked time at its stack (which has not moved since). The
-/// usual case — no period passed — is a few loads and a store: every switch
-/// between fibers runs it.
+/// A slice of `f` is about to begin: CPU periods that passed since the last
+/// slice are the scheduler's; periods that passed while the fiber was parked
+/// are blocked time at its stack (which has not moved since). The usual case
+/// — nothing pending, parked in this period — is a load, a compare and a
+/// store: every switch between fibers runs it.
 #[inline]
-pub(super) fn slice_begins(vm: &mut Vm, id: u32, f: &mut Fiber) {
+pub(super) fn slice_begins(vm: &mut Vm, f: &mut Fiber) {
     let Some(p) = vm.sched.profile.as_deref() else { return };
+    let now = p.ticks.now();
     let word = f.parked_at;
-    let same = word == 0 || u64::from(word >> WAIT_BITS) == p.ticks.wall() & PERIOD_MASK;
-    if p.ticks.cpu_pending() || !same || p.starting {
-        return slice_begins_slow(vm, id, f);
+    let waited = word != 0 && u64::from(word >> WAIT_BITS) != Ticks::wall(now) & PERIOD_MASK;
+    if Ticks::pending(now) || waited {
+        return slice_begins_slow(vm, f, now);
     }
     f.parked_at = 0;
 }
 
-/// A fiber was made for a `go` of `callee` (start.rs): what its `fiber` label
-/// needs. Ids are reused: this replaces an ended fiber's entry.
-#[cold]
-pub(super) fn started(vm: &mut Vm, id: u32, callee: Option<ProtoRef>) {
-    if let Some(p) = vm.sched.profile.as_deref_mut() {
-        *p.info(id) = FiberInfo { callee };
-    }
-}
-
 #[cold]
 #[inline(never)]
-fn slice_begins_slow(vm: &mut Vm, id: u32, f: &mut Fiber) {
+fn slice_begins_slow(vm: &mut Vm, f: &mut Fiber, now: u64) {
     let Some(p) = vm.sched.profile.as_deref_mut() else { return };
-    let (n, period, wall) = (p.ticks.take_cpu() as i64, p.period, p.ticks.wall());
+    let ((n, starting), period) = (p.ticks.take_cpu(), p.period);
     let word = std::mem::take(&mut f.parked_at);
-    // The first slice: CPU time so far went to compiling the program.
-    let outside = if std::mem::take(&mut p.starting) { "[startup]" } else { "[runtime]" };
+    // The VM's first slice: CPU time so far went to compiling the program.
+    let outside = if starting { "[startup]" } else { "[runtime]" };
     if n > 0 {
-        charge(vm, At::Outside(outside), [n, n * period, 0]);
+        charge(vm, At::Outside(outside), [n as i64, n as i64 * period, 0]);
     }
     if word != 0 {
-        let (n, wait) = unpark_word(word, wall);
+        let (n, wait) = unpark_word(word, Ticks::wall(now));
         if n > 0 {
-            charge(vm, At::Fiber(id, f, Some(wait)), [0, 0, n as i64 * period]);
+            charge(vm, At::Fiber(f, Some(wait)), [0, 0, n as i64 * period]);
         }
     }
 }
 
-/// A slice of fiber `id` ended with `halt`: CPU periods that passed are its
-/// (at its stack; at `[fiber exit]` if it ended); a blocked one notes when.
+/// A slice of `f` ended: CPU periods that passed are its (at its stack; at
+/// `[fiber exit]` if it ended).
 #[inline]
-pub(super) fn slice_ends(vm: &mut Vm, id: u32, f: &mut Fiber, halt: &Halt) {
+pub(super) fn slice_ends(vm: &mut Vm, f: &Fiber) {
     let Some(p) = vm.sched.profile.as_deref() else { return };
-    if matches!(halt, Halt::Blocked) {
-        let wait = vm.sched.fibers.state(id).parked.as_ref().map_or(0, Wait::index);
-        f.parked_at = park_word(p.ticks.wall(), wait);
+    if Ticks::pending(p.ticks.now()) {
+        let (n, _) = p.ticks.take_cpu();
+        if n > 0 {
+            charge_cpu(vm, f, n);
+        }
     }
-    if p.ticks.cpu_pending() {
-        let n = p.ticks.take_cpu();
-        charge_cpu(vm, f, n);
-    }
+}
+
+/// `f`, whose scheduler state is `state`, parked at the end of its slice:
+/// it notes when, and on what.
+#[inline]
+pub(super) fn parked(p: Option<&Profile>, state: &FiberState, f: &mut Fiber) {
+    let Some(p) = p else { return };
+    let wait = state.parked.as_ref().map_or(0, Wait::index);
+    f.parked_at = park_word(Ticks::wall(p.ticks.now()), wait);
 }
 
 /// `n` CPU periods for the running fiber.
 fn charge_cpu(vm: &mut Vm, f: &Fiber, n: u64) {
-    let id = vm.sched.fibers.current;
     let ns = n as i64 * vm.sched.profile.as_deref().map_or(0, |p| p.period);
-    charge(vm, At::Fiber(id, f, None), [n as i64, ns, 0]);
+    charge(vm, At::Fiber(f, None), [n as i64, ns, 0]);
 }
 
 /// Where a sample's time went.
 enum At<'a> {
     /// Outside the fibers' slices: a frame of this name (`[startup]`, `[runtime]`).
     Outside(&'static str),
-    /// Fiber `id` at its stack (`[fiber exit]` once its frames are gone),
+    /// A fiber at its stack (`[fiber exit]` once its frames are gone),
     /// running, or parked on `WAITS[i]` (the `wait` label).
-    Fiber(u32, &'a Fiber, Option<usize>),
+    Fiber(&'a Fiber, Option<usize>),
 }
 
 /// Adds a sample of `values` at `at`, labelled with the fiber and its wait.
@@ -225,8 +213,8 @@ fn charge(vm: &mut Vm, at: At, values: [i64; 3]) {
     p.stack.clear();
     match at {
         At::Outside(name) => p.pseudo(name),
-        At::Fiber(id, f, wait) => {
-            labels[0] = Label::Str(p.keys.0, p.fiber_label(vm, id, f));
+        At::Fiber(f, wait) => {
+            labels[0] = Label::Str(p.keys.0, p.fiber_label(vm, f));
             n = 1;
             if let Some(w) = wait {
                 labels[1] = Label::Str(p.keys.1, p.waits[w]);
@@ -254,41 +242,45 @@ fn charge(vm: &mut Vm, at: At, values: [i64; 3]) {
 }
 
 impl Profile {
-    fn info(&mut self, id: u32) -> &mut FiberInfo {
-        let i = id as usize;
-        if self.fibers.len() <= i {
-            self.fibers.resize(i + 1, FiberInfo::default());
-        }
-        &mut self.fibers[i]
-    }
-
     /// A stack of one frame that stands for time outside the fibers' code.
     fn pseudo(&mut self, name: &str) {
         let loc = self.shared.borrow_mut().pprof.location(name, "", 0, 0);
         self.stack.push(loc);
     }
 
-    /// The `fiber` label of fiber `id`: `main`, or `go worker at main.csp:12:5`
-    /// (as `--trace` names tracks, without the fiber's number: a label per
-    /// `go`, so its fibers add up).
-    fn fiber_label(&mut self, vm: &Vm, id: u32, f: &Fiber) -> i64 {
-        let site = vm.sched.fibers.state(id).task.and_then(|t| task::get(vm, t).site);
-        let callee = self.info(id).callee.or_else(|| f.frames.first().map(|fr| fr.proto));
-        let key = match site {
-            Some(s) => (s.proto.as_ptr() as usize, s.pc, callee.map_or(0, |c| c.as_ptr() as usize)),
-            None => (0, 0, 0),
-        };
+    /// The `fiber` label of `f`: `main`, or `go worker at main.csp:12:5` (as
+    /// `--trace` names tracks, without the fiber's number: a label per `go`,
+    /// so its fibers add up). Read from the fiber itself, so its start costs
+    /// the profile nothing: a program may start a million fibers.
+    fn fiber_label(&mut self, vm: &Vm, f: &Fiber) -> i64 {
+        let Some(start) = f.start else { return self.main };
+        let site = start.site();
+        let callee = callee(vm, f, start.method);
+        let key = (site.proto.as_ptr() as usize, site.pc, callee.map_or(0, |c| c.as_ptr() as usize));
         if let Some(&l) = self.labels.get(&key) {
             return l;
         }
-        let text = match (site, callee) {
-            (None, _) => "main".to_string(),
-            (Some(s), Some(c)) => format!("go {} at {}", c.display_name(), s.location()),
-            (Some(s), None) => format!("go at {}", s.location()),
+        let text = match callee {
+            Some(c) => format!("go {} at {}", c.display_name(), site.location()),
+            None => format!("go at {}", site.location()),
         };
         let l = self.shared.borrow_mut().pprof.string(&text);
         self.labels.insert(key, l);
         l
+    }
+}
+
+/// The function a fiber's `go` called: the closure in its first stack slot,
+/// which stays there for the fiber's life (`Fiber::for_call`), or for a
+/// method or a native that calls back, its first frame's (none once it ended).
+fn callee(vm: &Vm, f: &Fiber, method: bool) -> Option<ProtoRef> {
+    let slot = if method { None } else { f.stack.first() };
+    match slot {
+        Some(&Value::Obj(h)) => match vm.heap.get(h) {
+            Obj::Closure(c) => Some(c.proto),
+            _ => f.frames.first().map(|fr| fr.proto),
+        },
+        _ => f.frames.first().map(|fr| fr.proto),
     }
 }
 
@@ -304,11 +296,3 @@ fn function_name(proto: ProtoRef, start: i64) -> String {
 /// The `wait` label's values: what a blocked fiber waited in (the names of
 /// `--trace`'s blocked slices), by `Wait::index`.
 const WAITS: [&str; 9] = ["recv", "send", "select", "lock", "wait task", "wait group", "wait block", "sleep", "io"];
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_fiber_s_entry_is_small() {
-        assert!(std::mem::size_of::<super::FiberInfo>() <= 8);
-    }
-}

@@ -8,36 +8,57 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// What the clock thread counts.
+/// What the clock thread counts: one word, so the VM learns with one load
+/// whether anything happened since it last looked.
 #[derive(Default)]
 pub(super) struct Ticks {
-    /// Periods of the VM thread's CPU time not yet charged to a stack.
-    cpu: AtomicU64,
-    /// Periods of real time since the profile began: a blocked fiber is
-    /// charged the ones that passed while it was parked.
-    wall: AtomicU64,
+    /// High half: periods of real time since the profile began (a blocked
+    /// fiber is charged the ones that passed while it was parked). Low half:
+    /// periods of the VM thread's CPU time not yet charged to a stack, and
+    /// `STARTING`.
+    word: AtomicU64,
     stop: AtomicBool,
 }
 
+/// In the low half of `Ticks::word` until a VM's first slice: the CPU time
+/// so far went to compiling its program (`Ticks::mark_start`).
+const STARTING: u64 = 1 << 31;
+const LOW: u64 = u32::MAX as u64;
+
 impl Ticks {
-    /// CPU periods not charged yet, taken (zero: nothing to do, the usual).
+    /// The word as it is now (`pending`, `wall`).
     #[inline]
-    pub fn take_cpu(&self) -> u64 {
-        if self.cpu.load(Ordering::Relaxed) == 0 {
-            return 0;
+    pub fn now(&self) -> u64 {
+        self.word.load(Ordering::Relaxed)
+    }
+
+    /// Whether CPU periods (or a VM's start) in the word `now` wait to be taken.
+    #[inline]
+    pub fn pending(now: u64) -> bool {
+        now & LOW != 0
+    }
+
+    /// The real-time periods in the word `now`.
+    #[inline]
+    pub fn wall(now: u64) -> u64 {
+        now >> 32
+    }
+
+    /// CPU periods not charged yet, taken, and whether a VM's first slice
+    /// was still to begin.
+    #[inline]
+    pub fn take_cpu(&self) -> (u64, bool) {
+        if !Self::pending(self.now()) {
+            return (0, false);
         }
-        self.cpu.swap(0, Ordering::Relaxed)
+        let low = self.word.fetch_and(!LOW, Ordering::Relaxed) & LOW;
+        (low & !STARTING, low & STARTING != 0)
     }
 
-    /// Whether CPU periods wait to be taken.
-    #[inline]
-    pub fn cpu_pending(&self) -> bool {
-        self.cpu.load(Ordering::Relaxed) != 0
-    }
-
-    #[inline]
-    pub fn wall(&self) -> u64 {
-        self.wall.load(Ordering::Relaxed)
+    /// A VM is about to run: its first slice takes what the word holds as
+    /// its start-up.
+    pub fn mark_start(&self) {
+        self.word.fetch_or(STARTING, Ordering::Relaxed);
     }
 }
 
@@ -99,6 +120,7 @@ fn count(t: &Ticks, cpu_clock: libc::clockid_t, period: Duration) {
     let p = period.as_nanos() as u64;
     let mut counted = read(cpu_clock).unwrap_or(0);
     let mut next = start + period;
+    let mut walls = 0;
     while !t.stop.load(Ordering::Relaxed) {
         let now = Instant::now();
         if now < next {
@@ -106,14 +128,17 @@ fn count(t: &Ticks, cpu_clock: libc::clockid_t, period: Duration) {
             continue;
         }
         let passed = now.duration_since(start).as_nanos() as u64 / p;
-        t.wall.store(passed, Ordering::Relaxed);
         next = start + Duration::from_nanos(p * (passed + 1));
+        let mut n = 0;
         if let Some(cpu) = read(cpu_clock) {
-            let n = cpu.saturating_sub(counted) / p;
+            n = cpu.saturating_sub(counted) / p;
             counted += n * p;
-            if n > 0 {
-                t.cpu.fetch_add(n, Ordering::Relaxed);
-            }
         }
+        // The real periods as a difference, so one add updates both halves.
+        let add = (passed - walls) << 32 | n.min(LOW >> 1);
+        if add != 0 {
+            t.word.fetch_add(add, Ordering::Relaxed);
+        }
+        walls = passed;
     }
 }

@@ -204,9 +204,6 @@ fn begin(
     let regs = proto.map_or(0, |p| p.nregs as usize);
     let f = Box::new(Fiber::for_call(call, method, site, regs, born == Born::Stillborn));
     vm.heap.note_growth(f.bytes());
-    if vm.sched.profile.is_some() {
-        super::profile::started(vm, id, proto);
-    }
     if vm.sched.trace.is_some() {
         let label = super::report::fiber_title(vm, th, &callee(vm, call, method));
         super::trace::name_fiber(vm, id, task::get(vm, th).number, &label);
