@@ -77,12 +77,14 @@ def wrk(url, seconds, conns):
         ["wrk", "-t1", f"-c{conns}", f"-d{seconds}s", "--latency", url],
         capture_output=True, text=True, check=True,
     ).stdout
-    if not re.search(r"99%\s+\S+", out):
+    # Anchored at a line's start: a "+/- Stdev" column ending in "99%" (87.99%)
+    # would otherwise be taken for the distribution's 99% line.
+    if not re.search(r"^\s*99%\s+\S+", out, re.M):
         sys.stderr.write("wrk printed no latency distribution:\n" + out)
         return 0.0, float("nan"), float("nan"), "no latencies"
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-    p50 = ms(re.search(r"50%\s+(\S+)", out).group(1))
-    p99 = ms(re.search(r"99%\s+(\S+)", out).group(1))
+    p50 = ms(re.search(r"^\s*50%\s+(\S+)", out, re.M).group(1))
+    p99 = ms(re.search(r"^\s*99%\s+(\S+)", out, re.M).group(1))
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)", out)
     return rps, p50, p99, errors.group(0) if errors else ""
 

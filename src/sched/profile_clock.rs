@@ -142,3 +142,21 @@ fn count(t: &Ticks, cpu_clock: libc::clockid_t, period: Duration) {
         walls = passed;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taking_cpu_periods_leaves_real_time_and_reports_a_start_once() {
+        let t = Ticks::default();
+        assert!(!Ticks::pending(t.now()) && t.take_cpu() == (0, false));
+        t.mark_start();
+        t.word.fetch_add(3 << 32 | 2, Ordering::Relaxed);
+        assert!(Ticks::pending(t.now()) && Ticks::wall(t.now()) == 3);
+        assert_eq!(t.take_cpu(), (2, true));
+        assert!(!Ticks::pending(t.now()) && Ticks::wall(t.now()) == 3);
+        t.word.fetch_add(1, Ordering::Relaxed);
+        assert_eq!(t.take_cpu(), (1, false));
+    }
+}
