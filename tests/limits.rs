@@ -278,6 +278,17 @@ print(len(csv.parse("a,b\n".repeat(20_000))), len(csv.parse("x,y\n1,2\n", {heade
     assert!(peak < 2 * 128 * 1024 + 32 * 1024, "peaked at {peak} KB under a 128 MB limit");
 }
 
+/// A zero padding with grouping as wide as the memory left is made in place:
+/// the format fuzzer's `{:066666263_}` peaked at 266 MB under a 64 MB limit
+/// (the zeros, grouped, joined and padded were each a copy).
+#[test]
+fn a_wide_grouped_zero_padding_is_made_once() {
+    let script = Script::new("pad.csp", "let s = format(\"{:066666263_}\", 5)\nprint(len(s), s.slice(-7))\n");
+    let (code, out, peak) = common::peak_kb(&["run", "--max-memory", "64M", script.path()]);
+    assert_eq!((code, out.as_str()), (0, "66666263 000_005\n"));
+    assert!(peak < 2 * 64 * 1024 + 16 * 1024, "peaked at {peak} KB under a 64 MB limit");
+}
+
 /// Reads whose size the input decides (a whole stream, a line, a child's
 /// output, a file) stop at what the limits allow as the data arrives: past
 /// it they throw the `memory` error before buffering the rest, so the peak
