@@ -117,7 +117,7 @@ pub fn own() -> Option<Bundle> {
 /// reaches) and writes the executable. Err: the exit code and report.
 pub fn build(entry: &str, out: &str, offline: bool, color: bool) -> Result<(), (i32, String)> {
     let src = std::fs::read_to_string(entry)
-        .map_err(|e| (64, format!("csp: cannot read {entry}: {}\n", crate::runner::io_reason(&e))))?;
+        .map_err(|e| (64, format!("csp: cannot read {entry}: {}\n", crate::os::io_reason(&e))))?;
     let mut vm = crate::runner::new_vm();
     vm.loader.offline = offline;
     vm.loader.record = Some(Vec::new());
@@ -147,7 +147,7 @@ pub fn build(entry: &str, out: &str, offline: bool, color: bool) -> Result<(), (
     };
     write().map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        (1, format!("csp: cannot write {out}: {}\n", crate::runner::io_reason(&e)))
+        (1, format!("csp: cannot write {out}: {}\n", crate::os::io_reason(&e)))
     })
 }
 

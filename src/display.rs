@@ -145,18 +145,7 @@ fn write_object(obj: &Obj, out: &mut String) {
         Obj::Mutex(_) => out.push_str("<mutex>"),
         Obj::Coroutine(_) => out.push_str("<coroutine>"),
         Obj::WaitGroup(_) => out.push_str("<waitgroup>"),
-        Obj::Stream(s) => write!(out, "<stream {}>", s.name).unwrap(),
-        Obj::Process(p) => write!(out, "<process {}>", p.pid).unwrap(),
-        Obj::Listener(l) => write!(out, "<listener {}>", l.addr).unwrap(),
-        Obj::Udp(u) => write!(out, "<udp {}>", u.addr).unwrap(),
-        Obj::Regex(r) => write!(out, "<regex /{}/>", r.as_str()).unwrap(),
-        Obj::Codec(_) => out.push_str("<codec>"),
-        Obj::Time(t) => write!(out, "{t}").unwrap(),
-        Obj::Sqlite(s) => match &**s {
-            crate::sqlite::Sqlite::Db(db) => write!(out, "<sqlite {}>", db.path).unwrap(),
-            crate::sqlite::Sqlite::Rows(_) => out.push_str("<sqlite rows>"),
-        },
-        Obj::Host(_) => write!(out, "<{}>", obj.type_name()).unwrap(),
+        Obj::Host(o) => o.display(out),
         Obj::Cell(_) => out.push_str("<cell>"),
         Obj::Free => out.push_str("<freed>"),
         Obj::List(_) | Obj::Map(_) => unreachable!("containers are walked by write_repr"),
@@ -347,6 +336,7 @@ mod tests {
     #[test]
     fn other_objects() {
         let mut vm = Vm::new();
+        vm.define_native("print", |_, _| Ok(Value::Nil));
         let print = vm.globals[vm.global_names["print"] as usize];
         assert_eq!(display(&vm.heap, print), "<fn print>");
         let r = Value::Obj(vm.heap.alloc(Obj::Range(0, 3)));

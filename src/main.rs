@@ -438,7 +438,7 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
         Ok(b) => b,
         Err(e) => {
             // A missing file is not a usage mistake: no help text.
-            csp::err_println!("csp: cannot read {path}: {}", csp::runner::io_reason(&e));
+            csp::err_println!("csp: cannot read {path}: {}", csp::os::io_reason(&e));
             return ExitCode::from(64);
         }
     };
@@ -478,7 +478,7 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
             recording.finish();
             if let (Some(c), Some(to)) = (&vm.coverage, &opts.test.coverage) {
                 if let Err(e) = csp::coverage::write(c, to) {
-                    csp::err_println!("csp: cannot write coverage {to}: {}", csp::runner::io_reason(&e));
+                    csp::err_println!("csp: cannot write coverage {to}: {}", csp::os::io_reason(&e));
                 }
             }
             ExitCode::from(out.exit_code as u8)

@@ -21,7 +21,7 @@ impl Recording {
     /// Creates the files asked for; the message for the first that cannot be.
     pub fn open(trace: Option<&str>, profile: Option<&str>, hz: u32) -> Result<Recording, String> {
         let fail = |what: &str, path: &str, e: std::io::Error| {
-            format!("csp: cannot write {what} {path}: {}", crate::runner::io_reason(&e))
+            format!("csp: cannot write {what} {path}: {}", crate::os::io_reason(&e))
         };
         let mut r = Recording::default();
         if let Some(path) = trace {
@@ -50,12 +50,12 @@ impl Recording {
     pub fn finish(self) {
         if let Some((path, t)) = self.trace {
             if let Err(e) = t.finish() {
-                crate::err_println!("csp: cannot write trace {path}: {}", crate::runner::io_reason(&e));
+                crate::err_println!("csp: cannot write trace {path}: {}", crate::os::io_reason(&e));
             }
         }
         if let Some((path, p)) = self.profile {
             if let Err(e) = p.finish() {
-                crate::err_println!("csp: cannot write profile {path}: {}", crate::runner::io_reason(&e));
+                crate::err_println!("csp: cannot write profile {path}: {}", crate::os::io_reason(&e));
             }
         }
     }

@@ -9,11 +9,11 @@ use std::rc::Rc;
 
 pub const PRELUDE: &str = include_str!("../std/prelude.csp");
 /// The prelude's file name (its frames are left out of stack traces).
-pub const PRELUDE_NAME: &str = "<prelude>";
+pub use crate::source::PRELUDE_NAME;
 
 /// A VM with the builtins and the csp-written prelude installed.
 pub fn new_vm() -> Vm {
-    let mut vm = Vm::new();
+    let mut vm = crate::natives::vm();
     let file = Rc::new(SourceFile::std(PRELUDE_NAME, PRELUDE));
     let proto = compile(&mut vm, &file).unwrap_or_else(|d| panic!("prelude does not compile: {:?}", d));
     if !matches!(crate::sched::run_main(&mut vm, proto), crate::sched::Outcome::Ok) {
@@ -192,13 +192,4 @@ fn after_cancel(vm: &Vm, how: crate::sched::Outcome, color: bool) -> String {
         }
     }
     report(vm, how, color).stderr
-}
-
-/// An I/O error's reason without Rust's `(os error N)` suffix.
-pub fn io_reason(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
 }

@@ -1,5 +1,9 @@
 //! Source files, spans (byte ranges into them) and span → line/column lookup.
 
+/// The name of the csp-written prelude's source (frames in it are left out
+/// of stack traces).
+pub const PRELUDE_NAME: &str = "<prelude>";
+
 /// A byte range into the source file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Span {

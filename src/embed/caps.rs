@@ -4,7 +4,7 @@
 //! builtin outside what is given throws a `denied` error; its name stays, so
 //! traces still say what was called.
 
-use crate::os::access::FileAccess;
+use crate::vm::file_access::FileAccess;
 use crate::vm::object::{Native, Obj};
 use crate::vm::{builtin::NativeFn, err, ErrorKind, Res, Value, Vm};
 use std::path::PathBuf;

@@ -4,18 +4,19 @@
 //! functions and types registered for scripts to use.
 
 mod caps;
+mod host_type;
 mod value;
 
 pub use caps::{Caps, Files};
+use host_type::args_out;
+pub use host_type::{object, HostRef, HostType, Hosted};
 pub use value::Val;
 
 use crate::bytecode::ProtoRef;
 use crate::sched::session::{self, Pumped};
 use crate::source::SourceFile;
 use crate::vm::builtin::{io_kind, Ret};
-use crate::vm::host::HostObject;
 use crate::vm::{err, ErrorKind, Handle, Res, Uncaught, Value, Vm};
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -71,44 +72,6 @@ pub enum Step {
     /// Every fiber waits: for a timer (due then), I/O, or the host; `wait`
     /// sleeps until one of those.
     Idle(Option<Instant>),
-}
-
-/// A host type: values of it live in csp and answer these methods.
-pub trait HostType: 'static {
-    /// Its name for `type()` and in errors.
-    const NAME: &'static str;
-    const METHODS: &'static [&'static str];
-    fn call(&mut self, method: &str, args: Vec<Val>) -> Result<Val, String>;
-}
-
-/// A `HostType` value as the VM holds it.
-struct Hosted<T: HostType>(T);
-
-impl<T: HostType> HostObject for Hosted<T> {
-    fn type_name(&self) -> &'static str {
-        T::NAME
-    }
-    fn methods(&self) -> &'static [&'static str] {
-        T::METHODS
-    }
-    fn call(&mut self, vm: &mut Vm, name: &str, args: &[Value]) -> Res<Value> {
-        let args = args_out(vm, name, args)?;
-        let r = self.0.call(name, args).or_else(|m| err(ErrorKind::Value, format!("{name}(): {m}")))?;
-        value::to_value(&mut vm.heap, &r).or_else(|m| err(ErrorKind::Type, format!("{name}() returned {m}")))
-    }
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        &mut self.0
-    }
-}
-
-/// Wraps a value of a host type to hand to csp.
-pub fn object<T: HostType>(t: T) -> Val {
-    Val::Object(Rc::new(RefCell::new(Hosted(t))))
-}
-
-fn args_out(vm: &Vm, name: &str, args: &[Value]) -> Res<Vec<Val>> {
-    let conv = args.iter().map(|&v| value::from_value(&vm.heap, v)).collect::<Result<Vec<_>, _>>();
-    conv.or_else(|m| err(ErrorKind::Value, format!("{name}(): {m}")))
 }
 
 /// One csp program's world, for a Rust program to run scripts in.

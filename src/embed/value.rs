@@ -3,7 +3,7 @@
 //! object crosses as itself; anything else (a function, a channel, a task)
 //! reaches the host as `Val::Other` with its printed form.
 
-use crate::vm::host::HostRef;
+use super::host_type::{HostRef, Shared};
 use crate::vm::{Handle, Heap, Key, Obj, Value};
 use std::cell::RefMut;
 
@@ -53,7 +53,7 @@ impl Val {
     pub fn object<T: 'static>(&self) -> Option<RefMut<'_, T>> {
         let Val::Object(o) = self else { return None };
         let o = o.try_borrow_mut().ok()?;
-        RefMut::filter_map(o, |o| o.as_any_mut().downcast_mut::<T>()).ok()
+        RefMut::filter_map(o, |o| (o as &mut dyn std::any::Any).downcast_mut::<T>()).ok()
     }
 
     /// The field `name` of a map with string keys.
@@ -74,7 +74,7 @@ impl std::fmt::Debug for Val {
             Val::Bytes(b) => write!(f, "Bytes({b:?})"),
             Val::List(items) => f.debug_list().entries(items).finish(),
             Val::Map(fields) => f.debug_map().entries(fields.iter().map(|(k, v)| (k, v))).finish(),
-            Val::Object(o) => write!(f, "Object({})", o.try_borrow().map_or("busy", |o| o.type_name())),
+            Val::Object(o) => write!(f, "Object({})", o.try_borrow().map_or("busy", |o| o.class().name)),
             Val::Other(s) => write!(f, "Other({s})"),
         }
     }
@@ -130,7 +130,10 @@ fn convert_out(heap: &Heap, v: Value, path: &mut Vec<Handle>) -> Result<Val, Str
             }
             Val::Map(fields)
         }
-        Obj::Host(o) => Val::Object(o.clone()),
+        Obj::Host(o) => match o.downcast_ref::<Shared>() {
+            Some(s) => Val::Object(s.obj.clone()),
+            None => Val::Other(crate::display::repr(heap, v)),
+        },
         _ => Val::Other(crate::display::repr(heap, v)),
     };
     path.pop();
@@ -179,7 +182,7 @@ pub fn to_value(heap: &mut Heap, v: &Val) -> Result<Value, String> {
             }
             Value::Obj(heap.alloc(Obj::Map(m)))
         }
-        Val::Object(o) => Value::Obj(heap.alloc(Obj::Host(o.clone()))),
+        Val::Object(o) => heap.host_object(Shared::new(o.clone())),
         Val::Other(s) => return Err(format!("cannot make a csp value from {s}")),
     })
 }

@@ -38,7 +38,7 @@ pub fn run(args: &[String], color: bool) -> i32 {
     let mut files = Vec::new();
     for p in &paths {
         if let Err(e) = collect(Path::new(p), true, &mut files) {
-            crate::err_println!("csp: cannot read {p}: {}", crate::runner::io_reason(&e));
+            crate::err_println!("csp: cannot read {p}: {}", crate::os::io_reason(&e));
             return 64;
         }
     }
@@ -83,7 +83,7 @@ fn file(path: &Path, check: bool, color: bool) -> i32 {
             }
         },
         Err(e) => {
-            crate::err_println!("csp: cannot read {name}: {}", crate::runner::io_reason(&e));
+            crate::err_println!("csp: cannot read {name}: {}", crate::os::io_reason(&e));
             return 64;
         }
     };
@@ -104,7 +104,7 @@ fn file(path: &Path, check: bool, color: bool) -> i32 {
         return 1;
     }
     if let Err(e) = std::fs::write(path, out) {
-        crate::err_println!("csp: cannot write {name}: {}", crate::runner::io_reason(&e));
+        crate::err_println!("csp: cannot write {name}: {}", crate::os::io_reason(&e));
         return 64;
     }
     println!("{name}");
@@ -116,7 +116,7 @@ fn file(path: &Path, check: bool, color: bool) -> i32 {
 fn stdin(check: bool, color: bool) -> i32 {
     let mut bytes = Vec::new();
     if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
-        crate::err_println!("csp: cannot read stdin: {}", crate::runner::io_reason(&e));
+        crate::err_println!("csp: cannot read stdin: {}", crate::os::io_reason(&e));
         return 64;
     }
     let Ok(src) = String::from_utf8(bytes) else {

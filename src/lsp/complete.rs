@@ -123,7 +123,7 @@ fn members(doc: &Doc, recv: Option<Ty>) -> Vec<CompletionItem> {
                 })
                 .collect()
         }
-        Some(Ty::Kind(kind)) => method_items(kind, crate::repl::reader::members_of(kind)),
+        Some(Ty::Kind(kind)) => method_items(kind, &crate::repl::reader::members_of(kind)),
         None => method_items("", &crate::repl::reader::any_member()),
     }
 }

@@ -276,7 +276,7 @@ mod tests {
 
     #[test]
     fn print_and_str() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         vm.out.capture();
         let s = vm.heap.str("hi");
         let l = vm.heap.list(vec![s, Value::Float(1.0)]);
@@ -291,7 +291,7 @@ mod tests {
 
     #[test]
     fn conversions() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let cases: &[(&str, Value, &str)] = &[
             ("int", Value::Float(2.9), "2"),
             ("int", Value::Float(-2.9), "-2"),
@@ -324,7 +324,7 @@ mod tests {
 
     #[test]
     fn type_and_len() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let s = vm.heap.str("héllo");
         let l = vm.heap.list(vec![Value::Nil; 3]);
         let r = Value::Obj(vm.heap.alloc(Obj::Range(3, 1)));
@@ -350,7 +350,7 @@ mod tests {
 
     #[test]
     fn ranges() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let mut run = |args: &[i64]| {
             let args: Vec<Value> = args.iter().map(|i| Value::Int(*i)).collect();
             call(&mut vm, "range", &args).map(|v| show(&vm, v))
@@ -369,7 +369,7 @@ mod tests {
 
     #[test]
     fn errors_and_asserts() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let m = vm.heap.str("bad thing");
         let e = call(&mut vm, "error", &[m]).unwrap();
         assert_eq!(show(&vm, e), "<error: bad thing>");

@@ -177,7 +177,7 @@ mod tests {
 
     #[test]
     fn uuid7_increases() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let mut last = String::new();
         for _ in 0..2000 {
             let v = uuid7(&mut vm, &[]).unwrap();

@@ -510,12 +510,12 @@ mod tests {
     use super::*;
 
     fn f(fmt: &str, args: &[Value]) -> String {
-        format_str(&Vm::new().heap, fmt, args).unwrap()
+        format_str(&crate::natives::vm().heap, fmt, args).unwrap()
     }
 
     #[test]
     fn a_width_past_the_memory_left_is_refused_before_padding() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         vm.heap.set_limit(1 << 20);
         let r = format_str(&vm.heap, "{:>2000000}", &[Value::Int(1)]);
         assert!(matches!(r, Err(crate::vm::Fault::Error(e)) if e.0 == ErrorKind::Memory));

@@ -3,7 +3,7 @@
 //! naming the path and the OS reason (`cannot read /x: No such file or directory`).
 
 use super::{arity, text_arg};
-use crate::runner::io_reason;
+use crate::os::io_reason;
 use crate::vm::builtin::{io, io_kind};
 use crate::vm::heap::ReadCap;
 use crate::vm::{err, ErrorKind, Fiber, Heap, NativeFn, Res, Ret, Value, Vm};

@@ -51,40 +51,10 @@ use crate::vm::List;
 use crate::vm::{err, Handle, Heap, Res, Ret, Value, Vm};
 use std::cmp::Ordering;
 
-/// The error of a list growing past `MAX_LIST` items.
-#[cold]
-pub fn too_long<T>() -> Res<T> {
-    err(ErrorKind::Limit, format!("list too long (at most {MAX_LIST} items)"))
-}
-
-/// Appends `v` to list `h` (`xs.push(v)`, a comprehension's items): past
-/// `MAX_LIST` items a `limit` error, and a list that must grow first asks the
-/// memory limit for the room (it doubles). Out of line: the dispatch loop's
-/// comprehension instruction stays small.
-#[inline(never)]
-pub fn push(heap: &mut Heap, h: Handle, v: Value) -> Res<()> {
-    let l = items_mut(heap, h);
-    if l.len() == l.capacity() {
-        let (len, cap) = (l.len(), l.capacity());
-        if len >= MAX_LIST {
-            return too_long();
-        }
-        heap.reserve(cap * 16)?;
-    }
-    items_mut(heap, h).push(v);
-    heap.note_growth(16);
-    Ok(())
-}
+pub use crate::vm::seq_ops::{items_mut, list_index, list_set, list_too_long as too_long, push};
 
 fn items(heap: &Heap, h: Handle) -> &List {
     match heap.get(h) {
-        Obj::List(l) => l,
-        _ => unreachable!("receiver is a list"),
-    }
-}
-
-fn items_mut(heap: &mut Heap, h: Handle) -> &mut List {
-    match heap.get_mut(h) {
         Obj::List(l) => l,
         _ => unreachable!("receiver is a list"),
     }
@@ -222,36 +192,6 @@ fn index_arg(heap: &Heap, name: &str, v: Value) -> Res<i64> {
     }
 }
 
-fn out_of_range<T>(i: i64, len: usize) -> Res<T> {
-    err(ErrorKind::Index, format!("list index {i} out of range for length {len}"))
-}
-
-/// `xs[i]` for a list value `list`, with negative `i` counting from the end.
-pub fn list_index(heap: &Heap, list: Value, i: i64) -> Res<Value> {
-    let Some(l) = heap.as_list(list) else {
-        return err(ErrorKind::Type, "not a list");
-    };
-    match resolve_index(i, l.len()) {
-        Some(j) => Ok(l[j]),
-        None => out_of_range(i, l.len()),
-    }
-}
-
-/// `xs[i] = v` for a list value `list`, with negative `i` counting from the end.
-pub fn list_set(heap: &mut Heap, list: Value, i: i64, v: Value) -> Res<()> {
-    let Value::Obj(h) = list else {
-        return err(ErrorKind::Type, "not a list");
-    };
-    let l = items_mut(heap, h);
-    match resolve_index(i, l.len()) {
-        Some(j) => {
-            l[j] = v;
-            Ok(())
-        }
-        None => out_of_range(i, l.len()),
-    }
-}
-
 /// A stable merge sort whose comparison can fail; unlike `slice::sort_by` it cannot
 /// panic on an inconsistent order (NaN) and stops at the first error.
 pub(crate) fn merge_sort(v: &mut [Value], mut cmp: impl FnMut(Value, Value) -> Res<Ordering>) -> Res<()> {
@@ -298,7 +238,7 @@ mod tests {
 
     #[test]
     fn mutation() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let vm = &mut vm;
         let l = list(vm, &[1, 2]);
         assert_eq!(method_s(vm, l, "push", &[I(3)]), "nil");
@@ -321,7 +261,7 @@ mod tests {
 
     #[test]
     fn queries() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let vm = &mut vm;
         let l = list(vm, &[5, 6, 7, 6]);
         assert_eq!(method_s(vm, l, "contains", &[Value::Float(7.0)]), "true");
@@ -344,7 +284,7 @@ mod tests {
 
     #[test]
     fn sorting() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let vm = &mut vm;
         let l = list(vm, &[5, 3, 9, 1, 3, 0, -2, 8, 7]);
         method(vm, l, "sort", &[]).unwrap();
@@ -377,7 +317,7 @@ mod tests {
 
     #[test]
     fn callback_methods_call_the_prelude() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let l = list(&mut vm, &[1]);
         // Any function will do as the callback: the prelude's is what gets called.
         let f = vm.globals[*vm.global_names.get("len").unwrap() as usize];
@@ -394,7 +334,7 @@ mod tests {
 
     #[test]
     fn indexing() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let l = list(&mut vm, &[1, 2, 3]);
         assert_eq!(show(&vm, list_index(&vm.heap, l, -1).unwrap()), "3");
         assert_eq!(err_msg(list_index(&vm.heap, l, 5)), "list index 5 out of range for length 3");

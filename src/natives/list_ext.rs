@@ -213,7 +213,7 @@ mod tests {
     use Value::Int as I;
 
     fn shuffled(seed: u64) -> String {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         vm.rng = Rng::new(seed);
         let l = vm.heap.list((0..20).map(I).collect());
         method(&mut vm, l, "shuffle", &[]).unwrap();
@@ -226,7 +226,7 @@ mod tests {
     fn shuffle_follows_the_seed() {
         assert_eq!(shuffled(1), shuffled(1));
         assert_ne!(shuffled(1), shuffled(2));
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let l = vm.heap.list((0..20).map(I).collect());
         method(&mut vm, l, "shuffle", &[]).unwrap();
         method(&mut vm, l, "sort", &[]).unwrap();
@@ -236,7 +236,7 @@ mod tests {
 
     #[test]
     fn callback_methods_call_the_prelude() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let l = vm.heap.list(vec![I(1)]);
         vm.loader.set_prelude([("__list_find".into(), I(3))].into());
         let f = vm.globals[*vm.global_names.get("len").unwrap() as usize];

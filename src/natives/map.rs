@@ -106,7 +106,7 @@ mod tests {
 
     #[test]
     fn methods() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let vm = &mut vm;
         let mut m = crate::vm::value::new_map(0);
         m.insert(Key::Str("a".into()), I(1));

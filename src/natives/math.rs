@@ -352,7 +352,7 @@ mod tests {
 
     #[test]
     fn basics() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let vm = &mut vm;
         use Value::{Float as F, Int as I};
         assert_eq!(run(vm, "sqrt", &[I(16)]), "4.0");
@@ -380,7 +380,7 @@ mod tests {
 
     #[test]
     fn pow_types() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let vm = &mut vm;
         use Value::{Float as F, Int as I};
         assert_eq!(run(vm, "pow", &[I(2), I(10)]), "1024");
@@ -394,7 +394,7 @@ mod tests {
 
     #[test]
     fn min_max() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let vm = &mut vm;
         use Value::{Float as F, Int as I};
         assert_eq!(run(vm, "min", &[I(3), F(1.5), I(2)]), "1.5");

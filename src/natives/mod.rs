@@ -37,13 +37,24 @@ pub mod url;
 mod walk;
 pub mod ws;
 
+use crate::vm::host::Class;
 use crate::vm::object::Obj;
+pub(crate) use crate::vm::seq_ops::resolve_index;
 use crate::vm::ErrorKind;
 use crate::vm::Heap;
 use crate::vm::{err, Res, Ret, Value, Vm};
 
+/// A VM with the library installed: every builtin, and the methods of
+/// strings, bytes, lists, maps and the other core kinds.
+pub fn vm() -> Vm {
+    let mut vm = Vm::new();
+    register(&mut vm);
+    vm
+}
+
 /// Registers every builtin as a global.
-pub fn register(vm: &mut Vm) {
+fn register(vm: &mut Vm) {
+    vm.kind_methods = call_method;
     core::register(vm);
     convert::register(vm);
     bytes::register(vm);
@@ -80,9 +91,6 @@ pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &st
         if let Some(r) = conc::call_method(vm, fiber, h, name, args) {
             return r.map(Ret::Value);
         }
-        if let Some(r) = crate::vm::host::call_method(vm, h, name, args) {
-            return r.map(Ret::Value);
-        }
     }
     let kind = match recv {
         Value::Obj(h) => match vm.heap.get(h) {
@@ -90,13 +98,6 @@ pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &st
             Obj::Bytes(_) => return bytes::call(vm, recv, name, args).map(Ret::Value),
             Obj::List(_) => return list::call(vm, h, name, args),
             Obj::Map(_) => return map::call(vm, h, name, args).map(Ret::Value),
-            Obj::Stream(_) => return stream_methods::call(vm, h, name, args),
-            Obj::Process(_) => return process::call(vm, h, name, args),
-            Obj::Listener(_) => return net::listener_call(vm, h, name, args),
-            Obj::Udp(_) => return net::udp_call(vm, h, name, args),
-            Obj::Regex(_) => return text::re::call(vm, h, name, args),
-            Obj::Codec(_) => return compress::call(vm, h, name, args),
-            Obj::Time(_) => return time::call(vm, h, name, args),
             Obj::Range(lo, hi) if name == "len" => {
                 arity(name, args, 0, 0)?;
                 return Ok(Ret::Value(Value::Int(hi.saturating_sub(*lo).max(0))));
@@ -109,16 +110,17 @@ pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &st
 }
 
 pub(crate) fn no_method<T>(kind: &str, name: &str) -> Res<T> {
-    let hint = match method_hint(kind, name) {
-        Some(h) => format!("; {h}"),
-        None => String::new(),
-    };
-    err(ErrorKind::Type, format!("{kind} has no method '{name}'{hint}"))
+    crate::vm::no_method::no_method(kind, name, &methods_of(kind))
 }
 
+/// The classes of the host objects the library makes (`vm/host.rs`): one
+/// line here is a new kind of value's registration, for hints and completion.
+pub static CLASSES: &[&Class] =
+    &[&stream_methods::CLASS, &process::CLASS, &net::LISTENER, &net::UDP, &text::re::CLASS, &time::CLASS];
+
 /// The methods of each kind of value that has some.
-pub fn methods_of(kind: &str) -> &'static [&'static str] {
-    match kind {
+pub fn methods_of(kind: &str) -> Vec<&'static str> {
+    let core: &[&str] = match kind {
         "string" => string::METHODS,
         "bytes" => bytes::METHODS,
         "list" => list::METHODS,
@@ -128,73 +130,9 @@ pub fn methods_of(kind: &str) -> &'static [&'static str] {
         "waitgroup" => &["add", "done"],
         "coroutine" => &["close", "resume", "throw"],
         "range" => &["len"],
-        "stream" => stream_methods::METHODS,
-        "process" => process::METHODS,
-        "listener" => net::LISTENER_METHODS,
-        "udp" => net::UDP_METHODS,
-        "regex" => text::re::METHODS,
-        "time" => time::METHODS,
-        _ => &[],
-    }
-}
-
-/// Names users of other languages reach for, and what csp calls them.
-const SYNONYMS: &[(&str, &str)] = &[
-    ("append", "push"),
-    ("add", "push"),
-    ("length", "len"),
-    ("size", "len"),
-    ("count", "len"),
-    ("includes", "contains"),
-    ("has", "contains"),
-    ("indexOf", "index_of"),
-    ("find", "index_of"),
-    ("substring", "slice"),
-    ("substr", "slice"),
-    ("startsWith", "starts_with"),
-    ("endsWith", "ends_with"),
-    ("toUpperCase", "upper"),
-    ("toLowerCase", "lower"),
-    ("strip", "trim"),
-    ("forEach", "each"),
-    ("shift", "remove"),
-    ("delete", "remove"),
-    ("clone", "copy"),
-    ("lstrip", "trim_start"),
-    ("rstrip", "trim_end"),
-    ("trimStart", "trim_start"),
-    ("trimEnd", "trim_end"),
-    ("padStart", "pad_start"),
-    ("padEnd", "pad_end"),
-    ("rjust", "pad_start"),
-    ("ljust", "pad_end"),
-    ("lastIndexOf", "rfind"),
-    ("isdigit", "is_digit"),
-    ("isalpha", "is_alpha"),
-    ("isspace", "is_space"),
-    ("flatMap", "flat_map"),
-    ("findIndex", "find_index"),
-    ("some", "any"),
-    ("every", "all"),
-    ("uniq", "unique"),
-    ("distinct", "unique"),
-    ("groupBy", "group_by"),
-    ("concat", "extend"),
-];
-
-/// A hint for a method that does not exist: the one meant, or how to do it.
-fn method_hint(kind: &str, name: &str) -> Option<String> {
-    if kind == "mutex" && matches!(name, "lock" | "unlock" | "acquire" | "release") {
-        return Some("hold a mutex with `lock m { ... }`".to_string());
-    }
-    match (kind, name) {
-        ("string", "decode") => return Some("a string is text already; decode() is a method of bytes".to_string()),
-        ("bytes", "encode") => return Some("bytes are encoded already; b.decode() makes a string".to_string()),
-        _ => {}
-    }
-    let methods = methods_of(kind);
-    let synonym = SYNONYMS.iter().find(|(from, to)| *from == name && methods.contains(to)).map(|(_, to)| *to);
-    synonym.or_else(|| crate::suggest::closest(name, methods.iter().copied())).map(|m| format!("did you mean '{m}'?"))
+        _ => return CLASSES.iter().find(|c| c.name == kind).map_or(Vec::new(), |c| c.names().collect()),
+    };
+    core.to_vec()
 }
 
 /// Checks that a builtin got between `min` and `max` arguments.
@@ -319,16 +257,6 @@ pub(crate) fn slice_bounds(heap: &Heap, name: &str, args: &[Value], len: usize) 
     Ok((start, end.max(start)))
 }
 
-/// Resolves an index with negative counting from the end; `None` if out of range.
-pub(crate) fn resolve_index(i: i64, len: usize) -> Option<usize> {
-    let j = if i < 0 { i.checked_add(len as i64)? } else { i };
-    if j >= 0 && (j as u64) < len as u64 {
-        Some(j as usize)
-    } else {
-        None
-    }
-}
-
 /// Calls the global native `name` (hidden ones too: `__csv_parse`) with `args`
 /// outside any fiber: for the tests and the fuzz targets of the text parsers.
 pub(crate) fn call_global(vm: &mut Vm, name: &str, args: &[Value]) -> Res<Ret> {
@@ -403,7 +331,7 @@ mod tests {
 
     #[test]
     fn unknown_methods() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let l = vm.heap.list(vec![]);
         assert_eq!(err_msg(method(&mut vm, l, "foo", &[])), "list has no method 'foo'");
         assert_eq!(err_msg(method(&mut vm, Value::Int(1), "foo", &[])), "int has no method 'foo'");
@@ -427,7 +355,7 @@ mod tests {
     /// The method lists (suggestions, completion) name only methods that exist.
     #[test]
     fn method_lists_are_methods() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let s = vm.heap.str("ab");
         let l = vm.heap.list(vec![Value::Int(1)]);
         let m = Value::Obj(vm.heap.alloc(Obj::Map(Default::default())));
@@ -448,7 +376,7 @@ mod tests {
     #[test]
     fn error_kinds() {
         use crate::vm::ErrorKind;
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         assert_eq!(err_kind(arity("f", &[], 1, 1).map(|_| Value::Nil)), ErrorKind::Type);
         assert_eq!(err_kind(method(&mut vm, Value::Int(1), "foo", &[])), ErrorKind::Type);
         let l = vm.heap.list(vec![]);

@@ -6,13 +6,51 @@ use super::{arity, step};
 use crate::os::net::{self, Listener, Udp};
 use crate::os::stream::Stream;
 use crate::vm::builtin::io;
+use crate::vm::host::{Class, HostObject};
 use crate::vm::{err, ErrorKind, Fiber, Handle, NativeFn, Obj, Res, Ret, Value, Vm};
 use std::net::{SocketAddr, ToSocketAddrs};
 
-pub const LISTENER_METHODS: &[&str] = &["accept", "addr", "close"];
-pub const UDP_METHODS: &[&str] = &["addr", "close", "recv", "send"];
-/// Methods a stream has when it is a TCP connection.
-pub const SOCKET_METHODS: &[&str] = &["local_addr", "peer_addr", "set_nodelay", "shutdown"];
+pub static LISTENER: Class = Class {
+    name: "listener",
+    methods: &[("accept", accept), ("addr", listener_addr), ("close", listener_close)],
+    next: None,
+    field: None,
+};
+
+pub static UDP: Class = Class {
+    name: "udp",
+    methods: &[("addr", udp_addr), ("close", udp_close), ("recv", recv), ("send", send)],
+    next: None,
+    field: None,
+};
+
+/// A descriptor is scarcer than memory: abandoned sockets should bring the
+/// collection (which closes them) closer.
+const SOCKET_SIZE: usize = 64 * 1024;
+
+impl HostObject for Listener {
+    fn class(&self) -> &'static Class {
+        &LISTENER
+    }
+    fn size(&self) -> usize {
+        SOCKET_SIZE
+    }
+    fn display(&self, out: &mut String) {
+        out.push_str(&format!("<listener {}>", self.addr));
+    }
+}
+
+impl HostObject for Udp {
+    fn class(&self) -> &'static Class {
+        &UDP
+    }
+    fn size(&self) -> usize {
+        SOCKET_SIZE
+    }
+    fn display(&self, out: &mut String) {
+        out.push_str(&format!("<udp {}>", self.addr));
+    }
+}
 
 pub fn register(vm: &mut Vm) {
     vm.define_hidden("net.resolve", NativeFn::Full(resolve));
@@ -73,7 +111,7 @@ fn bind(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
         }
     };
     match Listener::bind(addr, backlog) {
-        Ok(l) => Ok(Ret::Value(Value::Obj(vm.heap.alloc(Obj::Listener(Box::new(l)))))),
+        Ok(l) => Ok(Ret::Value(vm.heap.host_object(l))),
         Err(msg) => err(ErrorKind::Io, msg),
     }
 }
@@ -82,7 +120,7 @@ fn dial(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("connect", args, 1, 1)?;
     let addr = socket_addr(vm, "connect", args[0])?;
     match net::start_connect(addr) {
-        Ok(s) => Ok(Ret::Value(Value::Obj(vm.heap.alloc(Obj::Stream(Box::new(s)))))),
+        Ok(s) => Ok(Ret::Value(vm.heap.host_object(s))),
         Err(msg) => err(ErrorKind::Io, msg),
     }
 }
@@ -97,60 +135,69 @@ fn connected(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 }
 
 fn stream_fd(vm: &Vm, h: Handle) -> Option<std::os::fd::RawFd> {
-    match vm.heap.get(h) {
-        Obj::Stream(s) => s.fd(),
-        _ => None,
+    vm.heap.host::<Stream>(h).and_then(Stream::fd)
+}
+
+fn listener(vm: &mut Vm, h: Handle) -> &mut Listener {
+    vm.heap.host_mut::<Listener>(h).expect("a listener")
+}
+
+fn accept(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 0, 0)?;
+    let r = listener(vm, h).accept();
+    step(vm, r, |vm, s| Ok(vm.heap.host_object(s)))
+}
+
+fn listener_addr(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 0, 0)?;
+    let a = listener(vm, h).addr.clone();
+    Ok(Ret::Value(vm.heap.string(a)))
+}
+
+fn listener_close(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 0, 0)?;
+    let l = listener(vm, h);
+    let fd = l.fd();
+    l.close();
+    // A fiber parked in accept() wakes and finds it closed.
+    if let Some(fd) = fd {
+        crate::sched::ops::fd_closing(vm, fd);
+    }
+    Ok(Ret::Value(Value::Nil))
+}
+
+/// The descriptor of connection `h`, or the error for a closed one.
+fn socket_fd(vm: &Vm, h: Handle) -> Res<std::os::fd::RawFd> {
+    let s = vm.heap.host::<Stream>(h).expect("a stream");
+    s.fd().map_or_else(|| err(ErrorKind::Io, format!("{} is closed", s.name)), Ok)
+}
+
+/// `s.local_addr()` and `s.peer_addr()` of a TCP connection.
+pub fn socket_addr_of(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 0, 0)?;
+    let (local, peer) = net::addrs(socket_fd(vm, h)?);
+    match if name == "local_addr" { local } else { peer } {
+        Some(a) => Ok(Ret::Value(vm.heap.string(a))),
+        None => {
+            let s = vm.heap.host::<Stream>(h).expect("a stream");
+            err(ErrorKind::Io, format!("{} is not a connected socket", s.name))
+        }
     }
 }
 
-/// Methods of a listener.
-pub fn listener_call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
-    let Obj::Listener(l) = vm.heap.get_mut(h) else { unreachable!("a listener") };
-    match name {
-        "accept" => {
-            arity(name, args, 0, 0)?;
-            let r = l.accept();
-            step(vm, r, |vm, s| Ok(Value::Obj(vm.heap.alloc(Obj::Stream(Box::new(s))))))
-        }
-        "addr" => {
-            arity(name, args, 0, 0)?;
-            let a = l.addr.clone();
-            Ok(Ret::Value(vm.heap.string(a)))
-        }
-        "close" => {
-            arity(name, args, 0, 0)?;
-            let fd = l.fd();
-            l.close();
-            // A fiber parked in accept() wakes and finds it closed.
-            if let Some(fd) = fd {
-                crate::sched::ops::fd_closing(vm, fd);
-            }
-            Ok(Ret::Value(Value::Nil))
-        }
-        _ => super::no_method("listener", name),
-    }
+/// `s.shutdown()`: no more writes on a TCP connection.
+pub fn shutdown(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 0, 0)?;
+    socket_fd(vm, h)?;
+    let r = vm.heap.host::<Stream>(h).expect("a stream").shutdown();
+    step(vm, r, |_, ()| Ok(Value::Nil))
 }
 
-/// The socket methods of a stream (None: not one of them).
-pub fn socket_call(vm: &mut Vm, s: &Stream, name: &str, args: &[Value]) -> Option<Res<Ret>> {
-    if !SOCKET_METHODS.contains(&name) {
-        return None;
-    }
-    let Some(fd) = s.fd() else { return Some(err(ErrorKind::Io, format!("{} is closed", s.name))) };
-    let r = match name {
-        "local_addr" | "peer_addr" => arity(name, args, 0, 0).and_then(|_| {
-            let (local, peer) = net::addrs(fd);
-            match if name == "local_addr" { local } else { peer } {
-                Some(a) => Ok(Ret::Value(vm.heap.string(a))),
-                None => err(ErrorKind::Io, format!("{} is not a connected socket", s.name)),
-            }
-        }),
-        "shutdown" => arity(name, args, 0, 0).and_then(|_| step(vm, s.shutdown(), |_, ()| Ok(Value::Nil))),
-        _ => arity(name, args, 1, 1).and_then(|_| {
-            net::set_nodelay(fd, args[0].truthy()).map(|()| Ret::Value(Value::Nil)).or_else(|m| err(ErrorKind::Io, m))
-        }),
-    };
-    Some(r)
+/// `s.set_nodelay(on)` on a TCP connection.
+pub fn set_nodelay(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 1, 1)?;
+    let fd = socket_fd(vm, h)?;
+    net::set_nodelay(fd, args[0].truthy()).map(|()| Ret::Value(Value::Nil)).or_else(|m| err(ErrorKind::Io, m))
 }
 
 /// `udp(addr)`: a UDP socket bound to "ip:port" (port 0: any free one).
@@ -158,60 +205,59 @@ fn udp(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("udp", args, 1, 1)?;
     let addr = socket_addr(vm, "udp", args[0])?;
     match Udp::bind(addr) {
-        Ok(u) => Ok(Ret::Value(Value::Obj(vm.heap.alloc(Obj::Udp(Box::new(u)))))),
+        Ok(u) => Ok(Ret::Value(vm.heap.host_object(u))),
         Err(msg) => err(ErrorKind::Io, msg),
     }
 }
 
 /// Methods of a UDP socket: `send(data, "ip:port")`, `recv(max = 65536)` →
 /// `{data, from}`, `addr()`, `close()`.
-pub fn udp_call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
-    match name {
-        "send" => {
-            arity(name, args, 2, 2)?;
-            let to = socket_addr(vm, "send", args[1])?;
-            let data = super::bytes::data_arg(&vm.heap, "send", args[0])?.to_vec();
-            let Obj::Udp(u) = vm.heap.get(h) else { unreachable!("a udp socket") };
-            let r = u.send(&data, to);
-            step(vm, r, |_, ()| Ok(Value::Nil))
+fn udp_of(vm: &mut Vm, h: Handle) -> &mut Udp {
+    vm.heap.host_mut::<Udp>(h).expect("a udp socket")
+}
+
+fn send(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 2, 2)?;
+    let to = socket_addr(vm, "send", args[1])?;
+    let data = super::bytes::data_arg(&vm.heap, "send", args[0])?.to_vec();
+    let r = udp_of(vm, h).send(&data, to);
+    step(vm, r, |_, ()| Ok(Value::Nil))
+}
+
+fn recv(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 0, 1)?;
+    let max = match args.first() {
+        None => 65536,
+        Some(Value::Int(n)) if *n > 0 => (*n as usize).min(65536),
+        Some(v) => {
+            let what = vm.heap.type_name(*v);
+            return err(ErrorKind::Value, format!("recv() needs a positive int size, not {what}"));
         }
-        "recv" => {
-            arity(name, args, 0, 1)?;
-            let max = match args.first() {
-                None => 65536,
-                Some(Value::Int(n)) if *n > 0 => (*n as usize).min(65536),
-                Some(v) => {
-                    let what = vm.heap.type_name(*v);
-                    return err(ErrorKind::Value, format!("recv() needs a positive int size, not {what}"));
-                }
-            };
-            let Obj::Udp(u) = vm.heap.get(h) else { unreachable!("a udp socket") };
-            let r = u.recv(max);
-            step(vm, r, |vm, (data, from)| {
-                let data = vm.heap.bytes(data);
-                let from = vm.heap.string(from);
-                let mut m = crate::vm::value::Map::default();
-                m.insert(crate::vm::Key::Str("data".into()), data);
-                m.insert(crate::vm::Key::Str("from".into()), from);
-                Ok(Value::Obj(vm.heap.alloc(Obj::Map(m))))
-            })
-        }
-        "addr" => {
-            arity(name, args, 0, 0)?;
-            let Obj::Udp(u) = vm.heap.get(h) else { unreachable!("a udp socket") };
-            let a = u.addr.clone();
-            Ok(Ret::Value(vm.heap.string(a)))
-        }
-        "close" => {
-            arity(name, args, 0, 0)?;
-            let Obj::Udp(u) = vm.heap.get_mut(h) else { unreachable!("a udp socket") };
-            let fd = u.fd();
-            u.close();
-            if let Some(fd) = fd {
-                crate::sched::ops::fd_closing(vm, fd);
-            }
-            Ok(Ret::Value(Value::Nil))
-        }
-        _ => super::no_method("udp", name),
+    };
+    let r = udp_of(vm, h).recv(max);
+    step(vm, r, |vm, (data, from)| {
+        let data = vm.heap.bytes(data);
+        let from = vm.heap.string(from);
+        let mut m = crate::vm::value::Map::default();
+        m.insert(crate::vm::Key::Str("data".into()), data);
+        m.insert(crate::vm::Key::Str("from".into()), from);
+        Ok(Value::Obj(vm.heap.alloc(Obj::Map(m))))
+    })
+}
+
+fn udp_addr(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 0, 0)?;
+    let a = udp_of(vm, h).addr.clone();
+    Ok(Ret::Value(vm.heap.string(a)))
+}
+
+fn udp_close(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 0, 0)?;
+    let u = udp_of(vm, h);
+    let fd = u.fd();
+    u.close();
+    if let Some(fd) = fd {
+        crate::sched::ops::fd_closing(vm, fd);
     }
+    Ok(Ret::Value(Value::Nil))
 }

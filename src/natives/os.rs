@@ -101,7 +101,7 @@ fn cwd(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("os.cwd", args, 0, 0)?;
     match std::env::current_dir() {
         Ok(p) => Ok(vm.heap.string(p.to_string_lossy().into_owned())),
-        Err(e) => err(ErrorKind::Io, format!("cannot read the current directory: {}", crate::runner::io_reason(&e))),
+        Err(e) => err(ErrorKind::Io, format!("cannot read the current directory: {}", crate::os::io_reason(&e))),
     }
 }
 
@@ -126,7 +126,7 @@ fn hostname(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
     if r != 0 {
         let e = std::io::Error::last_os_error();
-        return err(ErrorKind::Io, format!("cannot read the host name: {}", crate::runner::io_reason(&e)));
+        return err(ErrorKind::Io, format!("cannot read the host name: {}", crate::os::io_reason(&e)));
     }
     let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
     Ok(vm.heap.string(String::from_utf8_lossy(&buf[..end]).into_owned()))
@@ -143,7 +143,7 @@ fn executable(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("os.executable", args, 0, 0)?;
     let path = match std::env::current_exe() {
         Ok(p) => p,
-        Err(e) => return err(ErrorKind::Io, format!("cannot find csp's executable: {}", crate::runner::io_reason(&e))),
+        Err(e) => return err(ErrorKind::Io, format!("cannot find csp's executable: {}", crate::os::io_reason(&e))),
     };
     match path.into_os_string().into_string() {
         Ok(s) => Ok(vm.heap.string(s)),

@@ -132,10 +132,7 @@ fn abs(vm: &mut Vm, args: &[Value]) -> Res<Value> {
         match std::env::current_dir() {
             Ok(cwd) => normalize(&format!("{}/{p}", cwd.to_string_lossy())),
             Err(e) => {
-                return err(
-                    ErrorKind::Io,
-                    format!("cannot read the current directory: {}", crate::runner::io_reason(&e)),
-                )
+                return err(ErrorKind::Io, format!("cannot read the current directory: {}", crate::os::io_reason(&e)))
             }
         }
     };

@@ -3,25 +3,59 @@
 
 use super::arity;
 use crate::os::process::{status_map, Process, SIGNALS};
+use crate::vm::host::{Class, HostObject, Released};
 use crate::vm::{err, ErrorKind, Fiber, Handle, Key, NativeFn, Obj, Res, Ret, Value, Vm};
 use std::process::{Command, Stdio};
 
-pub const METHODS: &[&str] = &["kill", "wait"];
 pub const FIELDS: &[&str] = &["pid", "stdin", "stdout", "stderr"];
+
+pub static CLASS: Class = Class {
+    name: "process",
+    methods: &[("kill", kill), ("wait", wait)],
+    next: None,
+    field: Some(|vm, h, name| field(process(vm, h), name)),
+};
+
+impl HostObject for Process {
+    fn class(&self) -> &'static Class {
+        &CLASS
+    }
+    /// A descriptor is scarcer than memory: abandoned processes should
+    /// bring the collection closer.
+    fn size(&self) -> usize {
+        64 * 1024
+    }
+    fn trace(&self, out: &mut dyn FnMut(Value)) {
+        [self.stdin, self.stdout, self.stderr].into_iter().for_each(out);
+    }
+    fn display(&self, out: &mut String) {
+        out.push_str(&format!("<process {}>", self.pid));
+    }
+    fn adopted(&self) -> bool {
+        self.status.is_none()
+    }
+    /// Its owner ended: it is killed with its group, and its pipes close.
+    fn release(&mut self, ending: bool) -> Released {
+        if !self.running() {
+            return Released::default();
+        }
+        Released {
+            reapers: self.kill_and_reap(ending).into_iter().collect(),
+            close: vec![self.stdin, self.stdout, self.stderr],
+        }
+    }
+}
 
 pub fn register(vm: &mut Vm) {
     vm.define_hidden("proc.spawn", NativeFn::Full(spawn));
 }
 
 fn process(vm: &mut Vm, h: Handle) -> &mut Process {
-    match vm.heap.get_mut(h) {
-        Obj::Process(p) => p,
-        _ => unreachable!("a process"),
-    }
+    vm.heap.host_mut::<Process>(h).expect("a process")
 }
 
 /// `p.pid`, `p.stdin`, `p.stdout`, `p.stderr`.
-pub fn field(p: &Process, name: &str) -> Option<Value> {
+fn field(p: &Process, name: &str) -> Option<Value> {
     match name {
         "pid" => Some(Value::Int(p.pid as i64)),
         "stdin" => Some(p.stdin),
@@ -31,25 +65,21 @@ pub fn field(p: &Process, name: &str) -> Option<Value> {
     }
 }
 
-pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
-    match name {
-        "wait" => {
-            arity(name, args, 0, 0)?;
-            let r = process(vm, h).wait();
-            super::step(vm, r, |vm, st| Ok(status_map(&mut vm.heap, st)))
-        }
-        "kill" => {
-            arity(name, args, 0, 1)?;
-            let sig = match args.first() {
-                None => libc::SIGTERM,
-                Some(v) => signal_arg(vm, *v)?,
-            };
-            match process(vm, h).kill(sig) {
-                Ok(()) => Ok(Ret::Value(Value::Nil)),
-                Err(msg) => err(ErrorKind::Io, msg),
-            }
-        }
-        _ => super::no_method("process", name),
+fn wait(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 0, 0)?;
+    let r = process(vm, h).wait();
+    super::step(vm, r, |vm, st| Ok(status_map(&mut vm.heap, st)))
+}
+
+fn kill(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 0, 1)?;
+    let sig = match args.first() {
+        None => libc::SIGTERM,
+        Some(v) => signal_arg(vm, *v)?,
+    };
+    match process(vm, h).kill(sig) {
+        Ok(()) => Ok(Ret::Value(Value::Nil)),
+        Err(msg) => err(ErrorKind::Io, msg),
     }
 }
 
@@ -139,11 +169,11 @@ fn spawn(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return err(ErrorKind::Io, format!("command not found: {}", argv[0]));
         }
-        Err(e) => return err(ErrorKind::Io, format!("cannot run {}: {}", argv[0], crate::runner::io_reason(&e))),
+        Err(e) => return err(ErrorKind::Io, format!("cannot run {}: {}", argv[0], crate::os::io_reason(&e))),
     };
     let p = Process::new(child, &shown, group, &mut vm.heap);
-    let h = vm.heap.alloc(Obj::Process(Box::new(p)));
-    crate::sched::ops::adopt_process(vm, h);
+    let Value::Obj(h) = vm.heap.host_object(p) else { unreachable!("an object") };
+    crate::sched::ops::adopt(vm, h);
     Ok(Ret::Value(Value::Obj(h)))
 }
 

@@ -226,7 +226,7 @@ mod tests {
 
     #[test]
     fn random_ranges() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let vm = &mut vm;
         for _ in 0..1000 {
             let Value::Float(f) = call(vm, "random", &[]).unwrap() else { panic!() };
@@ -243,7 +243,7 @@ mod tests {
         assert!(call(vm, "random", &[I(2), I(1)]).is_err());
         assert!(call(vm, "randint", &[I(2), I(1)]).is_err());
         let draw = |seed: i64| {
-            let mut vm = Vm::new();
+            let mut vm = crate::natives::vm();
             call(&mut vm, "seed", &[I(seed)]).unwrap();
             let picks = [call(&mut vm, "random", &[I(1000)]), call(&mut vm, "randint", &[I(0), I(1000)])];
             picks.map(|v| format!("{:?}", v.unwrap())).join(" ")

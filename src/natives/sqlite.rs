@@ -6,9 +6,10 @@
 
 use super::arity;
 use crate::sqlite::{Answer, Cell, Db, OpenOpts, Params, Rows, Sqlite};
+use crate::vm::host::{Class, HostObject};
 use crate::vm::map::Layout;
 use crate::vm::value::Map;
-use crate::vm::{err, ErrorKind, Fiber, Handle, Heap, Key, NativeFn, Obj, Res, Ret, Value, Vm};
+use crate::vm::{err, ErrorKind, Fiber, Heap, Key, NativeFn, Obj, Res, Ret, Value, Vm};
 use std::time::Duration;
 
 pub fn register(vm: &mut Vm) {
@@ -56,16 +57,43 @@ fn open(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     Ok(crate::sqlite::open(path, opts))
 }
 
+/// A database or a cursor over its rows (`Obj::Host`); std/sqlite wraps
+/// them in maps, so they have no methods of their own.
+static CLASS: Class = Class { name: "sqlite", methods: &[], next: None, field: None };
+
+impl HostObject for Sqlite {
+    fn class(&self) -> &'static Class {
+        &CLASS
+    }
+    /// A database holds a thread and a connection.
+    fn size(&self) -> usize {
+        64 * 1024
+    }
+    fn display(&self, out: &mut String) {
+        match self {
+            Sqlite::Db(db) => out.push_str(&format!("<sqlite {}>", db.path)),
+            Sqlite::Rows(_) => out.push_str("<sqlite rows>"),
+        }
+    }
+}
+
+/// The database or cursor `v` (std/sqlite passes only these).
+fn sqlite_mut(vm: &mut Vm, v: Value) -> &mut Sqlite {
+    let Value::Obj(h) = v else { unreachable!("std/sqlite passes a database or a cursor") };
+    vm.heap.host_mut::<Sqlite>(h).expect("std/sqlite passes a database or a cursor")
+}
+
 fn db(vm: &mut Vm, v: Value) -> &mut Db {
-    match v {
-        Value::Obj(h) => match vm.heap.get_mut(h) {
-            Obj::Sqlite(s) => match &mut **s {
-                Sqlite::Db(db) => db,
-                Sqlite::Rows(_) => unreachable!("std/sqlite passes a database"),
-            },
-            _ => unreachable!("std/sqlite passes a database"),
-        },
-        _ => unreachable!("std/sqlite passes a database"),
+    match sqlite_mut(vm, v) {
+        Sqlite::Db(db) => db,
+        Sqlite::Rows(_) => unreachable!("std/sqlite passes a database"),
+    }
+}
+
+fn rows_mut(vm: &mut Vm, v: Value) -> &mut Rows {
+    match sqlite_mut(vm, v) {
+        Sqlite::Rows(r) => r,
+        Sqlite::Db(_) => unreachable!("std/sqlite passes a cursor"),
     }
 }
 
@@ -214,7 +242,7 @@ fn rows_value(heap: &mut Heap, a: Answer) -> Value {
 fn rows(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let (sql, params) = statement(vm, "db.rows", args)?;
     let link = db(vm, args[0]).link().map_err(fault)?.clone();
-    let make = |heap: &mut Heap, r: Rows| Value::Obj(heap.alloc(Obj::Sqlite(Box::new(Sqlite::Rows(r)))));
+    let make = |heap: &mut Heap, r: Rows| heap.host_object(Sqlite::Rows(r));
     Ok(link.open_rows(sql, params, make))
 }
 
@@ -222,9 +250,7 @@ fn rows(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 /// when there are no more.
 fn next_rows(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("db.next_rows", args, 1, 1)?;
-    let h = cursor(vm, args[0]);
-    let Obj::Sqlite(s) = vm.heap.get_mut(h) else { unreachable!("a cursor") };
-    let Sqlite::Rows(r) = &mut **s else { unreachable!("a cursor") };
+    let r = rows_mut(vm, args[0]);
     let batch = |heap: &mut Heap, a: Answer| match a {
         Answer::Rows { rows, more: false, .. } if rows.is_empty() => Value::Nil,
         a => rows_value(heap, a),
@@ -240,18 +266,8 @@ fn next_rows(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 /// holds); the cursor gives no more rows.
 fn close_rows(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("db.close_rows", args, 1, 1)?;
-    let h = cursor(vm, args[0]);
-    let Obj::Sqlite(s) = vm.heap.get_mut(h) else { unreachable!("a cursor") };
-    let Sqlite::Rows(r) = &mut **s else { unreachable!("a cursor") };
-    r.close();
+    rows_mut(vm, args[0]).close();
     Ok(Value::Nil)
-}
-
-fn cursor(vm: &Vm, v: Value) -> Handle {
-    match v {
-        Value::Obj(h) if matches!(vm.heap.get(h), Obj::Sqlite(s) if matches!(**s, Sqlite::Rows(_))) => h,
-        _ => unreachable!("std/sqlite passes a cursor"),
-    }
 }
 
 /// `db.rollback(db, savepoint)`: has the open transaction rolled back (or,

@@ -1,10 +1,12 @@
 //! Methods of streams (open files and pipe ends): `read_line`, `read`,
 //! `read_text`, `write`, `flush`, `close`; `for line in s` uses `next_line`.
+//! A stream is a host object (`vm/host.rs`).
 
 use super::{arity, step};
 use crate::os::stream::{Fail, Kind, ReadRes, Step, Stream};
 use crate::vm::builtin::io;
 use crate::vm::heap::ReadCap;
+use crate::vm::host::{Class, HostObject};
 use crate::vm::{err, ErrorKind, Fiber, Handle, Heap, NativeFn, Obj, Res, Ret, Value, Vm};
 
 pub fn register(vm: &mut Vm) {
@@ -47,34 +49,68 @@ fn open(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let work = move || match o.open(&path) {
         Ok(f) if f.metadata().is_ok_and(|m| m.is_dir()) => Err(format!("cannot open {path}: it is a directory")),
         Ok(f) => Ok((f, path, r, w)),
-        Err(e) => Err(format!("cannot open {path}: {}", crate::runner::io_reason(&e))),
+        Err(e) => Err(format!("cannot open {path}: {}", crate::os::io_reason(&e))),
     };
     let done = |heap: &mut Heap, (f, path, r, w): (std::fs::File, String, bool, bool)| {
-        Value::Obj(heap.alloc(Obj::Stream(Box::new(Stream::new(&path, Kind::File, f, r, w)))))
+        heap.host_object(Stream::new(&path, Kind::File, f, r, w))
     };
     Ok(io(work, done))
 }
 
 /// With the socket methods of a connection (`natives/net.rs`).
-pub const METHODS: &[&str] = &[
-    "close",
-    "flush",
-    "local_addr",
-    "peer_addr",
-    "read",
-    "read_exact",
-    "read_line",
-    "read_text",
-    "set_nodelay",
-    "shutdown",
-    "write",
-];
+pub static CLASS: Class = Class {
+    name: "stream",
+    methods: &[
+        ("close", flush),
+        ("flush", flush),
+        ("local_addr", super::net::socket_addr_of),
+        ("peer_addr", super::net::socket_addr_of),
+        ("read", read),
+        ("read_exact", read),
+        ("read_line", read_line_method),
+        ("read_text", read_text),
+        ("set_nodelay", super::net::set_nodelay),
+        ("shutdown", super::net::shutdown),
+        ("write", write),
+    ],
+    next: Some(next_line),
+    field: None,
+};
+
+impl HostObject for Stream {
+    fn class(&self) -> &'static Class {
+        &CLASS
+    }
+    /// A descriptor is scarcer than memory: abandoned streams should bring
+    /// the collection (which closes them) closer.
+    fn size(&self) -> usize {
+        64 * 1024
+    }
+    fn display(&self, out: &mut String) {
+        out.push_str("<stream ");
+        out.push_str(&self.name);
+        out.push('>');
+    }
+    fn fd(&self) -> Option<std::os::fd::RawFd> {
+        Stream::fd(self)
+    }
+    fn close_now(&mut self) {
+        Stream::close_now(self)
+    }
+}
 
 fn stream(vm: &Vm, h: Handle) -> &Stream {
-    match vm.heap.get(h) {
-        Obj::Stream(s) => s,
-        _ => unreachable!("a stream"),
-    }
+    vm.heap.host::<Stream>(h).expect("a stream")
+}
+
+/// A connection argument of builtin `name` (a stream, shared with its value).
+pub fn conn_arg(vm: &Vm, name: &str, v: Value) -> Res<Stream> {
+    let s = match v {
+        Value::Obj(h) => vm.heap.host::<Stream>(h),
+        _ => None,
+    };
+    s.cloned()
+        .map_or_else(|| err(ErrorKind::Type, format!("{name}() needs a connection, not {}", vm.heap.type_name(v))), Ok)
 }
 
 /// A decoding error names the stream and says how to read bytes instead.
@@ -105,14 +141,20 @@ fn over(heap: &mut Heap, cap: ReadCap, name: &str) -> crate::vm::Fault {
     cap.fault(name)
 }
 
+/// `for line in s`: the next line, nil at the end, or a wait.
+fn next_line(vm: &mut Vm, h: Handle) -> Res<Ret> {
+    match buffered_line(vm, h) {
+        Some(v) => Ok(Ret::Value(v)),
+        None => read_line(vm, h, None),
+    }
+}
+
 /// `for line in f` over a read-only file while its next line is in the buffer
 /// (almost always): the line without `read_line`'s locking and answer, which
 /// cost a fifth of grep's time. None: ask `read_line`.
-pub fn buffered_line(vm: &mut Vm, h: Handle) -> Option<Value> {
-    let (front, limit) = match vm.heap.get(h) {
-        Obj::Stream(s) => (s.front()?.clone(), s.line_limit.unwrap_or(usize::MAX)),
-        _ => return None,
-    };
+fn buffered_line(vm: &mut Vm, h: Handle) -> Option<Value> {
+    let s = stream(vm, h);
+    let (front, limit) = (s.front()?.clone(), s.line_limit.unwrap_or(usize::MAX));
     let heap = &mut vm.heap;
     let mut f = front.borrow_mut();
     f.line(limit, |line, ascii| match ascii || line.is_ascii() {
@@ -125,14 +167,16 @@ pub fn buffered_line(vm: &mut Vm, h: Handle) -> Option<Value> {
 
 /// `s.read_line(max)` and `for line in s`: a line as a string, nil at the
 /// end, or a wait. `max` (None: the stream's limit) bounds the line's length.
-pub fn read_line(vm: &mut Vm, h: Handle, max: Option<usize>) -> Res<Ret> {
+fn read_line(vm: &mut Vm, h: Handle, max: Option<usize>) -> Res<Ret> {
     // The line goes straight from the stream's buffer into a new string on
     // the heap, which needs the heap mutably: the stream leaves its slot for
     // that time (nothing runs that could look at the slot, and the free list
     // does not hold it). Cloning its handle instead cost two atomic operations
     // a line, a sixth of `for line in f` (benches/os/grep.csp).
     let cap = vm.heap.read_cap()?;
-    let Obj::Stream(s) = std::mem::replace(vm.heap.get_mut(h), Obj::Free) else { unreachable!("a stream") };
+    let slot = std::mem::replace(vm.heap.get_mut(h), Obj::Free);
+    let Obj::Host(o) = &slot else { unreachable!("a stream") };
+    let s = o.downcast_ref::<Stream>().expect("a stream");
     let heap = &mut vm.heap;
     let r = s.read_line(max, cap.bytes, |line| match line.is_ascii() {
         // SAFETY: ASCII is UTF-8 (one pass instead of validating, then counting chars).
@@ -147,76 +191,75 @@ pub fn read_line(vm: &mut Vm, h: Handle, max: Option<usize>) -> Res<Ret> {
         Err(Fail::Io(msg)) => err(ErrorKind::Io, msg),
         Err(Fail::Over) => Err(over(heap, cap, &format!("a line from {}", s.name))),
     };
-    std::mem::forget(std::mem::replace(vm.heap.get_mut(h), Obj::Stream(s)));
+    std::mem::forget(std::mem::replace(vm.heap.get_mut(h), slot));
     r
 }
 
-pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+fn read_line_method(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 0, 1)?;
+    let max = match args.first() {
+        None => None,
+        Some(Value::Int(n)) if *n > 0 => Some(*n as usize),
+        Some(v) => {
+            let what = vm.heap.type_name(*v);
+            return err(ErrorKind::Value, format!("read_line() needs a positive int length, not {what}"));
+        }
+    };
+    read_line(vm, h, max)
+}
+
+fn read_text(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 0, 0)?;
     let sname = stream(vm, h).name.clone();
-    match name {
-        "read_line" => {
-            arity(name, args, 0, 1)?;
-            let max = match args.first() {
-                None => None,
-                Some(Value::Int(n)) if *n > 0 => Some(*n as usize),
-                Some(v) => {
-                    let what = vm.heap.type_name(*v);
-                    return err(ErrorKind::Value, format!("read_line() needs a positive int length, not {what}"));
-                }
-            };
-            read_line(vm, h, max)
+    let cap = vm.heap.read_cap()?;
+    let r = stream(vm, h).read(None, false, cap.bytes, |d| super::bytes::utf8(d).map(str::to_string));
+    let r = capped(&mut vm.heap, r, cap, &sname)?;
+    step(vm, Ok(r), |vm, all| match all {
+        None => Ok(vm.heap.str("")),
+        Some(text) => Ok(vm.heap.string(reading_text(&sname, text)?)),
+    })
+}
+
+/// `s.read(max)` and `s.read_exact(n)`.
+fn read(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    let exact = name == "read_exact";
+    arity(name, args, usize::from(exact), 1)?;
+    let max = match args.first() {
+        None | Some(Value::Nil) if !exact => None,
+        Some(Value::Int(n)) if *n > 0 => Some(*n as usize),
+        Some(v) => {
+            let what = vm.heap.type_name(*v);
+            return err(ErrorKind::Value, format!("{name}() needs a positive int count, not {what}"));
         }
-        "read_text" => {
-            arity(name, args, 0, 0)?;
-            let cap = vm.heap.read_cap()?;
-            let r = stream(vm, h).read(None, false, cap.bytes, |d| super::bytes::utf8(d).map(str::to_string));
-            let r = capped(&mut vm.heap, r, cap, &sname)?;
-            step(vm, Ok(r), |vm, all| match all {
-                None => Ok(vm.heap.str("")),
-                Some(text) => Ok(vm.heap.string(reading_text(&sname, text)?)),
-            })
-        }
-        "read" | "read_exact" => {
-            let exact = name == "read_exact";
-            arity(name, args, usize::from(exact), 1)?;
-            let max = match args.first() {
-                None | Some(Value::Nil) if !exact => None,
-                Some(Value::Int(n)) if *n > 0 => Some(*n as usize),
-                Some(v) => {
-                    let what = vm.heap.type_name(*v);
-                    return err(ErrorKind::Value, format!("{name}() needs a positive int count, not {what}"));
-                }
-                None => unreachable!("arity checked"),
-            };
-            let cap = vm.heap.read_cap()?;
-            if exact && max.is_some_and(|n| n > cap.bytes) {
-                // Refused before anything is read: the bytes could never be held.
-                return Err(cap.fault(&format!("{} bytes from {sname}", max.unwrap_or_default())));
-            }
-            let r = stream(vm, h).read(max, exact, cap.bytes, |d| std::rc::Rc::<[u8]>::from(d));
-            let r = capped(&mut vm.heap, r, cap, &sname)?;
-            step(vm, Ok(r), |vm, data| Ok(data.map_or(Value::Nil, |d| vm.heap.bytes(d))))
-        }
-        "write" => {
-            arity(name, args, 1, 1)?;
-            let data = super::bytes::data_arg(&vm.heap, "write", args[0])?;
-            let r = stream(vm, h).write(data);
-            step(vm, r, |_, ()| Ok(Value::Nil))
-        }
-        "flush" | "close" => {
-            arity(name, args, 0, 0)?;
-            let closing = name == "close";
-            if closing {
-                if let Some(fd) = stream(vm, h).fd() {
-                    crate::sched::ops::fd_closing(vm, fd);
-                }
-            }
-            let r = stream(vm, h).flush(closing);
-            step(vm, r, |_, ()| Ok(Value::Nil))
-        }
-        _ => {
-            let s = stream(vm, h).clone();
-            super::net::socket_call(vm, &s, name, args).unwrap_or_else(|| super::no_method("stream", name))
+        None => unreachable!("arity checked"),
+    };
+    let sname = stream(vm, h).name.clone();
+    let cap = vm.heap.read_cap()?;
+    if exact && max.is_some_and(|n| n > cap.bytes) {
+        // Refused before anything is read: the bytes could never be held.
+        return Err(cap.fault(&format!("{} bytes from {sname}", max.unwrap_or_default())));
+    }
+    let r = stream(vm, h).read(max, exact, cap.bytes, |d| std::rc::Rc::<[u8]>::from(d));
+    let r = capped(&mut vm.heap, r, cap, &sname)?;
+    step(vm, Ok(r), |vm, data| Ok(data.map_or(Value::Nil, |d| vm.heap.bytes(d))))
+}
+
+fn write(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 1, 1)?;
+    let data = super::bytes::data_arg(&vm.heap, "write", args[0])?;
+    let r = stream(vm, h).write(data);
+    step(vm, r, |_, ()| Ok(Value::Nil))
+}
+
+/// `s.flush()` and `s.close()`.
+fn flush(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 0, 0)?;
+    let closing = name == "close";
+    if closing {
+        if let Some(fd) = stream(vm, h).fd() {
+            crate::sched::ops::fd_closing(vm, fd);
         }
     }
+    let r = stream(vm, h).flush(closing);
+    step(vm, r, |_, ()| Ok(Value::Nil))
 }

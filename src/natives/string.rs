@@ -136,26 +136,6 @@ fn byte_offset(heap: &mut Heap, s: &crate::vm::Str, chars: usize, i: usize) -> u
     b
 }
 
-/// `s[i]` for a string value `s`: the one-character string at char index `i`
-/// (negative counts from the end).
-pub fn str_index(heap: &mut Heap, s: Value, i: i64) -> Res<Value> {
-    let Some(so) = heap.as_str(s) else {
-        return err(ErrorKind::Type, "not a string");
-    };
-    let len = so.chars;
-    let Some(j) = super::resolve_index(i, len) else {
-        return err(ErrorKind::Index, format!("string index {i} out of range for length {len}"));
-    };
-    if so.is_ascii() {
-        let c = so.s.as_bytes()[j] as char;
-        return Ok(heap.char_str(c));
-    }
-    let (b, grew) = so.s.char_offset(j);
-    let c = so.s[b..].chars().next().expect("index checked against char count");
-    heap.note_growth(grew);
-    Ok(heap.char_str(c))
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::testutil::*;
@@ -174,7 +154,7 @@ mod tests {
 
     #[test]
     fn methods() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let vm = &mut vm;
         use Value::Int as I;
         assert_eq!(m(vm, "héllo", "len", &[]), "5");
@@ -215,7 +195,7 @@ mod tests {
 
     #[test]
     fn indexing() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         for (text, i, want) in [("abc", 0, "a"), ("abc", -1, "c"), ("héllo", 1, "é"), ("héllo", -4, "é")] {
             let s = vm.heap.str(text);
             let r = str_index(&mut vm.heap, s, i).unwrap();

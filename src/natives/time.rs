@@ -1,18 +1,16 @@
-//! `std/time`: a time value (`Obj::Time`, an instant and a time zone, on
+//! `std/time`: a time value (a host object, an instant and a time zone, on
 //! jiff's `ZonedDateTime`), its fields and methods, and the module's
 //! constructors. Durations are plain numbers of milliseconds, like `sleep`'s.
 //! Formatting, parsing and duration text are in `time_text.rs`.
 
 use super::time_text::{self, fail};
-use super::{arity, no_method, text_arg};
-use crate::vm::object::Obj;
+use super::{arity, text_arg};
+use crate::vm::host::{Class, HostObject};
 use crate::vm::value::Handle;
-use crate::vm::{err, ErrorKind, NativeFn, Res, Ret, Value, Vm};
+use crate::vm::{err, ErrorKind, Heap, NativeFn, Res, Ret, Value, Vm};
 use jiff::tz::{Offset, TimeZone};
 use jiff::{SignedDuration, Span, Timestamp, ZonedDateTime};
-
-pub const METHODS: &[&str] =
-    &["add", "add_date", "after", "before", "format", "in", "iso", "local", "start_of_day", "sub", "utc"];
+use std::cmp::Ordering;
 
 /// Fields and methods, for completion.
 pub const MEMBERS: &[&str] = &[
@@ -56,15 +54,13 @@ pub fn register(vm: &mut Vm) {
 
 /// A new time value on the heap.
 pub(crate) fn value(vm: &mut Vm, z: ZonedDateTime) -> Value {
-    Value::Obj(vm.heap.alloc(Obj::Time(Box::new(z))))
+    vm.heap.host_object(Time(z))
 }
 
 /// A time argument, or a type error naming the function.
 pub(crate) fn time_arg(vm: &Vm, name: &str, v: Value) -> Res<ZonedDateTime> {
-    if let Value::Obj(h) = v {
-        if let Obj::Time(t) = vm.heap.get(h) {
-            return Ok((**t).clone());
-        }
+    if let Some(t) = time_of(&vm.heap, v) {
+        return Ok(t.clone());
     }
     err(ErrorKind::Type, format!("{name}() needs a time, not {}", vm.heap.type_name(v)))
 }
@@ -248,17 +244,20 @@ fn until(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     Ok(ms_value(t.timestamp().duration_since(Timestamp::now())))
 }
 
+/// The time `v` holds, if it is a time.
+pub(crate) fn time_of(heap: &Heap, v: Value) -> Option<&ZonedDateTime> {
+    let Value::Obj(h) = v else { return None };
+    heap.host::<Time>(h).map(|t| &t.0)
+}
+
 fn get(vm: &Vm, h: Handle) -> &ZonedDateTime {
-    match vm.heap.get(h) {
-        Obj::Time(t) => t,
-        _ => unreachable!("not a time"),
-    }
+    time_of(&vm.heap, Value::Obj(h)).expect("not a time")
 }
 
 /// `t.name`: the parts of a time in its zone.
-pub fn field(vm: &mut Vm, h: Handle, name: &str) -> Res<Value> {
+fn field(vm: &mut Vm, h: Handle, name: &str) -> Option<Value> {
     let t = get(vm, h);
-    let int = |n: i64| Ok(Value::Int(n));
+    let int = |n: i64| Some(Value::Int(n));
     match name {
         "year" => int(t.year().into()),
         "month" => int(t.month().into()),
@@ -273,14 +272,14 @@ pub fn field(vm: &mut Vm, h: Handle, name: &str) -> Res<Value> {
         "offset" => int(t.offset().seconds().into()),
         "unix" => {
             let ts = t.timestamp();
-            Ok(Value::Float(ts.as_second() as f64 + f64::from(ts.subsec_nanosecond()) / 1e9))
+            Some(Value::Float(ts.as_second() as f64 + f64::from(ts.subsec_nanosecond()) / 1e9))
         }
         "unix_ms" => int(t.timestamp().as_millisecond()),
         "zone" => {
             let z = zone_name(t);
-            Ok(vm.heap.string(z))
+            Some(vm.heap.string(z))
         }
-        _ => err(ErrorKind::Type, format!("time has no field '{name}'")),
+        _ => None,
     }
 }
 
@@ -296,82 +295,116 @@ pub(crate) fn zone_name(t: &ZonedDateTime) -> String {
     }
 }
 
-/// The methods of a time value.
-pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
-    let t = get(vm, h).clone();
-    let m = |s: &str| format!("time.{s}");
-    let v = match name {
-        "in" => {
+/// A method of a time value: `$f(vm, t, args)` with the receiver's time.
+macro_rules! method {
+    ($name:literal, $f:expr) => {
+        ($name, |vm, _, h, _, args| {
+            let t = get(vm, h).clone();
+            $f(vm, t, args).map(Ret::Value)
+        })
+    };
+}
+
+pub static CLASS: Class = Class {
+    name: "time",
+    methods: &[
+        method!("add", add),
+        method!("add_date", add_date),
+        method!("after", |vm, t, args| order(vm, t, "time.after", args, Ordering::Greater)),
+        method!("before", |vm, t, args| order(vm, t, "time.before", args, Ordering::Less)),
+        method!("format", format),
+        method!("in", |vm: &mut Vm, t: ZonedDateTime, args: &[Value]| {
             arity("time.in", args, 1, 1)?;
             let tz = zone(vm, "time.in", args[0])?;
-            value(vm, t.with_time_zone(tz))
-        }
-        "utc" => {
-            arity("time.utc", args, 0, 0)?;
-            value(vm, t.with_time_zone(TimeZone::UTC))
-        }
-        "local" => {
+            Ok(value(vm, t.with_time_zone(tz)))
+        }),
+        method!("iso", |vm: &mut Vm, t, args| {
+            arity("time.iso", args, 0, 0)?;
+            Ok(vm.heap.string(time_text::iso(&t)))
+        }),
+        method!("local", |vm, t: ZonedDateTime, args| {
             arity("time.local", args, 0, 0)?;
-            value(vm, t.with_time_zone(TimeZone::system()))
-        }
-        "add" => {
-            arity("time.add", args, 1, 1)?;
-            let d = ms_arg(vm, "time.add", args[0])?;
-            let z = t.checked_add(d).map_err(|e| fail("time.add", e))?;
-            value(vm, z)
-        }
-        "sub" => {
-            arity("time.sub", args, 1, 1)?;
-            if let Ok(other) = time_arg(vm, "time.sub", args[0]) {
-                ms_value(t.duration_since(&other))
-            } else {
-                let d = ms_arg(vm, "time.sub", args[0]).or_else(|_| {
-                    err(
-                        ErrorKind::Type,
-                        format!(
-                            "time.sub() needs a time or a number of milliseconds, not {}",
-                            vm.heap.type_name(args[0])
-                        ),
-                    )
-                })?;
-                let z = t.checked_sub(d).map_err(|e| fail("time.sub", e))?;
-                value(vm, z)
-            }
-        }
-        "add_date" => {
-            arity("time.add_date", args, 1, 3)?;
-            let mut n = [0i64; 3];
-            for (i, v) in args.iter().enumerate() {
-                n[i] = super::int_arg(&vm.heap, "time.add_date", *v)?;
-            }
-            let span = Span::new().try_years(n[0]).and_then(|s| s.try_months(n[1])).and_then(|s| s.try_days(n[2]));
-            let z = span.and_then(|s| t.checked_add(s)).map_err(|e| fail("time.add_date", e))?;
-            value(vm, z)
-        }
-        "start_of_day" => {
+            Ok(value(vm, t.with_time_zone(TimeZone::system())))
+        }),
+        method!("start_of_day", |vm, t: ZonedDateTime, args| {
             arity("time.start_of_day", args, 0, 0)?;
             let z = t.start_of_day().map_err(|e| fail("time.start_of_day", e))?;
-            value(vm, z)
-        }
-        "before" | "after" => {
-            arity(&m(name), args, 1, 1)?;
-            let other = time_arg(vm, &m(name), args[0])?;
-            Value::Bool(if name == "before" { t < other } else { t > other })
-        }
-        "iso" => {
-            arity("time.iso", args, 0, 0)?;
-            let s = time_text::iso(&t);
-            vm.heap.string(s)
-        }
-        "format" => {
-            arity("time.format", args, 1, 1)?;
-            let f = text_arg(&vm.heap, "time.format", "a format string", args[0])?;
-            let s = time_text::format(&t, &f, "time.format")?;
-            vm.heap.string(s)
-        }
-        _ => return no_method("time", name),
-    };
-    Ok(Ret::Value(v))
+            Ok(value(vm, z))
+        }),
+        method!("sub", sub),
+        method!("utc", |vm, t: ZonedDateTime, args| {
+            arity("time.utc", args, 0, 0)?;
+            Ok(value(vm, t.with_time_zone(TimeZone::UTC)))
+        }),
+    ],
+    next: None,
+    field: Some(|vm, h, name| field(vm, h, name)),
+};
+
+/// An instant and a time zone (`Obj::Host`).
+pub struct Time(ZonedDateTime);
+
+impl HostObject for Time {
+    fn class(&self) -> &'static Class {
+        &CLASS
+    }
+    fn display(&self, out: &mut String) {
+        use std::fmt::Write;
+        write!(out, "{}", self.0).unwrap();
+    }
+    fn equals(&self, other: &dyn HostObject) -> bool {
+        other.downcast_ref::<Time>().is_some_and(|o| o.0 == self.0)
+    }
+    fn compare(&self, other: &dyn HostObject) -> Option<Ordering> {
+        other.downcast_ref::<Time>().map(|o| self.0.cmp(&o.0))
+    }
+}
+
+fn add(vm: &mut Vm, t: ZonedDateTime, args: &[Value]) -> Res<Value> {
+    arity("time.add", args, 1, 1)?;
+    let d = ms_arg(vm, "time.add", args[0])?;
+    let z = t.checked_add(d).map_err(|e| fail("time.add", e))?;
+    Ok(value(vm, z))
+}
+
+fn sub(vm: &mut Vm, t: ZonedDateTime, args: &[Value]) -> Res<Value> {
+    arity("time.sub", args, 1, 1)?;
+    if let Ok(other) = time_arg(vm, "time.sub", args[0]) {
+        return Ok(ms_value(t.duration_since(&other)));
+    }
+    let d = ms_arg(vm, "time.sub", args[0]).or_else(|_| {
+        err(
+            ErrorKind::Type,
+            format!("time.sub() needs a time or a number of milliseconds, not {}", vm.heap.type_name(args[0])),
+        )
+    })?;
+    let z = t.checked_sub(d).map_err(|e| fail("time.sub", e))?;
+    Ok(value(vm, z))
+}
+
+fn add_date(vm: &mut Vm, t: ZonedDateTime, args: &[Value]) -> Res<Value> {
+    arity("time.add_date", args, 1, 3)?;
+    let mut n = [0i64; 3];
+    for (i, v) in args.iter().enumerate() {
+        n[i] = super::int_arg(&vm.heap, "time.add_date", *v)?;
+    }
+    let span = Span::new().try_years(n[0]).and_then(|s| s.try_months(n[1])).and_then(|s| s.try_days(n[2]));
+    let z = span.and_then(|s| t.checked_add(s)).map_err(|e| fail("time.add_date", e))?;
+    Ok(value(vm, z))
+}
+
+/// `t.before(u)` (`want` Less) and `t.after(u)` (Greater).
+fn order(vm: &mut Vm, t: ZonedDateTime, name: &str, args: &[Value], want: Ordering) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let other = time_arg(vm, name, args[0])?;
+    Ok(Value::Bool(t.cmp(&other) == want))
+}
+
+fn format(vm: &mut Vm, t: ZonedDateTime, args: &[Value]) -> Res<Value> {
+    arity("time.format", args, 1, 1)?;
+    let f = text_arg(&vm.heap, "time.format", "a format string", args[0])?;
+    let s = time_text::format(&t, &f, "time.format")?;
+    Ok(vm.heap.string(s))
 }
 
 #[cfg(test)]
@@ -390,16 +423,12 @@ mod tests {
     /// Every name offered for completion is a field or a method.
     #[test]
     fn members_exist() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let t = value(&mut vm, Timestamp::UNIX_EPOCH.to_zoned_datetime(TimeZone::UTC));
         let Value::Obj(h) = t else { unreachable!() };
         for name in MEMBERS {
-            if field(&mut vm, h, name).is_ok() {
-                continue;
-            }
-            assert!(METHODS.contains(name), "{name}");
-            if let Err(crate::vm::Fault::Error(e)) = call(&mut vm, h, name, &[]) {
-                assert!(!e.1.contains("has no method"), "{name}: {}", e.1);
+            if field(&mut vm, h, name).is_none() {
+                assert!(CLASS.method(name).is_some(), "{name}");
             }
         }
     }

@@ -17,15 +17,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_hidden("net.handshake", NativeFn::Full(handshake));
 }
 
-fn stream(vm: &Vm, name: &str, v: Value) -> Res<crate::os::stream::Stream> {
-    match v {
-        Value::Obj(h) => match vm.heap.get(h) {
-            Obj::Stream(s) => Ok((**s).clone()),
-            _ => err(ErrorKind::Type, format!("{name}() needs a connection, not {}", vm.heap.type_name(v))),
-        },
-        _ => err(ErrorKind::Type, format!("{name}() needs a connection, not {}", vm.heap.type_name(v))),
-    }
-}
+use super::stream_methods::conn_arg as stream;
 
 /// The options map (None for `true`).
 fn opts<'a>(vm: &'a Vm, name: &str, v: Value, shape: &str) -> Res<Option<&'a Map>> {
@@ -98,12 +90,10 @@ fn tls_server(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 fn tls_listen(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("listen", args, 2, 2)?;
     let slot = match args[0] {
-        Value::Obj(h) => match vm.heap.get(h) {
-            Obj::Listener(l) => l.tls.clone(),
-            _ => return err(ErrorKind::Type, "listen() needs a listener"),
-        },
-        _ => return err(ErrorKind::Type, "listen() needs a listener"),
+        Value::Obj(h) => vm.heap.host::<crate::os::net::Listener>(h).map(|l| l.tls.clone()),
+        _ => None,
     };
+    let Some(slot) = slot else { return err(ErrorKind::Type, "listen() needs a listener") };
     let (cert, key) = cert_key(vm, "listen", args[1])?;
     // One certificate per listener: a second would be silently ignored.
     let already = || {

@@ -25,7 +25,7 @@ impl Listener {
     /// SO_REUSEADDR, so a restarted server can bind while old connections
     /// linger in TIME_WAIT.
     pub fn bind(addr: SocketAddr, backlog: Option<i32>) -> Result<Listener, String> {
-        let failed = |e: std::io::Error| format!("cannot listen on {addr}: {}", crate::runner::io_reason(&e));
+        let failed = |e: std::io::Error| format!("cannot listen on {addr}: {}", crate::os::io_reason(&e));
         let l = TcpListener::bind(addr).map_err(failed)?;
         // listen(2) again on a listening socket sets its backlog (Linux).
         // SAFETY: a plain call on a descriptor `l` owns.
@@ -64,7 +64,7 @@ impl Listener {
                 }
                 // Too many open files and the like: the listener stays usable, and
                 // the pending connection waits until a descriptor is free.
-                Err(e) => Err(format!("cannot accept on {}: {}", self.addr, crate::runner::io_reason(&e))),
+                Err(e) => Err(format!("cannot accept on {}: {}", self.addr, crate::os::io_reason(&e))),
             };
         }
     }
@@ -95,7 +95,7 @@ fn socket_stream(name: &str, file: std::fs::File) -> Stream {
 /// Starts connecting to `addr` without waiting; `connected` finishes it.
 pub fn start_connect(addr: SocketAddr) -> Result<Stream, String> {
     let s = mio::net::TcpStream::connect(addr)
-        .map_err(|e| format!("cannot connect to {addr}: {}", crate::runner::io_reason(&e)))?;
+        .map_err(|e| format!("cannot connect to {addr}: {}", crate::os::io_reason(&e)))?;
     // SAFETY: as in `connection`: the descriptor moves into the stream.
     let file = unsafe { std::fs::File::from_raw_fd(s.into_raw_fd()) };
     Ok(socket_stream(&format!("connection to {addr}"), file))
@@ -105,7 +105,7 @@ pub fn start_connect(addr: SocketAddr) -> Result<Stream, String> {
 /// it failed; a wait while it is in progress.
 pub fn connected(fd: RawFd, addr: &str) -> Result<Step<()>, String> {
     let s = borrow(fd);
-    let failed = |e: std::io::Error| format!("cannot connect to {addr}: {}", crate::runner::io_reason(&e));
+    let failed = |e: std::io::Error| format!("cannot connect to {addr}: {}", crate::os::io_reason(&e));
     match s.take_error() {
         Ok(Some(e)) | Err(e) => return Err(failed(e)),
         Ok(None) => {}
@@ -146,8 +146,8 @@ pub struct Udp {
 
 impl Udp {
     pub fn bind(addr: SocketAddr) -> Result<Udp, String> {
-        let s = std::net::UdpSocket::bind(addr)
-            .map_err(|e| format!("cannot bind {addr}: {}", crate::runner::io_reason(&e)))?;
+        let s =
+            std::net::UdpSocket::bind(addr).map_err(|e| format!("cannot bind {addr}: {}", crate::os::io_reason(&e)))?;
         s.set_nonblocking(true).map_err(|e| format!("cannot bind {addr}: {e}"))?;
         let addr = s.local_addr().map_or_else(|_| addr.to_string(), |a| a.to_string());
         Ok(Udp { socket: Some(super::watched::Watched::new(s)), addr })
@@ -165,7 +165,7 @@ impl Udp {
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 Ok(Step::Block(Blocking::Ready(s.as_raw_fd(), Ready::Write)))
             }
-            Err(e) => Err(format!("cannot send to {to}: {}", crate::runner::io_reason(&e))),
+            Err(e) => Err(format!("cannot send to {to}: {}", crate::os::io_reason(&e))),
         }
     }
 
@@ -181,7 +181,7 @@ impl Udp {
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 Ok(Step::Block(Blocking::Ready(s.as_raw_fd(), Ready::Read)))
             }
-            Err(e) => Err(format!("cannot receive on {}: {}", self.addr, crate::runner::io_reason(&e))),
+            Err(e) => Err(format!("cannot receive on {}: {}", self.addr, crate::os::io_reason(&e))),
         }
     }
 

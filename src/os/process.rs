@@ -22,8 +22,6 @@ pub struct Process {
     pub stdin: Value,
     pub stdout: Value,
     pub stderr: Value,
-    /// The task of the fiber that started it: cancelled or failed, it kills it.
-    pub owner: Option<crate::vm::Handle>,
     /// It leads a process group of its own (its pid is the group's id), so a
     /// kill reaches what it started too; false for a child left in csp's
     /// group because it reads the terminal.
@@ -65,7 +63,7 @@ pub fn pipe_stream(heap: &mut Heap, fd: OwnedFd, name: String, write: bool) -> V
         libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK);
     }
     let stream = Stream::new(&name, Kind::Pipe, std::fs::File::from(fd), !write, write);
-    Value::Obj(heap.alloc(Obj::Stream(Box::new(stream))))
+    heap.host_object(stream)
 }
 
 impl Process {
@@ -86,17 +84,7 @@ impl Process {
             stdin,
             stdout,
             stderr,
-            owner: None,
             group,
-        }
-    }
-
-    pub fn trace(&self, push: &mut impl FnMut(Value)) {
-        push(self.stdin);
-        push(self.stdout);
-        push(self.stderr);
-        if let Some(o) = self.owner {
-            push(Value::Obj(o));
         }
     }
 
@@ -121,7 +109,7 @@ impl Process {
                 Some(fd) => Blocking::Ready(fd.as_raw_fd(), Ready::Read),
                 None => wait_on_pool(self.pid),
             })),
-            Err(e) => Err(format!("cannot wait for {}: {}", self.name, crate::runner::io_reason(&e))),
+            Err(e) => Err(format!("cannot wait for {}: {}", self.name, crate::os::io_reason(&e))),
         }
     }
 
@@ -136,7 +124,7 @@ impl Process {
         // SAFETY: kill(2) on our own unreaped child, or the group it leads.
         if unsafe { libc::kill(target, sig) } != 0 {
             let e = std::io::Error::last_os_error();
-            return Err(format!("cannot signal {}: {}", self.name, crate::runner::io_reason(&e)));
+            return Err(format!("cannot signal {}: {}", self.name, crate::os::io_reason(&e)));
         }
         Ok(())
     }

@@ -113,7 +113,7 @@ impl Tls {
             match self.send(sock) {
                 Ok(true) => {}
                 Ok(false) => return Ok(Step::Block(Blocking::Ready(fd, Ready::Write))),
-                Err(e) => return Err(self.handshake_failed(&crate::runner::io_reason(&e))),
+                Err(e) => return Err(self.handshake_failed(&crate::os::io_reason(&e))),
             }
             if !self.conn.is_handshaking() {
                 self.established = true;
@@ -285,10 +285,8 @@ impl Tls {
                     self.inbuf = Vec::new();
                     return Ok(None);
                 }
-                Err(e) if !self.established => return Err(self.handshake_failed(&crate::runner::io_reason(&e))),
-                Err(e) => {
-                    return Err(format!("cannot read connection to {}: {}", self.peer, crate::runner::io_reason(&e)))
-                }
+                Err(e) if !self.established => return Err(self.handshake_failed(&crate::os::io_reason(&e))),
+                Err(e) => return Err(format!("cannot read connection to {}: {}", self.peer, crate::os::io_reason(&e))),
             }
         }
         // An empty slice tells rustls the socket's end.
@@ -326,7 +324,7 @@ impl Tls {
     }
 
     fn write_failed(&self, e: &std::io::Error) -> String {
-        format!("cannot write to connection to {}: {}", self.peer, crate::runner::io_reason(e))
+        format!("cannot write to connection to {}: {}", self.peer, crate::os::io_reason(e))
     }
 }
 

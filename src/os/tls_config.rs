@@ -67,7 +67,7 @@ pub fn server_config(cert: &str, key: &str) -> Result<Arc<ServerConfig>, String>
 }
 
 fn read(path: &str) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("cannot read {path}: {}", crate::runner::io_reason(&e)))
+    std::fs::read(path).map_err(|e| format!("cannot read {path}: {}", crate::os::io_reason(&e)))
 }
 
 /// The certificates in a PEM file (at least one).

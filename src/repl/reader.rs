@@ -39,16 +39,16 @@ pub struct Names {
 pub(crate) fn any_member() -> Vec<&'static str> {
     let kinds =
         ["string", "list", "map", "chan", "task", "waitgroup", "coroutine", "error", "bytes", "stream", "process"];
-    kinds.iter().flat_map(|k| members_of(k).iter().copied()).collect()
+    kinds.iter().flat_map(|k| members_of(k)).collect()
 }
 
 /// Methods, and for errors and coroutines the fields, of a kind of value.
-pub(crate) fn members_of(kind: &str) -> &'static [&'static str] {
+pub(crate) fn members_of(kind: &str) -> Vec<&'static str> {
     match kind {
-        "error" => &["kind", "message", "others", "trace"],
-        "coroutine" => &["close", "done", "resume", "throw"],
-        "process" => &["kill", "pid", "stderr", "stdin", "stdout", "wait"],
-        "time" => crate::natives::time::MEMBERS,
+        "error" => vec!["kind", "message", "others", "trace"],
+        "coroutine" => vec!["close", "done", "resume", "throw"],
+        "process" => vec!["kill", "pid", "stderr", "stdin", "stdout", "wait"],
+        "time" => crate::natives::time::MEMBERS.to_vec(),
         k => crate::natives::methods_of(k),
     }
 }
@@ -59,10 +59,10 @@ fn members(names: &Names, receiver: &str) -> Vec<String> {
     let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let r = receiver.trim_end();
     if r.ends_with('"') {
-        return owned(members_of("string"));
+        return owned(&members_of("string"));
     }
     if r.ends_with(']') {
-        return owned(members_of("list"));
+        return owned(&members_of("list"));
     }
     let start = r.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
     let ident = &r[start..];
@@ -71,12 +71,12 @@ fn members(names: &Names, receiver: &str) -> Vec<String> {
         if let Some(m) = names.members.get(ident) {
             let mut found = m.clone();
             if let Some((_, kind)) = names.globals.iter().find(|(n, _)| n == ident) {
-                found.extend(owned(members_of(kind)));
+                found.extend(owned(&members_of(kind)));
             }
             return found;
         }
         if let Some((_, kind)) = names.globals.iter().find(|(n, _)| n == ident) {
-            return owned(members_of(kind));
+            return owned(&members_of(kind));
         }
     }
     owned(&any_member())

@@ -122,7 +122,7 @@ pub fn run_main(vm: &mut Vm, proto: ProtoRef) -> Outcome {
     let main = start::start_main(vm, proto);
     let outcome = run_program(vm, main);
     // Children still running when the program ends are killed (and reaped).
-    super::ops::kill_children(vm, None);
+    super::ops::release_adopted(vm, None);
     vm.sched.main_task = None;
     vm.out.flush();
     let outcome = if vm.out.is_broken() { Outcome::BrokenPipe } else { outcome };

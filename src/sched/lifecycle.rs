@@ -136,7 +136,7 @@ fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Op
     };
     // A fiber that failed or was cancelled takes the processes it started with it.
     if !matches!(state, TaskState::Done(_)) {
-        super::ops::kill_children(vm, Some(th));
+        super::ops::release_adopted(vm, Some(th));
     }
     if is_main && result.is_err() && !matches!(state, TaskState::Cancelled(_)) {
         return result.err();

@@ -248,11 +248,12 @@ pub struct Sched {
     trace: Option<Box<trace::Trace>>,
     /// `--profile FILE`: samples charged as slices run (see profile.rs).
     profile: Option<Box<profile::Profile>>,
-    /// Child processes started and not yet known to be reaped: a cancelled
-    /// owner kills its own, the program's end kills the rest.
-    children: Vec<Handle>,
+    /// Resources bound to the task that made them (child processes not yet
+    /// known to be reaped), with that task: an ending owner releases its
+    /// own, the program's end releases the rest (`ops::release_adopted`).
+    adopted: Vec<(Handle, Option<Handle>)>,
     /// Threads reaping children killed with their owner: the program's end
-    /// waits for them (`ops::kill_children`).
+    /// waits for them.
     reapers: Vec<std::thread::JoinHandle<()>>,
     /// `exit(code)` was called, or a second SIGINT/SIGTERM came: the program
     /// ends with this status.
@@ -331,7 +332,7 @@ impl Default for Sched {
             orphan_error: None,
             trace: None,
             profile: None,
-            children: Vec::new(),
+            adopted: Vec::new(),
             reapers: Vec::new(),
             exit: None,
             out_of_memory: None,
@@ -549,7 +550,10 @@ impl Sched {
             }
         }
         self.events.timers.roots(&mut push);
-        self.children.iter().for_each(|&h| push(Value::Obj(h)));
+        for &(h, owner) in &self.adopted {
+            push(Value::Obj(h));
+            owner.map(Value::Obj).map(&mut push);
+        }
         self.main_task.map(Value::Obj).map(&mut push);
         self.ready.pending_tasks().for_each(|h| push(Value::Obj(h)));
         self.unstarted.roots().for_each(&mut push);

@@ -294,33 +294,33 @@ fn unblock(vm: &mut Vm, w: super::Waiter, msg: String) -> Res<()> {
     Ok(())
 }
 
-/// A process `spawn` started, owned by the running fiber's task.
-pub fn adopt_process(vm: &mut Vm, h: Handle) {
+/// A resource the running fiber's task owns (a child process): released
+/// (`HostObject::release`) when that task ends, or when the program ends.
+pub fn adopt(vm: &mut Vm, h: Handle) {
     let owner = vm.sched.fibers.cur().task;
-    if let Obj::Process(p) = vm.heap.get_mut(h) {
-        p.owner = owner;
-    }
-    // Forget the ones already waited for, so the list stays short.
-    vm.sched.children.retain(|&c| matches!(vm.heap.get(c), Obj::Process(p) if p.status.is_none()));
-    vm.sched.children.push(h);
+    // Forget the ones that no longer need it (waited for), so the list stays short.
+    let heap = &vm.heap;
+    vm.sched.adopted.retain(|&(c, _)| matches!(heap.get(c), Obj::Host(o) if o.adopted()));
+    vm.sched.adopted.push((h, owner));
 }
 
-/// Kills the children that `owner` started and that still run, with their
-/// groups. With None the program is ending: every child is killed, and it and
-/// the children killed before are reaped before this returns, so the process
-/// can exit leaving no child running and no zombie.
-pub(super) fn kill_children(vm: &mut Vm, owner: Option<Handle>) {
-    if vm.sched.children.is_empty() && vm.sched.reapers.is_empty() {
+/// Releases what `owner` adopted (`adopt`): a child process is killed with
+/// its group. With None the program is ending: everything is released, and
+/// what was stopped, now or before, is reaped before this returns, so the
+/// process can exit leaving no child running and no zombie.
+pub(super) fn release_adopted(vm: &mut Vm, owner: Option<Handle>) {
+    if vm.sched.adopted.is_empty() && vm.sched.reapers.is_empty() {
         return;
     }
     let ending = owner.is_none();
-    let mut pipes = Vec::new();
+    let mut close = Vec::new();
     let mut reapers = Vec::new();
-    for &c in &vm.sched.children {
-        if let Obj::Process(p) = vm.heap.get_mut(c) {
-            if (ending || p.owner == owner) && p.running() {
-                reapers.extend(p.kill_and_reap(ending));
-                pipes.extend([p.stdin, p.stdout, p.stderr]);
+    for &(c, o) in &vm.sched.adopted {
+        if let Obj::Host(obj) = vm.heap.get_mut(c) {
+            if (ending || o == owner) && obj.adopted() {
+                let r = obj.release(ending);
+                reapers.extend(r.reapers);
+                close.extend(r.close);
             }
         }
     }
@@ -332,18 +332,15 @@ pub(super) fn kill_children(vm: &mut Vm, owner: Option<Handle>) {
     } else {
         vm.sched.reapers.retain(|r| !r.is_finished());
     }
-    // Its pipes close now, not when collected: no descriptor outlives it.
-    for v in pipes {
+    // What it held closes now, not when collected: no descriptor outlives it.
+    for v in close {
         let Value::Obj(h) = v else { continue };
-        let fd = match vm.heap.get(h) {
-            Obj::Stream(s) => s.fd(),
-            _ => None,
-        };
-        if let Some(fd) = fd {
+        let Obj::Host(o) = vm.heap.get(h) else { continue };
+        if let Some(fd) = o.fd() {
             fd_closing(vm, fd);
         }
-        if let Obj::Stream(s) = vm.heap.get(h) {
-            s.close_now();
+        if let Obj::Host(o) = vm.heap.get_mut(h) {
+            o.close_now();
         }
     }
 }
@@ -456,5 +453,5 @@ pub fn signal_names() -> impl Iterator<Item = &'static str> {
 pub fn signal_channel(vm: &mut Vm, names: &[&str]) -> Res<Value> {
     let which: Vec<usize> = names.iter().filter_map(|n| super::signal::index_of(n)).collect();
     super::signal::notify(vm, &which)
-        .or_else(|e| err(ErrorKind::Io, format!("cannot handle signals: {}", crate::runner::io_reason(&e))))
+        .or_else(|e| err(ErrorKind::Io, format!("cannot handle signals: {}", crate::os::io_reason(&e))))
 }

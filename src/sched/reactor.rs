@@ -181,7 +181,7 @@ impl Reactor {
                                     still.push(x);
                                 }
                                 Err(e) => {
-                                    let msg = format!("cannot write to {name}: {}", crate::runner::io_reason(&e));
+                                    let msg = format!("cannot write to {name}: {}", crate::os::io_reason(&e));
                                     woken.push((x.w, Woken::Failed(msg)));
                                 }
                             },

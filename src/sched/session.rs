@@ -136,5 +136,5 @@ pub fn io_pending(vm: &Vm) -> bool {
 /// The session is over (Ctrl-D, `:quit`, `exit`): children still running are
 /// killed and reaped, as at a program's end.
 pub fn end(vm: &mut Vm) {
-    super::ops::kill_children(vm, None);
+    super::ops::release_adopted(vm, None);
 }

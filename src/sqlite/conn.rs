@@ -4,7 +4,7 @@
 use super::{too_big, Answer, Cell, Db, Fail, Job, Link, OpenOpts, Params, Shared, Sqlite, Work};
 use crate::limits::MAX_LIST;
 use crate::vm::builtin::Reply;
-use crate::vm::{ErrorKind, Heap, Obj, Value};
+use crate::vm::{ErrorKind, Heap};
 use rusqlite::fallible_iterator::FallibleIterator;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, Statement};
@@ -43,7 +43,7 @@ pub(super) fn run(path: String, o: OpenOpts, jobs: Receiver<Job>, shared: Arc<Sh
     };
     shared.lock().interrupt = Some(conn.get_interrupt_handle());
     let db = Db { path, link: Some(link) };
-    reply.send(Box::new(move |heap: &mut Heap| Ok(Value::Obj(heap.alloc(Obj::Sqlite(Box::new(Sqlite::Db(db))))))));
+    reply.send(Box::new(move |heap: &mut Heap| Ok(heap.host_object(Sqlite::Db(db)))));
     let close = serve(&conn, &jobs, &shared);
     let closed = conn.close().map(|()| Answer::Nil).map_err(|(_, e)| fail(e));
     if let Some((reply, finish)) = close {

@@ -66,7 +66,7 @@ pub fn run_tests(root: &str, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> i32
     }
     if let Some(path) = &opts.cli.coverage {
         if let Err(e) = std::fs::write(path, opts.report.borrow().to_lcov()) {
-            crate::err_println!("csp test: cannot write coverage {path}: {}", crate::runner::io_reason(&e));
+            crate::err_println!("csp test: cannot write coverage {path}: {}", crate::os::io_reason(&e));
             failed += 1;
         }
     }

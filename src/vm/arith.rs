@@ -38,7 +38,7 @@ pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
                 v.extend_from_slice(y);
                 Ok(heap.list(v))
             }
-            _ => crate::natives::bytes::add(heap, a, b),
+            _ => super::seq_ops::bytes_add(heap, a, b),
         },
         _ => bad_operands(heap, "+", a, b),
     }
@@ -198,7 +198,7 @@ fn eq_inner(heap: &Heap, a: Value, b: Value, assumed: &mut Assumed) -> bool {
                 (Obj::Str(x), Obj::Str(y)) => x.s == y.s,
                 (Obj::Bytes(x), Obj::Bytes(y)) => x == y,
                 (Obj::Range(a0, a1), Obj::Range(b0, b1)) => a0 == b0 && a1 == b1,
-                (Obj::Time(x), Obj::Time(y)) => x == y,
+                (Obj::Host(x), Obj::Host(y)) => std::ptr::eq(x.class(), y.class()) && x.equals(&**y),
                 (Obj::List(x), Obj::List(y)) => {
                     if x.len() != y.len() || x.iter().zip(y).any(|(p, q)| scalars_differ(heap, *p, *q)) {
                         return false;
@@ -292,7 +292,7 @@ pub fn contains(heap: &Heap, item: Value, coll: Value) -> Res<bool> {
                 }
             }
             Obj::Range(lo, hi) => return Ok(matches!(item, Value::Int(i) if *lo <= i && i < *hi)),
-            Obj::Bytes(b) => return crate::natives::bytes::contains(heap, item, b),
+            Obj::Bytes(b) => return super::seq_ops::bytes_contain(heap, item, b),
             _ => {}
         }
     }
@@ -324,7 +324,10 @@ fn compare_at(heap: &Heap, a: Value, b: Value, depth: usize) -> Res<Ordering> {
         (Value::Obj(ha), Value::Obj(hb)) => match (heap.get(ha), heap.get(hb)) {
             (Obj::Str(x), Obj::Str(y)) => Ok(x.s.cmp(&y.s)),
             (Obj::Bytes(x), Obj::Bytes(y)) => Ok(x.cmp(y)),
-            (Obj::Time(x), Obj::Time(y)) => Ok(x.cmp(y)),
+            (Obj::Host(x), Obj::Host(y)) if std::ptr::eq(x.class(), y.class()) => match x.compare(&**y) {
+                Some(o) => Ok(o),
+                None => bad_compare(heap, a, b),
+            },
             (Obj::List(x), Obj::List(y)) => {
                 if depth > crate::limits::MAX_DEPTH {
                     return err(ErrorKind::Limit, "cannot compare lists nested this deeply (or cyclic)");

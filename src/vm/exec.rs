@@ -577,7 +577,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             Op::ListPush { list, src } => {
                 let v = reg!(src);
                 if let Value::Obj(h) = reg!(list) {
-                    t!(crate::natives::list::push(&mut vm.heap, h, v));
+                    t!(super::seq_ops::push(&mut vm.heap, h, v));
                 }
             }
             Op::NewMap { dst, start, count } => {
@@ -694,7 +694,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             Op::IterNext { base: b, dst, target } => {
                 let (it, state) = (reg!(b), reg!(b + 1));
                 if let Value::Obj(h) = it {
-                    if matches!(vm.heap.get(h), Obj::Coroutine(_) | Obj::Chan(_) | Obj::Stream(_)) {
+                    if matches!(vm.heap.get(h), Obj::Coroutine(_) | Obj::Chan(_) | Obj::Host(_)) {
                         save_pc!();
                         match t!(super::exec_iter::next_of_source(vm, fiber, h, base + dst as usize, target)) {
                             IterStep::Item => {}

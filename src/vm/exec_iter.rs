@@ -47,14 +47,11 @@ pub(super) fn next_of_source(vm: &mut Vm, fiber: &mut Fiber, h: Handle, slot: us
             Some((_, false)) => IterStep::End,
             None => IterStep::Blocked,
         }),
-        _ => {
-            if let Some(v) = crate::natives::stream_methods::buffered_line(vm, h) {
-                fiber.put(slot, &v);
-                return Ok(IterStep::Item);
-            }
-            // A line, nil at the end, or a wait (woken with Retry, which runs
+        Obj::Host(o) => {
+            let next = o.class().next.expect("iter_start let only iterable host objects in");
+            // An item, nil at the end, or a wait (woken with Retry, which runs
             // the instruction again).
-            match crate::natives::stream_methods::read_line(vm, h, None)? {
+            match next(vm, h)? {
                 Ret::Value(Value::Nil) => Ok(IterStep::End),
                 Ret::Value(v) => {
                     fiber.put(slot, &v);
@@ -64,8 +61,9 @@ pub(super) fn next_of_source(vm: &mut Vm, fiber: &mut Fiber, h: Handle, slot: us
                     ops::block(vm, b)?;
                     Ok(IterStep::Blocked)
                 }
-                Ret::Call(..) => unreachable!("a stream's next line is not a call"),
+                Ret::Call(..) => unreachable!("a host object's next item is not a call"),
             }
         }
+        _ => unreachable!("the dispatch loop sends only coroutines, channels and host objects"),
     }
 }

@@ -279,6 +279,6 @@ impl Fiber {
     /// The frames a trace shows, innermost first: not the prelude's (the csp
     /// half of builtin methods such as `map`).
     pub fn shown_frames(&self) -> impl Iterator<Item = &Frame> + Clone {
-        self.frames.iter().rev().filter(|f| f.proto.file.name != crate::runner::PRELUDE_NAME)
+        self.frames.iter().rev().filter(|f| f.proto.file.name != crate::source::PRELUDE_NAME)
     }
 }

@@ -242,25 +242,11 @@ fn trace(obj: &Obj, marks: &[bool], gray: &mut Vec<Handle>) -> usize {
         Obj::Chan(c) => c.trace(&mut push_value),
         Obj::Coroutine(c) => c.trace(&mut push_value),
         Obj::Task(t) => t.trace(&mut push_value),
-        Obj::Process(p) => p.trace(&mut push_value),
-        Obj::Host(o) => {
-            let mut held = Vec::new();
-            if let Ok(o) = o.try_borrow() {
-                o.trace(&mut held);
-            }
-            held.into_iter().for_each(|h| push_value(Value::Obj(h)));
-        }
+        Obj::Host(o) => o.trace(&mut push_value),
         Obj::Str(_)
         | Obj::Bytes(_)
-        | Obj::Stream(_)
-        | Obj::Listener(_)
-        | Obj::Udp(_)
-        | Obj::Regex(_)
-        | Obj::Codec(_)
         | Obj::Native(_)
         | Obj::Range(..)
-        | Obj::Time(_)
-        | Obj::Sqlite(_)
         | Obj::Mutex(_)
         | Obj::WaitGroup(_)
         | Obj::Free => {}

@@ -1,39 +1,146 @@
-//! What a host program embedding csp adds to the VM (docs/embedding.md):
-//! functions that are Rust closures, so they can hold the host's state, and
-//! values of the host's own types. Both use the builtins' one protocol
-//! (`vm/builtin.rs`): a host function returns a `Ret`, so it can block its
-//! fiber (on the I/O pool) without blocking the thread.
+//! Host objects: every kind of value the core does not define itself —
+//! streams, sockets, processes, regexes, times, databases, compressors, and an
+//! embedding host's own types (docs/embedding.md). The VM knows them only
+//! through `HostObject` and their `Class`, so a new kind is one new file that
+//! implements the trait, plus one registration line (`Vm::register_class`).
+//! Strings, lists, maps, closures, channels and tasks stay `Obj` variants of
+//! their own, for speed.
 
-use super::{Fiber, Handle, Res, Ret, Value, Vm};
-use std::cell::RefCell;
+use super::{Fiber, Handle, Heap, Res, Ret, Value, Vm};
+use std::any::Any;
+use std::cmp::Ordering;
 use std::rc::Rc;
 
 /// A host function: called like a builtin with the calling fiber (read-only).
 pub type HostFn = Rc<dyn Fn(&mut Vm, &Fiber, &[Value]) -> Res<Ret>>;
 
-/// A value of a host's own type (`Obj::Host`). Shared behind a `RefCell` so
-/// that a method call can take the VM mutably while it runs.
-pub trait HostObject {
-    /// What `type()` says and errors name.
-    fn type_name(&self) -> &'static str;
-    /// The methods `call` answers, for errors' "did you mean" and completion.
-    fn methods(&self) -> &'static [&'static str];
-    /// Calls method `name` (one of `methods()`; others are answered with the
-    /// VM's usual "has no method" error before this is reached).
-    fn call(&mut self, vm: &mut Vm, name: &str, args: &[Value]) -> Res<Value>;
-    /// Bytes it holds outside the heap's count (counted against the memory limit).
+/// Calls method `name` of a value of one of the core's kinds (`Vm::kind_methods`).
+pub type KindMethods = fn(&mut Vm, &Fiber, Value, &str, &[Value]) -> Res<Ret>;
+
+/// `Vm::kind_methods` until a library installs its own: no kind has methods.
+pub fn no_kind_methods(vm: &mut Vm, _: &Fiber, recv: Value, name: &str, _: &[Value]) -> Res<Ret> {
+    super::no_method::no_method(vm.heap.type_name(recv), name, &[])
+}
+
+/// A method of a host type. The receiver stays on the heap (`Heap::host_mut`
+/// reaches it); `name` is the method's, for messages. It follows the
+/// builtins' protocol and rerun contract (`vm/builtin.rs`).
+pub type Method = fn(&mut Vm, &Fiber, Handle, &str, &[Value]) -> Res<Ret>;
+
+/// `for x in obj` over a host object: the next item, `nil` at the end, or a
+/// wait (after which it is called again).
+pub type NextItem = fn(&mut Vm, Handle) -> Res<Ret>;
+
+/// `obj.name` of a host object: its value, or None when it has no such field.
+pub type Field = fn(&mut Vm, Handle, &str) -> Option<Value>;
+
+/// What a kind of host object answers: its name (`type()`, errors) and its
+/// methods. One `static` per type; a call site keeps the method it found
+/// (`Name::method`), so the table is searched once per site, not per call.
+pub struct Class {
+    pub name: &'static str,
+    pub methods: &'static [(&'static str, Method)],
+    /// None: `for` over it is a type error.
+    pub next: Option<NextItem>,
+    /// `obj.name` (a process's `pid`, a time's `year`); None from it: no such field.
+    pub field: Option<Field>,
+}
+
+impl Class {
+    /// The method called `name`.
+    pub fn method(&self, name: &str) -> Option<Method> {
+        self.methods.iter().find(|(n, _)| *n == name).map(|&(_, m)| m)
+    }
+
+    /// Its methods' names, for "did you mean" and completion.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.methods.iter().map(|&(n, _)| n)
+    }
+}
+
+/// The one trait of host objects (`Obj::Host`). Only `class` is required.
+pub trait HostObject: Any {
+    fn class(&self) -> &'static Class;
+    /// Bytes it holds outside the heap's count (counted against the memory
+    /// limit, and pacing the collector: a descriptor is scarcer than memory).
     fn size(&self) -> usize {
         0
     }
-    /// Itself, for a host to reach its own type (`embed::Val::object`).
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
-    /// The heap objects it refers to: a host object that keeps csp values
-    /// must name them here, or the collector frees them.
-    fn trace(&self, _out: &mut Vec<Handle>) {}
+    /// The csp values it holds: a host object that keeps values must name
+    /// them here, or the collector frees them.
+    fn trace(&self, _out: &mut dyn FnMut(Value)) {}
+    /// How `print` shows it.
+    fn display(&self, out: &mut String) {
+        out.push('<');
+        out.push_str(self.class().name);
+        out.push('>');
+    }
+    /// `==` with another object of its class (the same object is always equal).
+    fn equals(&self, _other: &dyn HostObject) -> bool {
+        false
+    }
+    /// `<` and the others, with another object of its class; None: unordered.
+    fn compare(&self, _other: &dyn HostObject) -> Option<Ordering> {
+        None
+    }
+    /// Its owning task ended (`ending`: the program is ending). A resource
+    /// bound to the task that made it (a child process) stops here; see
+    /// `Released`. Only objects given to `sched::ops::adopt` are asked.
+    fn release(&mut self, _ending: bool) -> Released {
+        Released::default()
+    }
+    /// Still needs its owner to be told when it ends (`release`).
+    fn adopted(&self) -> bool {
+        false
+    }
+    /// The descriptor fibers may wait on, while open.
+    fn fd(&self) -> Option<std::os::fd::RawFd> {
+        None
+    }
+    /// Closes it now (its owner ended), rather than when it is collected.
+    fn close_now(&mut self) {}
 }
 
-/// The body of `Obj::Host`.
-pub type HostRef = Rc<RefCell<dyn HostObject>>;
+/// What `release` leaves the scheduler to finish.
+#[derive(Default)]
+pub struct Released {
+    /// Streams to close now, not when collected.
+    pub close: Vec<Value>,
+    /// Threads that reap what was stopped; joined before the program exits.
+    pub reapers: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl dyn HostObject {
+    /// Itself as a `T`, if it is one.
+    pub fn downcast_ref<T: HostObject>(&self) -> Option<&T> {
+        (self as &dyn Any).downcast_ref()
+    }
+    pub fn downcast_mut<T: HostObject>(&mut self) -> Option<&mut T> {
+        (self as &mut dyn Any).downcast_mut()
+    }
+}
+
+impl Heap {
+    /// The host object of type `T` at `h`, if it is one.
+    pub fn host<T: HostObject>(&self, h: Handle) -> Option<&T> {
+        match self.get(h) {
+            super::Obj::Host(o) => o.downcast_ref(),
+            _ => None,
+        }
+    }
+
+    pub fn host_mut<T: HostObject>(&mut self, h: Handle) -> Option<&mut T> {
+        match self.get_mut(h) {
+            super::Obj::Host(o) => o.downcast_mut(),
+            _ => None,
+        }
+    }
+
+    /// A new host object.
+    pub fn host_object(&mut self, obj: impl HostObject) -> Value {
+        Value::Obj(self.alloc(super::Obj::Host(Box::new(obj))))
+    }
+}
 
 impl Vm {
     /// Registers host function `f` as the global `name`.
@@ -42,25 +149,4 @@ impl Vm {
         self.host_fns.push(f);
         self.define_builtin(name, super::NativeFn::Host(i));
     }
-
-    /// A new host object on the heap.
-    pub fn host_object(&mut self, obj: HostRef) -> Value {
-        Value::Obj(self.heap.alloc(super::Obj::Host(obj)))
-    }
-}
-
-/// Calls method `name` of host object `h`.
-pub fn call_method(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Option<Res<Value>> {
-    let super::Obj::Host(o) = vm.heap.get(h) else { return None };
-    let o = o.clone();
-    let Ok(mut obj) = o.try_borrow_mut() else {
-        return Some(super::err(
-            super::ErrorKind::Value,
-            format!("the object is busy (a call of '{name}' from its own method)"),
-        ));
-    };
-    if !obj.methods().contains(&name) {
-        return None;
-    }
-    Some(obj.call(vm, name, args))
 }

@@ -13,6 +13,7 @@ mod exec_conc;
 mod exec_iter;
 mod exec_rare;
 pub mod fiber;
+pub mod file_access;
 pub mod gc;
 pub mod heap;
 pub mod host;
@@ -20,9 +21,11 @@ mod intern;
 pub mod kind;
 pub mod list;
 pub mod map;
+pub mod no_method;
 pub mod object;
 mod object_ops;
 pub mod output;
+pub mod seq_ops;
 mod slots;
 pub mod str;
 mod substr;
@@ -91,10 +94,13 @@ pub struct Vm {
     pub select_rng: Rng,
     pub sched: crate::sched::ops::Sched,
     pub loader: crate::compile::Loader,
+    /// The methods of the core's own kinds, installed by the library
+    /// (`natives::register`), as Lua's string library installs strings'.
+    pub kind_methods: host::KindMethods,
     /// Host functions (`NativeFn::Host` indexes them; docs/embedding.md).
     pub host_fns: Vec<host::HostFn>,
     /// Which files the builtins may touch (an embedding host may narrow it).
-    pub files: crate::os::access::FileAccess,
+    pub files: file_access::FileAccess,
     /// `--coverage`: the counters `Op::Count` bumps and what each counts; None
     /// compiles no counting code.
     pub coverage: Option<Box<crate::coverage::Counters>>,
@@ -110,7 +116,7 @@ impl Vm {
     }
 
     pub fn new() -> Vm {
-        let mut vm = Vm {
+        Vm {
             heap: Heap::new(),
             globals: Vec::new(),
             global_names: IndexMap::new(),
@@ -122,13 +128,12 @@ impl Vm {
             select_rng: Rng::new(Rng::DEFAULT_SEED),
             sched: Default::default(),
             loader: Default::default(),
+            kind_methods: host::no_kind_methods,
             host_fns: Vec::new(),
             files: Default::default(),
             coverage: None,
             debug: None,
-        };
-        crate::natives::register(&mut vm);
-        vm
+        }
     }
 
     /// The global slot for `name`, created (holding nil) if new.

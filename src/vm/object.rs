@@ -32,24 +32,9 @@ pub enum Obj {
     Task(Box<Task>),
     Mutex(Box<Mutex>),
     WaitGroup(Box<WaitGroup>),
-    /// An open file or pipe end (`os/stream/`).
-    Stream(Box<crate::os::stream::Stream>),
-    /// A listening TCP socket (`os/net.rs`).
-    Listener(Box<crate::os::net::Listener>),
-    /// A UDP socket (`os/net.rs`).
-    Udp(Box<crate::os::net::Udp>),
-    /// A child process (`os/process.rs`).
-    Process(Box<crate::os::process::Process>),
-    /// A compressor or decompressor of std/compress's stream wrappers.
-    Codec(Box<crate::natives::compress::Codec>),
-    /// A compiled regular expression (`std/re`), shared with the pattern cache.
-    Regex(Rc<regex::Regex>),
-    /// An instant and a time zone (`std/time`, `natives/time.rs`).
-    Time(Box<jiff::ZonedDateTime>),
-    /// An open database or a cursor over its rows (`std/sqlite`, `sqlite/`).
-    Sqlite(Box<crate::sqlite::Sqlite>),
-    /// A value of an embedding host's type (`vm/host.rs`).
-    Host(crate::vm::host::HostRef),
+    /// A stream, socket, process, regex, time, database... or a value of an
+    /// embedding host's type: anything the core does not define (`vm/host.rs`).
+    Host(Box<dyn crate::vm::host::HostObject>),
     /// A half-open integer range `lo..hi` (inclusive ranges are stored with `hi + 1`).
     Range(i64, i64),
     /// A freed slot, on the heap's free list.
@@ -129,16 +114,7 @@ impl Obj {
             Obj::Task(_) => "task",
             Obj::Mutex(_) => "mutex",
             Obj::WaitGroup(_) => "waitgroup",
-            Obj::Stream(_) => "stream",
-            Obj::Process(_) => "process",
-            Obj::Listener(_) => "listener",
-            Obj::Udp(_) => "udp",
-            Obj::Regex(_) => "regex",
-            Obj::Codec(_) => "codec",
-            Obj::Time(_) => "time",
-            Obj::Sqlite(_) => "sqlite",
-            // Busy only while its own method runs, which names it itself.
-            Obj::Host(o) => o.try_borrow().map_or("host object", |o| o.type_name()),
+            Obj::Host(o) => o.class().name,
             Obj::Free => "freed",
         }
     }
@@ -217,17 +193,7 @@ impl Obj {
             // Boxed apart from the slot: a million tasks or channels must count.
             Obj::Task(t) => t.size(),
             Obj::Chan(c) => c.size(),
-            // A descriptor is scarcer than memory: abandoned streams should
-            // bring the collection (which closes them) closer.
-            Obj::Stream(_) | Obj::Process(_) | Obj::Listener(_) | Obj::Udp(_) => 64 * 1024,
-            // A database holds a thread and a connection.
-            Obj::Sqlite(_) => 64 * 1024,
-            Obj::Host(o) => o.try_borrow().map_or(0, |o| o.size()),
-            // deflate's window and tables (a compressor's are the bigger).
-            Obj::Codec(c) => match **c {
-                crate::natives::compress::Codec::Encoder(_) => 256 * 1024,
-                crate::natives::compress::Codec::Decoder(_) => 48 * 1024,
-            },
+            Obj::Host(o) => o.size(),
             _ => 0,
         };
         std::mem::size_of::<Obj>() + extra

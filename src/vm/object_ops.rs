@@ -30,11 +30,21 @@ pub(super) fn invoke(
                 }
             }
             Obj::Coroutine(_) => return coroutine_method(vm, fiber, h, key_name(name.key()), slot, argc),
+            Obj::Host(o) => {
+                let class = o.class();
+                let Some(method) = name.method_in(class) else {
+                    let names: Vec<_> = class.names().collect();
+                    return super::no_method::no_method(class.name, key_name(name.key()), &names);
+                };
+                let args = &fiber.stack[slot + 2..slot + 2 + argc];
+                let r = method(vm, fiber, h, key_name(name.key()), args)?;
+                return builtin_ret(vm, fiber, r, slot);
+            }
             // The commonest list methods, without the general method lookup
             // (about 275 machine instructions for a `push` through it).
             Obj::List(l) => match (key_name(name.key()), argc) {
                 ("push", 1) => {
-                    crate::natives::list::push(&mut vm.heap, h, fiber.stack[slot + 2])?;
+                    super::seq_ops::push(&mut vm.heap, h, fiber.stack[slot + 2])?;
                     fiber.stack[slot] = Value::Nil;
                     return Ok(Called::Value);
                 }
@@ -48,7 +58,7 @@ pub(super) fn invoke(
         }
     }
     let args = &fiber.stack[slot + 2..slot + 2 + argc];
-    let r = crate::natives::call_method(vm, fiber, recv, key_name(name.key()), args)?;
+    let r = (vm.kind_methods)(vm, fiber, recv, key_name(name.key()), args)?;
     builtin_ret(vm, fiber, r, slot)
 }
 
@@ -64,9 +74,9 @@ pub(super) fn new_map_from(vm: &mut Vm, layout: &Rc<Layout>, values: &[Value]) -
 pub(super) fn index(vm: &mut Vm, obj: Value, key: Value) -> Res<Value> {
     if let Value::Obj(h) = obj {
         match (vm.heap.get(h), key) {
-            (Obj::List(_), Value::Int(i)) => return crate::natives::list::list_index(&vm.heap, obj, i),
-            (Obj::Str(_), Value::Int(i)) => return crate::natives::string::str_index(&mut vm.heap, obj, i),
-            (Obj::Bytes(b), Value::Int(i)) => return crate::natives::bytes::index(b, i),
+            (Obj::List(_), Value::Int(i)) => return super::seq_ops::list_index(&vm.heap, obj, i),
+            (Obj::Str(_), Value::Int(i)) => return super::seq_ops::str_index(&mut vm.heap, obj, i),
+            (Obj::Bytes(b), Value::Int(i)) => return super::seq_ops::bytes_index(b, i),
             (Obj::Map(m), _) => {
                 let k = arith::to_key(&vm.heap, key)?;
                 return Ok(m.get(&k).copied().unwrap_or(Value::Nil));
@@ -87,7 +97,7 @@ pub(super) fn set_index(vm: &mut Vm, obj: Value, key: Value, v: Value) -> Res<()
                 let Value::Int(i) = key else {
                     return err(ErrorKind::Type, format!("index must be an int, not {}", vm.heap.type_name(key)));
                 };
-                return crate::natives::list::list_set(&mut vm.heap, obj, i, v);
+                return super::seq_ops::list_set(&mut vm.heap, obj, i, v);
             }
             Obj::Map(_) => {
                 let k = arith::to_key(&vm.heap, key)?;
@@ -135,9 +145,8 @@ pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
         match vm.heap.get(h) {
             Obj::Map(m) => return Ok(map_slot(m, key).map_or(Value::Nil, |i| m[i])),
             Obj::Coroutine(_) if name == "done" => return Ok(Value::Bool(super::coroutine::is_done(vm, h))),
-            Obj::Time(_) => return crate::natives::time::field(vm, h, name),
-            Obj::Process(p) => {
-                if let Some(v) = crate::natives::process::field(p, name) {
+            Obj::Host(o) => {
+                if let Some(v) = o.class().field.and_then(|field| field(vm, h, name)) {
                     return Ok(v);
                 }
             }
@@ -171,13 +180,10 @@ pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
 pub(super) fn iter_start(vm: &Vm, it: Value) -> Res<Value> {
     if let Value::Obj(h) = it {
         match vm.heap.get(h) {
-            Obj::List(_)
-            | Obj::Map(_)
-            | Obj::Str(_)
-            | Obj::Bytes(_)
-            | Obj::Chan(_)
-            | Obj::Coroutine(_)
-            | Obj::Stream(_) => return Ok(Value::Int(0)),
+            Obj::List(_) | Obj::Map(_) | Obj::Str(_) | Obj::Bytes(_) | Obj::Chan(_) | Obj::Coroutine(_) => {
+                return Ok(Value::Int(0))
+            }
+            Obj::Host(o) if o.class().next.is_some() => return Ok(Value::Int(0)),
             Obj::Range(lo, _) => return Ok(Value::Int(*lo)),
             _ => {}
         }

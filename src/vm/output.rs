@@ -79,7 +79,7 @@ impl Output {
                 if let Err(e) = res {
                     self.broken = true;
                     if e.kind() != std::io::ErrorKind::BrokenPipe {
-                        self.failure = Some(format!("cannot write to stdout: {}", crate::runner::io_reason(&e)));
+                        self.failure = Some(format!("cannot write to stdout: {}", crate::os::io_reason(&e)));
                     }
                 }
             }

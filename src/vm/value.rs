@@ -1,5 +1,6 @@
 //! The 16-byte `Copy` value every register and container slot holds.
 
+use super::host::{Class, Method};
 use super::Str;
 use std::rc::Rc;
 
@@ -193,12 +194,22 @@ pub struct Name {
     key: Key,
     layout: std::cell::Cell<u64>,
     slot: std::cell::Cell<u32>,
+    /// The method of a host class last called through this name: a call
+    /// site's method is looked up by name once, not at every call.
+    method: std::cell::Cell<Option<(&'static Class, Method)>>,
+}
+
+impl std::fmt::Debug for Class {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<class {}>", self.name)
+    }
 }
 
 impl Name {
     pub fn new(s: Str) -> Name {
         // Layout ids start at 1: 0 matches no map.
-        Name { key: Key::Str(s), layout: std::cell::Cell::new(0), slot: std::cell::Cell::new(0) }
+        let (layout, slot, method) = Default::default();
+        Name { key: Key::Str(s), layout, slot, method }
     }
 
     pub fn key(&self) -> &Key {
@@ -230,6 +241,18 @@ impl Name {
             return Some(i);
         }
         self.index_missed(m)
+    }
+
+    /// This name's method in `class`.
+    pub fn method_in(&self, class: &'static Class) -> Option<Method> {
+        match self.method.get() {
+            Some((c, m)) if std::ptr::eq(c, class) => Some(m),
+            _ => {
+                let m = class.method(self.str())?;
+                self.method.set(Some((class, m)));
+                Some(m)
+            }
+        }
     }
 
     #[inline(never)]

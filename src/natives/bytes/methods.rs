@@ -76,7 +76,7 @@ pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> 
         }
         "contains" => {
             arity(name, args, 1, 1)?;
-            Ok(Value::Bool(super::contains(heap, args[0], &b)?))
+            Ok(Value::Bool(crate::vm::seq_ops::bytes_contain(heap, args[0], &b)?))
         }
         "starts_with" => {
             arity(name, args, 1, 1)?;

@@ -5,24 +5,16 @@
 
 mod methods;
 
+pub use crate::vm::seq_ops::{check_bytes_len as check_len, find_bytes as find};
 pub use methods::{call, METHODS};
 
-use super::{arity, resolve_index, str_arg};
+use super::{arity, str_arg};
 use crate::limits::MAX_STRING;
-use crate::vm::arith::bad_operands;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};
 
 pub fn register(vm: &mut Vm) {
     vm.define_native("bytes", bytes);
-}
-
-/// A `limit` error if `len` bytes would pass the string limit, which bytes share.
-pub fn check_len(len: usize) -> Res<()> {
-    if len > MAX_STRING {
-        return err(ErrorKind::Limit, format!("bytes too long ({len} bytes)"));
-    }
-    Ok(())
 }
 
 /// The data of a string (its UTF-8) or bytes argument, or a `type` error naming
@@ -147,59 +139,6 @@ pub fn from_hex(s: &str) -> Res<Vec<u8>> {
         return err(ErrorKind::Value, "invalid hex: odd number of digits");
     }
     Ok(out)
-}
-
-/// `b[i]`: the byte at index `i` (negative counts from the end) as an int.
-pub fn index(b: &[u8], i: i64) -> Res<Value> {
-    match resolve_index(i, b.len()) {
-        Some(j) => Ok(Value::Int(b[j] as i64)),
-        None => err(ErrorKind::Index, format!("bytes index {i} out of range for length {}", b.len())),
-    }
-}
-
-/// `a + b` where both are objects and not two strings or two lists: bytes
-/// concatenation, or the type error (with a hint when text meets bytes).
-#[cold]
-pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
-    match (heap.as_bytes(a), heap.as_bytes(b)) {
-        (Some(x), Some(y)) => {
-            check_len(x.len() + y.len())?;
-            let data = [x, y].concat();
-            Ok(heap.bytes(data))
-        }
-        (Some(_), None) | (None, Some(_)) if heap.as_str(a).is_some() || heap.as_str(b).is_some() => err(
-            ErrorKind::Type,
-            format!(
-                "cannot apply '+' to {} and {}: convert the string with s.encode() (or the bytes with b.decode())",
-                heap.type_name(a),
-                heap.type_name(b)
-            ),
-        ),
-        _ => bad_operands(heap, "+", a, b),
-    }
-}
-
-/// Where `sub` first occurs in `b` (an empty `sub` at 0).
-pub(crate) fn find(b: &[u8], sub: &[u8]) -> Option<usize> {
-    if sub.is_empty() {
-        return Some(0);
-    }
-    b.windows(sub.len()).position(|w| w == sub)
-}
-
-/// `item in b`: an int byte, or bytes occurring as a run in `b`. An int outside
-/// 0 to 255 is in no bytes value.
-pub fn contains(heap: &Heap, item: Value, b: &[u8]) -> Res<bool> {
-    match item {
-        Value::Int(i) => Ok(u8::try_from(i).is_ok_and(|x| b.contains(&x))),
-        _ => match heap.as_bytes(item) {
-            Some(sub) => Ok(find(b, sub).is_some()),
-            None => err(
-                ErrorKind::Type,
-                format!("'in <bytes>' needs an int or bytes on the left, not {}", heap.type_name(item)),
-            ),
-        },
-    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ fn b(vm: &mut Vm, data: &[u8]) -> Value {
 
 #[test]
 fn heap_helpers() {
-    let mut vm = Vm::new();
+    let mut vm = crate::natives::vm();
     let v = vm.heap.bytes(vec![1u8, 2, 255]);
     assert_eq!(vm.heap.as_bytes(v), Some(&[1u8, 2, 255][..]));
     assert_eq!(vm.heap.as_data(v), Some(&[1u8, 2, 255][..]));
@@ -48,14 +48,14 @@ fn hex() {
     assert_eq!(e("abc"), "invalid hex: odd number of digits");
     assert_eq!(e("a b"), "invalid hex: ' ' at index 1 is not a hex digit");
     assert_eq!(e("0é"), "invalid hex: 'é' at index 1 is not a hex digit");
-    let mut vm = Vm::new();
+    let mut vm = crate::natives::vm();
     let v = b(&mut vm, &[0, 15, 16, 255]);
     assert_eq!(method_s(&mut vm, v, "hex", &[]), "\"000f10ff\"");
 }
 
 #[test]
 fn constructor() {
-    let mut vm = Vm::new();
+    let mut vm = crate::natives::vm();
     let s = vm.heap.str("hé");
     assert_eq!(call_s(&mut vm, "bytes", &[s]), r#"b"h\xc3\xa9""#);
     assert_eq!(call_s(&mut vm, "bytes", &[I(2)]), r#"b"\x00\x00""#);
@@ -92,7 +92,7 @@ fn constructor() {
 
 #[test]
 fn vm_operations() {
-    let mut vm = Vm::new();
+    let mut vm = crate::natives::vm();
     let (x, y) = (b(&mut vm, b"ab"), b(&mut vm, b"c"));
     assert_eq!(show(&vm, index(b"ab", -1).unwrap()), "98");
     assert_eq!(err_msg(index(b"ab", 2)), "bytes index 2 out of range for length 2");
@@ -123,7 +123,7 @@ fn vm_operations() {
 
 #[test]
 fn methods() {
-    let mut vm = Vm::new();
+    let mut vm = crate::natives::vm();
     let vm = &mut vm;
     let m = |vm: &mut Vm, data: &[u8], name: &str, args: &[Value]| {
         let recv = vm.heap.bytes(data);

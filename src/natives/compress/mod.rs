@@ -13,11 +13,12 @@ use super::bytes::data_arg;
 use super::text::Opts;
 use crate::limits::{show_bytes, MAX_STRING};
 use crate::vm::builtin::io_kind;
-use crate::vm::{err, ErrorKind, Handle, NativeFn, Obj, Res, Ret, Value, Vm};
+use crate::vm::host::{Class, HostObject};
+use crate::vm::{err, ErrorKind, Handle, NativeFn, Res, Ret, Value, Vm};
 use codec::{Decoder, Encoder, Error, Format};
 use std::borrow::Cow;
 
-/// The state of a stream wrapper, an `Obj::Codec` (type "codec").
+/// The state of a stream wrapper, a host object (type "codec").
 pub enum Codec {
     Encoder(Encoder),
     Decoder(Decoder),
@@ -205,21 +206,18 @@ fn encoder(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("compress.writer", args, 1, 2)?;
     let format = format_arg(vm, "compress.writer", args.first())?;
     let level = level_opt(vm, "compress.writer", args.get(1))?;
-    Ok(Value::Obj(vm.heap.alloc(Obj::Codec(Box::new(Codec::Encoder(Encoder::new(format, level)))))))
+    Ok(vm.heap.host_object(Codec::Encoder(Encoder::new(format, level))))
 }
 
 /// `__compress_decoder(format)`: a stream wrapper's decompressor.
 fn decoder(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("compress.reader", args, 1, 1)?;
     let format = format_arg(vm, "compress.reader", args.first())?;
-    Ok(Value::Obj(vm.heap.alloc(Obj::Codec(Box::new(Codec::Decoder(Decoder::new(format)))))))
+    Ok(vm.heap.host_object(Codec::Decoder(Decoder::new(format))))
 }
 
 fn codec_mut(vm: &mut Vm, h: Handle) -> &mut Codec {
-    match vm.heap.get_mut(h) {
-        Obj::Codec(c) => c,
-        _ => unreachable!("a codec"),
-    }
+    vm.heap.host_mut::<Codec>(h).expect("a codec")
 }
 
 /// The methods of a codec (only std/compress.csp calls them):
@@ -227,48 +225,83 @@ fn codec_mut(vm: &mut Vm, h: Handle) -> &mut Codec {
 /// made; a decoder's `feed(data | nil)` takes input (nil: its end),
 /// `read(max | nil, exact)` and `line(max | nil)` give output or nil (then
 /// `finished()` or `starved()` says why).
-pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
-    let is_decoder = matches!(codec_mut(vm, h), Codec::Decoder(_));
-    let cap = Cap::new(vm, Cow::Borrowed("compress.reader()"), None);
-    let v = match (name, is_decoder) {
-        ("write", false) => {
+static ENCODER: Class = Class {
+    name: "codec",
+    methods: &[
+        ("write", |vm, _, h, name, args| {
             arity(name, args, 1, 1)?;
             let data = data_arg(&vm.heap, "write", args[0])?.to_vec();
-            encode(vm, h, |e, out| e.write(&data, out))?
-        }
-        ("flush", false) => encode(vm, h, |e, out| e.flush(out))?,
-        ("finish", false) => encode(vm, h, |e, out| e.finish(out))?,
-        ("feed", true) => {
+            encode(vm, h, |e, out| e.write(&data, out)).map(Ret::Value)
+        }),
+        ("flush", |vm, _, h, _, _| encode(vm, h, |e, out| e.flush(out)).map(Ret::Value)),
+        ("finish", |vm, _, h, _, _| encode(vm, h, |e, out| e.finish(out)).map(Ret::Value)),
+    ],
+    next: None,
+    field: None,
+};
+
+static DECODER: Class = Class {
+    name: "codec",
+    methods: &[
+        ("feed", |vm, _, h, name, args| {
             arity(name, args, 1, 1)?;
             let data = match args[0] {
                 Value::Nil => None,
                 v => Some(data_arg(&vm.heap, "feed", v)?.to_vec()),
             };
-            let Codec::Decoder(d) = codec_mut(vm, h) else { unreachable!() };
+            let d = decoder_mut(vm, h);
             match data {
                 Some(b) => d.feed(&b),
                 None => d.end_input(),
             }
-            Value::Nil
-        }
-        ("finished" | "starved", true) => {
-            let Codec::Decoder(d) = codec_mut(vm, h) else { unreachable!() };
-            Value::Bool(if name == "finished" { d.finished() && d.unread().is_empty() } else { d.starved() })
-        }
-        ("read", true) => {
+            Ok(Ret::Value(Value::Nil))
+        }),
+        ("finished", |vm, _, h, _, _| {
+            let d = decoder_mut(vm, h);
+            Ok(Ret::Value(Value::Bool(d.finished() && d.unread().is_empty())))
+        }),
+        ("starved", |vm, _, h, _, _| Ok(Ret::Value(Value::Bool(decoder_mut(vm, h).starved())))),
+        ("read", |vm, _, h, name, args| {
             arity(name, args, 1, 2)?;
             let max = count_arg(vm, "read", args[0])?;
             let exact = matches!(args.get(1), Some(Value::Bool(true)));
-            read(vm, h, max, exact, &cap)?
-        }
-        ("line", true) => {
+            read(vm, h, max, exact, &reader_cap(vm)).map(Ret::Value)
+        }),
+        ("line", |vm, _, h, name, args| {
             arity(name, args, 1, 1)?;
             let max = count_arg(vm, "read_line", args[0])?;
-            line(vm, h, max.unwrap_or(usize::MAX), &cap)?
+            line(vm, h, max.unwrap_or(usize::MAX), &reader_cap(vm)).map(Ret::Value)
+        }),
+    ],
+    next: None,
+    field: None,
+};
+
+impl HostObject for Codec {
+    fn class(&self) -> &'static Class {
+        match self {
+            Codec::Encoder(_) => &ENCODER,
+            Codec::Decoder(_) => &DECODER,
         }
-        _ => return super::no_method("codec", name),
-    };
-    Ok(Ret::Value(v))
+    }
+    /// deflate's window and tables (a compressor's are the bigger).
+    fn size(&self) -> usize {
+        match self {
+            Codec::Encoder(_) => 256 * 1024,
+            Codec::Decoder(_) => 48 * 1024,
+        }
+    }
+}
+
+fn reader_cap(vm: &Vm) -> Cap {
+    Cap::new(vm, Cow::Borrowed("compress.reader()"), None)
+}
+
+fn decoder_mut(vm: &mut Vm, h: Handle) -> &mut Decoder {
+    match codec_mut(vm, h) {
+        Codec::Decoder(d) => d,
+        Codec::Encoder(_) => unreachable!("a decoder"),
+    }
 }
 
 fn count_arg(vm: &Vm, name: &str, v: Value) -> Res<Option<usize>> {

@@ -11,7 +11,7 @@ use text::date;
 use write::{respond, send, write_chunk};
 
 use super::{arity, step};
-use crate::os::stream::{Head, Stream};
+use crate::os::stream::Head;
 use crate::vm::{err, ErrorKind, Fiber, Key, NativeFn, Obj, Res, Ret, Value, Vm};
 
 /// More header lines than this is a 431 (a request) or an error (a response).
@@ -66,15 +66,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_hidden("http.date", NativeFn::Full(date));
 }
 
-fn conn(vm: &Vm, name: &str, v: Value) -> Res<Stream> {
-    match v {
-        Value::Obj(h) => match vm.heap.get(h) {
-            Obj::Stream(s) => Ok((**s).clone()),
-            _ => err(ErrorKind::Type, format!("{name}() needs a connection, not {}", vm.heap.type_name(v))),
-        },
-        _ => err(ErrorKind::Type, format!("{name}() needs a connection, not {}", vm.heap.type_name(v))),
-    }
-}
+use super::stream_methods::conn_arg as conn;
 
 fn size_arg(vm: &Vm, name: &str, v: Value) -> Res<usize> {
     match v {
@@ -381,7 +373,7 @@ mod tests {
     /// grow with every fresh name (issue 37), while common ones stay shared.
     #[test]
     fn only_common_header_names_are_interned() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let f = Framing { chunked: false, length: Some(0), keep_alive: true };
         let mut before = 0;
         for i in 0..1000 {

@@ -142,14 +142,14 @@ fn enter(heap: &Heap, v: Value, out: &mut String, stack: &mut Vec<Open>, open: &
         }
         Value::Float(f) => return err(ErrorKind::Value, format!("cannot encode {} as JSON", fmt_float(f))),
     };
+    if let Some(t) = super::time::time_of(heap, v) {
+        // RFC 3339, as JavaScript's Date and Go's time.Time encode.
+        quote(&super::time_text::iso(t), out);
+        return Ok(());
+    }
     let (opener, frame) = match heap.get(h) {
         Obj::Str(s) => {
             quote(&s.s, out);
-            return Ok(());
-        }
-        Obj::Time(t) => {
-            // RFC 3339, as JavaScript's Date and Go's time.Time encode.
-            quote(&super::time_text::iso(t), out);
             return Ok(());
         }
         Obj::List(_) => ('[', Open::List(h, 0)),
@@ -205,7 +205,7 @@ mod tests {
 
     #[test]
     fn encodes() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let vm = &mut vm;
         let s = vm.heap.str("s");
         let l = vm.heap.list(vec![Value::Int(1), Value::Float(2.5), Value::Nil, Value::Bool(true), s]);
@@ -226,7 +226,7 @@ mod tests {
 
     #[test]
     fn encode_errors() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let vm = &mut vm;
         let print = vm.globals[vm.global_names["print"] as usize];
         let l = vm.heap.list(vec![print]);
@@ -247,7 +247,7 @@ mod tests {
 
     #[test]
     fn decodes() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let vm = &mut vm;
         let cases = [
             (r#"{"a":[1,2.5,null,true,"s"]}"#, r#"{"a": [1, 2.5, nil, true, "s"]}"#),
@@ -272,7 +272,7 @@ mod tests {
 
     #[test]
     fn decode_errors() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let vm = &mut vm;
         let cases = [
             ("", "1 column 1: unexpected end of input"),
@@ -306,7 +306,7 @@ mod tests {
         let t = std::thread::Builder::new()
             .stack_size(256 * 1024)
             .spawn(|| {
-                let mut vm = Vm::new();
+                let mut vm = crate::natives::vm();
                 let deep = "[".repeat(100_000) + &"]".repeat(100_000);
                 assert!(err_msg(dec(&mut vm, &deep)).contains("nesting deeper than"));
                 let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
@@ -320,7 +320,7 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let mut vm = Vm::new();
+        let mut vm = crate::natives::vm();
         let vm = &mut vm;
         let text = r#"{"name":"csp","tags":["a","b"],"n":-3,"x":0.1,"big":1.5e+300,"ok":false,"none":null,"nested":{"k":[[],{}]}}"#;
         let v = dec(vm, text).unwrap();

@@ -1,11 +1,12 @@
 //! `std/re`: regular expressions on the `regex` crate (Unicode, linear time, no
-//! backreferences or look-around). A compiled pattern is an `Obj::Regex`; the
+//! backreferences or look-around). A compiled pattern is a host object (`Pattern`); the
 //! module's functions take a pattern string (compiled once into a small cache)
 //! or a regex. Positions are character indices, as strings index by character.
 //! See docs/text-formats.md.
 
 use crate::limits::{MAX_LIST, MAX_STRING};
-use crate::natives::{arity, no_method};
+use crate::natives::arity;
+use crate::vm::host::{Class, HostObject};
 use crate::vm::object::Obj;
 use crate::vm::value::Map;
 use crate::vm::{err, ErrorKind, Handle, Heap, Key, NativeFn, Res, Ret, Value, Vm};
@@ -14,8 +15,32 @@ use regex::{Captures, Regex};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// Every regex method (for suggestions and completion).
-pub const METHODS: &[&str] = &["find", "find_all", "replace", "split", "test"];
+/// A compiled regular expression, shared with the pattern cache.
+pub struct Pattern(Rc<Regex>);
+
+pub static CLASS: Class = Class {
+    name: "regex",
+    methods: &[
+        ("find", |vm, _, h, _, args| method(vm, h, "find", args)),
+        ("find_all", |vm, _, h, _, args| method(vm, h, "find_all", args)),
+        ("replace", |vm, _, h, _, args| method(vm, h, "replace", args)),
+        ("split", |vm, _, h, _, args| method(vm, h, "split", args)),
+        ("test", |vm, _, h, _, args| method(vm, h, "test", args)),
+    ],
+    next: None,
+    field: None,
+};
+
+impl HostObject for Pattern {
+    fn class(&self) -> &'static Class {
+        &CLASS
+    }
+    fn display(&self, out: &mut String) {
+        out.push_str("<regex /");
+        out.push_str(self.0.as_str());
+        out.push_str("/>");
+    }
+}
 
 /// `find_all` on a text this long asks the heap for its matches first, about
 /// `MATCH_BYTES` each (a match map with its text and position).
@@ -77,10 +102,11 @@ fn located(pattern: &str, why: &str, byte: usize) -> String {
 /// The regex of a module function's pattern argument: a string or a regex.
 fn pattern_arg(heap: &Heap, name: &str, v: Value) -> Res<Rc<Regex>> {
     if let Value::Obj(h) = v {
-        match heap.get(h) {
-            Obj::Regex(r) => return Ok(r.clone()),
-            Obj::Str(s) => return compile(&s.s.clone()),
-            _ => {}
+        if let Some(p) = heap.host::<Pattern>(h) {
+            return Ok(p.0.clone());
+        }
+        if let Obj::Str(s) = heap.get(h) {
+            return compile(&s.s.clone());
         }
     }
     err(ErrorKind::Type, format!("{name}() needs a pattern string or a regex, not {}", heap.type_name(v)))
@@ -97,7 +123,7 @@ fn text_arg(heap: &Heap, name: &str, v: Value) -> Res<crate::vm::Str> {
 fn compile_fn(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("re.compile", args, 1, 1)?;
     let r = pattern_arg(&vm.heap, "re.compile", args[0])?;
-    Ok(Value::Obj(vm.heap.alloc(Obj::Regex(r))))
+    Ok(vm.heap.host_object(Pattern(r)))
 }
 
 /// `re.escape(s)`: `s` with every metacharacter escaped, to match it literally.
@@ -125,29 +151,18 @@ fn module(vm: &mut Vm, op: &str, name: &str, args: &[Value]) -> Res<Ret> {
 }
 
 /// `r.OP(...)`, a method of a regex value.
-pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
-    let Obj::Regex(r) = vm.heap.get(h) else { unreachable!("receiver is a regex") };
-    let r = r.clone();
-    let public = match name {
+fn method(vm: &mut Vm, h: Handle, op: &'static str, args: &[Value]) -> Res<Ret> {
+    let r = vm.heap.host::<Pattern>(h).expect("receiver is a regex").0.clone();
+    let public = match op {
         "test" => "regex.test",
         "find" => "regex.find",
         "find_all" => "regex.find_all",
         "replace" => "regex.replace",
-        "split" => "regex.split",
-        _ => {
-            // Python's and JavaScript's names for the same operations.
-            let meant = match name {
-                "search" | "match" | "exec" | "fullmatch" => "find",
-                "findall" | "finditer" | "matchAll" => "find_all",
-                "sub" | "subn" | "replace_all" | "replaceAll" => "replace",
-                _ => return no_method("regex", name),
-            };
-            return err(ErrorKind::Type, format!("regex has no method '{name}'; did you mean '{meant}'?"));
-        }
+        _ => "regex.split",
     };
-    let (min, max) = counts(name);
+    let (min, max) = counts(op);
     arity(public, args, min, max)?;
-    apply(vm, &r, name, public, args)
+    apply(vm, &r, op, public, args)
 }
 
 /// The operations, their argument counts checked; `name` is the public name.

@@ -366,7 +366,7 @@ impl Stream {
                                 }
                                 Ok(crate::vm::Value::Nil)
                             }
-                            Err(e) => Err(format!("cannot read {name}: {}", crate::runner::io_reason(&e))),
+                            Err(e) => Err(format!("cannot read {name}: {}", crate::os::io_reason(&e))),
                         },
                         None => Err(format!("{name} is closed")),
                     };
@@ -528,7 +528,7 @@ impl Stream {
             let data = std::mem::take(&mut s.wbuf);
             let out = match s.file.as_deref() {
                 Some(mut f) => {
-                    f.write_all(&data).map_err(|e| format!("cannot write {name}: {}", crate::runner::io_reason(&e)))
+                    f.write_all(&data).map_err(|e| format!("cannot write {name}: {}", crate::os::io_reason(&e)))
                 }
                 None => Err(format!("{name} is closed")),
             };
@@ -556,7 +556,7 @@ impl Stream {
     }
 
     fn failed(&self, what: &str, e: &std::io::Error) -> String {
-        format!("cannot {what} {}: {}", self.name, crate::runner::io_reason(e))
+        format!("cannot {what} {}: {}", self.name, crate::os::io_reason(e))
     }
 }
 

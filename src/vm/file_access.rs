@@ -3,7 +3,7 @@
 //! folders (docs/embedding.md). Every builtin that takes a path asks here
 //! first; a refusal is a `denied` error.
 
-use crate::vm::{err, ErrorKind, Res};
+use super::{err, ErrorKind, Res};
 use std::path::{Component, Path, PathBuf};
 
 #[derive(Clone, Debug, Default)]
