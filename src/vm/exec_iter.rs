@@ -48,10 +48,14 @@ pub(super) fn next_of_source(vm: &mut Vm, fiber: &mut Fiber, h: Handle, slot: us
             None => IterStep::Blocked,
         }),
         Obj::Host(o) => {
-            let next = o.class().next.expect("iter_start let only iterable host objects in");
+            let it = o.class().next.as_ref().expect("iter_start lets only iterable host objects in");
+            if let Some(v) = (it.at_hand)(vm, h) {
+                fiber.put(slot, &v);
+                return Ok(IterStep::Item);
+            }
             // An item, nil at the end, or a wait (woken with Retry, which runs
             // the instruction again).
-            match next(vm, h)? {
+            match (it.next)(vm, h)? {
                 Ret::Value(Value::Nil) => Ok(IterStep::End),
                 Ret::Value(v) => {
                     fiber.put(slot, &v);

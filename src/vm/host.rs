@@ -27,9 +27,16 @@ pub fn no_kind_methods(vm: &mut Vm, _: &Fiber, recv: Value, name: &str, _: &[Val
 /// builtins' protocol and rerun contract (`vm/builtin.rs`).
 pub type Method = fn(&mut Vm, &Fiber, Handle, &str, &[Value]) -> Res<Ret>;
 
-/// `for x in obj` over a host object: the next item, `nil` at the end, or a
-/// wait (after which it is called again).
-pub type NextItem = fn(&mut Vm, Handle) -> Res<Ret>;
+/// `for x in obj` over a host object.
+pub struct Iteration {
+    /// The next item when it is at hand (a line already buffered): no wait,
+    /// no error, no `Ret` to build, so a loop over a file stays cheap. None:
+    /// ask `next`.
+    pub at_hand: fn(&mut Vm, Handle) -> Option<Value>,
+    /// The next item, `nil` at the end, or a wait (after which the loop's
+    /// instruction runs again).
+    pub next: fn(&mut Vm, Handle) -> Res<Ret>,
+}
 
 /// `obj.name` of a host object: its value, or None when it has no such field.
 pub type Field = fn(&mut Vm, Handle, &str) -> Option<Value>;
@@ -41,7 +48,7 @@ pub struct Class {
     pub name: &'static str,
     pub methods: &'static [(&'static str, Method)],
     /// None: `for` over it is a type error.
-    pub next: Option<NextItem>,
+    pub next: Option<Iteration>,
     /// `obj.name` (a process's `pid`, a time's `year`); None from it: no such field.
     pub field: Option<Field>,
 }
@@ -127,6 +134,23 @@ impl Heap {
             super::Obj::Host(o) => o.downcast_ref(),
             _ => None,
         }
+    }
+
+    /// The host object of type `T` at `h`, without the type check: for the
+    /// functions of `T`'s own class (its methods and iteration), which are
+    /// called only with objects whose `class()` is that class.
+    ///
+    /// # Safety
+    /// The object at `h` is a `T` (debug builds check it).
+    #[inline]
+    pub unsafe fn host_unchecked<T: HostObject>(&self, h: Handle) -> &T {
+        let super::Obj::Host(o) = self.get(h) else {
+            // SAFETY: the caller's promise.
+            unsafe { std::hint::unreachable_unchecked() }
+        };
+        debug_assert!(o.downcast_ref::<T>().is_some(), "not a {}", std::any::type_name::<T>());
+        // SAFETY: the caller's promise: the box holds a `T`.
+        unsafe { &*(&**o as *const dyn HostObject as *const T) }
     }
 
     pub fn host_mut<T: HostObject>(&mut self, h: Handle) -> Option<&mut T> {
