@@ -141,6 +141,7 @@ mod tests {
     use super::super::testutil::*;
     use super::*;
     use crate::vm::object::Obj;
+    use crate::vm::seq_ops::str_index;
 
     fn m(vm: &mut Vm, s: &str, name: &str, args: &[Value]) -> String {
         let recv = vm.heap.str(s);

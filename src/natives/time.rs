@@ -338,7 +338,7 @@ pub static CLASS: Class = Class {
         }),
     ],
     next: None,
-    field: Some(|vm, h, name| field(vm, h, name)),
+    field: Some(field),
 };
 
 /// An instant and a time zone (`Obj::Host`).

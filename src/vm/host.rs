@@ -174,3 +174,35 @@ impl Vm {
         self.define_builtin(name, super::NativeFn::Host(i));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vm::value::Name;
+
+    fn one(_: &mut Vm, _: &Fiber, _: Handle, _: &str, _: &[Value]) -> Res<Ret> {
+        Ok(Ret::Value(Value::Int(1)))
+    }
+    fn two(_: &mut Vm, _: &Fiber, _: Handle, _: &str, _: &[Value]) -> Res<Ret> {
+        Ok(Ret::Value(Value::Int(2)))
+    }
+
+    static A: Class = Class { name: "a", methods: &[("get", one), ("other", two)], next: None, field: None };
+    static B: Class = Class { name: "b", methods: &[("get", two)], next: None, field: None };
+
+    /// A call site keeps the method it found, and finds another when the
+    /// receiver's class changes.
+    #[test]
+    fn a_call_site_finds_each_class_method() {
+        let get = Name::new("get".into());
+        let mut vm = Vm::new();
+        let fiber = Fiber::default();
+        let h = Handle(0);
+        for (class, want) in [(&A, 1), (&A, 1), (&B, 2), (&A, 1), (&B, 2)] {
+            let m = get.method_in(class).expect("a method");
+            let Ok(Ret::Value(Value::Int(n))) = m(&mut vm, &fiber, h, "get", &[]) else { panic!() };
+            assert_eq!(n, want, "{}", class.name);
+        }
+        assert!(Name::new("nope".into()).method_in(&A).is_none());
+    }
+}
