@@ -1,5 +1,6 @@
 use super::super::testutil::{call, call_s, err_kind, err_msg, method, method_s, show};
 use super::*;
+use crate::vm::seq_ops::{bytes_add as add, bytes_contain as contains, bytes_index as index};
 use crate::vm::Fault;
 use Value::Int as I;
 
