@@ -1,12 +1,13 @@
-//! Concurrency builtins: channels, mutexes, waitgroups, timers, and the methods of
+//! Concurrency builtins: channels, mutexes, waitgroups, timers, and the classes of
 //! tasks (`cancel`, `done`), waitgroups (`add`, `done`) and channels (`len`, `cap`).
 //! They reach the scheduler through `sched::ops` only.
 
 use super::arity;
 use crate::sched::ops;
+use crate::vm::host::Class;
 use crate::vm::object::Obj;
 use crate::vm::ErrorKind;
-use crate::vm::{err, Blocking, Fiber, Handle, NativeFn, Res, Ret, Value, Vm};
+use crate::vm::{err, Blocking, Fiber, NativeFn, Res, Ret, Value, Vm};
 
 pub fn register(vm: &mut Vm) {
     vm.define_native("chan", make_chan);
@@ -134,30 +135,62 @@ fn cap(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     }
 }
 
-/// Methods of tasks, waitgroups and channels; None when `h` is none of those.
-pub fn call_method(vm: &mut Vm, fiber: &Fiber, h: Handle, name: &str, args: &[Value]) -> Option<Res<Value>> {
-    let r = match (vm.heap.get(h), name) {
-        (Obj::Task(_), "cancel") => arity(name, args, 0, 0).map(|_| {
+/// Tasks' methods (`Vm::kinds`).
+pub static TASK: Class = Class {
+    name: "task",
+    methods: &[
+        ("cancel", |vm, fiber, h, name, args| {
+            arity(name, args, 0, 0)?;
             ops::cancel(vm, h, fiber.current_site());
-            Value::Nil
+            Ok(Ret::Value(Value::Nil))
         }),
-        (Obj::Task(_), "done") => arity(name, args, 0, 0).map(|_| ops::task_done(vm, h)),
-        (Obj::WaitGroup(_), "add") => arity(name, args, 1, 1).and_then(|_| match args[0] {
-            Value::Int(n) => ops::group_add(vm, h, n).map(|_| Value::Nil),
-            v => err(ErrorKind::Type, format!("add() needs an int, not {}", vm.heap.type_name(v))),
+        ("done", |vm, _, h, name, args| {
+            arity(name, args, 0, 0)?;
+            Ok(Ret::Value(ops::task_done(vm, h)))
         }),
-        (Obj::WaitGroup(_), "done") => {
-            arity(name, args, 0, 0).and_then(|_| ops::group_add(vm, h, -1).map(|_| Value::Nil))
-        }
-        (Obj::Chan(c), "len") => arity(name, args, 0, 0).map(|_| Value::Int(c.len() as i64)),
-        (Obj::Chan(c), "cap") => arity(name, args, 0, 0).map(|_| Value::Int(c.cap() as i64)),
-        (Obj::Task(_) | Obj::WaitGroup(_) | Obj::Chan(_) | Obj::Mutex(_), _) => {
-            super::no_method(vm.heap.get(h).type_name(), name)
-        }
-        _ => return None,
-    };
-    Some(r)
-}
+    ],
+    next: None,
+    field: None,
+};
+
+/// Waitgroups' methods (`Vm::kinds`).
+pub static WAITGROUP: Class = Class {
+    name: "waitgroup",
+    methods: &[
+        ("add", |vm, _, h, name, args| {
+            arity(name, args, 1, 1)?;
+            match args[0] {
+                Value::Int(n) => ops::group_add(vm, h, n).map(|_| Ret::Value(Value::Nil)),
+                v => err(ErrorKind::Type, format!("add() needs an int, not {}", vm.heap.type_name(v))),
+            }
+        }),
+        ("done", |vm, _, h, name, args| {
+            arity(name, args, 0, 0)?;
+            ops::group_add(vm, h, -1).map(|_| Ret::Value(Value::Nil))
+        }),
+    ],
+    next: None,
+    field: None,
+};
+
+/// Channels' methods (`Vm::kinds`).
+pub static CHAN: Class = Class {
+    name: "chan",
+    methods: &[
+        ("cap", |vm, _, h, name, args| {
+            arity(name, args, 0, 0)?;
+            let Obj::Chan(c) = vm.heap.get(h) else { unreachable!("receiver is a chan") };
+            Ok(Ret::Value(Value::Int(c.cap() as i64)))
+        }),
+        ("len", |vm, _, h, name, args| {
+            arity(name, args, 0, 0)?;
+            let Obj::Chan(c) = vm.heap.get(h) else { unreachable!("receiver is a chan") };
+            Ok(Ret::Value(Value::Int(c.len() as i64)))
+        }),
+    ],
+    next: None,
+    field: None,
+};
 
 /// `__go_detached(f)` (for `std/`): starts `f()` in a fiber owned by the
 /// program, not by the caller, so it is not cancelled with the caller: a

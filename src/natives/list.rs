@@ -1,54 +1,15 @@
 //! List methods and indexing. `map filter reduce each` and `sort(cmp)` call
 //! csp code in the prelude so their callbacks run as ordinary frames.
 
-/// Every list method (for suggestions and completion).
-pub const METHODS: &[&str] = &[
-    "all",
-    "any",
-    "choice",
-    "chunks",
-    "clear",
-    "contains",
-    "copy",
-    "each",
-    "enumerate",
-    "extend",
-    "filter",
-    "find",
-    "find_index",
-    "flat",
-    "flat_map",
-    "group_by",
-    "index_of",
-    "insert",
-    "join",
-    "len",
-    "map",
-    "max",
-    "min",
-    "pop",
-    "push",
-    "reduce",
-    "remove",
-    "reverse",
-    "sample",
-    "shuffle",
-    "skip",
-    "slice",
-    "sort",
-    "sort_by",
-    "sum",
-    "take",
-    "unique",
-];
-
-use super::{arity, resolve_index, slice_bounds, str_arg};
+use super::list_ext as ext;
+use super::{arity, resolve_index, slice_bounds, str_arg, value_method as v};
 use crate::limits::MAX_LIST;
 use crate::vm::arith::{compare, equal};
+use crate::vm::host::Class;
 use crate::vm::object::Obj;
 use crate::vm::ErrorKind;
 use crate::vm::List;
-use crate::vm::{err, Handle, Heap, Res, Ret, Value, Vm};
+use crate::vm::{err, Fiber, Handle, Heap, Res, Ret, Value, Vm};
 use std::cmp::Ordering;
 
 pub use crate::vm::seq_ops::{items_mut, list_index, list_set, list_too_long as too_long, push};
@@ -60,128 +21,191 @@ fn items(heap: &Heap, h: Handle) -> &List {
     }
 }
 
-pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
-    let done = |v: Value| Ok(Ret::Value(v));
+/// Lists' methods (`Vm::kinds`); more of them are in `list_ext.rs`. `push`
+/// and `len` are the VM's too, without a call (`vm/object_ops.rs`).
+pub static CLASS: Class = Class {
+    name: "list",
+    methods: &[
+        ("all", ext::any_all),
+        ("any", ext::any_all),
+        ("choice", v!(ext::choice)),
+        ("chunks", v!(ext::chunks)),
+        ("clear", v!(ext::clear)),
+        ("contains", v!(contains)),
+        ("copy", v!(copy)),
+        ("each", with_prelude),
+        ("enumerate", v!(ext::enumerate)),
+        ("extend", v!(ext::extend)),
+        ("filter", with_prelude),
+        ("find", ext::with_callback),
+        ("find_index", ext::with_callback),
+        ("flat", v!(ext::flat)),
+        ("flat_map", ext::with_callback),
+        ("group_by", ext::with_callback),
+        ("index_of", v!(contains)),
+        ("insert", v!(insert)),
+        ("join", v!(join)),
+        ("len", v!(len)),
+        ("map", with_prelude),
+        ("max", ext::min_max),
+        ("min", ext::min_max),
+        ("pop", v!(pop)),
+        ("push", v!(push_method)),
+        ("reduce", with_prelude),
+        ("remove", v!(remove)),
+        ("reverse", v!(reverse)),
+        ("sample", v!(ext::sample)),
+        ("shuffle", v!(ext::shuffle)),
+        ("skip", v!(ext::take_skip)),
+        ("slice", v!(slice)),
+        ("sort", sort),
+        ("sort_by", ext::with_callback),
+        ("sum", v!(ext::sum_method)),
+        ("take", v!(ext::take_skip)),
+        ("unique", v!(ext::unique_method)),
+    ],
+    next: None,
+    field: None,
+};
+
+fn len(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    Ok(Value::Int(items(&vm.heap, h).len() as i64))
+}
+
+fn push_method(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    push(&mut vm.heap, h, args[0])?;
+    Ok(Value::Nil)
+}
+
+fn pop(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    match items_mut(&mut vm.heap, h).pop() {
+        Some(v) => Ok(v),
+        None => err(ErrorKind::Index, "pop() from an empty list"),
+    }
+}
+
+fn insert(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 2, 2)?;
     let heap = &mut vm.heap;
+    let i = index_arg(heap, name, args[0])?;
+    let l = items_mut(heap, h);
+    let len = l.len();
+    // Inserting at len appends; a negative index counts from the end, so
+    // insert(-1, v) puts v before the last item (as Python and JS splice do).
+    let j = if i < 0 { len as i64 + i } else { i };
+    if j < 0 || j > len as i64 {
+        return err(ErrorKind::Index, format!("insert() index {i} out of range for length {len}"));
+    }
+    let j = j as usize;
+    if len >= MAX_LIST {
+        return too_long();
+    }
+    l.vec_mut().insert(j, args[1]);
+    heap.note_growth(16);
+    Ok(Value::Nil)
+}
+
+fn remove(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let heap = &mut vm.heap;
+    let i = index_arg(heap, name, args[0])?;
+    let l = items_mut(heap, h);
+    match resolve_index(i, l.len()) {
+        Some(j) => Ok(l.vec_mut().remove(j)),
+        None => err(ErrorKind::Index, format!("remove() index {i} out of range for length {}", l.len())),
+    }
+}
+
+/// `contains` and `index_of`.
+fn contains(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let heap = &vm.heap;
+    let pos = items(heap, h).iter().position(|v| equal(heap, *v, args[0]));
+    if name == "contains" {
+        Ok(Value::Bool(pos.is_some()))
+    } else {
+        Ok(Value::Int(pos.map_or(-1, |p| p as i64)))
+    }
+}
+
+fn slice(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    let heap = &mut vm.heap;
+    let (a, b) = slice_bounds(heap, name, args, items(heap, h).len())?;
+    let part = items(heap, h)[a..b].to_vec();
+    Ok(heap.list(part))
+}
+
+fn reverse(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    items_mut(&mut vm.heap, h).reverse();
+    Ok(Value::Nil)
+}
+
+/// `sort()` here; `sort(cmp)` in the prelude.
+fn sort(vm: &mut Vm, fiber: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    if !args.is_empty() {
+        return with_prelude(vm, fiber, h, name, args);
+    }
+    let heap = &mut vm.heap;
+    let mut v = items(heap, h).to_vec();
+    super::named(name, merge_sort(&mut v, |a, b| compare(heap, a, b)))?;
+    *items_mut(heap, h) = v.into();
+    Ok(Ret::Value(Value::Nil))
+}
+
+fn join(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 1)?;
+    let heap = &mut vm.heap;
+    let sep = match args.first() {
+        Some(s) => str_arg(heap, name, *s)?,
+        None => "".into(),
+    };
+    let mut out = String::new();
+    for (i, v) in items(heap, h).iter().enumerate() {
+        if i > 0 {
+            out.push_str(&sep);
+        }
+        match heap.as_str(*v) {
+            Some(s) => out.push_str(&s.s),
+            None => crate::display::write_repr(heap, *v, &mut out),
+        }
+        if out.len() > crate::limits::MAX_STRING {
+            return err(ErrorKind::Limit, format!("string too long ({} bytes)", out.len()));
+        }
+    }
+    Ok(heap.string(out))
+}
+
+fn copy(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    let v = items(&vm.heap, h).to_vec();
+    Ok(vm.heap.list(v))
+}
+
+/// `map filter reduce each` and `sort(cmp)`: a call of the prelude's function.
+fn with_prelude(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    // Checked here, so a wrong count names the method, not the prelude's function.
     match name {
-        "len" => {
-            arity(name, args, 0, 0)?;
-            done(Value::Int(items(heap, h).len() as i64))
-        }
-        "push" => {
-            arity(name, args, 1, 1)?;
-            push(heap, h, args[0])?;
-            done(Value::Nil)
-        }
-        "pop" => {
-            arity(name, args, 0, 0)?;
-            match items_mut(heap, h).pop() {
-                Some(v) => done(v),
-                None => err(ErrorKind::Index, "pop() from an empty list"),
-            }
-        }
-        "insert" => {
-            arity(name, args, 2, 2)?;
-            let i = index_arg(heap, name, args[0])?;
-            let l = items_mut(heap, h);
-            let len = l.len();
-            // Inserting at len appends; a negative index counts from the end, so
-            // insert(-1, v) puts v before the last item (as Python and JS splice do).
-            let j = if i < 0 { len as i64 + i } else { i };
-            if j < 0 || j > len as i64 {
-                return err(ErrorKind::Index, format!("insert() index {i} out of range for length {len}"));
-            }
-            let j = j as usize;
-            if len >= MAX_LIST {
-                return too_long();
-            }
-            l.vec_mut().insert(j, args[1]);
-            heap.note_growth(16);
-            done(Value::Nil)
-        }
-        "remove" => {
-            arity(name, args, 1, 1)?;
-            let i = index_arg(heap, name, args[0])?;
-            let l = items_mut(heap, h);
-            match resolve_index(i, l.len()) {
-                Some(j) => done(l.vec_mut().remove(j)),
-                None => err(ErrorKind::Index, format!("remove() index {i} out of range for length {}", l.len())),
-            }
-        }
-        "contains" | "index_of" => {
-            arity(name, args, 1, 1)?;
-            let pos = items(heap, h).iter().position(|v| equal(heap, *v, args[0]));
-            if name == "contains" {
-                done(Value::Bool(pos.is_some()))
-            } else {
-                done(Value::Int(pos.map_or(-1, |p| p as i64)))
-            }
-        }
-        "slice" => {
-            let (a, b) = slice_bounds(heap, name, args, items(heap, h).len())?;
-            let part = items(heap, h)[a..b].to_vec();
-            done(heap.list(part))
-        }
-        "reverse" => {
-            arity(name, args, 0, 0)?;
-            items_mut(heap, h).reverse();
-            done(Value::Nil)
-        }
-        "sort" if args.is_empty() => {
-            let mut v = items(heap, h).to_vec();
-            super::named(name, merge_sort(&mut v, |a, b| compare(heap, a, b)))?;
-            *items_mut(heap, h) = v.into();
-            done(Value::Nil)
-        }
-        "join" => {
-            arity(name, args, 0, 1)?;
-            let sep = match args.first() {
-                Some(s) => str_arg(heap, name, *s)?,
-                None => "".into(),
-            };
-            let mut out = String::new();
-            for (i, v) in items(heap, h).iter().enumerate() {
-                if i > 0 {
-                    out.push_str(&sep);
-                }
-                match heap.as_str(*v) {
-                    Some(s) => out.push_str(&s.s),
-                    None => crate::display::write_repr(heap, *v, &mut out),
-                }
-                if out.len() > crate::limits::MAX_STRING {
-                    return err(ErrorKind::Limit, format!("string too long ({} bytes)", out.len()));
-                }
-            }
-            done(heap.string(out))
-        }
-        "copy" => {
-            arity(name, args, 0, 0)?;
-            let v = items(heap, h).to_vec();
-            done(heap.list(v))
-        }
-        "map" | "filter" | "reduce" | "each" | "sort" => {
-            // Checked here, so a wrong count names the method, not the prelude's function.
-            match name {
-                "reduce" => arity(name, args, 1, 2)?,
-                "sort" => arity(name, args, 0, 1)?,
-                _ => arity(name, args, 1, 1)?,
-            }
-            if let Some(&f) = args.first() {
-                super::fn_arg(heap, name, f)?;
-            }
-            let f = match name {
-                "map" => "__list_map",
-                "filter" => "__list_filter",
-                "reduce" => "__list_reduce",
-                "each" => "__list_each",
-                _ => "__list_sort_by",
-            };
-            match vm.loader.prelude(f) {
-                Some(f) => Ok(Ret::Call(f, std::iter::once(Value::Obj(h)).chain(args.iter().copied()).collect())),
-                None => err(ErrorKind::Internal, format!("list.{name}() is unavailable: the prelude is not loaded")),
-            }
-        }
-        _ => super::list_ext::call(vm, h, name, args),
+        "reduce" => arity(name, args, 1, 2)?,
+        "sort" => arity(name, args, 0, 1)?,
+        _ => arity(name, args, 1, 1)?,
+    }
+    if let Some(&f) = args.first() {
+        super::fn_arg(&vm.heap, name, f)?;
+    }
+    let f = match name {
+        "map" => "__list_map",
+        "filter" => "__list_filter",
+        "reduce" => "__list_reduce",
+        "each" => "__list_each",
+        _ => "__list_sort_by",
+    };
+    match vm.loader.prelude(f) {
+        Some(f) => Ok(Ret::Call(f, std::iter::once(Value::Obj(h)).chain(args.iter().copied()).collect())),
+        None => err(ErrorKind::Internal, format!("list.{name}() is unavailable: the prelude is not loaded")),
     }
 }
 

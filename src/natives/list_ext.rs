@@ -7,7 +7,7 @@ use crate::limits::MAX_LIST;
 use crate::vm::arith::{compare, equal, to_key};
 use crate::vm::object::Obj;
 use crate::vm::List;
-use crate::vm::{err, ErrorKind, Handle, Heap, Res, Ret, Value, Vm};
+use crate::vm::{err, ErrorKind, Fiber, Handle, Heap, Res, Ret, Value, Vm};
 use std::cmp::Ordering;
 
 /// Methods taking a callback, and the prelude function each calls.
@@ -39,118 +39,146 @@ fn count_arg(heap: &Heap, name: &str, v: Value) -> Res<usize> {
     usize::try_from(n).or_else(|_| err(ErrorKind::Value, format!("{name}() count must not be negative, got {n}")))
 }
 
-pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+// The methods of this file, in lists' table (`list::CLASS`).
+
+pub(super) fn extend(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
     let heap = &mut vm.heap;
-    let v = match name {
-        "extend" => {
-            arity(name, args, 1, 1)?;
-            let Some(more) = heap.as_list(args[0]).map(|l| l.to_vec()) else {
-                return err(ErrorKind::Type, format!("extend() expects a list, got {}", heap.type_name(args[0])));
-            };
-            let len = items_mut(heap, h).len() + more.len();
-            if len > MAX_LIST {
-                return err(ErrorKind::Limit, "list too long");
-            }
-            heap.reserve(len * 16)?;
-            items_mut(heap, h).vec_mut().extend_from_slice(&more);
-            heap.note_growth(more.len() * 16);
-            Value::Nil
-        }
-        "clear" => {
-            arity(name, args, 0, 0)?;
-            *items_mut(heap, h) = List::default();
-            Value::Nil
-        }
-        "sum" => {
-            arity(name, args, 0, 0)?;
-            sum(heap, items(heap, h), Value::Int(0))?
-        }
-        "any" | "all" if args.is_empty() => {
-            let l = items(heap, h);
-            Value::Bool(if name == "any" { l.iter().any(|v| v.truthy()) } else { l.iter().all(|v| v.truthy()) })
-        }
-        "min" | "max" if args.is_empty() => {
-            let want = if name == "min" { Ordering::Less } else { Ordering::Greater };
-            let l = items(heap, h);
-            let Some((&first, rest)) = l.split_first() else {
-                return err(ErrorKind::Value, format!("{name}() of an empty list"));
-            };
-            let mut best = first;
-            for &v in rest {
-                if super::named(name, compare(heap, v, best))? == want {
-                    best = v;
-                }
-            }
-            best
-        }
-        "enumerate" => {
-            arity(name, args, 0, 1)?;
-            let start = match args.first() {
-                Some(v) => int_arg(heap, name, *v)?,
-                None => 0,
-            };
-            let l = items(heap, h).to_vec();
-            let pairs = l.iter().zip(start..).map(|(v, i)| heap.list_of(&[Value::Int(i), *v])).collect();
-            heap.list(pairs)
-        }
-        "unique" => {
-            arity(name, args, 0, 0)?;
-            let l = items(heap, h).to_vec();
-            unique(heap, &l)
-        }
-        "flat" => {
-            arity(name, args, 0, 0)?;
-            let mut out = Vec::new();
-            for v in items(heap, h) {
-                match heap.as_list(*v) {
-                    Some(inner) => out.extend_from_slice(inner),
-                    None => out.push(*v),
-                }
-                if out.len() > MAX_LIST {
-                    return err(ErrorKind::Limit, "list too long");
-                }
-            }
-            heap.note_growth(out.len() * 16);
-            heap.list(out)
-        }
-        "chunks" => {
-            arity(name, args, 1, 1)?;
-            let n = int_arg(heap, name, args[0])?;
-            if n <= 0 {
-                return err(ErrorKind::Value, format!("chunks() size must be positive, got {n}"));
-            }
-            let l = items(heap, h).to_vec();
-            let parts = l.chunks(n as usize).map(|c| heap.list_of(c)).collect();
-            heap.list(parts)
-        }
-        "take" | "skip" => {
-            arity(name, args, 1, 1)?;
-            let l = items(heap, h);
-            let n = count_arg(heap, name, args[0])?.min(l.len());
-            let part = if name == "take" { l[..n].to_vec() } else { l[n..].to_vec() };
-            heap.list(part)
-        }
-        "shuffle" => {
-            arity(name, args, 0, 0)?;
-            super::random::list_shuffle(vm, h);
-            Value::Nil
-        }
-        "choice" => {
-            arity(name, args, 0, 0)?;
-            super::random::list_choice(vm, h)?
-        }
-        "sample" => {
-            arity(name, args, 1, 1)?;
-            super::random::list_sample(vm, h, args[0])?
-        }
-        _ => return callback(vm, h, name, args),
+    let Some(more) = heap.as_list(args[0]).map(|l| l.to_vec()) else {
+        return err(ErrorKind::Type, format!("extend() expects a list, got {}", heap.type_name(args[0])));
     };
-    Ok(Ret::Value(v))
+    let len = items_mut(heap, h).len() + more.len();
+    if len > MAX_LIST {
+        return err(ErrorKind::Limit, "list too long");
+    }
+    heap.reserve(len * 16)?;
+    items_mut(heap, h).vec_mut().extend_from_slice(&more);
+    heap.note_growth(more.len() * 16);
+    Ok(Value::Nil)
+}
+
+pub(super) fn clear(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    *items_mut(&mut vm.heap, h) = List::default();
+    Ok(Value::Nil)
+}
+
+pub(super) fn sum_method(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    sum(&vm.heap, items(&vm.heap, h), Value::Int(0))
+}
+
+/// `any()` and `all()` here; with a callback, in the prelude.
+pub(super) fn any_all(vm: &mut Vm, fiber: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    if !args.is_empty() {
+        return with_callback(vm, fiber, h, name, args);
+    }
+    let l = items(&vm.heap, h);
+    let v = if name == "any" { l.iter().any(|v| v.truthy()) } else { l.iter().all(|v| v.truthy()) };
+    Ok(Ret::Value(Value::Bool(v)))
+}
+
+/// `min()` and `max()` here; with a key function, in the prelude.
+pub(super) fn min_max(vm: &mut Vm, fiber: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    if !args.is_empty() {
+        return with_callback(vm, fiber, h, name, args);
+    }
+    let heap = &vm.heap;
+    let want = if name == "min" { Ordering::Less } else { Ordering::Greater };
+    let l = items(heap, h);
+    let Some((&first, rest)) = l.split_first() else {
+        return err(ErrorKind::Value, format!("{name}() of an empty list"));
+    };
+    let mut best = first;
+    for &v in rest {
+        if super::named(name, compare(heap, v, best))? == want {
+            best = v;
+        }
+    }
+    Ok(Ret::Value(best))
+}
+
+pub(super) fn enumerate(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 1)?;
+    let heap = &mut vm.heap;
+    let start = match args.first() {
+        Some(v) => int_arg(heap, name, *v)?,
+        None => 0,
+    };
+    let l = items(heap, h).to_vec();
+    let pairs = l.iter().zip(start..).map(|(v, i)| heap.list_of(&[Value::Int(i), *v])).collect();
+    Ok(heap.list(pairs))
+}
+
+pub(super) fn unique_method(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    let l = items(&vm.heap, h).to_vec();
+    Ok(unique(&mut vm.heap, &l))
+}
+
+pub(super) fn flat(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    let heap = &mut vm.heap;
+    let mut out = Vec::new();
+    for v in items(heap, h) {
+        match heap.as_list(*v) {
+            Some(inner) => out.extend_from_slice(inner),
+            None => out.push(*v),
+        }
+        if out.len() > MAX_LIST {
+            return err(ErrorKind::Limit, "list too long");
+        }
+    }
+    heap.note_growth(out.len() * 16);
+    Ok(heap.list(out))
+}
+
+pub(super) fn chunks(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let heap = &mut vm.heap;
+    let n = int_arg(heap, name, args[0])?;
+    if n <= 0 {
+        return err(ErrorKind::Value, format!("chunks() size must be positive, got {n}"));
+    }
+    let l = items(heap, h).to_vec();
+    let parts = l.chunks(n as usize).map(|c| heap.list_of(c)).collect();
+    Ok(heap.list(parts))
+}
+
+/// `take` and `skip`.
+pub(super) fn take_skip(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let heap = &mut vm.heap;
+    let l = items(heap, h);
+    let n = count_arg(heap, name, args[0])?.min(l.len());
+    let part = if name == "take" { l[..n].to_vec() } else { l[n..].to_vec() };
+    Ok(heap.list(part))
+}
+
+pub(super) fn shuffle(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    super::random::list_shuffle(vm, h);
+    Ok(Value::Nil)
+}
+
+pub(super) fn choice(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    super::random::list_choice(vm, h)
+}
+
+pub(super) fn sample(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    super::random::list_sample(vm, h, args[0])
+}
+
+/// The callback-taking methods (`PRELUDE`), as a method.
+pub(super) fn with_callback(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    callback(vm, h, name, args)
 }
 
 /// The callback-taking methods: the count is checked here so that a wrong one names
 /// the method, not the prelude's function.
-fn callback(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+pub(crate) fn callback(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
     let Some((_, f)) = PRELUDE.iter().find(|(m, _)| *m == name) else {
         return no_method("list", name);
     };

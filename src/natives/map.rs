@@ -1,13 +1,8 @@
 //! Builtin map methods. Maps keep insertion order; removal keeps the order of the rest.
 
-/// Every map method (for suggestions and completion).
-pub const METHODS: &[&str] = &[
-    "contains", "copy", "delete", "entries", "get", "has", "items", "keys", "len", "merge", "remove", "update",
-    "values",
-];
-
-use super::{arity, no_method};
+use super::{arity, value_method as v};
 use crate::vm::arith::{key_value, to_key};
+use crate::vm::host::Class;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Handle, Heap, Key, Res, Value, Vm};
 
@@ -25,77 +20,110 @@ fn entries_mut(heap: &mut Heap, h: Handle) -> &mut crate::vm::value::Map {
     }
 }
 
-pub fn call(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+/// Maps' methods (`Vm::kinds`). A map's field holding a function is called
+/// instead of its method of that name (`vm/object_ops.rs`).
+pub static CLASS: Class = Class {
+    name: "map",
+    methods: &[
+        ("contains", v!(contains)),
+        ("copy", v!(copy)),
+        ("delete", v!(remove)),
+        ("entries", v!(items)),
+        ("get", v!(get)),
+        ("has", v!(contains)),
+        ("items", v!(items)),
+        ("keys", v!(keys)),
+        ("len", v!(len)),
+        ("merge", v!(merge)),
+        ("remove", v!(remove)),
+        ("update", v!(merge)),
+        ("values", v!(values)),
+    ],
+    next: None,
+    field: None,
+};
+
+fn len(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    Ok(Value::Int(entries(&vm.heap, h).len() as i64))
+}
+
+fn keys(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
     let heap = &mut vm.heap;
-    match name {
-        "len" => {
-            arity(name, args, 0, 0)?;
-            Ok(Value::Int(entries(heap, h).len() as i64))
-        }
-        "keys" => {
-            arity(name, args, 0, 0)?;
-            let keys: Vec<Key> = entries(heap, h).keys().cloned().collect();
-            let items = keys.iter().map(|k| key_value(heap, k)).collect();
-            Ok(heap.list(items))
-        }
-        "values" => {
-            arity(name, args, 0, 0)?;
-            let items = entries(heap, h).values().copied().collect();
-            Ok(heap.list(items))
-        }
-        "items" | "entries" => {
-            arity(name, args, 0, 0)?;
-            let pairs: Vec<(Key, Value)> = entries(heap, h).iter().map(|(k, v)| (k.clone(), *v)).collect();
-            let items = pairs
-                .iter()
-                .map(|(k, v)| {
-                    let k = key_value(heap, k);
-                    heap.list(vec![k, *v])
-                })
-                .collect();
-            Ok(heap.list(items))
-        }
-        "contains" | "has" => {
-            arity(name, args, 1, 1)?;
-            // Like `k in m`: a value that cannot be a key is in no map.
-            let Ok(k) = to_key(heap, args[0]) else { return Ok(Value::Bool(false)) };
-            Ok(Value::Bool(entries(heap, h).contains_key(&k)))
-        }
-        "remove" | "delete" => {
-            arity(name, args, 1, 1)?;
-            let k = super::key_arg(heap, name, args[0])?;
-            Ok(entries_mut(heap, h).shift_remove(&k).unwrap_or(Value::Nil))
-        }
-        "get" => {
-            arity(name, args, 1, 2)?;
-            let k = super::key_arg(heap, name, args[0])?;
-            let default = args.get(1).copied().unwrap_or(Value::Nil);
-            Ok(entries(heap, h).get(&k).copied().unwrap_or(default))
-        }
-        "copy" => {
-            arity(name, args, 0, 0)?;
-            let m = entries(heap, h).clone();
-            Ok(Value::Obj(heap.alloc(Obj::Map(m))))
-        }
-        "merge" | "update" => {
-            arity(name, args, 1, 1)?;
-            let other = match args[0] {
-                Value::Obj(o) if matches!(heap.get(o), Obj::Map(_)) => entries(heap, o).clone(),
-                v => return err(ErrorKind::Type, format!("{name}() expects a map, got {}", heap.type_name(v))),
-            };
-            // merge makes a new map (the receiver's keys first); update changes the receiver.
-            let target = if name == "merge" {
-                let m = entries(heap, h).clone();
-                heap.alloc(Obj::Map(m))
-            } else {
-                h
-            };
-            heap.note_growth(other.len() * 32);
-            entries_mut(heap, target).extend(other);
-            Ok(if name == "merge" { Value::Obj(target) } else { Value::Nil })
-        }
-        _ => no_method("map", name),
-    }
+    let keys: Vec<Key> = entries(heap, h).keys().cloned().collect();
+    let items = keys.iter().map(|k| key_value(heap, k)).collect();
+    Ok(heap.list(items))
+}
+
+fn values(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    let items = entries(&vm.heap, h).values().copied().collect();
+    Ok(vm.heap.list(items))
+}
+
+/// `items` and `entries`.
+fn items(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    let heap = &mut vm.heap;
+    let pairs: Vec<(Key, Value)> = entries(heap, h).iter().map(|(k, v)| (k.clone(), *v)).collect();
+    let items = pairs
+        .iter()
+        .map(|(k, v)| {
+            let k = key_value(heap, k);
+            heap.list(vec![k, *v])
+        })
+        .collect();
+    Ok(heap.list(items))
+}
+
+/// `contains` and `has`.
+fn contains(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let heap = &vm.heap;
+    // Like `k in m`: a value that cannot be a key is in no map.
+    let Ok(k) = to_key(heap, args[0]) else { return Ok(Value::Bool(false)) };
+    Ok(Value::Bool(entries(heap, h).contains_key(&k)))
+}
+
+/// `remove` and `delete`.
+fn remove(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let k = super::key_arg(&vm.heap, name, args[0])?;
+    Ok(entries_mut(&mut vm.heap, h).shift_remove(&k).unwrap_or(Value::Nil))
+}
+
+fn get(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 2)?;
+    let k = super::key_arg(&vm.heap, name, args[0])?;
+    let default = args.get(1).copied().unwrap_or(Value::Nil);
+    Ok(entries(&vm.heap, h).get(&k).copied().unwrap_or(default))
+}
+
+fn copy(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    let m = entries(&vm.heap, h).clone();
+    Ok(Value::Obj(vm.heap.alloc(Obj::Map(m))))
+}
+
+/// `merge` and `update`.
+fn merge(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let heap = &mut vm.heap;
+    let other = match args[0] {
+        Value::Obj(o) if matches!(heap.get(o), Obj::Map(_)) => entries(heap, o).clone(),
+        v => return err(ErrorKind::Type, format!("{name}() expects a map, got {}", heap.type_name(v))),
+    };
+    // merge makes a new map (the receiver's keys first); update changes the receiver.
+    let target = if name == "merge" {
+        let m = entries(heap, h).clone();
+        heap.alloc(Obj::Map(m))
+    } else {
+        h
+    };
+    heap.note_growth(other.len() * 32);
+    entries_mut(heap, target).extend(other);
+    Ok(if name == "merge" { Value::Obj(target) } else { Value::Nil })
 }
 
 #[cfg(test)]

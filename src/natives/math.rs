@@ -321,7 +321,7 @@ fn extreme(vm: &mut Vm, name: &str, args: &[Value], want: Ordering) -> Res<Ret> 
     let heap = &vm.heap;
     if let ([Value::Obj(list), key], Some(_)) = (args, heap.as_list(args[0])) {
         if matches!(key, Value::Obj(f) if matches!(heap.get(*f), Obj::Closure(_) | Obj::Native(_))) {
-            return super::list_ext::call(vm, *list, name, &args[1..]);
+            return super::list_ext::callback(vm, *list, name, &args[1..]);
         }
     }
     let items: &[Value] = match (args, heap.as_list(args[0])) {

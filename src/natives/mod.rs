@@ -2,6 +2,20 @@
 //! back into the VM: they follow the protocol of `vm::builtin` (a value, a call
 //! of a csp function such as the prelude's `__list_map`, or a blocking operation).
 
+/// A method-table entry (`vm::host::Method`) for a method that only makes a
+/// value: `f(vm, receiver, name, args) -> Res<Value>`.
+macro_rules! value_method {
+    ($f:path) => {
+        |vm: &mut crate::vm::Vm,
+         _: &crate::vm::Fiber,
+         h: crate::vm::Handle,
+         name: &str,
+         args: &[crate::vm::Value]|
+         -> crate::vm::Res<crate::vm::Ret> { $f(vm, h, name, args).map(crate::vm::Ret::Value) }
+    };
+}
+pub(crate) use value_method;
+
 pub mod bytes;
 pub mod compress;
 pub mod conc;
@@ -37,7 +51,7 @@ pub mod url;
 mod walk;
 pub mod ws;
 
-use crate::vm::host::Class;
+use crate::vm::host::{Class, KindClasses};
 use crate::vm::object::Obj;
 pub(crate) use crate::vm::seq_ops::resolve_index;
 use crate::vm::ErrorKind;
@@ -54,7 +68,7 @@ pub fn vm() -> Vm {
 
 /// Registers every builtin as a global.
 fn register(vm: &mut Vm) {
-    vm.kind_methods = call_method;
+    vm.kinds = KINDS;
     core::register(vm);
     convert::register(vm);
     bytes::register(vm);
@@ -84,29 +98,41 @@ fn register(vm: &mut Vm) {
     ws::register(vm);
 }
 
-/// Calls builtin method `name` on `recv`. Fields of maps that hold functions are
-/// resolved by the VM before this is reached.
+/// The classes of the core's kinds' methods (`Vm::kinds`).
+const KINDS: KindClasses = KindClasses {
+    string: &string::CLASS,
+    bytes: &bytes::CLASS,
+    list: &list::CLASS,
+    map: &map::CLASS,
+    chan: &conc::CHAN,
+    task: &conc::TASK,
+    waitgroup: &conc::WAITGROUP,
+    range: &RANGE,
+};
+
+/// Ranges' one method.
+static RANGE: Class = Class {
+    name: "range",
+    methods: &[("len", |vm, _, h, name, args| {
+        arity(name, args, 0, 0)?;
+        let Obj::Range(lo, hi) = vm.heap.get(h) else { unreachable!("receiver is a range") };
+        Ok(Ret::Value(Value::Int(hi.saturating_sub(*lo).max(0))))
+    })],
+    next: None,
+    field: None,
+};
+
+/// Calls method `name` on `recv` as a call site does, without its cache (for
+/// the tests). Fields of maps that hold functions are the VM's (`vm::object_ops`).
 pub fn call_method(vm: &mut Vm, fiber: &crate::vm::Fiber, recv: Value, name: &str, args: &[Value]) -> Res<Ret> {
-    if let Value::Obj(h) = recv {
-        if let Some(r) = conc::call_method(vm, fiber, h, name, args) {
-            return r.map(Ret::Value);
-        }
-    }
-    let kind = match recv {
-        Value::Obj(h) => match vm.heap.get(h) {
-            Obj::Str(_) => return string::call(vm, recv, name, args).map(Ret::Value),
-            Obj::Bytes(_) => return bytes::call(vm, recv, name, args).map(Ret::Value),
-            Obj::List(_) => return list::call(vm, h, name, args),
-            Obj::Map(_) => return map::call(vm, h, name, args).map(Ret::Value),
-            Obj::Range(lo, hi) if name == "len" => {
-                arity(name, args, 0, 0)?;
-                return Ok(Ret::Value(Value::Int(hi.saturating_sub(*lo).max(0))));
-            }
-            o => o.type_name(),
-        },
-        v => vm.heap.type_name(v),
+    let (kind, class) = match recv {
+        Value::Obj(h) => (vm.heap.get(h).type_name(), vm.kinds.of(vm.heap.get(h))),
+        v => (vm.heap.type_name(v), None),
     };
-    no_method(kind, name)
+    match (recv, class.and_then(|c| c.method(name))) {
+        (Value::Obj(h), Some(m)) => m(vm, fiber, h, name, args),
+        _ => no_method(kind, name),
+    }
 }
 
 pub(crate) fn no_method<T>(kind: &str, name: &str) -> Res<T> {
@@ -120,19 +146,23 @@ pub static CLASSES: &[&Class] =
 
 /// The methods of each kind of value that has some.
 pub fn methods_of(kind: &str) -> Vec<&'static str> {
-    let core: &[&str] = match kind {
-        "string" => string::METHODS,
-        "bytes" => bytes::METHODS,
-        "list" => list::METHODS,
-        "map" => map::METHODS,
-        "chan" => &["cap", "len"],
-        "task" => &["cancel", "done"],
-        "waitgroup" => &["add", "done"],
-        "coroutine" => &["close", "resume", "throw"],
-        "range" => &["len"],
-        _ => return CLASSES.iter().find(|c| c.name == kind).map_or(Vec::new(), |c| c.names().collect()),
+    let k = KINDS;
+    let class = match kind {
+        "coroutine" => return vec!["close", "resume", "throw"],
+        "string" => k.string,
+        "bytes" => k.bytes,
+        "list" => k.list,
+        "map" => k.map,
+        "chan" => k.chan,
+        "task" => k.task,
+        "waitgroup" => k.waitgroup,
+        "range" => k.range,
+        _ => match CLASSES.iter().find(|c| c.name == kind) {
+            Some(c) => c,
+            None => return Vec::new(),
+        },
     };
-    core.to_vec()
+    class.names().collect()
 }
 
 /// Checks that a builtin got between `min` and `max` arguments.
@@ -360,7 +390,12 @@ mod tests {
         let l = vm.heap.list(vec![Value::Int(1)]);
         let m = Value::Obj(vm.heap.alloc(Obj::Map(Default::default())));
         let b = vm.heap.bytes(&b"ab"[..]);
-        for (v, kind) in [(s, "string"), (l, "list"), (m, "map"), (b, "bytes")] {
+        let r = Value::Obj(vm.heap.alloc(Obj::Range(1, 3)));
+        let c = crate::sched::ops::new_chan(&mut vm, 1);
+        let w = crate::sched::ops::new_waitgroup(&mut vm);
+        let kinds = [(s, "string"), (l, "list"), (m, "map"), (b, "bytes"), (r, "range"), (c, "chan"), (w, "waitgroup")];
+        for (v, kind) in kinds {
+            assert!(!methods_of(kind).is_empty(), "{kind}");
             for name in methods_of(kind) {
                 if let Err(crate::vm::Fault::Error(e)) = call_method(&mut vm, &Default::default(), v, name, &[]) {
                     assert!(!e.1.contains("has no method"), "{kind}.{name}: {}", e.1);
@@ -371,6 +406,35 @@ mod tests {
         assert_eq!(err_msg(method(&mut vm, s, "uper", &[])), "string has no method 'uper'; did you mean 'upper'?");
         let mx = Value::Obj(vm.heap.alloc(Obj::Mutex(Box::default())));
         assert!(err_msg(method(&mut vm, mx, "lock", &[])).ends_with("hold a mutex with `lock m { ... }`"));
+    }
+
+    /// A call site keeps one kind's method at a time (`Name::method_in`): the
+    /// same name on kinds in turn calls each kind's own method.
+    #[test]
+    fn a_call_site_follows_the_receivers_kind() {
+        let mut vm = crate::natives::vm();
+        let name = crate::vm::value::Name::new("len".into());
+        let s = vm.heap.str("héllo");
+        let l = vm.heap.list(vec![Value::Int(1), Value::Int(2)]);
+        let b = vm.heap.bytes(&b"abc"[..]);
+        let m = Value::Obj(vm.heap.alloc(Obj::Map(Default::default())));
+        for (v, want) in [(s, 5), (l, 2), (s, 5), (b, 3), (l, 2), (m, 0), (s, 5)] {
+            let Value::Obj(h) = v else { unreachable!() };
+            let class = vm.kinds.of(vm.heap.get(h)).unwrap();
+            let len = name.method_in(class).unwrap();
+            let r = len(&mut vm, &Default::default(), h, "len", &[]);
+            assert!(matches!(r, Ok(Ret::Value(Value::Int(n))) if n == want), "{}", class.name);
+        }
+        // And through the VM: one call site of `x.len()` and `x.slice(1)`.
+        let mut rt = crate::embed::Runtime::new(Default::default());
+        let src = "fn f(x) { return [x.len(), x.slice(1)] }\n\
+                   [f(\"abc\"), f([1, 2]), f(\"de\"), f([3]), f(\"abc\".encode())]";
+        let got = format!("{:?}", rt.eval("t", src).unwrap());
+        let want = format!(
+            "{:?}",
+            rt.eval("w", "[[3, \"bc\"], [2, [2]], [2, \"e\"], [1, []], [3, \"bc\".encode()]]").unwrap()
+        );
+        assert_eq!(got, want);
     }
 
     #[test]

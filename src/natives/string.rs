@@ -1,128 +1,163 @@
 //! String methods and indexing. Positions are character (Unicode scalar) indices,
 //! with an O(1) path for ASCII strings.
 
-/// Every string method (for suggestions and completion).
-pub const METHODS: &[&str] = &[
-    "capitalize",
-    "center",
-    "chars",
-    "contains",
-    "count",
-    "encode",
-    "ends_with",
-    "format",
-    "find",
-    "index_of",
-    "is_alpha",
-    "is_digit",
-    "is_space",
-    "len",
-    "lower",
-    "pad_end",
-    "pad_start",
-    "repeat",
-    "replace",
-    "rfind",
-    "slice",
-    "split",
-    "splitlines",
-    "starts_with",
-    "title",
-    "trim",
-    "trim_end",
-    "trim_start",
-    "upper",
-];
-
-use super::{arity, int_arg, slice_bounds, str_arg};
+use super::string_ext as ext;
+use super::{arity, int_arg, slice_bounds, str_arg, value_method as v};
 use crate::limits::MAX_STRING;
-use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};
+use crate::vm::host::Class;
+use crate::vm::{err, ErrorKind, Handle, Heap, Res, Value, Vm};
 
-pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> {
-    let s: crate::vm::Str = vm.heap.as_str(recv).expect("receiver is a string").s.clone();
-    let chars = vm.heap.as_str(recv).map_or(0, |s| s.chars);
+/// Strings' methods (`Vm::kinds`); more of them are in `string_ext.rs`.
+pub static CLASS: Class = Class {
+    name: "string",
+    methods: &[
+        ("capitalize", v!(ext::capitalize)),
+        ("center", v!(ext::pad)),
+        ("chars", v!(chars)),
+        ("contains", v!(contains)),
+        ("count", v!(ext::count)),
+        ("encode", v!(encode)),
+        ("ends_with", v!(ends_with)),
+        ("format", v!(format)),
+        ("find", v!(ext::find)),
+        ("index_of", v!(index_of)),
+        ("is_alpha", v!(ext::is_class)),
+        ("is_digit", v!(ext::is_class)),
+        ("is_space", v!(ext::is_class)),
+        ("len", v!(len)),
+        ("lower", v!(lower)),
+        ("pad_end", v!(ext::pad)),
+        ("pad_start", v!(ext::pad)),
+        ("repeat", v!(repeat)),
+        ("replace", v!(replace)),
+        ("rfind", v!(ext::find)),
+        ("slice", v!(slice)),
+        ("split", v!(ext::split)),
+        ("splitlines", v!(ext::splitlines)),
+        ("starts_with", v!(starts_with)),
+        ("title", v!(ext::title)),
+        ("trim", v!(ext::trim)),
+        ("trim_end", v!(ext::trim)),
+        ("trim_start", v!(ext::trim)),
+        ("upper", v!(upper)),
+    ],
+    next: None,
+    field: None,
+};
+
+/// The receiver's text (shared, so the heap can be mutated while it is held)
+/// and its length in characters.
+pub(super) fn text(heap: &Heap, h: Handle) -> (crate::vm::Str, usize) {
+    let so = heap.as_str(Value::Obj(h)).expect("receiver is a string");
+    (so.s.clone(), so.chars)
+}
+
+fn len(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    Ok(Value::Int(text(&vm.heap, h).1 as i64))
+}
+
+fn upper(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    let s = text(&vm.heap, h).0;
+    Ok(vm.heap.string(s.to_uppercase()))
+}
+
+fn lower(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    let s = text(&vm.heap, h).0;
+    Ok(vm.heap.string(s.to_lowercase()))
+}
+
+fn replace(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    let (s, chars) = text(&vm.heap, h);
     let heap = &mut vm.heap;
-    let arg_str = |heap: &Heap, i: usize| str_arg(heap, name, args[i]);
-    match name {
-        "len" => {
-            arity(name, args, 0, 0)?;
-            Ok(Value::Int(chars as i64))
-        }
-        "upper" => {
-            arity(name, args, 0, 0)?;
-            Ok(heap.string(s.to_uppercase()))
-        }
-        "lower" => {
-            arity(name, args, 0, 0)?;
-            Ok(heap.string(s.to_lowercase()))
-        }
-        "replace" => {
-            arity(name, args, 2, 2)?;
-            let (from, to) = (arg_str(heap, 0)?, arg_str(heap, 1)?);
-            let hits = if from.is_empty() { chars + 1 } else { s.matches(&*from).count() };
-            let len = s.len() as i128 + hits as i128 * (to.len() as i128 - from.len() as i128);
-            if len > MAX_STRING as i128 {
-                return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
-            }
-            heap.reserve(len as usize)?;
-            Ok(heap.string(s.replace(&*from, &to)))
-        }
-        "starts_with" => {
-            arity(name, args, 1, 1)?;
-            Ok(Value::Bool(s.starts_with(&*arg_str(heap, 0)?)))
-        }
-        "ends_with" => {
-            arity(name, args, 1, 1)?;
-            Ok(Value::Bool(s.ends_with(&*arg_str(heap, 0)?)))
-        }
-        "contains" => {
-            arity(name, args, 1, 1)?;
-            Ok(Value::Bool(s.contains(&*arg_str(heap, 0)?)))
-        }
-        "index_of" => {
-            arity(name, args, 1, 1)?;
-            let i = match s.find(&*arg_str(heap, 0)?) {
-                Some(b) if chars == s.len() => b as i64,
-                Some(b) => s[..b].chars().count() as i64,
-                None => -1,
-            };
-            Ok(Value::Int(i))
-        }
-        "slice" => {
-            let (a, b) = slice_bounds(heap, name, args, chars)?;
-            let (a, b) = (byte_offset(heap, &s, chars, a), byte_offset(heap, &s, chars, b));
-            Ok(heap.str(&s[a..b]))
-        }
-        "chars" => {
-            arity(name, args, 0, 0)?;
-            heap.reserve(super::string_ext::chars_bytes(s.chars()))?;
-            let items = s.chars().map(|c| heap.char_str(c)).collect();
-            Ok(heap.list(items))
-        }
-        "encode" => {
-            arity(name, args, 0, 1)?;
-            if !args.is_empty() {
-                let e = arg_str(heap, 0)?;
-                if !matches!(&*e, "utf-8" | "utf8") {
-                    return err(ErrorKind::Value, format!("unknown encoding {e:?} (encode() takes \"utf-8\")"));
-                }
-            }
-            Ok(heap.bytes(s.as_bytes()))
-        }
-        "repeat" => {
-            arity(name, args, 1, 1)?;
-            // `n <= 0` gives "", as `s * n` does (and Python's `s * n`).
-            let n = int_arg(heap, name, args[0])?.max(0);
-            let len = s.len() as i128 * n as i128;
-            if len > MAX_STRING as i128 {
-                return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
-            }
-            heap.reserve(len as usize)?;
-            Ok(heap.string(s.repeat(n as usize)))
-        }
-        "format" => super::format_fn::method(heap, &s, args),
-        _ => super::string_ext::call(vm, recv, name, args),
+    arity(name, args, 2, 2)?;
+    let (from, to) = (str_arg(heap, name, args[0])?, str_arg(heap, name, args[1])?);
+    let hits = if from.is_empty() { chars + 1 } else { s.matches(&*from).count() };
+    let len = s.len() as i128 + hits as i128 * (to.len() as i128 - from.len() as i128);
+    if len > MAX_STRING as i128 {
+        return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
     }
+    heap.reserve(len as usize)?;
+    Ok(heap.string(s.replace(&*from, &to)))
+}
+
+fn starts_with(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let s = text(&vm.heap, h).0;
+    Ok(Value::Bool(s.starts_with(&*str_arg(&vm.heap, name, args[0])?)))
+}
+
+fn ends_with(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let s = text(&vm.heap, h).0;
+    Ok(Value::Bool(s.ends_with(&*str_arg(&vm.heap, name, args[0])?)))
+}
+
+fn contains(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let s = text(&vm.heap, h).0;
+    Ok(Value::Bool(s.contains(&*str_arg(&vm.heap, name, args[0])?)))
+}
+
+fn index_of(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let (s, chars) = text(&vm.heap, h);
+    let i = match s.find(&*str_arg(&vm.heap, name, args[0])?) {
+        Some(b) if chars == s.len() => b as i64,
+        Some(b) => s[..b].chars().count() as i64,
+        None => -1,
+    };
+    Ok(Value::Int(i))
+}
+
+fn slice(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    let (s, chars) = text(&vm.heap, h);
+    let heap = &mut vm.heap;
+    let (a, b) = slice_bounds(heap, name, args, chars)?;
+    let (a, b) = (byte_offset(heap, &s, chars, a), byte_offset(heap, &s, chars, b));
+    Ok(heap.str(&s[a..b]))
+}
+
+fn chars(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    let s = text(&vm.heap, h).0;
+    let heap = &mut vm.heap;
+    heap.reserve(super::string_ext::chars_bytes(s.chars()))?;
+    let items = s.chars().map(|c| heap.char_str(c)).collect();
+    Ok(heap.list(items))
+}
+
+fn encode(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 1)?;
+    let s = text(&vm.heap, h).0;
+    if !args.is_empty() {
+        let e = str_arg(&vm.heap, name, args[0])?;
+        if !matches!(&*e, "utf-8" | "utf8") {
+            return err(ErrorKind::Value, format!("unknown encoding {e:?} (encode() takes \"utf-8\")"));
+        }
+    }
+    Ok(vm.heap.bytes(s.as_bytes()))
+}
+
+fn repeat(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let s = text(&vm.heap, h).0;
+    let heap = &mut vm.heap;
+    // `n <= 0` gives "", as `s * n` does (and Python's `s * n`).
+    let n = int_arg(heap, name, args[0])?.max(0);
+    let len = s.len() as i128 * n as i128;
+    if len > MAX_STRING as i128 {
+        return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
+    }
+    heap.reserve(len as usize)?;
+    Ok(heap.string(s.repeat(n as usize)))
+}
+
+fn format(vm: &mut Vm, h: Handle, _: &str, args: &[Value]) -> Res<Value> {
+    let s = text(&vm.heap, h).0;
+    super::format_fn::method(&mut vm.heap, &s, args)
 }
 
 /// The byte offset of char index `i` (`i <= chars`): through the buffer's

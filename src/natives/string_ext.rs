@@ -2,100 +2,120 @@
 //! characters, padding, case, character classes, `split` with a limit, `splitlines`.
 //! Positions are character indices, as in `string.rs`.
 
-use super::{arity, int_arg, no_method, str_arg};
+use super::string::text;
+use super::{arity, int_arg, str_arg};
 use crate::limits::MAX_STRING;
-use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};
+use crate::vm::{err, ErrorKind, Handle, Heap, Res, Value, Vm};
 
-/// The methods this file answers (listed in `string::METHODS` too).
-pub fn call(vm: &mut Vm, recv: Value, name: &str, args: &[Value]) -> Res<Value> {
-    let so = vm.heap.as_str(recv).expect("receiver is a string");
-    let (s, chars): (crate::vm::Str, usize) = (so.s.clone(), so.chars);
+// The methods of this file, in strings' table (`string::CLASS`).
+
+/// `find` and `rfind`.
+pub(super) fn find(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let (s, chars) = text(&vm.heap, h);
+    let sub = str_arg(&vm.heap, name, args[0])?;
+    let b = if name == "find" { s.find(&*sub) } else { s.rfind(&*sub) };
+    Ok(Value::Int(b.map_or(-1, |b| char_index(&s, chars, b))))
+}
+
+pub(super) fn count(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 1)?;
+    let (s, chars) = text(&vm.heap, h);
+    let sub = str_arg(&vm.heap, name, args[0])?;
+    let n = if sub.is_empty() { chars + 1 } else { s.matches(&*sub).count() };
+    Ok(Value::Int(n as i64))
+}
+
+/// `trim`, `trim_start` and `trim_end`.
+pub(super) fn trim(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 1)?;
+    let s = text(&vm.heap, h).0;
     let heap = &mut vm.heap;
-    match name {
-        "find" | "rfind" => {
-            arity(name, args, 1, 1)?;
-            let sub = str_arg(heap, name, args[0])?;
-            let b = if name == "find" { s.find(&*sub) } else { s.rfind(&*sub) };
-            Ok(Value::Int(b.map_or(-1, |b| char_index(&s, chars, b))))
-        }
-        "count" => {
-            arity(name, args, 1, 1)?;
-            let sub = str_arg(heap, name, args[0])?;
-            let n = if sub.is_empty() { chars + 1 } else { s.matches(&*sub).count() };
-            Ok(Value::Int(n as i64))
-        }
-        "trim" | "trim_start" | "trim_end" => {
-            arity(name, args, 0, 1)?;
-            let set = match args.first() {
-                Some(v) => Some(str_arg(heap, name, *v)?),
-                None => None,
-            };
-            let t = trim(&s, name, set.as_deref());
-            Ok(if t.len() == s.len() { recv } else { heap.str(t) })
-        }
-        "pad_start" | "pad_end" | "center" => {
-            arity(name, args, 1, 2)?;
-            let n = int_arg(heap, name, args[0])?;
-            let fill = match args.get(1) {
-                Some(v) => str_arg(heap, name, *v)?,
-                None => " ".into(),
-            };
-            if fill.is_empty() {
-                return err(ErrorKind::Value, format!("{name}() fill must not be empty"));
-            }
-            let pad = (n.max(0) as usize).saturating_sub(chars);
-            if s.len() as u128 + pad as u128 * 4 > MAX_STRING as u128 {
-                return err(ErrorKind::Limit, format!("{name}() result too long ({n} characters)"));
-            }
-            heap.reserve(s.len() + pad * fill.len())?;
-            let (left, right) = match name {
-                "pad_start" => (pad, 0),
-                "pad_end" => (0, pad),
-                _ => (pad / 2, pad - pad / 2),
-            };
-            let out = format!("{}{s}{}", fill_of(&fill, left), fill_of(&fill, right));
-            Ok(heap.string(out))
-        }
-        "title" => {
-            arity(name, args, 0, 0)?;
-            let mut out = String::with_capacity(s.len());
-            let mut after_letter = false;
-            for c in s.chars() {
-                if after_letter {
-                    out.extend(c.to_lowercase());
-                } else {
-                    out.extend(c.to_uppercase());
-                }
-                after_letter = c.is_alphabetic() || c == '\'';
-            }
-            Ok(heap.string(out))
-        }
-        "capitalize" => {
-            arity(name, args, 0, 0)?;
-            let mut it = s.chars();
-            let out = match it.next() {
-                Some(c) => c.to_uppercase().chain(it.as_str().to_lowercase().chars()).collect(),
-                None => String::new(),
-            };
-            Ok(heap.string(out))
-        }
-        "is_digit" | "is_alpha" | "is_space" => {
-            arity(name, args, 0, 0)?;
-            let class: fn(char) -> bool = match name {
-                "is_digit" => |c| c.is_ascii_digit(),
-                "is_alpha" => char::is_alphabetic,
-                _ => char::is_whitespace,
-            };
-            Ok(Value::Bool(!s.is_empty() && s.chars().all(class)))
-        }
-        "split" => split(heap, &s, args),
-        "splitlines" => {
-            arity(name, args, 0, 0)?;
-            let items = lines(&s).map(|l| heap.str(l)).collect();
-            Ok(heap.list(items))
-        }
-        _ => no_method("string", name),
+    let set = match args.first() {
+        Some(v) => Some(str_arg(heap, name, *v)?),
+        None => None,
+    };
+    let t = trim_str(&s, name, set.as_deref());
+    Ok(if t.len() == s.len() { Value::Obj(h) } else { heap.str(t) })
+}
+
+/// `pad_start`, `pad_end` and `center`.
+pub(super) fn pad(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 1, 2)?;
+    let (s, chars) = text(&vm.heap, h);
+    let heap = &mut vm.heap;
+    let n = int_arg(heap, name, args[0])?;
+    let fill = match args.get(1) {
+        Some(v) => str_arg(heap, name, *v)?,
+        None => " ".into(),
+    };
+    if fill.is_empty() {
+        return err(ErrorKind::Value, format!("{name}() fill must not be empty"));
     }
+    let pad = (n.max(0) as usize).saturating_sub(chars);
+    if s.len() as u128 + pad as u128 * 4 > MAX_STRING as u128 {
+        return err(ErrorKind::Limit, format!("{name}() result too long ({n} characters)"));
+    }
+    heap.reserve(s.len() + pad * fill.len())?;
+    let (left, right) = match name {
+        "pad_start" => (pad, 0),
+        "pad_end" => (0, pad),
+        _ => (pad / 2, pad - pad / 2),
+    };
+    let out = format!("{}{s}{}", fill_of(&fill, left), fill_of(&fill, right));
+    Ok(heap.string(out))
+}
+
+pub(super) fn title(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    let s = text(&vm.heap, h).0;
+    let mut out = String::with_capacity(s.len());
+    let mut after_letter = false;
+    for c in s.chars() {
+        if after_letter {
+            out.extend(c.to_lowercase());
+        } else {
+            out.extend(c.to_uppercase());
+        }
+        after_letter = c.is_alphabetic() || c == '\'';
+    }
+    Ok(vm.heap.string(out))
+}
+
+pub(super) fn capitalize(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    let s = text(&vm.heap, h).0;
+    let mut it = s.chars();
+    let out = match it.next() {
+        Some(c) => c.to_uppercase().chain(it.as_str().to_lowercase().chars()).collect(),
+        None => String::new(),
+    };
+    Ok(vm.heap.string(out))
+}
+
+/// `is_digit`, `is_alpha` and `is_space`.
+pub(super) fn is_class(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    let s = text(&vm.heap, h).0;
+    let class: fn(char) -> bool = match name {
+        "is_digit" => |c| c.is_ascii_digit(),
+        "is_alpha" => char::is_alphabetic,
+        _ => char::is_whitespace,
+    };
+    Ok(Value::Bool(!s.is_empty() && s.chars().all(class)))
+}
+
+pub(super) fn split(vm: &mut Vm, h: Handle, _: &str, args: &[Value]) -> Res<Value> {
+    let s = text(&vm.heap, h).0;
+    split_str(&mut vm.heap, &s, args)
+}
+
+pub(super) fn splitlines(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
+    arity(name, args, 0, 0)?;
+    let s = text(&vm.heap, h).0;
+    let heap = &mut vm.heap;
+    let items = lines(&s).map(|l| heap.str(l)).collect();
+    Ok(heap.list(items))
 }
 
 /// The character index of byte offset `b`.
@@ -108,7 +128,7 @@ fn char_index(s: &str, chars: usize, b: usize) -> i64 {
 }
 
 /// `trim`, `trim_start`, `trim_end`: whitespace, or any of the characters in `set`.
-fn trim<'a>(s: &'a str, name: &str, set: Option<&str>) -> &'a str {
+fn trim_str<'a>(s: &'a str, name: &str, set: Option<&str>) -> &'a str {
     let hit = |c: char| set.map_or(c.is_whitespace(), |set| set.contains(c));
     match name {
         "trim_start" => s.trim_start_matches(hit),
@@ -124,7 +144,7 @@ fn fill_of(fill: &str, n: usize) -> String {
 
 /// `s.split(sep?, limit?)`: at most `limit` splits (Python's `maxsplit`; negative: no
 /// limit). No separator or `nil` splits on runs of whitespace; an empty one into characters.
-fn split(heap: &mut Heap, s: &str, args: &[Value]) -> Res<Value> {
+fn split_str(heap: &mut Heap, s: &str, args: &[Value]) -> Res<Value> {
     arity("split", args, 0, 2)?;
     let limit = match args.get(1) {
         Some(v) => int_arg(heap, "split", *v)?,

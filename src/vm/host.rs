@@ -4,8 +4,10 @@
 //! through `HostObject` and their `Class`, so a new kind is one new file that
 //! implements the trait, plus one registration line (`Vm::register_class`).
 //! Strings, lists, maps, closures, channels and tasks stay `Obj` variants of
-//! their own, for speed.
+//! their own, for speed; their methods are classes too (`KindClasses`),
+//! installed by the library.
 
+use super::object::Obj;
 use super::{Fiber, Handle, Heap, Res, Ret, Value, Vm};
 use std::any::Any;
 use std::cmp::Ordering;
@@ -13,14 +15,6 @@ use std::rc::Rc;
 
 /// A host function: called like a builtin with the calling fiber (read-only).
 pub type HostFn = Rc<dyn Fn(&mut Vm, &Fiber, &[Value]) -> Res<Ret>>;
-
-/// Calls method `name` of a value of one of the core's kinds (`Vm::kind_methods`).
-pub type KindMethods = fn(&mut Vm, &Fiber, Value, &str, &[Value]) -> Res<Ret>;
-
-/// `Vm::kind_methods` until a library installs its own: no kind has methods.
-pub fn no_kind_methods(vm: &mut Vm, _: &Fiber, recv: Value, name: &str, _: &[Value]) -> Res<Ret> {
-    super::no_method::no_method(vm.heap.type_name(recv), name, &[])
-}
 
 /// A method of a host type. The receiver stays on the heap (`Heap::host_mut`
 /// reaches it); `name` is the method's, for messages. It follows the
@@ -62,6 +56,62 @@ impl Class {
     /// Its methods' names, for "did you mean" and completion.
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.methods.iter().map(|&(n, _)| n)
+    }
+}
+
+/// The methods of the core's own kinds (`Vm::kinds`): empty classes until a
+/// library installs its own (`natives::register`), as Lua's string library
+/// installs strings'. A class's name is its kind's `type()`.
+#[derive(Clone, Copy)]
+pub struct KindClasses {
+    pub string: &'static Class,
+    pub bytes: &'static Class,
+    pub list: &'static Class,
+    pub map: &'static Class,
+    pub chan: &'static Class,
+    pub task: &'static Class,
+    pub waitgroup: &'static Class,
+    pub range: &'static Class,
+}
+
+impl KindClasses {
+    /// The class of `o`'s methods: its own for a host object, its kind's for
+    /// the core's, None for a kind without methods (functions, mutexes...).
+    /// Coroutines' methods are the VM's own (`vm/object_ops.rs`).
+    #[inline]
+    pub fn of(&self, o: &Obj) -> Option<&'static Class> {
+        Some(match o {
+            Obj::Str(_) => self.string,
+            Obj::Bytes(_) => self.bytes,
+            Obj::List(_) => self.list,
+            Obj::Map(_) => self.map,
+            Obj::Chan(_) => self.chan,
+            Obj::Task(_) => self.task,
+            Obj::WaitGroup(_) => self.waitgroup,
+            Obj::Range(..) => self.range,
+            Obj::Host(h) => h.class(),
+            _ => return None,
+        })
+    }
+}
+
+impl Default for KindClasses {
+    fn default() -> KindClasses {
+        const fn empty(name: &'static str) -> Class {
+            Class { name, methods: &[], next: None, field: None }
+        }
+        static EMPTY: [Class; 8] = [
+            empty("string"),
+            empty("bytes"),
+            empty("list"),
+            empty("map"),
+            empty("chan"),
+            empty("task"),
+            empty("waitgroup"),
+            empty("range"),
+        ];
+        let [string, bytes, list, map, chan, task, waitgroup, range] = &EMPTY;
+        KindClasses { string, bytes, list, map, chan, task, waitgroup, range }
     }
 }
 

@@ -96,7 +96,7 @@ pub struct Vm {
     pub loader: crate::compile::Loader,
     /// The methods of the core's own kinds, installed by the library
     /// (`natives::register`), as Lua's string library installs strings'.
-    pub kind_methods: host::KindMethods,
+    pub kinds: host::KindClasses,
     /// Host functions (`NativeFn::Host` indexes them; docs/embedding.md).
     pub host_fns: Vec<host::HostFn>,
     /// Which files the builtins may touch (an embedding host may narrow it).
@@ -128,7 +128,7 @@ impl Vm {
             select_rng: Rng::new(Rng::DEFAULT_SEED),
             sched: Default::default(),
             loader: Default::default(),
-            kind_methods: host::no_kind_methods,
+            kinds: Default::default(),
             host_fns: Vec::new(),
             files: Default::default(),
             coverage: None,

@@ -21,44 +21,45 @@ pub(super) fn invoke(
     slot: usize,
     argc: usize,
 ) -> Res<Called> {
-    if let Value::Obj(h) = recv {
-        match vm.heap.get(h) {
-            Obj::Map(m) => {
-                if let Some(&f) = cached_get(m, name) {
-                    fiber.stack[slot + 1] = f;
-                    return call_value(vm, fiber, f, slot + 2, argc, slot);
-                }
+    let Value::Obj(h) = recv else {
+        return super::no_method::no_method(vm.heap.type_name(recv), key_name(name.key()), &[]);
+    };
+    let class = match vm.heap.get(h) {
+        Obj::Map(m) => {
+            if let Some(&f) = cached_get(m, name) {
+                fiber.stack[slot + 1] = f;
+                return call_value(vm, fiber, f, slot + 2, argc, slot);
             }
-            Obj::Coroutine(_) => return coroutine_method(vm, fiber, h, key_name(name.key()), slot, argc),
-            Obj::Host(o) => {
-                let class = o.class();
-                let Some(method) = name.method_in(class) else {
-                    let names: Vec<_> = class.names().collect();
-                    return super::no_method::no_method(class.name, key_name(name.key()), &names);
-                };
-                let args = &fiber.stack[slot + 2..slot + 2 + argc];
-                let r = method(vm, fiber, h, key_name(name.key()), args)?;
-                return builtin_ret(vm, fiber, r, slot);
-            }
-            // The commonest list methods, without the general method lookup
-            // (about 275 machine instructions for a `push` through it).
-            Obj::List(l) => match (key_name(name.key()), argc) {
-                ("push", 1) => {
-                    super::seq_ops::push(&mut vm.heap, h, fiber.stack[slot + 2])?;
-                    fiber.stack[slot] = Value::Nil;
-                    return Ok(Called::Value);
-                }
-                ("len", 0) => {
-                    fiber.stack[slot] = Value::Int(l.len() as i64);
-                    return Ok(Called::Value);
-                }
-                _ => {}
-            },
-            _ => {}
+            vm.kinds.map
         }
-    }
+        Obj::Coroutine(_) => return coroutine_method(vm, fiber, h, key_name(name.key()), slot, argc),
+        Obj::Host(o) => o.class(),
+        // The commonest list methods, without the general method lookup
+        // (about 275 machine instructions for a `push` through it).
+        Obj::List(l) => match (key_name(name.key()), argc) {
+            ("push", 1) => {
+                super::seq_ops::push(&mut vm.heap, h, fiber.stack[slot + 2])?;
+                fiber.stack[slot] = Value::Nil;
+                return Ok(Called::Value);
+            }
+            ("len", 0) => {
+                fiber.stack[slot] = Value::Int(l.len() as i64);
+                return Ok(Called::Value);
+            }
+            _ => vm.kinds.list,
+        },
+        o => match vm.kinds.of(o) {
+            Some(class) => class,
+            None => return super::no_method::no_method(o.type_name(), key_name(name.key()), &[]),
+        },
+    };
+    // A call site's method is found once (`Name::method_in`), whatever the kind.
+    let Some(method) = name.method_in(class) else {
+        let names: Vec<_> = class.names().collect();
+        return super::no_method::no_method(class.name, key_name(name.key()), &names);
+    };
     let args = &fiber.stack[slot + 2..slot + 2 + argc];
-    let r = (vm.kind_methods)(vm, fiber, recv, key_name(name.key()), args)?;
+    let r = method(vm, fiber, h, key_name(name.key()), args)?;
     builtin_ret(vm, fiber, r, slot)
 }
 

@@ -6,7 +6,7 @@
 mod methods;
 
 pub use crate::vm::seq_ops::{check_bytes_len as check_len, find_bytes as find};
-pub use methods::{call, METHODS};
+pub use methods::CLASS;
 
 use super::{arity, str_arg};
 use crate::limits::MAX_STRING;
