@@ -274,14 +274,14 @@ impl Profile {
 /// which stays there for the fiber's life (`Fiber::for_call`), or for a
 /// method or a native that calls back, its first frame's (none once it ended).
 fn callee(vm: &Vm, f: &Fiber, method: bool) -> Option<ProtoRef> {
-    let slot = if method { None } else { f.stack.first() };
-    match slot {
-        Some(&Value::Obj(h)) => match vm.heap.get(h) {
+    let closure = match f.stack.first() {
+        Some(&Value::Obj(h)) if !method => match vm.heap.get(h) {
             Obj::Closure(c) => Some(c.proto),
-            _ => f.frames.first().map(|fr| fr.proto),
+            _ => None,
         },
-        _ => f.frames.first().map(|fr| fr.proto),
-    }
+        _ => None,
+    };
+    closure.or_else(|| f.frames.first().map(|fr| fr.proto))
 }
 
 /// A function's name in the profile: its own, or for an anonymous one where
