@@ -83,10 +83,14 @@ pub(super) fn min_max(vm: &mut Vm, fiber: &Fiber, h: Handle, name: &str, args: &
     if !args.is_empty() {
         return with_callback(vm, fiber, h, name, args);
     }
-    let heap = &vm.heap;
     let want = if name == "min" { Ordering::Less } else { Ordering::Greater };
-    let l = items(heap, h);
-    let Some((&first, rest)) = l.split_first() else {
+    best(&vm.heap, name, items(&vm.heap, h), want).map(Ret::Value)
+}
+
+/// The first of `items` that no later one beats in the order `want`
+/// (`min`: Less); an empty list is a `value` error.
+pub(super) fn best(heap: &Heap, name: &str, items: &[Value], want: Ordering) -> Res<Value> {
+    let Some((&first, rest)) = items.split_first() else {
         return err(ErrorKind::Value, format!("{name}() of an empty list"));
     };
     let mut best = first;
@@ -95,7 +99,7 @@ pub(super) fn min_max(vm: &mut Vm, fiber: &Fiber, h: Handle, name: &str, args: &
             best = v;
         }
     }
-    Ok(Ret::Value(best))
+    Ok(best)
 }
 
 pub(super) fn enumerate(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {

@@ -5,7 +5,6 @@
 //! helpers are in `random.rs`.
 
 use super::{arity, num_arg};
-use crate::vm::arith::compare;
 use crate::vm::{err, ErrorKind, Fiber, NativeFn, Obj, Res, Ret, Value, Vm};
 use std::cmp::Ordering;
 
@@ -328,16 +327,7 @@ fn extreme(vm: &mut Vm, name: &str, args: &[Value], want: Ordering) -> Res<Ret> 
         ([_], Some(list)) => list,
         _ => args,
     };
-    let Some((&first, rest)) = items.split_first() else {
-        return err(ErrorKind::Value, format!("{name}() of an empty list"));
-    };
-    let mut best = first;
-    for &v in rest {
-        if super::named(name, compare(heap, v, best))? == want {
-            best = v;
-        }
-    }
-    Ok(Ret::Value(best))
+    super::list_ext::best(heap, name, items, want).map(Ret::Value)
 }
 
 #[cfg(test)]

@@ -12,14 +12,14 @@ use std::net::{SocketAddr, ToSocketAddrs};
 
 pub static LISTENER: Class = Class {
     name: "listener",
-    methods: &[("accept", accept), ("addr", listener_addr), ("close", listener_close)],
+    methods: &[("accept", accept), ("addr", addr::<Listener>), ("close", close::<Listener>)],
     next: None,
     field: None,
 };
 
 pub static UDP: Class = Class {
     name: "udp",
-    methods: &[("addr", udp_addr), ("close", udp_close), ("recv", recv), ("send", send)],
+    methods: &[("addr", addr::<Udp>), ("close", close::<Udp>), ("recv", recv), ("send", send)],
     next: None,
     field: None,
 };
@@ -148,19 +148,47 @@ fn accept(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<
     step(vm, r, |vm, s| Ok(vm.heap.host_object(s)))
 }
 
-fn listener_addr(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+/// What `addr()` and `close()` need of a listener or a UDP socket.
+trait Socket: HostObject {
+    fn addr(&self) -> &str;
+    /// Closes it; the descriptor it had, if it was open.
+    fn close_socket(&mut self) -> Option<std::os::fd::RawFd>;
+}
+
+impl Socket for Listener {
+    fn addr(&self) -> &str {
+        &self.addr
+    }
+    fn close_socket(&mut self) -> Option<std::os::fd::RawFd> {
+        let fd = self.fd();
+        self.close();
+        fd
+    }
+}
+
+impl Socket for Udp {
+    fn addr(&self) -> &str {
+        &self.addr
+    }
+    fn close_socket(&mut self) -> Option<std::os::fd::RawFd> {
+        let fd = self.fd();
+        self.close();
+        fd
+    }
+}
+
+/// `l.addr()` and `u.addr()`: the address it is bound to.
+fn addr<T: Socket>(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
     arity(name, args, 0, 0)?;
-    let a = listener(vm, h).addr.clone();
+    let a = vm.heap.host::<T>(h).expect("a socket").addr().to_string();
     Ok(Ret::Value(vm.heap.string(a)))
 }
 
-fn listener_close(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+/// `l.close()` and `u.close()`: a fiber parked in `accept()` or `recv()`
+/// wakes and finds it closed.
+fn close<T: Socket>(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
     arity(name, args, 0, 0)?;
-    let l = listener(vm, h);
-    let fd = l.fd();
-    l.close();
-    // A fiber parked in accept() wakes and finds it closed.
-    if let Some(fd) = fd {
+    if let Some(fd) = vm.heap.host_mut::<T>(h).expect("a socket").close_socket() {
         crate::sched::ops::fd_closing(vm, fd);
     }
     Ok(Ret::Value(Value::Nil))
@@ -243,21 +271,4 @@ fn recv(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Re
         m.insert(crate::vm::Key::Str("from".into()), from);
         Ok(Value::Obj(vm.heap.alloc(Obj::Map(m))))
     })
-}
-
-fn udp_addr(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
-    arity(name, args, 0, 0)?;
-    let a = udp_of(vm, h).addr.clone();
-    Ok(Ret::Value(vm.heap.string(a)))
-}
-
-fn udp_close(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
-    arity(name, args, 0, 0)?;
-    let u = udp_of(vm, h);
-    let fd = u.fd();
-    u.close();
-    if let Some(fd) = fd {
-        crate::sched::ops::fd_closing(vm, fd);
-    }
-    Ok(Ret::Value(Value::Nil))
 }
