@@ -20,6 +20,7 @@ macro_rules! err_println {
 }
 
 pub mod bundle;
+pub mod bundle_build;
 pub mod bytecode;
 pub mod check;
 pub mod compile;

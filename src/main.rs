@@ -366,7 +366,7 @@ fn build(args: &[String], offline: bool) -> ExitCode {
     if out == file {
         return usage_error("-o would overwrite the script; name another file");
     }
-    match csp::bundle::build(&file, &out, offline, csp::diag::use_color()) {
+    match csp::bundle_build::build(&file, &out, offline, csp::diag::use_color()) {
         Ok(()) => ExitCode::SUCCESS,
         Err((code, report)) => {
             csp::err_print!("{report}");
