@@ -100,7 +100,7 @@ fn coroutine(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("coroutine", args, 1, 1)?;
     match args[0] {
         Value::Obj(h) if matches!(vm.heap.get(h), Obj::Closure(_) | Obj::Native(_)) => {
-            let co = crate::vm::coroutine::Coroutine::new(args[0]);
+            let co = crate::vm::fiber::Coroutine::new(args[0]);
             Ok(Value::Obj(vm.heap.alloc(Obj::Coroutine(Box::new(co)))))
         }
         v => err(ErrorKind::Type, format!("coroutine() needs a function, not {}", vm.heap.type_name(v))),

@@ -1,63 +1,11 @@
 //! Channels: unbuffered rendezvous and buffered FIFO, with direct hand-off to a
 //! parked receiver and FIFO service of parked senders and receivers.
 
+use super::values::{Chan, SendWaiter};
 use super::{Sched, Waiter};
 use crate::vm::ErrorKind;
 use crate::vm::{err, Handle, Obj, Res, Value, Vm};
 use std::collections::VecDeque;
-
-pub struct Chan {
-    cap: usize,
-    buf: VecDeque<Value>,
-    closed: bool,
-    /// A task's `done()` channel: closed when the task ends, and nothing else.
-    pub(super) signal_only: bool,
-    pub(super) recvq: VecDeque<Waiter>,
-    pub(super) sendq: VecDeque<SendWaiter>,
-}
-
-/// A parked sender and the value it offers.
-pub(super) struct SendWaiter {
-    pub w: Waiter,
-    pub value: Value,
-}
-
-impl Chan {
-    pub fn new(cap: usize) -> Chan {
-        Chan {
-            cap,
-            buf: VecDeque::new(),
-            closed: false,
-            signal_only: false,
-            recvq: VecDeque::new(),
-            sendq: VecDeque::new(),
-        }
-    }
-
-    /// Values buffered now.
-    pub fn len(&self) -> usize {
-        self.buf.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
-    }
-
-    pub fn cap(&self) -> usize {
-        self.cap
-    }
-
-    /// Rough byte size, to pace the collector.
-    pub fn size(&self) -> usize {
-        std::mem::size_of::<Chan>() + self.buf.capacity() * 16
-    }
-
-    /// The values it holds (buffered and offered by parked senders), for the collector.
-    pub fn trace(&self, mut push: impl FnMut(Value)) {
-        self.buf.iter().for_each(|&v| push(v));
-        self.sendq.iter().for_each(|s| push(s.value));
-    }
-}
 
 pub(super) fn chan_mut(vm: &mut Vm, h: Handle) -> &mut Chan {
     match vm.heap.get_mut(h) {

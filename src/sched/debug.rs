@@ -47,7 +47,7 @@ pub fn fibers(vm: &Vm) -> Vec<FiberInfo> {
 
 /// "main fiber", or "fiber 3 (go at file:line:col)".
 fn name(vm: &Vm, s: &super::FiberState) -> String {
-    let task = s.task.map(|t| super::task::get(vm, t));
+    let task = s.task.map(|t| super::task::get(&vm.heap, t));
     match task.and_then(|t| t.site.map(|site| (t.number, site))) {
         Some((n, site)) => format!("fiber {n} (go at {})", site.location()),
         None => "main fiber".to_string(),

@@ -3,6 +3,7 @@
 //! deciding how the program ends. The program (`run_main`) and the REPL
 //! (`session.rs`) share `run_ready`.
 
+use super::io::outside_pending;
 use super::lifecycle::{cancel_fiber, finish, interrupt};
 use super::policy::SLICE_BUDGET;
 use super::profile;
@@ -10,7 +11,7 @@ use super::queue::Runnable;
 use super::reactor::Woken;
 use super::report::{deadlock_report, uncaught_at_top};
 use super::trace::{self, Ending};
-use super::{deadline, io, outside_pending, signal, start, task, timer};
+use super::{deadline, io, signal, start, task, timer};
 use crate::bytecode::ProtoRef;
 use crate::vm::exec::{self, Halt};
 use crate::vm::{gc, Fault, Fiber, Handle, Resume, Uncaught, Vm};
@@ -167,7 +168,7 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
         if let Some(e) = vm.sched.orphan_error.take() {
             return Outcome::Error(Box::new(uncaught_at_top(vm, e)));
         }
-        if !task::get(vm, main).finished() {
+        if !task::get(&vm.heap, main).finished() {
             return Outcome::Deadlock(deadlock_report(vm));
         }
         if vm.sched.fibers.live == 0 {

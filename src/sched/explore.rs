@@ -12,7 +12,7 @@
 //! default), it asks only where it already does rare work: a slice's end, a
 //! `select` with a ready case, adding a timer, going idle.
 
-use super::{io, outside_pending};
+use super::io::{self, outside_pending};
 use crate::vm::{Rng, Vm};
 use std::time::{Duration, Instant};
 

@@ -4,60 +4,16 @@
 //! waits. What the work is belongs to the builtin that asked for it
 //! (`vm::builtin::IoWork`); the pool only runs it. Work handed to a thread of
 //! a builtin's own (`Blocking::Handoff`: a database's) posts back the same way,
-//! through a `Reply`.
+//! through a `Reply` (the threads and `Reply` are in pool.rs; here, the fibers).
 
+use super::pool::{Done, IoPool, Reply};
 use super::Waiter;
-use crate::vm::{ErrorKind, IoDone, IoWork, Resume, Vm};
-use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, Mutex};
-
-const WORKERS: usize = 2;
-
-/// A job: who waits, the work, and whether the builtin runs again when it is
-/// done (it buffered what the work produced) instead of taking its result.
-type Job = (Waiter, IoWork, bool);
-
-pub(super) struct IoPool {
-    jobs: Sender<Job>,
-    done: Receiver<Done>,
-    /// The waiters of jobs submitted and not yet delivered. A job whose fiber
-    /// stopped waiting (cancelled) still runs, but can wake nobody: it must not
-    /// keep the program alive nor hide a deadlock.
-    waiting: Vec<Waiter>,
-    /// What to do when the fiber of a handed-off job is cancelled while it
-    /// waits (interrupt the work); dropped when the job is delivered.
-    cancels: Vec<(Waiter, Box<dyn FnOnce()>)>,
-    /// For `Reply`s: where finished work is posted, and what wakes the reactor.
-    done_tx: Sender<Done>,
-    waker: Arc<mio::Waker>,
-}
-
-impl IoPool {
-    fn start(waker: Arc<mio::Waker>) -> IoPool {
-        let (jobs, job_rx) = channel::<Job>();
-        let (done_tx, done) = channel();
-        let job_rx = Arc::new(Mutex::new(job_rx));
-        for _ in 0..WORKERS {
-            let rx = job_rx.clone();
-            let tx = done_tx.clone();
-            let waker = waker.clone();
-            std::thread::spawn(move || loop {
-                let next = rx.lock().map(|r| r.recv());
-                let Ok(Ok((w, work, retry))) = next else { return };
-                if tx.send((w, work(), retry)).is_err() {
-                    return;
-                }
-                let _ = waker.wake();
-            });
-        }
-        IoPool { jobs, done, waiting: Vec::new(), cancels: Vec::new(), done_tx, waker }
-    }
-}
+use crate::vm::{IoWork, Resume, Vm};
 
 /// The pool, started on first use.
 fn pool(vm: &mut Vm) -> std::io::Result<&mut IoPool> {
     if vm.sched.events.io.is_none() {
-        let waker = super::reactor_of(vm)?.waker.clone();
+        let waker = vm.sched.events.reactor()?.waker.clone();
         vm.sched.events.io = Some(IoPool::start(waker));
     }
     Ok(vm.sched.events.io.as_mut().expect("started"))
@@ -71,39 +27,6 @@ pub(super) fn submit(vm: &mut Vm, w: Waiter, work: IoWork, retry: bool) -> std::
     Ok(())
 }
 
-/// Where a thread of a builtin's own posts the result of work handed to it
-/// (`Blocking::Handoff`): the waiting fiber is woken as by the pool's work. A
-/// reply dropped unsent (its thread stopped, or skipped work whose fiber was
-/// cancelled) posts an error, so no job stays in flight for ever.
-pub struct Reply {
-    to: Option<(Waiter, Sender<Done>, Arc<mio::Waker>)>,
-}
-
-impl Reply {
-    /// Posts the result (from any thread).
-    pub fn send(mut self, done: IoDone) {
-        if let Some((w, tx, waker)) = self.to.take() {
-            if tx.send((w, done, false)).is_ok() {
-                let _ = waker.wake();
-            }
-        }
-    }
-
-    /// Posts an error of this kind.
-    pub fn fail(self, kind: ErrorKind, msg: String) {
-        self.send(Box::new(move |_: &mut crate::vm::Heap| Err((kind, msg))));
-    }
-}
-
-impl Drop for Reply {
-    fn drop(&mut self) {
-        if self.to.is_some() {
-            let r = Reply { to: self.to.take() };
-            r.fail(ErrorKind::Internal, "the work was dropped unfinished".into());
-        }
-    }
-}
-
 /// Hands work to a thread of the builtin's own: `start` sends it there with
 /// its `Reply`; `cancel` runs if the fiber is cancelled before the reply.
 pub(super) fn hand_off(
@@ -115,7 +38,7 @@ pub(super) fn hand_off(
     let pool = pool(vm)?;
     pool.waiting.push(w);
     pool.cancels.push((w, cancel));
-    let reply = Reply { to: Some((w, pool.done_tx.clone(), pool.waker.clone())) };
+    let reply = pool.reply(w);
     start(reply);
     Ok(())
 }
@@ -139,9 +62,6 @@ pub(super) fn in_flight(vm: &Vm) -> bool {
 pub(super) fn pending(vm: &Vm) -> bool {
     vm.sched.events.io.as_ref().is_some_and(|p| p.waiting.iter().any(|&w| vm.sched.fibers.is_parked(w)))
 }
-
-/// A finished job: its waiter, the work's output, whether the builtin runs again.
-pub(super) type Done = (Waiter, IoDone, bool);
 
 /// How long the idle scheduler watches for a handed-off job's answer before
 /// it sleeps: a database statement often answers within it, and waking from
@@ -222,4 +142,10 @@ pub(super) fn complete(vm: &mut Vm, done: Vec<Done>) {
         };
         vm.sched.wake(w, resume);
     }
+}
+
+/// Can something outside the fibers (finished pool work, a ready descriptor,
+/// a signal asked for on a channel) still wake one?
+pub(super) fn outside_pending(vm: &Vm) -> bool {
+    pending(vm) || vm.sched.events.reactor.as_ref().is_some_and(|r| r.waiting()) || super::signal::can_wake(vm)
 }

@@ -11,7 +11,7 @@ use crate::vm::{ErrorKind, Fault, Handle, Obj, Res, Resume, Uncaught, Value, Vm}
 use std::rc::Rc;
 
 fn task_mut(vm: &mut Vm, h: Handle) -> &mut task::Task {
-    task::get_mut(vm, h)
+    task::get_mut(&mut vm.heap, h)
 }
 
 /// The `Cancelled` error thrown into fiber `fid`; its trace ends with why the
@@ -27,7 +27,7 @@ pub(super) fn task_cancelled_error(vm: &mut Vm, th: Option<Handle>) -> Value {
     let mut t = th;
     let mut via = None;
     while let Some(h) = t {
-        let tk = task::get(vm, h);
+        let tk = task::get(&vm.heap, h);
         if let Some(why) = tk.extra.as_ref().and_then(|x| x.cancelled_by.clone()) {
             let line: Rc<str> = match via {
                 None => why,
@@ -111,9 +111,9 @@ fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Op
     }
     // A child that failed unobserved fails its owner when the owner ends.
     if result.is_ok() {
-        let children = task::get(vm, th).children().to_vec();
+        let children = task::get(&vm.heap, th).children().to_vec();
         for c in children {
-            let t = task::get(vm, c);
+            let t = task::get(&vm.heap, c);
             if let TaskState::Failed(e) = t.state {
                 if !t.observed && t.scope.is_none() {
                     task_mut(vm, c).observed = true;
@@ -125,7 +125,7 @@ fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Op
     }
     // Nobody holds a dropped `go`'s task: its `Cancelled` error is not made
     // (cancelling a million queued fibers makes no garbage).
-    let unheld = task::get(vm, th).dropped && !task::get(vm, th).is(task::DETACHED);
+    let unheld = task::get(&vm.heap, th).dropped && !task::get(&vm.heap, th).is(task::DETACHED);
     let state = match &result {
         Ok(_) if cancelled && unheld => TaskState::Cancelled(Value::Nil),
         // `wait` on a cancelled task throws `Cancelled`, even if it caught it.
@@ -164,13 +164,13 @@ fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Op
     }
     if let (Some(owner), Some(scope)) = (owner, scope) {
         if failed {
-            let e = task::get(vm, th).result();
+            let e = task::get(&vm.heap, th).result();
             task_mut(vm, th).observed = true;
             scope_failure(vm, owner, scope as usize, th, e);
         }
-    } else if failed && (dropped || owner.is_some_and(|o| task::get(vm, o).finished())) {
+    } else if failed && (dropped || owner.is_some_and(|o| task::get(&vm.heap, o).finished())) {
         // Nobody can wait on it any more once its owner has ended without doing so.
-        let e = task::get(vm, th).result();
+        let e = task::get(&vm.heap, th).result();
         task_mut(vm, th).observed = true;
         if let Some(orphan) = propagate(vm, owner, e) {
             vm.sched.orphan_error.get_or_insert(orphan);
@@ -191,7 +191,7 @@ fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Op
 /// from the list and freed, without waiting for a collection. Leaves of a tree
 /// of a million fibers then leave no garbage behind.
 fn forget_if_unreachable(vm: &mut Vm, th: Handle) {
-    let t = task::get(vm, th);
+    let t = task::get(&vm.heap, th);
     let forgettable = t.dropped
         && !t.is(task::DETACHED)
         && t.scope.is_none()
@@ -216,7 +216,7 @@ pub(super) fn compact(vm: &Vm, children: &mut Vec<Handle>) {
         return;
     }
     children.retain(|&c| {
-        let t = task::get(vm, c);
+        let t = task::get(&vm.heap, c);
         let unobserved_failure = matches!(t.state, TaskState::Failed(_)) && !t.observed;
         unobserved_failure || !tree_is_done(vm, c)
     });
@@ -228,7 +228,7 @@ pub(super) fn compact(vm: &Vm, children: &mut Vec<Handle>) {
 pub fn tree_done(vm: &mut Vm, th: Handle) -> bool {
     let done = tree_is_done(vm, th);
     if done {
-        task::get_mut(vm, th).marks |= task::TREE_DONE;
+        task::get_mut(&mut vm.heap, th).marks |= task::TREE_DONE;
     }
     done
 }
@@ -236,7 +236,7 @@ pub fn tree_done(vm: &mut Vm, th: Handle) -> bool {
 fn tree_is_done(vm: &Vm, th: Handle) -> bool {
     let mut work = vec![th];
     while let Some(t) = work.pop() {
-        let tk = task::get(vm, t);
+        let tk = task::get(&vm.heap, t);
         if tk.is(task::TREE_DONE) {
             continue;
         }
@@ -255,24 +255,24 @@ fn tree_is_done(vm: &Vm, th: Handle) -> bool {
 pub(super) fn wake_scope_waiters(vm: &mut Vm, owner: Option<Handle>) {
     let mut owner = owner;
     while let Some(o) = owner {
-        if let Some(fid) = task::get(vm, o).fiber {
+        if let Some(fid) = task::get(&vm.heap, o).fiber {
             let s = vm.sched.fibers.state(fid);
             if matches!(s.parked, Some(Wait::Scope)) {
                 let w = Waiter { fiber: fid, gen: s.gen, case: None };
                 vm.sched.wake(w, Resume::Retry);
             }
         }
-        if !task::get(vm, o).finished() {
+        if !task::get(&vm.heap, o).finished() {
             return;
         }
-        owner = task::get(vm, o).owner;
+        owner = task::get(&vm.heap, o).owner;
     }
 }
 
 /// A child of a `wait { }` block failed (or a fiber under it whose failure
 /// reached it): record the error, cancel the siblings and interrupt the owner.
 fn scope_failure(vm: &mut Vm, owner: Handle, scope: usize, child: Handle, err: Value) {
-    let Some(fid) = task::get(vm, owner).fiber else { return };
+    let Some(fid) = task::get(&vm.heap, owner).fiber else { return };
     let of = vm.sched.fibers.state_mut(fid);
     let innermost = of.scopes().len() == scope + 1;
     let parked = of.parked.is_some();
@@ -284,7 +284,7 @@ fn scope_failure(vm: &mut Vm, owner: Handle, scope: usize, child: Handle, err: V
     // the block, else at its next suspension point.
     let interrupt = innermost && parked_inside;
     s.interrupt = innermost && !parked;
-    let failed = task::get(vm, child).number;
+    let failed = task::get(&vm.heap, child).number;
     for s in siblings.into_iter().filter(|&s| s != child) {
         cancel_task(vm, s, Cause::Sibling(failed));
     }
@@ -303,14 +303,15 @@ fn propagate(vm: &mut Vm, owner: Option<Handle>, e: Value) -> Option<Value> {
     while let Some(o) = owner {
         // Past a finished child of a `wait { }` block, the block takes it (the
         // block is still open: it waits for this failed fiber's whole tree).
-        if let (None, Some(up), Some(scope)) = (task::get(vm, o).fiber, task::get(vm, o).owner, task::get(vm, o).scope)
+        if let (None, Some(up), Some(scope)) =
+            (task::get(&vm.heap, o).fiber, task::get(&vm.heap, o).owner, task::get(&vm.heap, o).scope)
         {
-            if task::get(vm, up).fiber.is_some() {
+            if task::get(&vm.heap, up).fiber.is_some() {
                 scope_failure(vm, up, scope as usize, o, e);
                 return None;
             }
         }
-        if let Some(fid) = task::get(vm, o).fiber {
+        if let Some(fid) = task::get(&vm.heap, o).fiber {
             if parked_outside_scope_end(vm, fid) && !holds_back(vm, fid) {
                 unpark(vm, fid);
                 vm.sched.wake_forced(fid, Resume::Throw(e));
@@ -319,7 +320,7 @@ fn propagate(vm: &mut Vm, owner: Option<Handle>, e: Value) -> Option<Value> {
             }
             return None;
         }
-        owner = task::get(vm, o).owner;
+        owner = task::get(&vm.heap, o).owner;
     }
     Some(e)
 }
@@ -363,23 +364,23 @@ pub(super) fn cancel_task(vm: &mut Vm, th: Handle, cause: Cause) {
     // started since starts cancelled, save what a shielded `finally` started,
     // which its grace time's end cancels. So a block's end, which cancels its
     // children each time it wakes, does not walk their trees again.
-    let again = task::get(vm, th).extra.as_ref().is_some_and(|x| x.cancelled_by.is_some());
+    let again = task::get(&vm.heap, th).extra.as_ref().is_some_and(|x| x.cancelled_by.is_some());
     if again && !matches!(cause, Cause::GraceOver) {
         return;
     }
-    let extra = task::extra_of(vm, th);
+    let extra = task::extra_of(&mut vm.heap, th);
     if extra.cancelled_by.is_none() {
         extra.cancelled_by = Some(Rc::from(cause.text()));
     }
     let mut work = vec![th];
     while let Some(t) = work.pop() {
-        if task::get(vm, t).is(task::TREE_DONE) {
+        if task::get(&vm.heap, t).is(task::TREE_DONE) {
             continue;
         }
-        work.extend(task::get(vm, t).children().iter().copied());
+        work.extend(task::get(&vm.heap, t).children().iter().copied());
         // Fibers not started yet start cancelled.
         if !super::start::cancel_not_started(vm, t) {
-            if let Some(fid) = task::get(vm, t).fiber {
+            if let Some(fid) = task::get(&vm.heap, t).fiber {
                 cancel_fiber(vm, fid);
             }
         }

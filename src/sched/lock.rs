@@ -1,22 +1,9 @@
 //! Mutexes (FIFO hand-off to waiters) and waitgroups.
 
+use super::values::{Mutex, WaitGroup};
 use super::Waiter;
 use crate::vm::ErrorKind;
 use crate::vm::{err, Handle, Obj, Res, Resume, Value, Vm};
-use std::collections::VecDeque;
-
-#[derive(Default)]
-pub struct Mutex {
-    /// The fiber holding it.
-    owner: Option<u32>,
-    waiters: VecDeque<Waiter>,
-}
-
-#[derive(Default)]
-pub struct WaitGroup {
-    pub(super) count: i64,
-    pub(super) waiters: Vec<Waiter>,
-}
 
 fn mutex_mut(vm: &mut Vm, h: Handle) -> &mut Mutex {
     match vm.heap.get_mut(h) {
@@ -26,13 +13,6 @@ fn mutex_mut(vm: &mut Vm, h: Handle) -> &mut Mutex {
 }
 
 /// The mutex in `v`, or an error.
-impl Mutex {
-    /// The fiber holding it.
-    pub(super) fn holder(&self) -> Option<u32> {
-        self.owner
-    }
-}
-
 pub(super) fn as_mutex(vm: &Vm, v: Value) -> Res<Handle> {
     match v {
         Value::Obj(h) if matches!(vm.heap.get(h), Obj::Mutex(_)) => Ok(h),

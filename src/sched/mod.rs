@@ -16,6 +16,7 @@ mod lifecycle;
 mod lock;
 pub mod ops;
 mod policy;
+pub(crate) mod pool;
 mod profile;
 mod profile_clock;
 mod queue;
@@ -25,16 +26,18 @@ mod select;
 pub mod session;
 mod signal;
 mod start;
-mod task;
+pub(crate) mod task;
 mod timer;
 mod trace;
 mod trace_out;
 mod unstarted;
+pub(crate) mod values;
 
 #[cfg(test)]
 mod tests;
 
-use crate::vm::{Fiber, Handle, Resume, Value};
+use crate::vm::fiber::{Fiber, Resume};
+use crate::vm::value::{Handle, Value};
 pub use driver::{run_main, Outcome};
 pub use profile::ProfileFile;
 pub use signal::install_default as install_signal_handlers;
@@ -212,7 +215,7 @@ pub(crate) struct Fibers {
 pub(crate) struct Events {
     timers: timer::Timers,
     /// The blocking-I/O pool, once used.
-    io: Option<io::IoPool>,
+    io: Option<pool::IoPool>,
     /// The `epoll` the scheduler sleeps in when descriptors, the pool or
     /// signals can wake a fiber; made on first use.
     reactor: Option<reactor::Reactor>,
@@ -220,6 +223,17 @@ pub(crate) struct Events {
     signals: Option<Box<signal::Signals>>,
     /// `--timeout` for `run`: when the program is cancelled (see driver.rs).
     deadline: Option<deadline::Deadline>,
+}
+
+impl Events {
+    /// The reactor, made on first use. Making it fails only when the process
+    /// is out of descriptors.
+    fn reactor(&mut self) -> std::io::Result<&mut reactor::Reactor> {
+        if self.reactor.is_none() {
+            self.reactor = Some(reactor::Reactor::new()?);
+        }
+        Ok(self.reactor.as_mut().expect("made"))
+    }
 }
 
 /// The scheduler of one program: its fibers, the run queue, the events that
@@ -560,21 +574,6 @@ impl Sched {
         self.orphan_error.map(&mut push);
         self.events.signals.iter().flat_map(|s| s.roots()).for_each(|h| push(Value::Obj(h)));
     }
-}
-
-/// The reactor, made on first use. Making it fails only when the process is
-/// out of descriptors.
-fn reactor_of(vm: &mut crate::vm::Vm) -> std::io::Result<&mut reactor::Reactor> {
-    if vm.sched.events.reactor.is_none() {
-        vm.sched.events.reactor = Some(reactor::Reactor::new()?);
-    }
-    Ok(vm.sched.events.reactor.as_mut().expect("made"))
-}
-
-/// Can something outside the fibers (finished pool work, a ready descriptor,
-/// a signal asked for on a channel) still wake one?
-fn outside_pending(vm: &crate::vm::Vm) -> bool {
-    io::pending(vm) || vm.sched.events.reactor.as_ref().is_some_and(|r| r.waiting()) || signal::can_wake(vm)
 }
 
 #[cfg(test)]

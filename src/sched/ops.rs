@@ -11,10 +11,10 @@ use crate::vm::builtin::Ready;
 use crate::vm::ErrorKind;
 use crate::vm::{err, Blocking, Fault, Handle, Obj, Res, Resume, Value, Vm};
 
-pub use super::chan::Chan;
-pub use super::io::Reply;
-pub use super::lock::{Mutex, WaitGroup};
+pub use super::pool::Reply;
 pub use super::task::Task;
+pub use super::values::Chan;
+pub use super::values::{Mutex, WaitGroup};
 pub use super::Sched;
 
 /// The running fiber's pending interruption (a child's failure, or `Cancelled`),
@@ -121,7 +121,7 @@ pub fn send(vm: &mut Vm, ch: Value, v: Value) -> Res<bool> {
         return Ok(true);
     }
     let w = park(vm, Wait::Send(h))?;
-    chan::chan_mut(vm, h).sendq.push_back(chan::SendWaiter { w, value: v });
+    chan::chan_mut(vm, h).sendq.push_back(super::values::SendWaiter { w, value: v });
     Ok(false)
 }
 
@@ -154,15 +154,15 @@ pub fn wait_on(vm: &mut Vm, v: Value, at: Site) -> Res<Waited> {
     let Value::Obj(h) = v else { return err(ErrorKind::Type, format!("cannot wait on {}", vm.heap.type_name(v))) };
     match vm.heap.get(h) {
         Obj::Task(_) => {
-            if let Some(r) = task::outcome(vm, h)? {
+            if let Some(r) = task::outcome(&mut vm.heap, h)? {
                 return Ok(Waited::Ready(r));
             }
-            if task::get(vm, h).fiber == Some(vm.sched.fibers.current) {
+            if task::get(&vm.heap, h).fiber == Some(vm.sched.fibers.current) {
                 vm.sched.fibers.park(Wait::Task);
                 return Ok(Waited::OnItself(super::report::self_wait(vm, at)));
             }
             let w = park(vm, Wait::Task)?;
-            task::extra_of(vm, h).waiters.push((w.fiber, w.gen));
+            task::extra_of(&mut vm.heap, h).waiters.push((w.fiber, w.gen));
             Ok(Waited::Parked)
         }
         Obj::List(items) => {
@@ -170,7 +170,7 @@ pub fn wait_on(vm: &mut Vm, v: Value, at: Site) -> Res<Waited> {
             for &t in &items {
                 match t {
                     Value::Obj(th) if matches!(vm.heap.get(th), Obj::Task(_)) => {
-                        if !task::get(vm, th).finished() {
+                        if !task::get(&vm.heap, th).finished() {
                             // Parks on the first unfinished task; the `wait` reruns when it ends.
                             return wait_on(vm, t, at);
                         }
@@ -186,7 +186,7 @@ pub fn wait_on(vm: &mut Vm, v: Value, at: Site) -> Res<Waited> {
             let mut out = Vec::with_capacity(items.len());
             for t in items {
                 let Value::Obj(th) = t else { unreachable!() };
-                out.push(task::outcome(vm, th)?.unwrap_or(Value::Nil));
+                out.push(task::outcome(&mut vm.heap, th)?.unwrap_or(Value::Nil));
             }
             Ok(Waited::Ready(vm.heap.list(out)))
         }
@@ -265,7 +265,7 @@ pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
             };
             let w = park(vm, Wait::Fd(fd))?;
             vm.out.flush();
-            if let Err(e) = super::reactor_of(vm).and_then(|r| r.wait(fd, interest, w, None)) {
+            if let Err(e) = vm.sched.events.reactor().and_then(|r| r.wait(fd, interest, w, None)) {
                 return unblock(vm, w, format!("cannot wait for I/O: {e}"));
             }
         }
@@ -280,7 +280,9 @@ pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
 /// Parks the running fiber until the reactor has written `pending` to `fd`.
 fn write_in_reactor(vm: &mut Vm, fd: std::os::fd::RawFd, pending: Pending, name: String) -> Res<()> {
     let w = park(vm, Wait::Fd(fd))?;
-    if let Err(e) = super::reactor_of(vm).and_then(|r| r.wait(fd, mio::Interest::WRITABLE, w, Some((pending, name)))) {
+    if let Err(e) =
+        vm.sched.events.reactor().and_then(|r| r.wait(fd, mio::Interest::WRITABLE, w, Some((pending, name))))
+    {
         return unblock(vm, w, format!("cannot wait for I/O: {e}"));
     }
     Ok(())
@@ -381,13 +383,14 @@ pub fn group_add(vm: &mut Vm, wg: Handle, n: i64) -> Res<()> {
 /// `t.cancel()` called at `site`: cancels the task's fiber and, recursively,
 /// its children.
 pub fn cancel(vm: &mut Vm, t: Handle, site: Option<Site>) {
-    let by = vm.sched.fibers.cur().task.filter(|&h| Some(h) != vm.sched.main_task).map(|h| task::get(vm, h).number);
+    let by =
+        vm.sched.fibers.cur().task.filter(|&h| Some(h) != vm.sched.main_task).map(|h| task::get(&vm.heap, h).number);
     super::lifecycle::cancel_task(vm, t, super::lifecycle::Cause::Call(by, site))
 }
 
 /// `t.done()`: one channel per task, closed when it finishes.
 pub fn task_done(vm: &mut Vm, t: Handle) -> Value {
-    let tk = task::get(vm, t);
+    let tk = task::get(&vm.heap, t);
     if let Some(c) = tk.done_chan() {
         return Value::Obj(c);
     }
@@ -398,7 +401,7 @@ pub fn task_done(vm: &mut Vm, t: Handle) -> Value {
     if finished {
         let _ = chan::close(vm, ch);
     }
-    task::extra_of(vm, t).done_chan = Some(ch);
+    task::extra_of(&mut vm.heap, t).done_chan = Some(ch);
     c
 }
 
@@ -433,7 +436,7 @@ pub fn others_deadlocked(vm: &mut Vm) -> Option<String> {
     let cur = vm.sched.fibers.current;
     let others_parked = vm.sched.fibers.states().filter(|&(id, _)| id != cur).all(|(_, s)| s.parked.is_some());
     let some_parked = vm.sched.fibers.states().any(|(id, s)| id != cur && s.parked.is_some());
-    let idle = vm.sched.ready.is_empty() && !super::outside_pending(vm) && !timer::can_wake_a_fiber(vm);
+    let idle = vm.sched.ready.is_empty() && !super::io::outside_pending(vm) && !timer::can_wake_a_fiber(vm);
     (idle && others_parked && some_parked).then(|| super::report::deadlock_report(vm))
 }
 

@@ -12,9 +12,9 @@ use std::rc::Rc;
 pub(super) fn add_spawn_chain(vm: &mut Vm, e: Value, th: Handle) {
     // A chain of fibers each starting the next may be a million long (and
     // fail for memory): its ends are shown, as a deep stack's are.
-    let chain = std::iter::successors(Some(th), |&h| task(vm, h).owner);
+    let chain = std::iter::successors(Some(th), |&h| task(&vm.heap, h).owner);
     let lines = crate::vm::error::ends_of(chain.clone().count(), chain, "fibers", |h| {
-        let tk = task(vm, h);
+        let tk = task(&vm.heap, h);
         match tk.site {
             Some(site) => Rc::from(format!("fiber {} started at {}", tk.number, site.location())),
             None => Rc::from("main fiber"),
@@ -64,7 +64,7 @@ fn started_chain(vm: &Vm, s: &FiberState, out: &mut String) {
     let mut t = s.task;
     let mut first = true;
     while let Some(th) = t {
-        let tk = task(vm, th);
+        let tk = task(&vm.heap, th);
         if let Some(site) = tk.site {
             let by = if first { "started at" } else { "  by a fiber started at" };
             out.push_str(&format!("    {by} {}\n", site.location()));
@@ -194,7 +194,7 @@ pub(super) fn fiber_lines(vm: &Vm) -> Vec<String> {
 }
 
 fn fiber_name(vm: &Vm, s: &FiberState) -> String {
-    fiber_called(s.task.map_or(0, |t| task(vm, t).number))
+    fiber_called(s.task.map_or(0, |t| task(&vm.heap, t).number))
 }
 
 fn fiber_called(number: u32) -> String {
@@ -207,7 +207,7 @@ fn fiber_called(number: u32) -> String {
 /// A fiber's track in `--trace`: `main`, or `fiber 3 (go worker at main.csp:12:5)`
 /// for task `th` started by a `go` of `callee`.
 pub(super) fn fiber_title(vm: &Vm, th: Handle, callee: &str) -> String {
-    let tk = task(vm, th);
+    let tk = task(&vm.heap, th);
     match tk.site {
         Some(site) => format!("{} (go {callee} at {})", fiber_called(tk.number), site.location()),
         None => "main".to_string(),
@@ -216,6 +216,6 @@ pub(super) fn fiber_title(vm: &Vm, th: Handle, callee: &str) -> String {
 
 /// The report of a fiber that waits on its own task at `at`.
 pub(super) fn self_wait(vm: &Vm, at: Site) -> String {
-    let number = vm.sched.fibers.state(vm.sched.fibers.current).task.map_or(0, |t| task(vm, t).number);
+    let number = vm.sched.fibers.state(vm.sched.fibers.current).task.map_or(0, |t| task(&vm.heap, t).number);
     format!("deadlock: fiber {number} waits on its own task at {}\n", at.location())
 }

@@ -1,7 +1,8 @@
 //! `select`: choose uniformly among ready cases, else park on every channel, and
 //! leave no waiter behind on the channels not chosen.
 
-use super::chan::{self, SendWaiter};
+use super::chan;
+use super::values::SendWaiter;
 use super::{Wait, Waiter};
 use crate::vm::ErrorKind;
 use crate::vm::{err, Handle, Obj, Res, Resume, Value, Vm};

@@ -37,12 +37,12 @@ pub fn start_entry(vm: &mut Vm, proto: ProtoRef) -> Handle {
 /// (the entry's own, or a background fiber's with nobody to take it) goes to
 /// `errors`.
 pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mut Vec<Box<Uncaught>>) -> Pumped {
-    let stop = |vm: &Vm| vm.sched.orphan_error.is_some() || entry.is_some_and(|t| task::get(vm, t).finished());
+    let stop = |vm: &Vm| vm.sched.orphan_error.is_some() || entry.is_some_and(|t| task::get(&vm.heap, t).finished());
     match run_ready(vm, Some(&stop), Some(allowance)) {
         Ran::Error(u) => {
             // The entry's error ends only the entry: record it so `finished` holds.
-            if let Some(t) = entry.filter(|&t| !task::get(vm, t).finished()) {
-                let tk = task::get_mut(vm, t);
+            if let Some(t) = entry.filter(|&t| !task::get(&vm.heap, t).finished()) {
+                let tk = task::get_mut(&mut vm.heap, t);
                 tk.state = TaskState::Failed(u.value);
                 tk.fiber = None;
                 tk.observed = true;
@@ -65,7 +65,7 @@ pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mu
                 errors.push(Box::new(uncaught_at_top(vm, e)));
                 return Pumped::Busy;
             }
-            if entry.is_some_and(|t| task::get(vm, t).finished()) {
+            if entry.is_some_and(|t| task::get(&vm.heap, t).finished()) {
                 vm.sched.main_task = None;
                 return Pumped::Done;
             }
@@ -73,7 +73,7 @@ pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mu
                 return Pumped::Busy;
             }
             let next = timer::next_deadline(vm);
-            if entry.is_none() && next.is_none() && !super::outside_pending(vm) {
+            if entry.is_none() && next.is_none() && !super::io::outside_pending(vm) {
                 return Pumped::Done;
             }
             Pumped::Idle(next)
@@ -86,7 +86,7 @@ pub fn pump(vm: &mut Vm, entry: Option<Handle>, allowance: Duration, errors: &mu
 pub fn wait(vm: &mut Vm, until: Option<Instant>) {
     let next = [until, timer::next_deadline(vm)].into_iter().flatten().min();
     // Nothing could end the wait.
-    if next.is_none() && !super::outside_pending(vm) {
+    if next.is_none() && !super::io::outside_pending(vm) {
         return;
     }
     super::driver::idle_wait(vm, next);
@@ -99,12 +99,15 @@ pub fn timed_out(vm: &Vm) -> bool {
 
 /// True when the entry is blocked and nothing pending can ever wake it.
 pub fn stuck(vm: &Vm, entry: Handle) -> bool {
-    !task::get(vm, entry).finished() && vm.sched.ready.is_empty() && !super::outside_pending(vm) && !timer::pending(vm)
+    !task::get(&vm.heap, entry).finished()
+        && vm.sched.ready.is_empty()
+        && !super::io::outside_pending(vm)
+        && !timer::pending(vm)
 }
 
 /// The entry's result, once it finished well.
 pub fn result(vm: &Vm, entry: Handle) -> Option<Value> {
-    match task::get(vm, entry).state {
+    match task::get(&vm.heap, entry).state {
         TaskState::Done(v) => Some(v),
         _ => None,
     }
@@ -118,7 +121,7 @@ pub fn deadlock_report(vm: &Vm) -> String {
 /// Cancels the entry's fiber (Ctrl-C, or stuck for ever): `Cancelled` is thrown
 /// where it waits, so its `finally` blocks run.
 pub fn cancel_entry(vm: &mut Vm, entry: Handle) {
-    if let Some(fid) = task::get(vm, entry).fiber {
+    if let Some(fid) = task::get(&vm.heap, entry).fiber {
         super::lifecycle::cancel_fiber(vm, fid);
     }
 }
@@ -130,7 +133,7 @@ pub fn describe_fibers(vm: &Vm) -> Vec<String> {
 
 /// Is blocking work in flight (its completion wakes a fiber)?
 pub fn io_pending(vm: &Vm) -> bool {
-    super::outside_pending(vm)
+    super::io::outside_pending(vm)
 }
 
 /// The session is over (Ctrl-D, `:quit`, `exit`): children still running are

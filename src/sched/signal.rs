@@ -127,7 +127,7 @@ fn watch(vm: &mut Vm) -> std::io::Result<()> {
         return Ok(());
     }
     let fd = pipe()?;
-    super::reactor_of(vm)?.watch_signals(fd)?;
+    vm.sched.events.reactor()?.watch_signals(fd)?;
     signals(vm).watched = true;
     Ok(())
 }
@@ -176,7 +176,7 @@ pub(super) fn watching(vm: &Vm) -> bool {
 /// outside world, not deadlocked (once the main task ends, it is a leftover).
 pub(super) fn can_wake(vm: &Vm) -> bool {
     let asked = vm.sched.events.signals.as_ref().is_some_and(|s| s.chans.iter().any(|c| !c.is_empty()));
-    asked && vm.sched.main_task.is_some_and(|t| !task::get(vm, t).finished())
+    asked && vm.sched.main_task.is_some_and(|t| !task::get(&vm.heap, t).finished())
 }
 
 /// Acts on the signals that arrived since the last look (cheap when none did).

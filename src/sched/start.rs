@@ -36,7 +36,7 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
         let grows = super::unstarted::record_bytes(call.len()) + vm.sched.ready.growth(Runnable::Record);
         vm.heap.note_growth(grows);
         if let Some(o) = owner {
-            task::extra_of(vm, o).unstarted += 1;
+            task::extra_of(&mut vm.heap, o).unstarted += 1;
         }
         vm.sched.unstarted.push(owner, site, number, method, born == Born::Cancelled, call.iter().copied());
         vm.sched.ready.push(Runnable::Record);
@@ -45,7 +45,7 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
     let id = alloc_id(vm);
     let state = TaskState::Pending(call.into(), Kickoff { method, born });
     let th = new_task(vm, Some(id), state, owner, scope, dropped, Some(site));
-    task::get_mut(vm, th).cancelled = cancelled;
+    task::get_mut(&mut vm.heap, th).cancelled = cancelled;
     adopt(vm, owner, scope, th);
     vm.heap.note_growth(vm.sched.ready.growth(Runnable::Task(th)));
     vm.sched.ready.push(Runnable::Task(th));
@@ -59,7 +59,7 @@ fn stillborn(vm: &mut Vm, owner: Option<Handle>, scope: Option<u32>, dropped: bo
     let th = new_task(vm, None, TaskState::Running, owner, scope, dropped, Some(site));
     // Nobody can wait on a dropped `go`'s task: no error is made for it.
     let e = if dropped { Value::Nil } else { super::lifecycle::task_cancelled_error(vm, Some(th)) };
-    let t = task::get_mut(vm, th);
+    let t = task::get_mut(&mut vm.heap, th);
     t.state = TaskState::Cancelled(e);
     t.cancelled = true;
     t.marks |= task::TREE_DONE;
@@ -106,7 +106,7 @@ pub(super) fn spawn_detached(vm: &mut Vm, call: &[Value], site: Site) -> Value {
     let id = alloc_id(vm);
     let state = TaskState::Pending(call.into(), Kickoff { method: false, born: Born::Live });
     let th = new_task(vm, Some(id), state, owner, None, true, Some(site));
-    task::get_mut(vm, th).marks |= task::DETACHED;
+    task::get_mut(&mut vm.heap, th).marks |= task::DETACHED;
     if let Some(owner) = owner {
         add_child(vm, owner, th);
     }
@@ -122,7 +122,7 @@ fn alloc_id(vm: &mut Vm) -> u32 {
 }
 
 fn add_child(vm: &mut Vm, owner: Handle, child: Handle) {
-    let mut children = std::mem::take(&mut task::extra_of(vm, owner).children);
+    let mut children = std::mem::take(&mut task::extra_of(&mut vm.heap, owner).children);
     compact(vm, &mut children);
     if children.len() == children.capacity() {
         // The list doubles (4 at first): counted as it grows.
@@ -130,7 +130,7 @@ fn add_child(vm: &mut Vm, owner: Handle, child: Handle) {
         vm.heap.note_growth(crate::limits::malloc_size(cap * 4));
     }
     children.push(child);
-    task::get_mut(vm, owner).extra_mut().children = children;
+    task::get_mut(&mut vm.heap, owner).extra_mut().children = children;
 }
 
 /// The fiber of a runnable about to run: one that exists, or one built now for a
@@ -139,7 +139,7 @@ pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
     match r {
         Runnable::Fiber(id) => Some((id, vm.sched.fibers.slots[id as usize].fiber.take()?)),
         Runnable::Task(th) => {
-            let t = task::get_mut(vm, th);
+            let t = task::get_mut(&mut vm.heap, th);
             let TaskState::Pending(call, kick) = std::mem::replace(&mut t.state, TaskState::Running) else {
                 unreachable!("queued task is not pending")
             };
@@ -150,7 +150,8 @@ pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
         Runnable::Record => {
             let r = vm.sched.unstarted.pop().expect("run queue names a missing record");
             // Cancelled at its `go`, or since: its owner was cancelled after it.
-            let below = r.owner.map_or(0, |o| task::get(vm, o).extra.as_ref().map_or(0, |x| x.records_cancelled_below));
+            let below =
+                r.owner.map_or(0, |o| task::get(&vm.heap, o).extra.as_ref().map_or(0, |x| x.records_cancelled_below));
             let cancelled = r.born_cancelled || r.number < below;
             let born = if r.born_cancelled { Born::Cancelled } else { Born::Live };
             let id = alloc_id(vm);
@@ -169,7 +170,7 @@ pub(super) fn take(vm: &mut Vm, r: Runnable) -> Option<(u32, Box<Fiber>)> {
             };
             let th = vm.heap.alloc(Obj::Task(Box::new(t)));
             if let Some(o) = r.owner {
-                task::get_mut(vm, o).extra_mut().unstarted -= 1;
+                task::get_mut(&mut vm.heap, o).extra_mut().unstarted -= 1;
                 add_child(vm, o, th);
             }
             Some((id, begin(vm, &r.call, r.method, r.site, id, th, cancelled, born)))
@@ -206,7 +207,7 @@ fn begin(
     vm.heap.note_growth(f.bytes());
     if vm.sched.trace.is_some() {
         let label = super::report::fiber_title(vm, th, &callee(vm, call, method));
-        super::trace::name_fiber(vm, id, task::get(vm, th).number, &label);
+        super::trace::name_fiber(vm, id, task::get(&vm.heap, th).number, &label);
     }
     f
 }
@@ -229,11 +230,11 @@ fn callee(vm: &Vm, call: &[Value], method: bool) -> String {
 /// queued so far, in O(1): cancelling a tree of a million queued fibers is
 /// linear in the tree, not quadratic.
 pub(super) fn cancel_not_started(vm: &mut Vm, t: Handle) -> bool {
-    if task::get(vm, t).unstarted() > 0 {
+    if task::get(&vm.heap, t).unstarted() > 0 {
         let next = vm.sched.fibers.next_number;
-        task::get_mut(vm, t).extra_mut().records_cancelled_below = next;
+        task::get_mut(&mut vm.heap, t).extra_mut().records_cancelled_below = next;
     }
-    let tk = task::get_mut(vm, t);
+    let tk = task::get_mut(&mut vm.heap, t);
     let pending = matches!(tk.state, TaskState::Pending(..));
     tk.cancelled |= pending;
     pending
@@ -243,7 +244,7 @@ pub(super) fn cancel_not_started(vm: &mut Vm, t: Handle) -> bool {
 /// within each form (for `:fibers`).
 pub(super) fn not_started(vm: &Vm) -> impl Iterator<Item = (u32, Site)> + '_ {
     let pending = vm.sched.ready.pending_tasks().map(|th| {
-        let t = task::get(vm, th);
+        let t = task::get(&vm.heap, th);
         (t.number, t.site.expect("a go site"))
     });
     pending.chain(vm.sched.unstarted.describe().map(|(n, site)| (n, *site)))
@@ -251,7 +252,7 @@ pub(super) fn not_started(vm: &Vm) -> impl Iterator<Item = (u32, Site)> + '_ {
 
 /// `IN_SCOPE` for a task of `wait { }` block `scope` or under one.
 fn in_scope(vm: &Vm, scope: Option<u32>, owner: Option<Handle>) -> u8 {
-    let under = scope.is_some() || owner.is_some_and(|o| task::get(vm, o).is(task::IN_SCOPE));
+    let under = scope.is_some() || owner.is_some_and(|o| task::get(&vm.heap, o).is(task::IN_SCOPE));
     if under {
         task::IN_SCOPE
     } else {
@@ -299,7 +300,7 @@ pub(super) fn start_main(vm: &mut Vm, proto: ProtoRef) -> Handle {
     vm.sched.fibers.live += 1;
     if vm.sched.trace.is_some() {
         let label = super::report::fiber_title(vm, th, "");
-        super::trace::name_fiber(vm, id, task::get(vm, th).number, &label);
+        super::trace::name_fiber(vm, id, task::get(&vm.heap, th).number, &label);
     }
     th
 }

@@ -1,7 +1,10 @@
 //! Tasks: the handle `go` returns, holding a fiber's outcome, its owner and children.
 
 use crate::bytecode::Site;
-use crate::vm::{Fault, Handle, Obj, Res, Value, Vm};
+use crate::vm::heap::Heap;
+use crate::vm::kind::{Fault, Res};
+use crate::vm::object::Obj;
+use crate::vm::value::{Handle, Value};
 use std::rc::Rc;
 
 pub enum TaskState {
@@ -152,8 +155,8 @@ impl Task {
     }
 }
 
-pub(super) fn get(vm: &Vm, h: Handle) -> &Task {
-    match vm.heap.get(h) {
+pub(super) fn get(heap: &Heap, h: Handle) -> &Task {
+    match heap.get(h) {
         Obj::Task(t) => t,
         _ => unreachable!("not a task"),
     }
@@ -161,23 +164,23 @@ pub(super) fn get(vm: &Vm, h: Handle) -> &Task {
 
 /// Task `h`'s extra state, made now if need be and counted as it is made
 /// (before the next collection measures it).
-pub(super) fn extra_of(vm: &mut Vm, h: Handle) -> &mut TaskExtra {
-    if get(vm, h).extra.is_none() {
-        vm.heap.note_growth(crate::limits::malloc_size(std::mem::size_of::<TaskExtra>()));
+pub(super) fn extra_of(heap: &mut Heap, h: Handle) -> &mut TaskExtra {
+    if get(heap, h).extra.is_none() {
+        heap.note_growth(crate::limits::malloc_size(std::mem::size_of::<TaskExtra>()));
     }
-    get_mut(vm, h).extra_mut()
+    get_mut(heap, h).extra_mut()
 }
 
-pub(super) fn get_mut(vm: &mut Vm, h: Handle) -> &mut Task {
-    match vm.heap.get_mut(h) {
+pub(super) fn get_mut(heap: &mut Heap, h: Handle) -> &mut Task {
+    match heap.get_mut(h) {
         Obj::Task(t) => t,
         _ => unreachable!("not a task"),
     }
 }
 
 /// A finished task's result, or its error thrown; None while it runs.
-pub(super) fn outcome(vm: &mut Vm, h: Handle) -> Res<Option<Value>> {
-    let t = get_mut(vm, h);
+pub(super) fn outcome(heap: &mut Heap, h: Handle) -> Res<Option<Value>> {
+    let t = get_mut(heap, h);
     match t.state {
         TaskState::Pending(..) | TaskState::Running => Ok(None),
         TaskState::Done(v) => Ok(Some(v)),

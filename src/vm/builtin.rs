@@ -17,7 +17,7 @@
 use super::fiber::Fiber;
 use super::heap::Heap;
 use super::{ErrorKind, Res, Value, Vm};
-pub use crate::sched::ops::Reply;
+pub use crate::sched::pool::Reply;
 
 /// What a builtin asks the VM to do.
 pub enum Ret {

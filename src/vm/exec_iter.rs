@@ -28,7 +28,7 @@ pub(super) enum IterStep {
 pub(super) fn next_of_source(vm: &mut Vm, fiber: &mut Fiber, h: Handle, slot: usize, target: u32) -> Res<IterStep> {
     match vm.heap.get(h) {
         Obj::Coroutine(c) => {
-            if c.state == coroutine::CoState::Done {
+            if c.state == super::fiber::CoState::Done {
                 return Ok(IterStep::End);
             }
             let entry = coroutine::Entry::Resume(Value::Nil);

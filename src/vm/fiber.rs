@@ -282,3 +282,57 @@ impl Fiber {
         self.frames.iter().rev().filter(|f| f.proto.file.name != crate::source::PRELUDE_NAME)
     }
 }
+
+/// An execution context that is not running.
+#[derive(Default)]
+pub struct Context {
+    pub stack: Vec<Value>,
+    pub frames: Vec<Frame>,
+    pub handlers: Handlers,
+    /// `Fiber::shield` of the context.
+    pub shield: u16,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CoState {
+    Fresh,
+    Suspended,
+    Running,
+    Done,
+}
+
+pub struct Coroutine {
+    pub func: Value,
+    pub state: CoState,
+    /// Suspended: the coroutine's own context. Running: its resumer's.
+    pub ctx: Context,
+    /// Slot in the resumer's stack for what `resume` returns.
+    pub ret: u32,
+    /// Slot in the coroutine's stack for the value of the pending `yield`.
+    pub yield_slot: u32,
+    /// Resumed by `for x in co`: where the resumer goes when the body returns.
+    pub iter_exit: Option<u32>,
+    /// `close()` is unwinding it.
+    pub closing: bool,
+}
+
+impl Coroutine {
+    /// The values it holds, for the collector: its function and its context.
+    pub fn trace(&self, mut push: impl FnMut(Value)) {
+        push(self.func);
+        self.ctx.stack.iter().for_each(|&v| push(v));
+        self.ctx.frames.iter().filter_map(|f| f.closure).for_each(|h| push(Value::Obj(h)));
+    }
+
+    pub fn new(func: Value) -> Coroutine {
+        Coroutine {
+            func,
+            state: CoState::Fresh,
+            ctx: Context::default(),
+            ret: 0,
+            yield_slot: 0,
+            iter_exit: None,
+            closing: false,
+        }
+    }
+}

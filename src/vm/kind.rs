@@ -1,4 +1,5 @@
-//! What kind of failure an error value is (`e.kind`): every runtime error names one.
+//! What kind of failure an error value is (`e.kind`): every runtime error names
+//! one; and `Fault`, how an operation fails (an error of a kind, or a thrown value).
 
 /// The kind of a runtime error. `name()` is what `e.kind` gives in csp.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -164,4 +165,28 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), ErrorKind::ALL.len());
     }
+}
+
+/// Why an operation failed: a runtime error of some kind with its message (becomes
+/// an error value with a trace) or a value thrown as is.
+#[derive(Debug)]
+pub enum Fault {
+    /// Boxed, so results of builtins and operations stay small (they are returned
+    /// on every call; a wide `Err` makes every `Ok` pay for it).
+    Error(Box<(ErrorKind, String)>),
+    Throw(super::value::Value),
+    /// A big allocation fits under `--max-memory` only if garbage is
+    /// collected (see `Heap::reserve`): the instruction runs again after a
+    /// collection, which only happens between slices.
+    Collect,
+    /// The running fiber reached a debugger's `Op::Trap` (its pc is on it):
+    /// `run` hands it to the debugger (vm/debug.rs), never thrown.
+    Trap,
+}
+
+pub type Res<T> = Result<T, Fault>;
+
+/// Shorthand for a runtime error result of kind `kind`.
+pub fn err<T>(kind: ErrorKind, msg: impl Into<String>) -> Res<T> {
+    Err(Fault::Error(Box::new((kind, msg.into()))))
 }

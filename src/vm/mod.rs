@@ -35,7 +35,7 @@ pub use builtin::{Blocking, IoDone, IoWork, NativeFn, Ret};
 pub use entry::resume;
 pub use fiber::{Fiber, Frame, Resume, Uncaught};
 pub use heap::Heap;
-pub use kind::ErrorKind;
+pub use kind::{err, ErrorKind, Fault, Res};
 pub use list::List;
 pub use object::Obj;
 pub use output::Output;
@@ -45,30 +45,6 @@ pub use value::{Handle, Key, Value};
 use crate::bytecode::{Proto, ProtoRef};
 use indexmap::IndexMap;
 use std::rc::Rc;
-
-/// Why an operation failed: a runtime error of some kind with its message (becomes
-/// an error value with a trace) or a value thrown as is.
-#[derive(Debug)]
-pub enum Fault {
-    /// Boxed, so results of builtins and operations stay small (they are returned
-    /// on every call; a wide `Err` makes every `Ok` pay for it).
-    Error(Box<(ErrorKind, String)>),
-    Throw(Value),
-    /// A big allocation fits under `--max-memory` only if garbage is
-    /// collected (see `Heap::reserve`): the instruction runs again after a
-    /// collection, which only happens between slices.
-    Collect,
-    /// The running fiber reached a debugger's `Op::Trap` (its pc is on it):
-    /// `run` hands it to the debugger (vm/debug.rs), never thrown.
-    Trap,
-}
-
-pub type Res<T> = Result<T, Fault>;
-
-/// Shorthand for a runtime error result of kind `kind`.
-pub fn err<T>(kind: ErrorKind, msg: impl Into<String>) -> Res<T> {
-    Err(Fault::Error(Box::new((kind, msg.into()))))
-}
 
 /// The runtime shared by the fibers of one program: heap, globals, compiled
 /// code, output and the scheduler (reached only through `sched::ops`). What
@@ -92,7 +68,7 @@ pub struct Vm {
     /// `select`'s choice among ready cases: a fixed default seed, so a
     /// program's output repeats (`--seed N` changes it).
     pub select_rng: Rng,
-    pub sched: crate::sched::ops::Sched,
+    pub sched: crate::sched::Sched,
     pub loader: crate::compile::Loader,
     /// The methods of the core's own kinds, installed by the library
     /// (`natives::register`), as Lua's string library installs strings'.

@@ -7,7 +7,8 @@ use super::str::Str;
 use super::value::Value;
 use super::List;
 use crate::bytecode::{ProtoRef, Site};
-use crate::sched::ops::{Chan, Mutex, Task, WaitGroup};
+use crate::sched::task::Task;
+use crate::sched::values::{Chan, Mutex, WaitGroup};
 use std::rc::Rc;
 
 pub enum Obj {
@@ -28,7 +29,7 @@ pub enum Obj {
     Native(Box<Native>),
     Error(Box<ErrorObj>),
     Chan(Box<Chan>),
-    Coroutine(Box<crate::vm::coroutine::Coroutine>),
+    Coroutine(Box<crate::vm::fiber::Coroutine>),
     Task(Box<Task>),
     Mutex(Box<Mutex>),
     WaitGroup(Box<WaitGroup>),

@@ -1,0 +1,94 @@
+//! The blocking-I/O thread pool and the `Reply` through which finished work
+//! is posted back (see io.rs): threads and channels only, no fibers, so a
+//! builtin can name a `Reply` without reaching the scheduler.
+
+use super::Waiter;
+use crate::vm::builtin::{IoDone, IoWork};
+use crate::vm::heap::Heap;
+use crate::vm::kind::ErrorKind;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+
+const WORKERS: usize = 2;
+
+/// A job: who waits, the work, and whether the builtin runs again when it is
+/// done (it buffered what the work produced) instead of taking its result.
+type Job = (Waiter, IoWork, bool);
+
+pub(super) struct IoPool {
+    pub(super) jobs: Sender<Job>,
+    pub(super) done: Receiver<Done>,
+    /// The waiters of jobs submitted and not yet delivered. A job whose fiber
+    /// stopped waiting (cancelled) still runs, but can wake nobody: it must not
+    /// keep the program alive nor hide a deadlock.
+    pub(super) waiting: Vec<Waiter>,
+    /// What to do when the fiber of a handed-off job is cancelled while it
+    /// waits (interrupt the work); dropped when the job is delivered.
+    pub(super) cancels: Vec<(Waiter, Box<dyn FnOnce()>)>,
+    /// For `Reply`s: where finished work is posted, and what wakes the reactor.
+    done_tx: Sender<Done>,
+    waker: Arc<mio::Waker>,
+}
+
+impl IoPool {
+    pub(super) fn start(waker: Arc<mio::Waker>) -> IoPool {
+        let (jobs, job_rx) = channel::<Job>();
+        let (done_tx, done) = channel();
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        for _ in 0..WORKERS {
+            let rx = job_rx.clone();
+            let tx = done_tx.clone();
+            let waker = waker.clone();
+            std::thread::spawn(move || loop {
+                let next = rx.lock().map(|r| r.recv());
+                let Ok(Ok((w, work, retry))) = next else { return };
+                if tx.send((w, work(), retry)).is_err() {
+                    return;
+                }
+                let _ = waker.wake();
+            });
+        }
+        IoPool { jobs, done, waiting: Vec::new(), cancels: Vec::new(), done_tx, waker }
+    }
+
+    /// Where work for fiber `w` handed to another thread posts its result.
+    pub(super) fn reply(&self, w: Waiter) -> Reply {
+        Reply { to: Some((w, self.done_tx.clone(), self.waker.clone())) }
+    }
+}
+
+/// Where a thread of a builtin's own posts the result of work handed to it
+/// (`Blocking::Handoff`): the waiting fiber is woken as by the pool's work. A
+/// reply dropped unsent (its thread stopped, or skipped work whose fiber was
+/// cancelled) posts an error, so no job stays in flight for ever.
+pub struct Reply {
+    to: Option<(Waiter, Sender<Done>, Arc<mio::Waker>)>,
+}
+
+impl Reply {
+    /// Posts the result (from any thread).
+    pub fn send(mut self, done: IoDone) {
+        if let Some((w, tx, waker)) = self.to.take() {
+            if tx.send((w, done, false)).is_ok() {
+                let _ = waker.wake();
+            }
+        }
+    }
+
+    /// Posts an error of this kind.
+    pub fn fail(self, kind: ErrorKind, msg: String) {
+        self.send(Box::new(move |_: &mut Heap| Err((kind, msg))));
+    }
+}
+
+impl Drop for Reply {
+    fn drop(&mut self) {
+        if self.to.is_some() {
+            let r = Reply { to: self.to.take() };
+            r.fail(ErrorKind::Internal, "the work was dropped unfinished".into());
+        }
+    }
+}
+
+/// A finished job: its waiter, the work's output, whether the builtin runs again.
+pub(super) type Done = (Waiter, IoDone, bool);
