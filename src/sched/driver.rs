@@ -193,7 +193,7 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
 
 /// The program's cleanup ran out of grace time.
 fn grace_over(vm: &Vm) -> Outcome {
-    Outcome::GraceOver(super::deadline::show(vm.sched.grace))
+    Outcome::GraceOver(super::events::show(vm.sched.grace))
 }
 
 /// Sleeps until the next timer (None: none) or an I/O completion, then
@@ -322,7 +322,15 @@ fn run_fiber(vm: &mut Vm, r: Runnable) -> Ran {
     profile::slice_ends(vm, &f);
     // Written once the halt is acted on, so the wakes of a fiber's end (its
     // waiters) fall inside its last slice.
-    let ending = began.map(|_| Ending::of(&halt, f.current_site()));
+    let ending = began.map(|_| {
+        let at = f.current_site();
+        match halt {
+            Halt::Preempted | Halt::Yielded => Ending::yielded(at),
+            Halt::Blocked | Halt::Deadlock(_) => Ending::blocked(at),
+            Halt::Done(_) => Ending::done(at),
+            Halt::Error(_) => Ending::failed(at),
+        }
+    });
     let ran = match halt {
         Halt::Preempted | Halt::Yielded => {
             vm.sched.fibers.slots[id as usize].fiber = Some(f);

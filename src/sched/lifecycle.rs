@@ -403,7 +403,7 @@ pub(super) fn start_grace(vm: &mut Vm, fid: u32) {
     let s = vm.sched.fibers.state_mut(fid);
     let (Some(th), None) = (s.task, s.extra.as_ref().and_then(|x| x.grace_until)) else { return };
     s.extra_mut().grace_until = Some(until);
-    super::timer::add(vm, until, super::timer::TimerKind::Grace(fid, th));
+    super::timer::add(vm, until, super::events::TimerKind::Grace(fid, th));
 }
 
 /// The grace time of the fiber running task `th` has passed.

@@ -10,6 +10,8 @@ mod chan;
 mod deadline;
 pub mod debug;
 mod driver;
+mod events;
+use events::Events;
 mod explore;
 pub mod io;
 mod lifecycle;
@@ -209,33 +211,6 @@ pub(crate) struct Fibers {
     max_fibers: usize,
 }
 
-/// What can wake a fiber from outside the fibers: timers, the worker pool, the
-/// reactor, signals, and `--timeout`'s deadline.
-#[derive(Default)]
-pub(crate) struct Events {
-    timers: timer::Timers,
-    /// The blocking-I/O pool, once used.
-    io: Option<pool::IoPool>,
-    /// The `epoll` the scheduler sleeps in when descriptors, the pool or
-    /// signals can wake a fiber; made on first use.
-    reactor: Option<reactor::Reactor>,
-    /// Signal channels and handling, once signals are asked for.
-    signals: Option<Box<signal::Signals>>,
-    /// `--timeout` for `run`: when the program is cancelled (see driver.rs).
-    deadline: Option<deadline::Deadline>,
-}
-
-impl Events {
-    /// The reactor, made on first use. Making it fails only when the process
-    /// is out of descriptors.
-    fn reactor(&mut self) -> std::io::Result<&mut reactor::Reactor> {
-        if self.reactor.is_none() {
-            self.reactor = Some(reactor::Reactor::new()?);
-        }
-        Ok(self.reactor.as_mut().expect("made"))
-    }
-}
-
 /// The scheduler of one program: its fibers, the run queue, the events that
 /// wake fibers, the scheduling policy, and how the program is ending.
 pub struct Sched {
@@ -429,6 +404,11 @@ impl Fibers {
 }
 
 impl Sched {
+    /// The id of the fiber running now (or last run).
+    pub fn running(&self) -> u32 {
+        self.fibers.current
+    }
+
     /// Sets the preemption time slice (`--slice-us`).
     pub fn set_slice(&mut self, slice: Duration) {
         self.slice = slice;
@@ -487,7 +467,7 @@ impl Sched {
     /// Counted from now; an embedding host sets one per run, so it also ends
     /// the grace time an earlier run's timeout began.
     pub fn set_deadline(&mut self, limit: Duration) {
-        self.events.deadline = Some(deadline::Deadline::new(limit));
+        self.events.deadline = Some(events::Deadline::new(limit));
         self.ending = None;
     }
 
@@ -501,7 +481,7 @@ impl Sched {
     /// Runs the program under the schedule numbered `seed`, on a virtual
     /// clock (`--explore-seed`; see explore.rs).
     pub fn set_explore(&mut self, seed: u64) {
-        self.policy = policy::Policy::Explore(Box::new(explore::Explore::new(seed)));
+        self.policy = policy::Policy::Explore(Box::new(policy::Explore::new(seed)));
     }
 
     /// The scheduler's clock: real, or virtual when exploring schedules.

@@ -241,7 +241,7 @@ pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
     match b {
         Blocking::Sleep(ms) => {
             let w = park(vm, Wait::Sleep)?;
-            timer::add(vm, timer::deadline(vm, ms), timer::TimerKind::Wake(w));
+            timer::add(vm, timer::deadline(vm, ms), super::events::TimerKind::Wake(w));
         }
         Blocking::Io(work) | Blocking::IoThenRetry(work) => {
             let w = park(vm, Wait::Io)?;
@@ -409,7 +409,7 @@ pub fn task_done(vm: &mut Vm, t: Handle) -> Value {
 pub fn after(vm: &mut Vm, ms: f64) -> Value {
     let c = new_chan(vm, 1);
     let Value::Obj(h) = c else { unreachable!() };
-    timer::add(vm, timer::deadline(vm, ms), timer::TimerKind::Send(h));
+    timer::add(vm, timer::deadline(vm, ms), super::events::TimerKind::Send(h));
     c
 }
 
@@ -419,7 +419,7 @@ pub fn ticker(vm: &mut Vm, ms: f64) -> Value {
     let c = new_chan(vm, 1);
     let Value::Obj(h) = c else { unreachable!() };
     let period = timer::period(ms);
-    timer::add(vm, timer::deadline(vm, ms), timer::TimerKind::Tick(h, period));
+    timer::add(vm, timer::deadline(vm, ms), super::events::TimerKind::Tick(h, period));
     c
 }
 
@@ -448,7 +448,7 @@ pub fn tick(vm: &mut Vm, n: u64) {
 
 /// The signals `os.signals` accepts, by name.
 pub fn signal_names() -> impl Iterator<Item = &'static str> {
-    super::signal::KNOWN.iter().map(|(n, _)| *n)
+    super::events::KNOWN.iter().map(|(n, _)| *n)
 }
 
 /// `os.signals(names)`: a channel receiving each named signal's name as it

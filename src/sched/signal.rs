@@ -6,23 +6,13 @@
 //! `csp run` installs: SIGINT/SIGTERM cancel the main task (exit 128+n), a
 //! second one exits at once, SIGQUIT prints every fiber and goes on.
 
+use super::events::{Signals, KNOWN};
 use super::lifecycle::{cancel_task, Cause};
 use super::{chan, task};
-use crate::vm::{Handle, Value, Vm};
+use crate::vm::{Value, Vm};
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 
-/// The signals a program may name, and their numbers; a signal's bit in the
-/// masks below is its index here.
-pub const KNOWN: [(&str, libc::c_int); 7] = [
-    ("SIGINT", libc::SIGINT),
-    ("SIGTERM", libc::SIGTERM),
-    ("SIGHUP", libc::SIGHUP),
-    ("SIGUSR1", libc::SIGUSR1),
-    ("SIGUSR2", libc::SIGUSR2),
-    ("SIGQUIT", libc::SIGQUIT),
-    ("SIGWINCH", libc::SIGWINCH),
-];
 const INT: usize = 0;
 const TERM: usize = 1;
 const QUIT: usize = 5;
@@ -37,25 +27,6 @@ static DEFAULT: AtomicU32 = AtomicU32::new(0);
 static STOPS: AtomicU32 = AtomicU32::new(0);
 /// The self-pipe: read end (drained by the scheduler), write end (the handler).
 static PIPE: [AtomicI32; 2] = [AtomicI32::new(-1), AtomicI32::new(-1)];
-
-/// The scheduler's side: who gets which signal, and whether one ended the program.
-#[derive(Default)]
-pub(super) struct Signals {
-    /// Channels asked for each signal (index in `KNOWN`).
-    chans: [Vec<Handle>; KNOWN.len()],
-    /// `csp run`'s default handling is installed.
-    default: bool,
-    /// The signal pipe is registered with this scheduler's reactor.
-    watched: bool,
-    /// The signal (index) that cancelled the program.
-    pub stopped_by: Option<usize>,
-}
-
-impl Signals {
-    pub fn roots(&self) -> impl Iterator<Item = Handle> + '_ {
-        self.chans.iter().flatten().copied()
-    }
-}
 
 /// The index of a signal named `name` ("SIGINT").
 pub fn index_of(name: &str) -> Option<usize> {

@@ -1,62 +1,9 @@
-//! Timers: `sleep`, `after` and `ticker`, kept in a binary heap of deadlines.
+//! Timers: `sleep`, `after` and `ticker` firing from the heap of deadlines (events.rs).
 
-use super::{chan, Waiter};
-use crate::vm::{Handle, Resume, Value, Vm};
-use std::collections::BinaryHeap;
+use super::chan;
+use super::events::{Timer, TimerKind};
+use crate::vm::{Resume, Value, Vm};
 use std::time::{Duration, Instant};
-
-pub(super) enum TimerKind {
-    /// Wake a sleeping fiber.
-    Wake(Waiter),
-    /// `after(ms)`: send the time once on this channel.
-    Send(Handle),
-    /// `ticker(ms)`: send the time on this channel every period (dropped when full).
-    Tick(Handle, Duration),
-    /// The grace time of fiber `.0`, running task `.1`, has passed.
-    Grace(u32, Handle),
-}
-
-/// A timer in the heap: what to do at `at`.
-struct Timer {
-    at: Instant,
-    seq: u64,
-    kind: TimerKind,
-}
-
-impl PartialEq for Timer {
-    fn eq(&self, o: &Self) -> bool {
-        (self.at, self.seq) == (o.at, o.seq)
-    }
-}
-impl Eq for Timer {}
-impl PartialOrd for Timer {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Timer {
-    /// Reversed, so the BinaryHeap pops the earliest deadline first.
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        (o.at, o.seq).cmp(&(self.at, self.seq))
-    }
-}
-
-#[derive(Default)]
-pub(super) struct Timers {
-    heap: BinaryHeap<Timer>,
-    seq: u64,
-}
-
-impl Timers {
-    /// The channels of `after` and `ticker` timers (GC roots).
-    pub fn roots(&self, mut push: impl FnMut(Value)) {
-        for t in &self.heap {
-            if let TimerKind::Send(h) | TimerKind::Tick(h, _) | TimerKind::Grace(_, h) = t.kind {
-                push(Value::Obj(h));
-            }
-        }
-    }
-}
 
 pub(super) fn add(vm: &mut Vm, at: Instant, kind: TimerKind) {
     let t = &mut vm.sched.events.timers;

@@ -8,7 +8,6 @@
 use super::trace_out::{Out, Small, Stamp};
 use super::Wait;
 use crate::bytecode::Site;
-use crate::vm::exec::Halt;
 use crate::vm::{Obj, Vm};
 use std::cell::RefCell;
 use std::fs::File;
@@ -282,14 +281,22 @@ pub(super) struct Ending {
 }
 
 impl Ending {
-    pub fn of(halt: &Halt, at: Option<Site>) -> Ending {
-        let head = match halt {
-            Halt::Preempted | Halt::Yielded => Some(head!("yield", "yield")),
-            Halt::Blocked | Halt::Deadlock(_) => None,
-            Halt::Done(_) => Some(head!("done", "done")),
-            Halt::Error(_) => Some(head!("error", "error")),
-        };
-        Ending { head, at }
+    /// The fiber gave way (preempted or `yield`).
+    pub fn yielded(at: Option<Site>) -> Ending {
+        Ending { head: Some(head!("yield", "yield")), at }
+    }
+
+    /// The fiber blocked (or the program deadlocked): named for what.
+    pub fn blocked(at: Option<Site>) -> Ending {
+        Ending { head: None, at }
+    }
+
+    pub fn done(at: Option<Site>) -> Ending {
+        Ending { head: Some(head!("done", "done")), at }
+    }
+
+    pub fn failed(at: Option<Site>) -> Ending {
+        Ending { head: Some(head!("error", "error")), at }
     }
 }
 

@@ -4,10 +4,9 @@
 //! sets no debugger: its only cost is a branch where a slice ends and where an
 //! error is thrown.
 
-use super::entry::Halt;
-use super::fiber::Fiber;
+use super::fiber::{Fiber, Halt};
 use super::value::Value;
-use super::{Fault, Res, Vm};
+use super::{Res, Vm};
 use crate::bytecode::{Op, Proto, ProtoRef, Site};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,7 +36,7 @@ pub struct Debug {
     /// Taken out while it is called (it gets `&mut Vm`).
     pub hook: Option<Box<dyn Debugger>>,
     /// The original instruction under each trap, by proto address and pc.
-    traps: HashMap<(usize, u32), Op>,
+    pub(super) traps: HashMap<(usize, u32), Op>,
     /// An expression of the debugger's runs on the stopped program: it may
     /// not block or start fibers (the scheduler would take it for the
     /// stopped fiber).
@@ -78,12 +77,12 @@ impl Debug {
     }
 }
 
-fn key(site: Site) -> (usize, u32) {
+pub(super) fn key(site: Site) -> (usize, u32) {
     (site.proto.as_ptr() as usize, site.pc)
 }
 
 /// Writes `op` at `site`.
-fn patch(site: Site, op: Op) {
+pub(super) fn patch(site: Site, op: Op) {
     // SAFETY: every proto is owned by `Vm::protos` and callers hold `&mut Vm`
     // outside the dispatch loop, so no reference into the code is alive; the
     // pc is one of the proto's (checked).
@@ -137,50 +136,11 @@ pub fn refuse_while_evaluating(vm: &Vm) -> Res<()> {
 }
 
 /// Calls the debugger with `f`, keeping it out of the VM meanwhile.
-fn with_hook(vm: &mut Vm, f: impl FnOnce(&mut dyn Debugger, &mut Vm)) {
+pub(super) fn with_hook(vm: &mut Vm, f: impl FnOnce(&mut dyn Debugger, &mut Vm)) {
     let Some(mut hook) = vm.debug.as_mut().and_then(|d| d.hook.take()) else { return };
     f(&mut *hook, vm);
     if let Some(d) = vm.debug.as_mut() {
         d.hook = Some(hook);
-    }
-}
-
-/// A fiber's dispatch stopped on a trap: the debugger sees it, then the
-/// original instruction runs with the trap lifted until the next back-edge or
-/// call (nothing before that can come back to the same pc), and the trap is
-/// put back. Returns how the run continues, as `dispatch` would.
-#[cold]
-#[inline(never)]
-pub(super) fn on_trap(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
-    loop {
-        let frame = fiber.frames.last().expect("a trapped frame");
-        let site = Site { proto: frame.proto, pc: frame.pc };
-        with_hook(vm, |h, vm| h.trapped(vm, fiber, site));
-        let Some(op) = vm.debug.as_ref().and_then(|d| d.traps.get(&key(site)).copied()) else {
-            // The debugger took the trap away (or left): run on.
-            match super::exec::dispatch(vm, fiber, budget) {
-                Err(Fault::Trap) => continue,
-                other => return other,
-            }
-        };
-        patch(site, op);
-        let mut one = 1;
-        let mut r = super::exec::dispatch(vm, fiber, &mut one);
-        if vm.debug.as_ref().is_some_and(|d| d.traps.contains_key(&key(site))) {
-            patch(site, Op::Trap);
-        }
-        if matches!(r, Ok(Halt::Preempted)) && one == 0 {
-            if *budget <= 1 {
-                *budget = 0;
-                return r;
-            }
-            *budget -= 1;
-            r = super::exec::dispatch(vm, fiber, budget);
-        }
-        match r {
-            Err(Fault::Trap) => continue,
-            other => return other,
-        }
     }
 }
 
@@ -200,7 +160,7 @@ pub(super) fn on_throw(vm: &mut Vm, fiber: &mut Fiber, value: Value) {
 pub(super) fn on_slice_end(vm: &mut Vm, fiber: &mut Fiber, halt: &Halt) {
     let Some(d) = vm.debug.as_deref() else { return };
     let ended = matches!(halt, Halt::Done(_) | Halt::Error(_));
-    let seen = d.seen.get(crate::sched::debug::running(vm) as usize).copied().unwrap_or(false);
+    let seen = d.seen.get(vm.sched.running() as usize).copied().unwrap_or(false);
     if seen != ended && !d.attention.load(Ordering::Relaxed) {
         return;
     }

@@ -2,30 +2,14 @@
 //! its call, and a woken fiber first receives what it was woken with.
 
 use super::call::{call_value, Called};
+use super::debug;
 use super::error::throw;
-use super::fiber::{Fiber, Resume};
+use super::fiber::{Fiber, Halt, Resume};
 use super::object_ops::invoke;
 use super::value::{Name, Value};
-use super::Uncaught;
 use super::{Fault, Res, Vm};
-use crate::bytecode::Op;
+use crate::bytecode::{Op, Site};
 use crate::sched::ops;
-
-/// Why `run` returned.
-pub enum Halt {
-    /// The fiber's outermost frame (or first call) returned this value.
-    Done(Value),
-    /// The budget ran out at a back-edge or call; call `run` again to continue.
-    Preempted,
-    /// The fiber yielded voluntarily: it goes to the back of the run queue.
-    Yielded,
-    /// The fiber parked; the scheduler wakes it with a `Resume`.
-    Blocked,
-    /// The fiber waits on its own task: the deadlock report.
-    Deadlock(String),
-    /// An error nobody caught.
-    Error(Box<Uncaught>),
-}
 
 /// Runs `fiber` for about `budget` back-edges and calls (a fiber started by
 /// `go` first makes its call).
@@ -40,7 +24,7 @@ pub fn run(vm: &mut Vm, fiber: &mut Fiber, budget: u32) -> Halt {
     let halt = loop {
         let mut r = super::exec::dispatch(vm, fiber, &mut budget);
         if let Err(Fault::Trap) = r {
-            r = super::debug::on_trap(vm, fiber, &mut budget);
+            r = on_trap(vm, fiber, &mut budget);
         }
         match r {
             Ok(halt) => break halt,
@@ -154,4 +138,43 @@ fn first_call(vm: &mut Vm, fiber: &mut Fiber) -> Res<Called> {
         return invoke(vm, fiber, fiber.stack[1], &name, 0, argc);
     }
     call_value(vm, fiber, fiber.stack[0], 1, argc, 0)
+}
+
+/// A fiber's dispatch stopped on a trap: the debugger sees it, then the
+/// original instruction runs with the trap lifted until the next back-edge or
+/// call (nothing before that can come back to the same pc), and the trap is
+/// put back. Returns how the run continues, as `dispatch` would.
+#[cold]
+#[inline(never)]
+fn on_trap(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
+    loop {
+        let frame = fiber.frames.last().expect("a trapped frame");
+        let site = Site { proto: frame.proto, pc: frame.pc };
+        debug::with_hook(vm, |h, vm| h.trapped(vm, fiber, site));
+        let Some(op) = vm.debug.as_ref().and_then(|d| d.traps.get(&debug::key(site)).copied()) else {
+            // The debugger took the trap away (or left): run on.
+            match super::exec::dispatch(vm, fiber, budget) {
+                Err(Fault::Trap) => continue,
+                other => return other,
+            }
+        };
+        debug::patch(site, op);
+        let mut one = 1;
+        let mut r = super::exec::dispatch(vm, fiber, &mut one);
+        if vm.debug.as_ref().is_some_and(|d| d.traps.contains_key(&debug::key(site))) {
+            debug::patch(site, Op::Trap);
+        }
+        if matches!(r, Ok(Halt::Preempted)) && one == 0 {
+            if *budget <= 1 {
+                *budget = 0;
+                return r;
+            }
+            *budget -= 1;
+            r = super::exec::dispatch(vm, fiber, budget);
+        }
+        match r {
+            Err(Fault::Trap) => continue,
+            other => return other,
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! Throwing: turning faults into values, unwinding to the innermost handler, and
 //! the stack traces errors carry.
 
-use super::exec::Halt;
+use super::fiber::Halt;
 use super::fiber::{Fiber, Handler, Uncaught};
 use super::object::{ErrorObj, Obj};
 use super::value::Value;

@@ -5,10 +5,11 @@
 use super::arith::{arith_slow, compare_slow};
 use super::builtin::NativeFn;
 use super::call::{call_value, Called};
-pub use super::entry::{run, Halt};
+pub use super::entry::run;
 pub use super::error::{capped_trace, new_error, throw};
 use super::exec_conc::{concurrency_op, Step};
 use super::exec_iter::IterStep;
+pub use super::fiber::Halt;
 use super::fiber::{Fiber, Frame, Handler};
 use super::object::Obj;
 use super::object_ops::{

@@ -4,8 +4,8 @@
 //! coroutine context. What a parked fiber is woken with is delivered by
 //! `vm::resume`, which reads the instruction it blocked in.
 
-use super::exec::Halt;
 use super::fiber::Fiber;
+use super::fiber::Halt;
 use super::value::load_value;
 use super::{coroutine, Res, Value, Vm};
 use crate::bytecode::Op;

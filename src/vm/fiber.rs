@@ -336,3 +336,19 @@ impl Coroutine {
         }
     }
 }
+
+/// Why `run` returned.
+pub enum Halt {
+    /// The fiber's outermost frame (or first call) returned this value.
+    Done(Value),
+    /// The budget ran out at a back-edge or call; call `run` again to continue.
+    Preempted,
+    /// The fiber yielded voluntarily: it goes to the back of the run queue.
+    Yielded,
+    /// The fiber parked; the scheduler wakes it with a `Resume`.
+    Blocked,
+    /// The fiber waits on its own task: the deadlock report.
+    Deadlock(String),
+    /// An error nobody caught.
+    Error(Box<Uncaught>),
+}
