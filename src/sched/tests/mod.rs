@@ -5,7 +5,7 @@
 //! order they were woken in (the run queue), and what the wait queues hold.
 
 use crate::bytecode::{Proto, Site};
-use crate::sched::chan::Chan;
+use crate::sched::values::Chan;
 use crate::sched::queue::Runnable;
 use crate::sched::task::TaskState;
 use crate::sched::{lifecycle, ops, Wait};
