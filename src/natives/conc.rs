@@ -2,7 +2,7 @@
 //! tasks (`cancel`, `done`), waitgroups (`add`, `done`) and channels (`len`, `cap`).
 //! They reach the scheduler through `sched::ops` only.
 
-use super::arity;
+use super::args::arity;
 use crate::sched::ops;
 use crate::vm::host::Class;
 use crate::vm::object::Obj;

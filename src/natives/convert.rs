@@ -1,7 +1,7 @@
 //! Conversions and builders as globals: `ord chr hex bin oct`, `int(s, base)`,
 //! `zip`, `from_entries` and `set` (a map of keys to `true`).
 
-use super::{arity, int_arg, str_arg};
+use super::args::{arity, int_arg, str_arg};
 use crate::display::repr;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};
@@ -146,7 +146,7 @@ fn from_entries(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     for p in pairs {
         match vm.heap.as_list(*p).map(|l| &l[..]) {
             Some([k, v]) => {
-                m.insert(super::key_arg(&vm.heap, "from_entries", *k)?, *v);
+                m.insert(super::args::key_arg(&vm.heap, "from_entries", *k)?, *v);
             }
             _ => {
                 let shown = repr(&vm.heap, *p);
@@ -169,7 +169,7 @@ fn set(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     };
     let mut m = crate::vm::value::new_map(items.len());
     for v in items {
-        m.insert(super::key_arg(&vm.heap, "set", v)?, Value::Bool(true));
+        m.insert(super::args::key_arg(&vm.heap, "set", v)?, Value::Bool(true));
     }
     Ok(Value::Obj(vm.heap.alloc(Obj::Map(m))))
 }

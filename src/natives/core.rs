@@ -1,7 +1,7 @@
 //! Core builtins: `print str int float type len range error assert args`, and
 //! `__timeout_error` for `std/async`.
 
-use super::{arity, int_arg};
+use super::args::{arity, int_arg};
 use crate::display::{display, repr};
 use crate::limits::MAX_LIST;
 use crate::vm::object::Obj;

@@ -2,7 +2,7 @@
 //! UUIDs (versions 4 and 7), HMAC and constant-time comparison. The digests it
 //! also offers are std/hash's (`natives/text/codec.rs`).
 
-use super::arity;
+use super::args::arity;
 use super::bytes::{check_len, data_arg};
 use super::text::codec::{digest_output, output};
 use crate::vm::builtin::io_kind;

@@ -2,7 +2,7 @@
 //! mini-language (see docs/format.md). Fields are `{}`, `{0}`, `{name}` (a key of
 //! the map passed last), with `.key`/`[i]` lookups, `!r`/`!s` and a `:spec`.
 
-use super::{arity, str_arg};
+use super::args::{arity, str_arg};
 use crate::display::{display, fmt_float, repr};
 use crate::limits::MAX_STRING;
 use crate::vm::object::Obj;

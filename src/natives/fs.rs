@@ -2,7 +2,7 @@
 //! I/O worker pool, so only the calling fiber waits; a failure is an `io` error
 //! naming the path and the OS reason (`cannot read /x: No such file or directory`).
 
-use super::{arity, text_arg};
+use super::args::{arity, text_arg};
 use crate::os::io_reason;
 use crate::vm::builtin::{io, io_kind};
 use crate::vm::heap::ReadCap;

@@ -1,7 +1,7 @@
 //! File and stdin builtins: each blocks only the calling fiber while an I/O
 //! worker thread does the work (`vm::builtin::Blocking::Io`).
 
-use super::arity;
+use super::args::arity;
 use crate::vm::builtin::{io, io_kind};
 use crate::vm::heap::ReadCap;
 use crate::vm::ErrorKind;

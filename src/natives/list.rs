@@ -1,8 +1,9 @@
 //! List methods and indexing. `map filter reduce each` and `sort(cmp)` call
 //! csp code in the prelude so their callbacks run as ordinary frames.
 
+use super::args::{arity, slice_bounds, str_arg};
 use super::list_ext as ext;
-use super::{arity, resolve_index, slice_bounds, str_arg, value_method as v};
+use super::{resolve_index, value_method as v};
 use crate::limits::MAX_LIST;
 use crate::vm::arith::{compare, equal};
 use crate::vm::host::Class;
@@ -151,7 +152,7 @@ fn sort(vm: &mut Vm, fiber: &Fiber, h: Handle, name: &str, args: &[Value]) -> Re
     }
     let heap = &mut vm.heap;
     let mut v = items(heap, h).to_vec();
-    super::named(name, merge_sort(&mut v, |a, b| compare(heap, a, b)))?;
+    super::args::named(name, merge_sort(&mut v, |a, b| compare(heap, a, b)))?;
     *items_mut(heap, h) = v.into();
     Ok(Ret::Value(Value::Nil))
 }
@@ -194,7 +195,7 @@ fn with_prelude(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -
         _ => arity(name, args, 1, 1)?,
     }
     if let Some(&f) = args.first() {
-        super::fn_arg(&vm.heap, name, f)?;
+        super::args::fn_arg(&vm.heap, name, f)?;
     }
     let f = match name {
         "map" => "__list_map",

@@ -2,7 +2,8 @@
 //! shuffle choice sample` (the random ones in `random.rs`), `min`/`max`, and `any`/`all` without a callback. The ones that
 //! take a callback call csp code in the prelude (`PRELUDE`), as in `list.rs`.
 
-use super::{arity, int_arg, no_method};
+use super::args::{arity, int_arg};
+use super::no_method;
 use crate::limits::MAX_LIST;
 use crate::vm::arith::{compare, equal, to_key};
 use crate::vm::object::Obj;
@@ -95,7 +96,7 @@ pub(super) fn best(heap: &Heap, name: &str, items: &[Value], want: Ordering) -> 
     };
     let mut best = first;
     for &v in rest {
-        if super::named(name, compare(heap, v, best))? == want {
+        if super::args::named(name, compare(heap, v, best))? == want {
             best = v;
         }
     }
@@ -187,7 +188,7 @@ pub(crate) fn callback(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Re
         return no_method("list", name);
     };
     arity(name, args, 1, 1)?;
-    super::fn_arg(&vm.heap, name, args[0])?;
+    super::args::fn_arg(&vm.heap, name, args[0])?;
     if matches!(name, "min" | "max") && items(&vm.heap, h).is_empty() {
         return err(ErrorKind::Value, format!("{name}() of an empty list"));
     }

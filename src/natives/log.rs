@@ -3,7 +3,7 @@
 //! it runs for every line a program logs. std/log.csp decides the level and
 //! writes the line with one write.
 
-use super::arity;
+use super::args::arity;
 use crate::display::display;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Heap, Key, Res, Value, Vm};

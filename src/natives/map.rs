@@ -1,6 +1,7 @@
 //! Builtin map methods. Maps keep insertion order; removal keeps the order of the rest.
 
-use super::{arity, value_method as v};
+use super::args::arity;
+use super::value_method as v;
 use crate::vm::arith::{key_value, to_key};
 use crate::vm::host::Class;
 use crate::vm::object::Obj;
@@ -89,13 +90,13 @@ fn contains(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
 /// `remove` and `delete`.
 fn remove(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
     arity(name, args, 1, 1)?;
-    let k = super::key_arg(&vm.heap, name, args[0])?;
+    let k = super::args::key_arg(&vm.heap, name, args[0])?;
     Ok(entries_mut(&mut vm.heap, h).shift_remove(&k).unwrap_or(Value::Nil))
 }
 
 fn get(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
     arity(name, args, 1, 2)?;
-    let k = super::key_arg(&vm.heap, name, args[0])?;
+    let k = super::args::key_arg(&vm.heap, name, args[0])?;
     let default = args.get(1).copied().unwrap_or(Value::Nil);
     Ok(entries(&vm.heap, h).get(&k).copied().unwrap_or(default))
 }

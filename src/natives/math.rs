@@ -4,7 +4,7 @@
 //! as Python's `//` and `%`), and the float globals `PI` and `E`. The random
 //! helpers are in `random.rs`.
 
-use super::{arity, num_arg};
+use super::args::{arity, num_arg};
 use crate::vm::{err, ErrorKind, Fiber, NativeFn, Obj, Res, Ret, Value, Vm};
 use std::cmp::Ordering;
 

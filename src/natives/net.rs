@@ -2,7 +2,7 @@
 //! on the I/O pool, listening, accepting, connecting without blocking, and the
 //! socket-only methods of a connection stream.
 
-use super::{arity, step};
+use super::args::{arity, step};
 use crate::os::net::{self, Listener, Udp};
 use crate::os::stream::Stream;
 use crate::vm::builtin::io;

@@ -1,7 +1,7 @@
 //! `std/os` (the process: environment, working directory, clock, identity)
 //! and the global builtins `eprint` and `exit`.
 
-use super::{arity, text_arg};
+use super::args::{arity, text_arg};
 use crate::vm::builtin::io;
 use crate::vm::{err, Blocking, ErrorKind, Fiber, NativeFn, Res, Ret, Value, Vm};
 

@@ -2,7 +2,7 @@
 //! `path.abs` reads the current directory). The functions follow Go's `path`
 //! where Python and Go agree; see docs/os.md for each choice.
 
-use super::{arity, text_arg};
+use super::args::{arity, text_arg};
 use crate::vm::{err, ErrorKind, NativeFn, Res, Value, Vm};
 
 pub fn register(vm: &mut Vm) {

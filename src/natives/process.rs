@@ -1,7 +1,7 @@
 //! Child processes: `proc.spawn(cmd, opts)` (std/proc.csp builds `run` and
 //! `output` on it), and a process's `wait`, `kill` and fields.
 
-use super::arity;
+use super::args::arity;
 use crate::os::process::{status_map, Process, SIGNALS};
 use crate::vm::host::{Class, HostObject, Released};
 use crate::vm::{err, ErrorKind, Fiber, Handle, Key, NativeFn, Obj, Res, Ret, Value, Vm};
@@ -68,7 +68,7 @@ fn field(p: &Process, name: &str) -> Option<Value> {
 fn wait(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
     arity(name, args, 0, 0)?;
     let r = process(vm, h).wait();
-    super::step(vm, r, |vm, st| Ok(status_map(&mut vm.heap, st)))
+    super::args::step(vm, r, |vm, st| Ok(status_map(&mut vm.heap, st)))
 }
 
 fn kill(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {

@@ -4,7 +4,7 @@
 //! `xs.shuffle()`, `xs.choice()`, `xs.sample(k)`. For secrets use std/crypto,
 //! which reads the operating system's generator every time.
 
-use super::{arity, int_arg};
+use super::args::{arity, int_arg};
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Handle, Res, Rng, Value, Vm};
 

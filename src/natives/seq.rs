@@ -2,7 +2,7 @@
 //! `sorted(xs, key = nil, reverse = false)`, as Python's. `min`/`max` (with
 //! a key too) are in `math.rs`.
 
-use super::{arity, fn_arg};
+use super::args::{arity, fn_arg};
 use crate::vm::arith::compare;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Fault, Fiber, NativeFn, Res, Ret, Value, Vm};

@@ -10,7 +10,7 @@ pub fn register(vm: &mut Vm) {
 }
 
 fn signals(vm: &mut Vm, args: &[Value]) -> Res<Value> {
-    super::arity("os.signals", args, 1, usize::MAX)?;
+    super::args::arity("os.signals", args, 1, usize::MAX)?;
     let mut names = Vec::with_capacity(args.len());
     for &a in args {
         let Some(s) = vm.heap.as_str(a) else {

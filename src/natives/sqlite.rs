@@ -4,7 +4,7 @@
 //! works (`sqlite/`). Values cross as SQLite stores them: nil is NULL, an int
 //! INTEGER, a float REAL, a string TEXT, bytes a BLOB, and a bool 1 or 0.
 
-use super::arity;
+use super::args::arity;
 use crate::sqlite::{Answer, Cell, Db, OpenOpts, Params, Rows, Sqlite};
 use crate::vm::host::{Class, HostObject};
 use crate::vm::map::Layout;

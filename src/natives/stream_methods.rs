@@ -2,7 +2,7 @@
 //! `read_text`, `write`, `flush`, `close`; `for line in s` uses `next_line`.
 //! A stream is a host object (`vm/host.rs`).
 
-use super::{arity, step};
+use super::args::{arity, step};
 use crate::os::stream::{Fail, Kind, ReadRes, Step, Stream};
 use crate::vm::builtin::io;
 use crate::vm::heap::ReadCap;

@@ -1,8 +1,9 @@
 //! String methods and indexing. Positions are character (Unicode scalar) indices,
 //! with an O(1) path for ASCII strings.
 
+use super::args::{arity, int_arg, slice_bounds, str_arg};
 use super::string_ext as ext;
-use super::{arity, int_arg, slice_bounds, str_arg, value_method as v};
+use super::value_method as v;
 use crate::limits::MAX_STRING;
 use crate::vm::host::Class;
 use crate::vm::{err, ErrorKind, Handle, Heap, Res, Value, Vm};

@@ -2,8 +2,8 @@
 //! characters, padding, case, character classes, `split` with a limit, `splitlines`.
 //! Positions are character indices, as in `string.rs`.
 
+use super::args::{arity, int_arg, str_arg};
 use super::string::text;
-use super::{arity, int_arg, str_arg};
 use crate::limits::MAX_STRING;
 use crate::vm::{err, ErrorKind, Handle, Heap, Res, Value, Vm};
 

@@ -3,8 +3,8 @@
 //! constructors. Durations are plain numbers of milliseconds, like `sleep`'s.
 //! Formatting, parsing and duration text are in `time_text.rs`.
 
+use super::args::{arity, text_arg};
 use super::time_text::{self, fail};
-use super::{arity, text_arg};
 use crate::vm::host::{Class, HostObject};
 use crate::vm::value::Handle;
 use crate::vm::{err, ErrorKind, Heap, NativeFn, Res, Ret, Value, Vm};
@@ -386,7 +386,7 @@ fn add_date(vm: &mut Vm, t: ZonedDateTime, args: &[Value]) -> Res<Value> {
     arity("time.add_date", args, 1, 3)?;
     let mut n = [0i64; 3];
     for (i, v) in args.iter().enumerate() {
-        n[i] = super::int_arg(&vm.heap, "time.add_date", *v)?;
+        n[i] = super::args::int_arg(&vm.heap, "time.add_date", *v)?;
     }
     let span = Span::new().try_years(n[0]).and_then(|s| s.try_months(n[1])).and_then(|s| s.try_days(n[2]));
     let z = span.and_then(|s| t.checked_add(s)).map_err(|e| fail("time.add_date", e))?;

@@ -1,8 +1,8 @@
 //! `std/time` as text: formatting (strftime, RFC 3339, RFC 2822, RFC 9557),
 //! parsing, and durations written Go's way ("1h30m").
 
+use super::args::{arity, text_arg};
 use super::time::{ms_arg, ms_value, time_arg, value, zone};
-use super::{arity, text_arg};
 use crate::vm::{err, ErrorKind, Fault, NativeFn, Res, Value, Vm};
 use jiff::fmt::strtime;
 use jiff::tz::TimeZone;

@@ -4,7 +4,7 @@
 //! on the I/O pool, which attaches the result itself (it holds the stream's
 //! or listener's shared state, never a heap handle).
 
-use super::{arity, step};
+use super::args::{arity, step};
 use crate::os::tls::{self, Tls};
 use crate::vm::builtin::{io, io_kind};
 use crate::vm::value::Map;

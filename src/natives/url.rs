@@ -4,7 +4,7 @@
 //! building from parts, percent-encoding, query strings to and from maps.
 //! `std/http` parses request targets and redirect locations with it.
 
-use super::{arity, text_arg};
+use super::args::{arity, text_arg};
 use crate::limits::MAX_STRING;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Key, NativeFn, Res, Value, Vm};

@@ -79,8 +79,8 @@ fn entries(heap: &mut Heap, found: Vec<Entry>) -> Value {
 /// leading dot (like a shell and Python); unreadable directories are skipped
 /// (like Go and Python).
 fn glob(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
-    super::arity("fs.glob", args, 1, 1)?;
-    let pattern = super::text_arg(&vm.heap, "fs.glob", "a string pattern", args[0])?;
+    super::args::arity("fs.glob", args, 1, 1)?;
+    let pattern = super::args::text_arg(&vm.heap, "fs.glob", "a string pattern", args[0])?;
     if let Err(e) = glob::Pattern::new(&pattern) {
         return err(ErrorKind::Value, format!("fs.glob() bad pattern {pattern:?}: {} (at {})", e.msg, e.pos));
     }

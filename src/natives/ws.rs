@@ -6,7 +6,7 @@
 //! `std/ws.csp`; the handshake's SHA-1 and base64 are std/hash's and
 //! std/base64's.
 
-use super::arity;
+use super::args::arity;
 use super::bytes::{check_len, data_arg};
 use crate::vm::{err, ErrorKind, NativeFn, Res, Value, Vm};
 

@@ -3,7 +3,8 @@
 
 use super::{find, utf8};
 use crate::limits::{MAX_LIST, MAX_STRING};
-use crate::natives::{arity, slice_bounds, str_arg, value_method as v};
+use crate::natives::args::{arity, slice_bounds, str_arg};
+use crate::natives::value_method as v;
 use crate::vm::host::Class;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Handle, Heap, Res, Value, Vm};

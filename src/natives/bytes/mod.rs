@@ -8,7 +8,7 @@ mod methods;
 pub use crate::vm::seq_ops::{check_bytes_len as check_len, find_bytes as find};
 pub use methods::CLASS;
 
-use super::{arity, str_arg};
+use super::args::{arity, str_arg};
 use crate::limits::MAX_STRING;
 use crate::vm::object::Obj;
 use crate::vm::{err, ErrorKind, Heap, Res, Value, Vm};

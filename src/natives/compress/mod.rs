@@ -8,7 +8,7 @@
 pub mod codec;
 mod decoder;
 
-use super::arity;
+use super::args::arity;
 use super::bytes::data_arg;
 use super::text::Opts;
 use crate::limits::{show_bytes, MAX_STRING};

@@ -10,7 +10,7 @@ mod write;
 use text::date;
 use write::{respond, send, write_chunk};
 
-use super::{arity, step};
+use super::args::{arity, step};
 use crate::os::stream::Head;
 use crate::vm::{err, ErrorKind, Fiber, Key, NativeFn, Obj, Res, Ret, Value, Vm};
 

@@ -1,6 +1,6 @@
 //! HTTP dates.
 
-use crate::natives::arity;
+use crate::natives::args::arity;
 use crate::vm::{Fiber, Res, Ret, Value, Vm};
 
 thread_local! {

@@ -3,7 +3,7 @@
 //! chunks.
 
 use super::conn;
-use crate::natives::{arity, step};
+use crate::natives::args::{arity, step};
 use crate::vm::{err, ErrorKind, Fiber, Key, Obj, Res, Ret, Value, Vm};
 
 /// Appends `name: value` lines for a header whose value is a string, a number

@@ -4,7 +4,7 @@
 
 mod decode;
 
-use super::{arity, str_arg};
+use super::args::{arity, str_arg};
 use crate::display::fmt_float;
 use crate::limits::{MAX_DEPTH, MAX_STRING};
 use crate::vm::object::Obj;

@@ -3,7 +3,7 @@
 //! std/crypto's `hmac` uses `digest_output` and the same digest types.
 
 use super::Opts;
-use crate::natives::arity;
+use crate::natives::args::arity;
 use crate::natives::bytes::{data_arg, from_hex, to_hex};
 use crate::vm::{err, ErrorKind, NativeFn, Res, Value, Vm};
 use base64::engine::general_purpose::{GeneralPurpose, PAD_INDIFFERENT};

@@ -4,7 +4,7 @@
 
 use super::Opts;
 use crate::limits::{MAX_LIST, MAX_STRING};
-use crate::natives::arity;
+use crate::natives::args::arity;
 use crate::vm::object::Obj;
 use crate::vm::value::Map;
 use crate::vm::{err, ErrorKind, Key, NativeFn, Res, Value, Vm};

@@ -5,7 +5,7 @@
 
 use super::csv::{delimiter, header_option, key_text, parse_chunk, row_fields, write_record};
 use super::Opts;
-use crate::natives::arity;
+use crate::natives::args::arity;
 use crate::vm::map::Layout;
 use crate::vm::value::Map;
 use crate::vm::{err, ErrorKind, Key, NativeFn, Obj, Res, Value, Vm};

@@ -5,7 +5,7 @@
 //! See docs/text-formats.md.
 
 use crate::limits::{MAX_LIST, MAX_STRING};
-use crate::natives::arity;
+use crate::natives::args::arity;
 use crate::vm::host::{Class, HostObject};
 use crate::vm::object::Obj;
 use crate::vm::value::Map;

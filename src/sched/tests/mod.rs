@@ -5,9 +5,9 @@
 //! order they were woken in (the run queue), and what the wait queues hold.
 
 use crate::bytecode::{Proto, Site};
-use crate::sched::values::Chan;
 use crate::sched::queue::Runnable;
 use crate::sched::task::TaskState;
+use crate::sched::values::Chan;
 use crate::sched::{lifecycle, ops, Wait};
 use crate::source::{SourceFile, Span};
 use crate::vm::{ErrorKind, Fault, Handle, Obj, Res, Resume, Rng, Value, Vm};
