@@ -6,9 +6,11 @@
 
 use std::process::Command;
 
-/// The largest cycle when the core stopped importing its libraries; lower it
-/// as the core is split further (issue: at most 35).
-const MOST_FILES: usize = 53;
+/// The heap's types, `Vm` and `Sched` form one cycle (21 files now); the
+/// interpreter and the scheduler's operations another above them (a fiber's
+/// code calls the scheduler, which runs fibers' code). Joined, they would be
+/// over 40 files: the data layer must not reach up into what runs fibers.
+const MOST_FILES: usize = 35;
 
 #[test]
 fn the_core_does_not_import_its_libraries() {
@@ -18,7 +20,7 @@ fn the_core_does_not_import_its_libraries() {
         Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
         other => panic!("tools/cycle.py did not run: {other:?}"),
     };
-    // "largest cycle: 53 of 203 files; folders: bytecode compile ..."
+    // "largest cycle: 21 of 209 files; folders: bytecode compile sched vm"
     let size: usize = out.split_whitespace().nth(2).and_then(|n| n.parse().ok()).expect(&out);
     let folders: Vec<&str> = out.split("folders:").nth(1).expect(&out).split_whitespace().collect();
     for library in ["natives", "os", "sqlite", "runner", "check", "embed", "repl", "lsp", "lint"] {
