@@ -19,6 +19,7 @@ macro_rules! err_println {
     }};
 }
 
+pub mod alloc;
 pub mod bundle;
 pub mod bundle_build;
 pub mod bytecode;

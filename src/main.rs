@@ -543,4 +543,4 @@ fn open_recording(opts: &Options) -> Result<csp::recording::Recording, ExitCode>
 /// with the dispatch loop's placement pinned (link/startup.ld), it timed the
 /// same as this on binary_trees, strings_maps, fib and nbody: not kept.)
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: csp::alloc::Alloc = csp::alloc::Alloc;

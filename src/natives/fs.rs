@@ -5,7 +5,7 @@
 use super::args::{arity, text_arg};
 use crate::os::io_reason;
 use crate::vm::builtin::{io, io_kind};
-use crate::vm::heap::ReadCap;
+use crate::vm::read_cap::ReadCap;
 use crate::vm::{err, ErrorKind, Fiber, Heap, NativeFn, Res, Ret, Value, Vm};
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 
 use super::args::arity;
 use crate::vm::builtin::{io, io_kind};
-use crate::vm::heap::ReadCap;
+use crate::vm::read_cap::ReadCap;
 use crate::vm::ErrorKind;
 use crate::vm::{err, Fiber, Heap, NativeFn, Res, Ret, Value, Vm};
 

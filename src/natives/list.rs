@@ -82,8 +82,11 @@ fn push_method(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value>
 
 fn pop(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
     arity(name, args, 0, 0)?;
-    match items_mut(&mut vm.heap, h).pop() {
-        Some(v) => Ok(v),
+    match crate::vm::seq_ops::items_adding(&mut vm.heap, h).pop() {
+        Some(v) => {
+            vm.heap.overwritten(v);
+            Ok(v)
+        }
         None => err(ErrorKind::Index, "pop() from an empty list"),
     }
 }

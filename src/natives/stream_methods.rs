@@ -5,8 +5,8 @@
 use super::args::{arity, step};
 use crate::os::stream::{Fail, Kind, ReadRes, Step, Stream};
 use crate::vm::builtin::io;
-use crate::vm::heap::ReadCap;
 use crate::vm::host::{Class, HostObject, Iteration};
+use crate::vm::read_cap::ReadCap;
 use crate::vm::{err, ErrorKind, Fiber, Handle, Heap, NativeFn, Obj, Res, Ret, Value, Vm};
 
 pub fn register(vm: &mut Vm) {

@@ -519,7 +519,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                             && name.key().is_str("push") =>
                         {
                             let v = reg!(b + 2);
-                            if let Some(l) = vm.heap.get_mut(h).list_vec_mut() {
+                            if let Some(l) = vm.heap.get_mut_items(h).list_vec_mut() {
                                 l.push(v);
                             }
                             vm.heap.note_growth(16);
@@ -616,8 +616,9 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             }
             Op::SetIndex { obj, key, src } => {
                 if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
-                    if let Some(v) = vm.heap.get_mut(*h).list_item_mut(*i as u64 as usize) {
-                        *v = reg!(src);
+                    if let Some(v) = vm.heap.get_mut_items(*h).list_item_mut(*i as u64 as usize) {
+                        let old = std::mem::replace(v, reg!(src));
+                        vm.heap.overwritten(old);
                         continue;
                     }
                 }
@@ -625,8 +626,9 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             }
             Op::SetIndexK { obj, key, k } => {
                 if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
-                    if let Some(v) = vm.heap.get_mut(*h).list_item_mut(*i as u64 as usize) {
-                        *v = *proto.konst(k);
+                    if let Some(v) = vm.heap.get_mut_items(*h).list_item_mut(*i as u64 as usize) {
+                        let old = std::mem::replace(v, *proto.konst(k));
+                        vm.heap.overwritten(old);
                         continue;
                     }
                 }
@@ -646,9 +648,10 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
             Op::SetField { obj, name, src } => {
                 let name = proto.name(name);
                 if let Value::Obj(h) = reg!(obj) {
-                    if let Obj::Map(m) = vm.heap.get_mut(h) {
+                    if let Obj::Map(m) = vm.heap.get_mut_items(h) {
                         if let Some(v) = cached_get_mut(m, name) {
-                            *v = reg!(src);
+                            let old = std::mem::replace(v, reg!(src));
+                            vm.heap.overwritten(old);
                             continue;
                         }
                     }

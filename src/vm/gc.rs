@@ -9,12 +9,19 @@
 //!   `Heap::get_mut`, which, while marking, first marks the object and greys
 //!   what it refers to (`darken`). So a reference removed from an object not
 //!   yet marked is still followed: everything reachable when the cycle began is
-//!   marked (Yuasa's deletion barrier), and registers need no barrier.
+//!   marked (Yuasa's deletion barrier), and registers need no barrier. Adding
+//!   items, or overwriting one, needs less: only the reference removed is
+//!   greyed (`Heap::get_mut_items`, `Heap::overwritten`), so `xs.push(v)` and
+//!   `xs[i] = v` on a list of millions cost what they cost on a short one.
+//! - A long list or map is greyed a piece of `PIECE` items at a time
+//!   (`Cycle::scanning`), so no step stalls on it; a change other than the
+//!   above to the one being greyed has the rest greyed first.
 //! - Objects made during a cycle are born marked (`Cycle::black_from`), so they
 //!   survive it; while sweeping, only those past the sweep's cursor, which the
 //!   sweep will reach and unmark.
 
 use super::heap::{Heap, CYCLE_ALLOC_PERCENT, GC_MIN};
+use super::list::List;
 use super::object::Obj;
 use super::value::{Handle, Value};
 use super::Vm;
@@ -37,6 +44,10 @@ pub enum Phase {
 pub struct Cycle {
     pub phase: Phase,
     pub(super) gray: Vec<Handle>,
+    /// A long list or map marked and having its items greyed a piece at a
+    /// time, and the index its next piece starts at: a step never stalls on
+    /// one big container.
+    scanning: Option<(Handle, usize)>,
     /// Slots from here on are born marked: 0 while marking, the sweep's
     /// cursor while sweeping, none when idle (kept apart from `phase` for
     /// `Heap::alloc`'s sake).
@@ -58,11 +69,20 @@ pub struct Cycle {
     pub done: bool,
 }
 
+impl Cycle {
+    /// Is `h` the container whose items are being greyed piece by piece?
+    #[inline]
+    pub(super) fn scanning_is(&self, h: Handle) -> bool {
+        self.scanning.is_some_and(|(s, _)| s == h)
+    }
+}
+
 impl Default for Cycle {
     fn default() -> Cycle {
         Cycle {
             phase: Phase::Idle,
             gray: Vec::new(),
+            scanning: None,
             black_from: u32::MAX,
             work_per_kb: 0,
             stepped_at: 0,
@@ -200,22 +220,69 @@ fn mark(heap: &mut Heap, budget: &mut usize) -> bool {
         if *budget == 0 {
             return false;
         }
+        if let Some((h, at)) = heap.gc.scanning {
+            let (cost, next) = scan_piece(heap, h, at, PIECE);
+            heap.gc.scanning = next.map(|n| (h, n));
+            *budget = budget.saturating_sub(cost);
+            continue;
+        }
         let Some(h) = heap.gc.gray.pop() else { return true };
         let i = h.0 as usize;
         let cost = if heap.marks[i] {
             1
         } else {
             heap.marks[i] = true;
-            4 + trace(&heap.objs[i], &heap.marks, &mut heap.gc.gray)
+            if items_of(&heap.objs[i]).is_some_and(|items| items.len() > PIECE) {
+                heap.gc.scanning = Some((h, 0));
+                4
+            } else {
+                4 + trace(&heap.objs[i], &heap.marks, &mut heap.gc.gray)
+            }
         };
         *budget = budget.saturating_sub(cost);
     }
 }
 
+/// Items a step greys of a long list or map before it looks at its budget
+/// again (about 10 µs of work).
+const PIECE: usize = 4096;
+
+/// A list's or map's items (a list of one or two has none here: it is short).
+fn items_of(obj: &Obj) -> Option<&[Value]> {
+    match obj {
+        Obj::List(List::Vec(items)) => Some(items),
+        Obj::Map(m) => Some(m.values().as_slice()),
+        _ => None,
+    }
+}
+
+/// Greys up to `n` items of container `h` from `at`; returns the work done
+/// and where the next piece starts (None: its last item is done).
+fn scan_piece(heap: &mut Heap, h: Handle, at: usize, n: usize) -> (usize, Option<usize>) {
+    let (objs, marks, gray) = (&heap.objs, &heap.marks, &mut heap.gc.gray);
+    // Freed at once since, or shrunk below the cursor: nothing left to grey.
+    let Some(items) = items_of(&objs[h.0 as usize]).filter(|items| at < items.len()) else { return (1, None) };
+    let end = items.len().min(at.saturating_add(n));
+    for v in &items[at..end] {
+        if let Value::Obj(c) = v {
+            if !marks[c.0 as usize] {
+                gray.push(*c);
+            }
+        }
+    }
+    (end - at, (end < items.len()).then_some(end))
+}
+
 /// The barrier (see the module's text): marks object `h`, not marked yet, and
-/// greys what it refers to, before it changes.
+/// greys what it refers to, before it changes; for the container being
+/// greyed a piece at a time, greys the rest of it.
 #[cold]
 pub(super) fn darken(heap: &mut Heap, h: Handle) {
+    if let Some((_, at)) = heap.gc.scanning.filter(|&(s, _)| s == h) {
+        heap.gc.scanning = None;
+        scan_piece(heap, h, at, usize::MAX);
+        return;
+    }
     let i = h.0 as usize;
     heap.marks[i] = true;
     trace(&heap.objs[i], &heap.marks, &mut heap.gc.gray);
@@ -295,4 +362,65 @@ fn sweep(heap: &mut Heap, budget: &mut usize) -> bool {
     heap.live = live.saturating_sub(made);
     heap.allocated = made;
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vm::seq_ops::items_adding;
+
+    /// A VM keeping a list of `PIECE * 3` one-item lists, in a cycle that has
+    /// greyed the list's first half.
+    fn half_greyed() -> (Vm, Handle) {
+        let mut vm = Vm::new();
+        let n = PIECE * 3;
+        let items = (0..n).map(|i| vm.heap.list(vec![Value::Int(i as i64)])).collect();
+        let Value::Obj(l) = vm.heap.list(items) else { unreachable!() };
+        let slot = vm.global_slot("keep");
+        vm.globals[slot as usize] = Value::Obj(l);
+        start(&mut vm, Vec::new());
+        while !vm.heap.gc.scanning.is_some_and(|(h, at)| h == l && at > n / 2) {
+            assert!(!run(&mut vm.heap, &mut { PIECE / 2 }), "the cycle ended before the list was half greyed");
+        }
+        (vm, l)
+    }
+
+    /// Ends the cycle; every item of `l` must be alive.
+    fn all_alive(heap: &mut Heap, l: Handle) {
+        finish(heap);
+        let Obj::List(items) = heap.get(l) else { unreachable!() };
+        for v in items.iter().filter(|v| !matches!(v, Value::Nil)) {
+            let Value::Obj(h) = v else { unreachable!() };
+            assert!(matches!(heap.get(*h), Obj::List(_)), "an item was freed while reachable");
+        }
+    }
+
+    /// Items moved from the part not greyed yet into the part done, as
+    /// `xs[0] = xs[j]; xs[j] = nil` and a pop pushed back do: the slot
+    /// barrier greys what each write removes.
+    #[test]
+    fn items_moved_by_writes_survive_a_list_greyed_in_pieces() {
+        let (mut vm, l) = half_greyed();
+        let heap = &mut vm.heap;
+        let last = items_adding(heap, l).len() - 1;
+        let far = std::mem::replace(&mut items_adding(heap, l)[last - 1], Value::Nil);
+        heap.overwritten(far);
+        let near = std::mem::replace(&mut items_adding(heap, l)[0], far);
+        heap.overwritten(near);
+        let popped = items_adding(heap, l).pop().expect("items");
+        heap.overwritten(popped);
+        items_adding(heap, l)[1] = popped;
+        items_adding(heap, l).push(near);
+        all_alive(heap, l);
+    }
+
+    /// A change through `get_mut` (here a reverse) to the list being greyed
+    /// has the rest greyed first: items it moves across the cursor survive.
+    #[test]
+    fn items_moved_by_a_whole_list_change_survive_a_list_greyed_in_pieces() {
+        let (mut vm, l) = half_greyed();
+        let Obj::List(items) = vm.heap.get_mut(l) else { unreachable!() };
+        items.reverse();
+        all_alive(&mut vm.heap, l);
+    }
 }

@@ -213,10 +213,10 @@ impl Heap {
     /// Asked as a big allocation is (`reserve`), so that garbage outside
     /// the heap's count (the buffer of a dropped stream whose read failed)
     /// is collected before another read begins.
-    pub fn read_cap(&self) -> Res<ReadCap> {
+    pub fn read_cap(&self) -> Res<super::read_cap::ReadCap> {
         self.reserve(BIG)?;
         let room = self.headroom();
-        Ok(ReadCap {
+        Ok(super::read_cap::ReadCap {
             bytes: room.min(crate::limits::MAX_STRING),
             room,
             limit: self.limit,
@@ -332,11 +332,39 @@ impl Heap {
         unsafe { self.objs.get_unchecked_mut(h.0 as usize) }
     }
 
+    /// The object, to add items to or to overwrite single items of, with no
+    /// barrier on the whole object: the caller hands each reference it
+    /// removes to `overwritten`. A change to a long list or map then costs
+    /// the same whatever its length (gc.rs: the deletion barrier needs only
+    /// the references removed; appending removes none).
+    #[inline]
+    pub fn get_mut_items(&mut self, h: Handle) -> &mut Obj {
+        debug_assert!((h.0 as usize) < self.objs.len());
+        // SAFETY: as for `get`.
+        unsafe { self.objs.get_unchecked_mut(h.0 as usize) }
+    }
+
+    /// A reference just removed from an object changed through
+    /// `get_mut_items` (an item overwritten or popped): while the collector
+    /// marks, what it refers to is greyed, as the barrier would have.
+    #[inline]
+    pub fn overwritten(&mut self, old: Value) {
+        if self.gc.phase == super::gc::Phase::Mark {
+            if let Value::Obj(c) = old {
+                if !self.marks[c.0 as usize] {
+                    self.gc.gray.push(c);
+                }
+            }
+        }
+    }
+
     /// The collector's barrier: while it marks, an object about to change (or
-    /// be freed) that is not marked yet is marked, and what it refers to greyed.
+    /// be freed) that is not marked yet is marked, and what it refers to
+    /// greyed; a long one whose items are being greyed a piece at a time has
+    /// the rest greyed (the change may move items across the marker's cursor).
     #[inline]
     fn barrier(&mut self, h: Handle) {
-        if self.gc.phase == super::gc::Phase::Mark && !self.marks[h.0 as usize] {
+        if self.gc.phase == super::gc::Phase::Mark && (!self.marks[h.0 as usize] || self.gc.scanning_is(h)) {
             super::gc::darken(self, h);
         }
     }
@@ -554,45 +582,5 @@ mod tests {
         h.live = 80 << 20;
         h.after_collection(0);
         assert_eq!(h.threshold, 20 << 20, "the room left under the limit");
-    }
-}
-
-/// A read's bound (`Heap::read_cap`) and the error for passing it.
-#[derive(Clone, Copy, Debug)]
-pub struct ReadCap {
-    /// The most one read may gather.
-    pub bytes: usize,
-    /// The memory left under `--max-memory`, for what a read's value grows
-    /// into (`lines` makes a list of strings).
-    pub room: usize,
-    limit: usize,
-    used: usize,
-}
-
-impl ReadCap {
-    /// The `memory` or `limit` error for a read of `what` that passed the cap.
-    pub fn fault(&self, what: &str) -> Fault {
-        Fault::Error(Box::new(self.error(what)))
-    }
-
-    pub fn error(&self, what: &str) -> (ErrorKind, String) {
-        match self.bytes < crate::limits::MAX_STRING {
-            true => self.memory_error(what),
-            false => (
-                ErrorKind::Limit,
-                format!(
-                    "cannot read {what}: longer than the {} MiB a value may hold (read it in parts)",
-                    self.bytes >> 20
-                ),
-            ),
-        }
-    }
-
-    pub fn memory_error(&self, what: &str) -> (ErrorKind, String) {
-        use crate::limits::show_bytes;
-        let (limit, used) = (show_bytes(self.limit), show_bytes(self.used));
-        let msg =
-            format!("out of memory: reading {what} would pass the {limit} limit ({used} in use; see --max-memory)");
-        (ErrorKind::Memory, msg)
     }
 }

@@ -25,6 +25,7 @@ pub mod no_method;
 pub mod object;
 mod object_ops;
 pub mod output;
+pub mod read_cap;
 pub mod rng;
 pub mod seq_ops;
 mod slots;

@@ -102,9 +102,10 @@ pub(super) fn set_index(vm: &mut Vm, obj: Value, key: Value, v: Value) -> Res<()
             }
             Obj::Map(_) => {
                 let k = arith::to_key(&vm.heap, key)?;
-                if let Obj::Map(m) = vm.heap.get_mut(h) {
-                    if m.insert(k, v).is_none() {
-                        vm.heap.note_growth(48);
+                if let Obj::Map(m) = vm.heap.get_mut_items(h) {
+                    match m.insert(k, v) {
+                        Some(old) => vm.heap.overwritten(old),
+                        None => vm.heap.note_growth(48),
                     }
                 }
                 return Ok(());
@@ -125,9 +126,12 @@ fn key_name(key: &Key) -> &str {
 /// `obj.name = v` on a map.
 pub(super) fn set_field(vm: &mut Vm, obj: Value, key: &Key, v: Value) -> Res<()> {
     if let Value::Obj(h) = obj {
-        if let Obj::Map(m) = vm.heap.get_mut(h) {
+        if let Obj::Map(m) = vm.heap.get_mut_items(h) {
             match map_slot(m, key) {
-                Some(i) => m[i] = v,
+                Some(i) => {
+                    let old = std::mem::replace(&mut m[i], v);
+                    vm.heap.overwritten(old);
+                }
                 None => {
                     m.insert(key.clone(), v);
                     vm.heap.note_growth(48);

@@ -39,13 +39,23 @@ pub fn items_mut(heap: &mut Heap, h: Handle) -> &mut List {
     }
 }
 
+/// The items of list `h`, to append to or to overwrite single items of (the
+/// caller hands what it removes to `Heap::overwritten`): no barrier on the
+/// whole list, so a long one costs no more to change than a short one.
+pub fn items_adding(heap: &mut Heap, h: Handle) -> &mut List {
+    match heap.get_mut_items(h) {
+        Obj::List(l) => l,
+        _ => unreachable!("receiver is a list"),
+    }
+}
+
 /// Appends `v` to list `h` (`xs.push(v)`, a comprehension's items): past
 /// `MAX_LIST` items a `limit` error, and a list that must grow first asks the
 /// memory limit for the room (it doubles). Out of line: the dispatch loop's
 /// comprehension instruction stays small.
 #[inline(never)]
 pub fn push(heap: &mut Heap, h: Handle, v: Value) -> Res<()> {
-    let l = items_mut(heap, h);
+    let l = items_adding(heap, h);
     if l.len() == l.capacity() {
         let (len, cap) = (l.len(), l.capacity());
         if len >= MAX_LIST {
@@ -53,7 +63,7 @@ pub fn push(heap: &mut Heap, h: Handle, v: Value) -> Res<()> {
         }
         heap.reserve(cap * 16)?;
     }
-    items_mut(heap, h).push(v);
+    items_adding(heap, h).push(v);
     heap.note_growth(16);
     Ok(())
 }
@@ -78,10 +88,11 @@ pub fn list_set(heap: &mut Heap, list: Value, i: i64, v: Value) -> Res<()> {
     let Value::Obj(h) = list else {
         return err(ErrorKind::Type, "not a list");
     };
-    let l = items_mut(heap, h);
+    let l = items_adding(heap, h);
     match resolve_index(i, l.len()) {
         Some(j) => {
-            l[j] = v;
+            let old = std::mem::replace(&mut l[j], v);
+            heap.overwritten(old);
             Ok(())
         }
         None => out_of_range(i, l.len()),

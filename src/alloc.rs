@@ -1,0 +1,167 @@
+//! The process's allocator: mimalloc, except for huge blocks (16 MiB and
+//! more), which are mapped from the kernel directly and grown with `mremap`.
+//! mimalloc's `realloc` always copies; a list of millions of items, a long
+//! string or a big map's entries would stall the program for tens of
+//! milliseconds each time it doubles (docs/gc.md, "Pauses"). `mremap` moves
+//! the pages instead of their bytes. glibc's malloc does the same past its
+//! mmap threshold. Elsewhere than Linux every block is mimalloc's.
+
+use mimalloc::MiMalloc;
+use std::alloc::{GlobalAlloc, Layout};
+
+pub struct Alloc;
+
+/// Blocks from this size on are mapped (a copy of one costs about a millisecond).
+const HUGE: usize = 16 << 20;
+
+/// Is a block of this layout mapped rather than mimalloc's? Decided by the
+/// layout alone, which `dealloc` and `realloc` are given again.
+#[inline]
+fn mapped(layout: &Layout) -> bool {
+    cfg!(target_os = "linux") && layout.size() >= HUGE && layout.align() <= 4096
+}
+
+// SAFETY: each block is freed, grown or shrunk by the allocator that made
+// it, which `mapped` tells from the layout the caller passes back.
+unsafe impl GlobalAlloc for Alloc {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if mapped(&layout) {
+            return os::map(layout.size());
+        }
+        // SAFETY: the caller's contract, passed on.
+        unsafe { MiMalloc.alloc(layout) }
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if mapped(&layout) {
+            // Fresh anonymous pages are zero.
+            return os::map(layout.size());
+        }
+        // SAFETY: as for `alloc`.
+        unsafe { MiMalloc.alloc_zeroed(layout) }
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if mapped(&layout) {
+            // SAFETY: `ptr` was mapped by `alloc` with this size.
+            return unsafe { os::unmap(ptr, layout.size()) };
+        }
+        // SAFETY: as for `alloc`.
+        unsafe { MiMalloc.dealloc(ptr, layout) }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller guarantees `new_size`, rounded up to the
+        // alignment, does not overflow.
+        let new = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
+        match (mapped(&layout), mapped(&new)) {
+            // SAFETY: as for `alloc`.
+            (false, false) => unsafe { MiMalloc.realloc(ptr, layout, new_size) },
+            // SAFETY: `ptr` was mapped with the old size.
+            (true, true) => unsafe { os::remap(ptr, layout.size(), new_size) },
+            _ => {
+                // SAFETY: both blocks are live and at least this long.
+                unsafe {
+                    let to = self.alloc(new);
+                    if !to.is_null() {
+                        std::ptr::copy_nonoverlapping(ptr, to, layout.size().min(new_size));
+                        self.dealloc(ptr, layout);
+                    }
+                    to
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod os {
+    const PAGE: usize = 4096;
+
+    fn pages(n: usize) -> usize {
+        n.div_ceil(PAGE) * PAGE
+    }
+
+    pub fn map(size: usize) -> *mut u8 {
+        let prot = libc::PROT_READ | libc::PROT_WRITE;
+        let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+        // SAFETY: a new anonymous mapping, touching no memory of ours.
+        let p = unsafe { libc::mmap(std::ptr::null_mut(), pages(size), prot, flags, -1, 0) };
+        if p == libc::MAP_FAILED {
+            return std::ptr::null_mut();
+        }
+        p.cast()
+    }
+
+    /// # Safety
+    /// `ptr` is a mapping of `size` bytes from `map` or `remap`.
+    pub unsafe fn unmap(ptr: *mut u8, size: usize) {
+        // SAFETY: see above.
+        unsafe { libc::munmap(ptr.cast(), pages(size)) };
+    }
+
+    /// Grows or shrinks a mapping, moving its pages (not their bytes) if
+    /// it cannot grow where it is. On failure the old mapping stays.
+    ///
+    /// # Safety
+    /// As for `unmap`.
+    pub unsafe fn remap(ptr: *mut u8, size: usize, new_size: usize) -> *mut u8 {
+        // SAFETY: see above.
+        let p = unsafe { libc::mremap(ptr.cast(), pages(size), pages(new_size), libc::MREMAP_MAYMOVE) };
+        if p == libc::MAP_FAILED {
+            return std::ptr::null_mut();
+        }
+        p.cast()
+    }
+}
+
+/// Never used: `mapped` is false elsewhere than Linux.
+#[cfg(not(target_os = "linux"))]
+mod os {
+    pub fn map(_: usize) -> *mut u8 {
+        std::ptr::null_mut()
+    }
+
+    pub unsafe fn unmap(_: *mut u8, _: usize) {}
+
+    pub unsafe fn remap(_: *mut u8, _: usize, _: usize) -> *mut u8 {
+        std::ptr::null_mut()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A block grows from mimalloc's into a mapping, grows as a mapping
+    /// (moved or not), shrinks back into mimalloc's, keeping its bytes.
+    #[test]
+    fn blocks_keep_their_bytes_across_the_threshold() {
+        let fill = |p: *mut u8, n: usize| (0..n).step_by(4093).for_each(|i| unsafe { *p.add(i) = (i % 251) as u8 });
+        let check = |p: *mut u8, n: usize| (0..n).step_by(4093).all(|i| unsafe { *p.add(i) } == (i % 251) as u8);
+        let a = Alloc;
+        let small = Layout::from_size_align(HUGE / 2, 16).unwrap();
+        unsafe {
+            let p = a.alloc(small);
+            fill(p, small.size());
+            let p = a.realloc(p, small, HUGE * 2);
+            assert!(!p.is_null() && check(p, small.size()));
+            fill(p, HUGE * 2);
+            let big = Layout::from_size_align(HUGE * 2, 16).unwrap();
+            let p = a.realloc(p, big, HUGE * 5);
+            assert!(!p.is_null() && check(p, HUGE * 2));
+            let bigger = Layout::from_size_align(HUGE * 5, 16).unwrap();
+            let p = a.realloc(p, bigger, 1000);
+            assert!(!p.is_null() && check(p, 1000));
+            a.dealloc(p, Layout::from_size_align(1000, 16).unwrap());
+            let z = Layout::from_size_align(HUGE, 8).unwrap();
+            let q = a.alloc_zeroed(z);
+            assert!((0..HUGE).step_by(4096).all(|i| *q.add(i) == 0));
+            a.dealloc(q, z);
+        }
+    }
+}
