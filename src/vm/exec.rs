@@ -164,11 +164,21 @@ macro_rules! loop_helpers {
             ($d called:expr) => {{
                 match $d called {
                     Called::Frame => reload!(),
-                    Called::Value => {}
+                    Called::Value => made_big!(),
                     Called::Blocked => return Ok(Halt::Blocked),
                 }
                 tick!();
             }};
+        }
+        // After a builtin: one that made a big object past the collector's
+        // trigger ends the slice at the next `tick!` (see `Heap::end_slice`).
+        macro_rules! made_big {
+            () => {
+                if $vm.heap.end_slice {
+                    $vm.heap.end_slice = false;
+                    $left = 1;
+                }
+            };
         }
         // `base = base(base+1 .. base+argc)`, the callee already in `base`.
         macro_rules! call {
@@ -191,6 +201,7 @@ macro_rules! loop_helpers {
                             let args = slot + 1;
                             let v = f($vm, &$fiber.stack[args..args + argc as usize])?;
                             reg!(b) = v;
+                            made_big!();
                             tick!();
                             continue;
                         }

@@ -68,6 +68,10 @@ pub struct Heap {
     /// builtin's result, an I/O completion): the caller throws it (see
     /// `take_oversize`).
     oversize: Option<(ErrorKind, String)>,
+    /// A big object was made past the next cycle's trigger: the running
+    /// fiber's slice ends after the builtin that made it, so the cycle starts
+    /// (between slices) before a loop of a few such calls has made gigabytes.
+    pub end_slice: bool,
     /// The one-character ASCII strings made so far: indexing a string and
     /// iterating over one make them all the time (a JSON parser's
     /// `current == "{"`), and this finds them before `strings` does. Roots
@@ -103,6 +107,7 @@ impl Heap {
             collections: 0,
             asked: std::cell::Cell::new(None),
             oversize: None,
+            end_slice: false,
             ascii: Box::new([None; 128]),
             others: None,
             strings: Interned::default(),
@@ -140,6 +145,9 @@ impl Heap {
     #[cold]
     fn check_size(&mut self, bytes: usize, obj: &Obj) {
         use crate::limits::{MAX_LIST, MAX_STRING};
+        if self.allocated > self.threshold && !self.in_cycle() {
+            self.end_slice = true;
+        }
         // Made without asking `reserve` first (a builtin's result): over the
         // limit only if it is even were all else made since the collection
         // garbage.
