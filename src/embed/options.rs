@@ -64,6 +64,7 @@ impl Options {
         if let Some(slice) = self.slice {
             vm.sched.set_slice(slice);
         }
+        // Exploring fixes `random` too, so that a schedule's replay is the same run.
         match (self.seed, self.explore) {
             (Some(seed), _) => {
                 vm.rng = Rng::new(seed);
