@@ -9,8 +9,9 @@ use crate::bundle::{encode, Bundle};
 pub fn build(entry: &str, out: &str, offline: bool, color: bool) -> Result<(), (i32, String)> {
     let src = std::fs::read_to_string(entry)
         .map_err(|e| (64, format!("csp: cannot read {entry}: {}\n", crate::os::io_reason(&e))))?;
-    let mut vm = crate::runner::new_vm();
-    vm.loader.offline = offline;
+    let options =
+        crate::embed::Options { caps: crate::embed::Caps::all(), stdout: true, offline, ..Default::default() };
+    let mut vm = crate::embed::Runtime::new(options).into_vm();
     vm.loader.record = Some(Vec::new());
     let file = std::rc::Rc::new(crate::source::SourceFile::new(entry, src.clone()));
     if let Err(diags) = crate::runner::compile(&mut vm, &file) {

@@ -3,8 +3,6 @@
 //! the command line that replays it (`--explore-seed S`). What a schedule
 //! varies is the scheduler's business (`sched/explore.rs`); see docs/testing.md.
 
-use crate::vm::Vm;
-
 /// Which schedules to run: `count` of them, numbered from `first`.
 #[derive(Clone, Copy, Debug)]
 pub struct Schedules {
@@ -21,22 +19,14 @@ impl Schedules {
 /// `csp run --explore N FILE`: runs the program under each schedule with its
 /// output kept; the first run that fails (exit code not 0) shows its output
 /// and report and the replay command, and its exit code is returned. `flags`
-/// are the options the replay needs besides the seed (`--seed N`).
-pub fn run_program(
-    path: &str,
-    src: &str,
-    args: &[String],
-    schedules: Schedules,
-    flags: &str,
-    setup: &dyn Fn(&mut Vm),
-) -> i32 {
+/// are the options the replay needs besides the seed (`--seed N`); each
+/// schedule's runtime is `options`' with that schedule.
+pub fn run_program(path: &str, src: &str, schedules: Schedules, flags: &str, options: &crate::embed::Options) -> i32 {
     for (n, seed) in schedules.seeds().enumerate() {
-        let mut vm = crate::runner::new_vm();
-        setup(&mut vm);
-        vm.sched.set_explore(seed);
-        vm.args = args.to_vec();
+        let mut rt = crate::embed::Runtime::new(crate::embed::Options { explore: Some(seed), ..options.clone() });
+        let vm = rt.vm();
         vm.out.capture();
-        let out = crate::runner::run_source(&mut vm, path, src, crate::diag::use_color());
+        let out = crate::runner::run_source(vm, path, src, crate::diag::use_color());
         if out.exit_code == 0 {
             continue;
         }
@@ -45,7 +35,7 @@ pub fn run_program(
         say_out(&stdout);
         crate::err_print!("{}{}", String::from_utf8_lossy(&stderr), out.stderr);
         let mut replay = format!("csp run {flags}--explore-seed {seed} {}", quote(path));
-        for a in args {
+        for a in &options.args {
             replay.push(' ');
             replay.push_str(&quote(a));
         }

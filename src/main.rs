@@ -247,11 +247,11 @@ fn cli() -> ExitCode {
         return usage_error(&msg);
     }
     let Some(cmd) = args.get(i) else {
-        return ExitCode::from(csp::repl::run(&|vm| configure(vm, &opts)) as u8);
+        return ExitCode::from(csp::repl::run(&runtime_options(&opts)) as u8);
     };
     i += 1;
     match cmd.as_str() {
-        "repl" if i == args.len() => ExitCode::from(csp::repl::run(&|vm| configure(vm, &opts)) as u8),
+        "repl" if i == args.len() => ExitCode::from(csp::repl::run(&runtime_options(&opts)) as u8),
         "repl" => usage_error("`csp repl` takes no arguments"),
         "lsp" if i == args.len() => ExitCode::from(csp::lsp::run() as u8),
         "lsp" => usage_error("`csp lsp` takes no arguments"),
@@ -310,17 +310,14 @@ fn cli() -> ExitCode {
                     explore: opts.schedules(),
                     flags: opts.replay_flags(),
                     cli: &opts.test,
+                    runtime: runtime_options(&opts),
                     report: Default::default(),
                 };
                 let recording = match open_recording(&opts) {
                     Ok(r) => r,
                     Err(code) => return code,
                 };
-                let setup = |vm: &mut csp::vm::Vm| {
-                    configure(vm, &opts);
-                    recording.attach(vm, None);
-                };
-                let code = csp::testing::run_tests(root, &test_opts, &setup);
+                let code = csp::testing::run_tests(root, &test_opts, &|vm| recording.attach(vm, None));
                 recording.finish();
                 return ExitCode::from(code as u8);
             }
@@ -385,14 +382,18 @@ fn run_bundle(b: csp::bundle::Bundle) -> ExitCode {
         return ExitCode::from(70);
     };
     let entry = b.entry.clone();
-    let mut vm = csp::runner::new_vm();
-    vm.heap.set_limit(csp::limits::default_max_memory());
-    vm.args = std::env::args().skip(1).collect();
-    vm.loader.bundle = Some(std::rc::Rc::new(b));
-    if let Err(e) = csp::sched::install_signal_handlers(&mut vm) {
+    let mut rt = csp::embed::Runtime::new(csp::embed::Options {
+        max_memory: Some(csp::limits::default_max_memory()),
+        caps: csp::embed::Caps::all(),
+        stdout: true,
+        args: std::env::args().skip(1).collect(),
+        bundle: Some(std::sync::Arc::new(b)),
+        ..Default::default()
+    });
+    if let Err(e) = rt.install_signal_handlers() {
         csp::err_println!("csp: cannot handle signals: {e}");
     }
-    let out = csp::runner::run_source(&mut vm, &entry, &src, csp::diag::use_color());
+    let out = rt.run_program(&entry, &src, csp::diag::use_color());
     csp::err_print!("{}", out.stderr);
     ExitCode::from(out.exit_code as u8)
 }
@@ -402,34 +403,22 @@ fn looks_like_script(arg: &str) -> bool {
     arg.ends_with(".csp") || arg.contains('/') || std::path::Path::new(arg).is_file()
 }
 
-/// Applies the scheduling options and limits to a fresh VM.
-fn configure(vm: &mut csp::vm::Vm, opts: &Options) {
-    vm.loader.offline = opts.offline;
-    vm.heap.set_limit(opts.max_memory.unwrap_or_else(csp::limits::default_max_memory));
-    if let Some(n) = opts.max_fibers {
-        vm.sched.set_max_fibers(n);
-    }
-    if let Some(ms) = opts.grace_ms {
-        vm.sched.set_grace(std::time::Duration::from_millis(ms));
-    }
-    if let Some(us) = opts.slice_us {
-        vm.sched.set_slice(std::time::Duration::from_micros(us));
-    }
-    // `--seed` repeats every random choice; exploring repeats `random` too, so
-    // that a schedule's replay is the same run.
-    match (opts.seed, opts.explore.or(opts.explore_seed)) {
-        (Some(seed), _) => {
-            vm.rng = csp::vm::Rng::new(seed);
-            vm.select_rng = csp::vm::Rng::new(seed);
-        }
-        (None, Some(_)) => vm.rng = csp::vm::Rng::new(csp::vm::Rng::DEFAULT_SEED),
-        (None, None) => {}
-    }
-    if let Some(s) = opts.explore_seed {
-        vm.sched.set_explore(s);
-    }
-    if opts.test.coverage.is_some() {
-        vm.coverage = Some(Box::new(csp::coverage::Counters::new(opts.test.coverage_std)));
+/// The runtime the command line asks for: all of `csp run`'s reach, and the
+/// limits, seeds and schedule its flags give (`--timeout` is `run`'s alone).
+fn runtime_options(opts: &Options) -> csp::embed::Options {
+    use std::time::Duration;
+    csp::embed::Options {
+        max_memory: Some(opts.max_memory.unwrap_or_else(csp::limits::default_max_memory)),
+        max_fibers: opts.max_fibers,
+        caps: csp::embed::Caps::all(),
+        stdout: true,
+        grace: opts.grace_ms.map(Duration::from_millis),
+        slice: opts.slice_us.map(Duration::from_micros),
+        seed: opts.seed,
+        explore: opts.explore_seed,
+        offline: opts.offline,
+        coverage: opts.test.coverage.is_some().then_some(opts.test.coverage_std),
+        ..Default::default()
     }
 }
 
@@ -450,33 +439,30 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
             return ExitCode::from(2);
         }
     };
+    let mut options = csp::embed::Options { args: script_args.to_vec(), ..runtime_options(opts) };
     if let (Some(schedules), Some(_), "run") = (opts.schedules(), opts.explore, cmd) {
-        let flags = opts.replay_flags();
-        let code =
-            csp::explore_runs::run_program(path, &src, script_args, schedules, &flags, &|vm| configure(vm, opts));
+        let code = csp::explore_runs::run_program(path, &src, schedules, &opts.replay_flags(), &options);
         return ExitCode::from(code as u8);
     }
+    if cmd == "run" {
+        options.timeout = opts.timeout_ms.map(std::time::Duration::from_millis);
+    }
     let color = csp::diag::use_color();
-    let mut vm = csp::runner::new_vm();
-    configure(&mut vm, opts);
-    vm.args = script_args.to_vec();
+    let mut rt = csp::embed::Runtime::new(options);
     match cmd {
         "run" => {
-            if let Some(ms) = opts.timeout_ms {
-                vm.sched.set_deadline(std::time::Duration::from_millis(ms));
-            }
-            if let Err(e) = csp::sched::install_signal_handlers(&mut vm) {
+            if let Err(e) = rt.install_signal_handlers() {
                 csp::err_println!("csp: cannot handle signals: {e}");
             }
             let recording = match open_recording(opts) {
                 Ok(r) => r,
                 Err(code) => return code,
             };
-            recording.attach(&mut vm, Some(&format!("csp run {path}")));
-            let out = csp::runner::run_source(&mut vm, path, &src, color);
+            recording.attach(rt.vm(), Some(&format!("csp run {path}")));
+            let out = rt.run_program(path, &src, color);
             csp::err_print!("{}", out.stderr);
             recording.finish();
-            if let (Some(c), Some(to)) = (&vm.coverage, &opts.test.coverage) {
+            if let (Some(c), Some(to)) = (&rt.vm().coverage, &opts.test.coverage) {
                 if let Err(e) = csp::coverage::write(c, to) {
                     csp::err_println!("csp: cannot write coverage {to}: {}", csp::os::io_reason(&e));
                 }
@@ -485,8 +471,8 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
         }
         "disasm" => {
             let file = std::rc::Rc::new(csp::source::SourceFile::new(path, src));
-            match csp::runner::compile(&mut vm, &file) {
-                Ok(proto) => write_stdout(&csp::bytecode::disasm::disasm(&proto, &vm.heap)),
+            match csp::runner::compile(rt.vm(), &file) {
+                Ok(proto) => write_stdout(&csp::bytecode::disasm::disasm(&proto, &rt.vm().heap)),
                 Err(diags) => {
                     csp::err_print!("{}", csp::diag::render_all(&diags, &file, color));
                     ExitCode::from(2)
@@ -495,7 +481,7 @@ fn file_command(cmd: &str, path: &str, script_args: &[String], opts: &Options) -
         }
         _ => {
             let file = std::rc::Rc::new(csp::source::SourceFile::new(path, src));
-            let diags = csp::runner::check(&mut vm, &file);
+            let diags = csp::runner::check(rt.vm(), &file);
             csp::err_print!("{}", csp::diag::render_all(&diags, &file, color));
             // Errors exit 2; warnings alone pass unless asked not to.
             match (diags.iter().any(|d| !d.is_warning()), diags.is_empty()) {

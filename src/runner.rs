@@ -11,23 +11,6 @@ pub const PRELUDE: &str = include_str!("../std/prelude.csp");
 /// The prelude's file name (its frames are left out of stack traces).
 pub use crate::source::PRELUDE_NAME;
 
-/// A VM with the builtins and the csp-written prelude installed.
-pub fn new_vm() -> Vm {
-    let mut vm = crate::natives::vm();
-    let file = Rc::new(SourceFile::std(PRELUDE_NAME, PRELUDE));
-    let proto = compile(&mut vm, &file).unwrap_or_else(|d| panic!("prelude does not compile: {:?}", d));
-    if !matches!(crate::sched::run_main(&mut vm, proto), crate::sched::Outcome::Ok) {
-        panic!("prelude failed to run");
-    }
-    let functions = vm.global_names.iter().filter(|(name, _)| name.starts_with("__"));
-    let functions = functions.map(|(name, &slot)| (name.clone(), vm.globals[slot as usize])).collect();
-    vm.loader.set_prelude(functions);
-    // The prelude ran as a program of its own; user programs start afresh.
-    vm.sched = Default::default();
-    vm.loader.builtin_globals = vm.globals.len() as u32;
-    vm
-}
-
 /// Parses and compiles a file; all syntax errors, or all compile errors, on failure.
 pub fn compile(vm: &mut Vm, file: &Rc<SourceFile>) -> Result<ProtoRef, Vec<Diag>> {
     compile_program(vm, file).map(|(proto, _)| proto)

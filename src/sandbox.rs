@@ -142,9 +142,17 @@ fn disabled(_: &mut Vm, _: &[Value]) -> Res<Value> {
 /// modules; output and `eprint` text are discarded; the heap and the number
 /// of fibers are limited.
 pub fn vm() -> Vm {
-    let mut vm = runner::new_vm();
-    // A replayed input runs as it did under the fuzzer.
-    vm.rng = crate::vm::Rng::new(crate::vm::Rng::DEFAULT_SEED);
+    // A replayed input runs as it did under the fuzzer: a fixed seed. The
+    // sandbox's own list of builtins decides what is disabled, not `Caps`.
+    let options = crate::embed::Options {
+        max_memory: Some(MAX_MEMORY),
+        max_fibers: Some(MAX_FIBERS),
+        caps: crate::embed::Caps::all(),
+        stdout: true,
+        seed: Some(crate::vm::Rng::DEFAULT_SEED),
+        ..Default::default()
+    };
+    let mut vm = crate::embed::Runtime::new(options).into_vm();
     let names: Vec<(Rc<str>, u32)> = vm.global_names.iter().map(|(n, &i)| (n.clone(), i)).collect();
     for (name, slot) in names {
         let Value::Obj(h) = vm.globals[slot as usize] else { continue };
@@ -154,8 +162,6 @@ pub fn vm() -> Vm {
             vm.globals[slot as usize] = Value::Obj(vm.heap.alloc(Obj::Native(Box::new(native))));
         }
     }
-    vm.heap.set_limit(MAX_MEMORY);
-    vm.sched.set_max_fibers(MAX_FIBERS);
     vm.loader.std_only = true;
     vm.out.set_sink(crate::vm::output::Sink::Func(Box::new(|_| {})));
     vm.out.set_err_sink(Box::new(|_| {}));

@@ -25,7 +25,9 @@ fn run(src: impl Into<String>) -> Run {
     let mut r = std::thread::Builder::new()
         .stack_size(SMALL_STACK)
         .spawn(move || {
-            let mut vm = runner::new_vm();
+            let mut vm =
+                csp::embed::Runtime::new(csp::embed::Options { caps: csp::embed::Caps::all(), ..Default::default() })
+                    .into_vm();
             vm.out.capture();
             let out = runner::run_source(&mut vm, "bad.csp", &src, false);
             Run {

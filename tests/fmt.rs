@@ -13,7 +13,8 @@ const CSP: &str = env!("CARGO_BIN_EXE_csp");
 /// The bytecode listing of `src` compiled as `name`, without line numbers;
 /// or its compile errors' messages.
 fn compiled(name: &str, src: &str) -> String {
-    let mut vm = runner::new_vm();
+    let mut vm =
+        csp::embed::Runtime::new(csp::embed::Options { caps: csp::embed::Caps::all(), ..Default::default() }).into_vm();
     let file = Rc::new(csp::source::SourceFile::new(name, src));
     match runner::compile(&mut vm, &file) {
         Ok(proto) => csp::bytecode::disasm::disasm(&proto, &vm.heap)

@@ -3,12 +3,17 @@
 
 use csp::runner;
 
+/// A runtime with all of `csp run`'s reach, as a VM the test inspects.
+fn fresh_vm() -> csp::vm::Vm {
+    csp::embed::Runtime::new(csp::embed::Options { caps: csp::embed::Caps::all(), ..Default::default() }).into_vm()
+}
+
 /// Runs `src` to completion in-process and returns the VM for inspection.
 fn run(src: &'static str) -> (csp::vm::Vm, String) {
     std::thread::Builder::new()
         .stack_size(64 << 20)
         .spawn(move || {
-            let mut vm = runner::new_vm();
+            let mut vm = fresh_vm();
             vm.out.capture();
             let out = runner::run_source(&mut vm, "gc.csp", src, false);
             assert_eq!(out.exit_code, 0, "{}", out.stderr);
@@ -46,7 +51,7 @@ print(n)
 #[test]
 fn cycles_are_collected() {
     let baseline = {
-        let mut vm = runner::new_vm();
+        let mut vm = fresh_vm();
         csp::vm::gc::collect(&mut vm, Vec::new());
         vm.heap.count()
     };
@@ -79,7 +84,7 @@ print(size())
     csp::vm::gc::collect(&mut vm, Vec::new());
     let live = vm.heap.count();
     let baseline = {
-        let mut vm = runner::new_vm();
+        let mut vm = fresh_vm();
         csp::vm::gc::collect(&mut vm, Vec::new());
         vm.heap.count()
     };

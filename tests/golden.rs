@@ -22,7 +22,9 @@ fn run_file(path: &str) -> Run {
     std::thread::Builder::new()
         .stack_size(64 << 20)
         .spawn(move || {
-            let mut vm = runner::new_vm();
+            let mut vm =
+                csp::embed::Runtime::new(csp::embed::Options { caps: csp::embed::Caps::all(), ..Default::default() })
+                    .into_vm();
             vm.out.capture();
             let out = runner::run_source(&mut vm, &path, &src, false);
             Run {

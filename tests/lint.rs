@@ -20,7 +20,11 @@ fn check(path: &Path) -> (Vec<(usize, String)>, Vec<String>) {
         .spawn(move || {
             let src = std::fs::read_to_string(&path).unwrap();
             let file = std::rc::Rc::new(csp::source::SourceFile::new(path.to_string_lossy(), src.clone()));
-            let diags = csp::runner::check(&mut csp::runner::new_vm(), &file);
+            let diags = csp::runner::check(
+                csp::embed::Runtime::new(csp::embed::Options { caps: csp::embed::Caps::all(), ..Default::default() })
+                    .vm(),
+                &file,
+            );
             let line = |at: u32| src[..at as usize].matches('\n').count() + 1;
             let (warnings, errors): (Vec<_>, Vec<_>) = diags.into_iter().partition(|d| d.is_warning());
             let warnings = warnings

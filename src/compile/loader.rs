@@ -31,7 +31,7 @@ pub struct Loader {
     pub offline: bool,
     /// A standalone executable's modules (docs/build.md): imports read them,
     /// not files.
-    pub bundle: Option<Rc<crate::bundle::Bundle>>,
+    pub bundle: Option<std::sync::Arc<crate::bundle::Bundle>>,
     /// `csp build`: every module file read, by its name, with its source.
     pub record: Option<Vec<(String, String)>>,
 }

@@ -81,7 +81,8 @@ mod tests {
     /// A condition evaluated at every hit is compiled once.
     #[test]
     fn an_expression_is_compiled_once() {
-        let mut vm = crate::runner::new_vm();
+        let options = crate::embed::Options { caps: crate::embed::Caps::all(), ..Default::default() };
+        let mut vm = crate::embed::Runtime::new(options).into_vm();
         vm.debug = Some(Box::new(Debug::new(Box::new(Quiet), Default::default())));
         let names = |i| vec![("i".to_string(), Value::Int(i))];
         assert!(matches!(evaluate(&mut vm, names(3), "i * 2"), Ok(Value::Int(6))));

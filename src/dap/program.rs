@@ -69,9 +69,14 @@ pub fn start(launch: Launch, req: Request, out: Out, shared: Arc<Shared>) -> Sen
 }
 
 fn run(launch: Launch, req: Request, out: Out, rx: Receiver<Request>, shared: Arc<Shared>) {
-    let mut vm = crate::runner::new_vm();
+    let options = crate::embed::Options {
+        caps: crate::embed::Caps::all(),
+        stdout: true,
+        args: launch.args.clone(),
+        ..Default::default()
+    };
+    let mut vm = crate::embed::Runtime::new(options).into_vm();
     vm.set_program(&launch.program);
-    vm.args = launch.args.clone();
     let o = out.clone();
     vm.out.set_sink(Sink::Func(Box::new(move |b| o.output("stdout", &String::from_utf8_lossy(b)))));
     let o = out.clone();

@@ -5,11 +5,13 @@
 
 mod caps;
 mod host_type;
+mod options;
 mod value;
 
 pub use caps::{Caps, Files};
 use host_type::args_out;
 pub use host_type::{object, HostRef, HostType, Hosted};
+pub use options::Options;
 pub use value::Val;
 
 use crate::bytecode::ProtoRef;
@@ -20,25 +22,6 @@ use crate::vm::{err, ErrorKind, Handle, Res, Uncaught, Value, Vm};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-
-/// How a runtime is set up. The default is what `csp run` gives a program,
-/// minus the outside world: no files, network, processes or environment.
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    /// The heap's limit in bytes (`--max-memory`); None: no limit.
-    pub max_memory: Option<usize>,
-    /// Most live fibers (`--max-fibers`).
-    pub max_fibers: Option<usize>,
-    /// Wall time after which the code an `eval`, `call` or `start` runs is
-    /// cancelled (`--timeout`), counted for each.
-    pub timeout: Option<Duration>,
-    /// Instructions (roughly) the runtime may run in all before its code is
-    /// stopped with a `budget` error: fuel, for untrusted scripts.
-    pub fuel: Option<u64>,
-    pub caps: Caps,
-    /// Where `print` goes: None keeps it for `Runtime::take_output`.
-    pub stdout: bool,
-}
 
 /// Why loading or running csp code failed.
 #[derive(Clone, Debug)]
@@ -89,21 +72,11 @@ pub struct Runtime {
 }
 
 impl Runtime {
+    /// The one way a runtime is made: the CLI, the REPL, `csp test` and the
+    /// tools start csp here too, so options mean the same everywhere.
     pub fn new(options: Options) -> Runtime {
-        let mut vm = crate::runner::new_vm();
-        caps::apply(&mut vm, &options.caps);
-        if let Some(m) = options.max_memory {
-            vm.heap.set_limit(m);
-        }
-        if let Some(n) = options.max_fibers {
-            vm.sched.set_max_fibers(n);
-        }
-        if let Some(ticks) = options.fuel {
-            vm.sched.set_budget(crate::sched::Budget { ticks, time: Duration::MAX });
-        }
-        if !options.stdout {
-            vm.out.set_sink(crate::vm::output::Sink::Capture);
-        }
+        let mut vm = new_vm();
+        options.apply(&mut vm);
         Runtime {
             vm,
             entry: None,
@@ -112,6 +85,21 @@ impl Runtime {
             fuel: options.fuel,
             timeout: options.timeout,
         }
+    }
+
+    /// Runs `src` named `name` as `csp run` does, to the program's end (its
+    /// fibers cancelled then); the exit code and report are the CLI's.
+    pub fn run_program(&mut self, name: &str, src: &str, color: bool) -> crate::runner::Outcome {
+        if let Some(t) = self.timeout {
+            self.vm.sched.set_deadline(t);
+        }
+        crate::runner::run_source(&mut self.vm, name, src, color)
+    }
+
+    /// `csp run`'s handling of signals: SIGINT and SIGTERM cancel the main
+    /// task, SIGQUIT prints every fiber (for a runtime that owns the process).
+    pub fn install_signal_handlers(&mut self) -> std::io::Result<()> {
+        crate::sched::install_signal_handlers(&mut self.vm)
     }
 
     /// Registers a host function as the global `name`: it gets the call's
@@ -265,6 +253,12 @@ impl Runtime {
         &mut self.vm
     }
 
+    /// The VM itself, for a tool that drives it on its own terms (the REPL,
+    /// the debugger, the test runner).
+    pub fn into_vm(self) -> Vm {
+        self.vm
+    }
+
     fn finish(&mut self) -> Result<Val, Error> {
         loop {
             match self.step(Duration::from_millis(50))? {
@@ -313,6 +307,24 @@ impl Runtime {
     fn timed_out(&self) -> bool {
         session::timed_out(&self.vm)
     }
+}
+
+/// A VM with the builtins and the csp-written prelude installed; only
+/// `Runtime::new` makes one, so every runtime is set up through `Options`.
+fn new_vm() -> Vm {
+    let mut vm = crate::natives::vm();
+    let file = Rc::new(SourceFile::std(crate::source::PRELUDE_NAME, crate::runner::PRELUDE));
+    let proto = crate::runner::compile(&mut vm, &file).unwrap_or_else(|d| panic!("prelude does not compile: {:?}", d));
+    if !matches!(crate::sched::run_main(&mut vm, proto), crate::sched::Outcome::Ok) {
+        panic!("prelude failed to run");
+    }
+    let functions = vm.global_names.iter().filter(|(name, _)| name.starts_with("__"));
+    let functions = functions.map(|(name, &slot)| (name.clone(), vm.globals[slot as usize])).collect();
+    vm.loader.set_prelude(functions);
+    // The prelude ran as a program of its own; user programs start afresh.
+    vm.sched = Default::default();
+    vm.loader.builtin_globals = vm.globals.len() as u32;
+    vm
 }
 
 /// Global builtins that embed/caps.rs does not place (a test keeps it empty).

@@ -15,7 +15,8 @@ const HOLE: &str = "__csp_hole";
 pub fn builtin_names() -> &'static [String] {
     static NAMES: OnceLock<Vec<String>> = OnceLock::new();
     NAMES.get_or_init(|| {
-        let vm = crate::runner::new_vm();
+        let options = crate::embed::Options { caps: crate::embed::Caps::all(), ..Default::default() };
+        let vm = crate::embed::Runtime::new(options).into_vm();
         let mut names: Vec<String> =
             vm.global_names.keys().filter(|n| !n.starts_with("__")).map(|n| n.to_string()).collect();
         names.sort();

@@ -12,11 +12,10 @@ use std::rc::Rc;
 pub fn check(name: &str, text: &str) -> Vec<Diag> {
     let file = Rc::new(SourceFile::new(name, text));
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut vm = crate::runner::new_vm();
         // The editor never fetches packages (docs/packages.md): one missing
         // from the cache is reported with the `csp fetch` that gets it.
-        vm.loader.offline = true;
-        crate::runner::check(&mut vm, &file)
+        let options = crate::embed::Options { caps: crate::embed::Caps::all(), offline: true, ..Default::default() };
+        crate::runner::check(crate::embed::Runtime::new(options).vm(), &file)
     }));
     match run {
         Ok(diags) => diags,

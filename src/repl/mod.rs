@@ -125,10 +125,10 @@ impl Console {
     }
 }
 
-/// Runs the REPL until Ctrl-D or `:quit`; returns the exit code.
-pub fn run(setup: &dyn Fn(&mut Vm)) -> i32 {
-    let mut vm = crate::runner::new_vm();
-    setup(&mut vm);
+/// Runs the REPL until Ctrl-D or `:quit` in a runtime set up as `options`
+/// say; returns the exit code.
+pub fn run(options: &crate::embed::Options) -> i32 {
+    let mut vm = crate::embed::Runtime::new(options.clone()).into_vm();
     vm.global_slot("_");
     let console = Console::default();
     let sink = console.clone();

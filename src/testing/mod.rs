@@ -28,6 +28,8 @@ pub struct TestOptions<'a> {
     pub flags: String,
     /// `-j`, `--coverage`, `--bench`, `--json` and the options as given.
     pub cli: &'a flags::Flags,
+    /// How each file's runtime is set up (the command line's limits and seeds).
+    pub runtime: crate::embed::Options,
     /// The coverage counted so far (under `--coverage`).
     pub report: std::cell::RefCell<crate::coverage::Report>,
 }
@@ -41,7 +43,9 @@ impl TestOptions<'_> {
 
 /// Runs the tests under `root`; returns the exit code (0 all passed or there
 /// were none, 1 otherwise, 64 when `root` does not exist).
-pub fn run_tests(root: &str, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> i32 {
+/// `attach` is given each runtime's VM before it runs (the `--trace` and
+/// `--profile` files).
+pub fn run_tests(root: &str, opts: &TestOptions, attach: &dyn Fn(&mut Vm)) -> i32 {
     let mut files = Vec::new();
     let root_path = Path::new(root);
     if !root_path.exists() {
@@ -59,7 +63,7 @@ pub fn run_tests(root: &str, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> i32
         (passed, failed) = parallel::run(&files, opts.cli.jobs, opts);
     } else {
         for f in &files {
-            let (p, n) = run_file(f, opts, setup);
+            let (p, n) = run_file(f, opts, attach);
             passed += p;
             failed += n;
         }
@@ -84,7 +88,7 @@ pub fn run_tests(root: &str, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> i32
 }
 
 /// Runs one test file; returns (passed, failed).
-fn run_file(path: &Path, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> (i64, i64) {
+fn run_file(path: &Path, opts: &TestOptions, attach: &dyn Fn(&mut Vm)) -> (i64, i64) {
     let shown = path.strip_prefix("./").unwrap_or(path).to_string_lossy().into_owned();
     let src = match std::fs::read_to_string(path) {
         Ok(s) => s,
@@ -96,7 +100,8 @@ fn run_file(path: &Path, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> (i64, i
     // A file that does not compile is reported as itself, not through the
     // generated driver's import of it.
     let file = std::rc::Rc::new(crate::source::SourceFile::new(shown.clone(), src.clone()));
-    if let Err(diags) = crate::runner::compile(&mut crate::runner::new_vm(), &file) {
+    let plain = crate::embed::Options { caps: crate::embed::Caps::all(), stdout: true, ..Default::default() };
+    if let Err(diags) = crate::runner::compile(crate::embed::Runtime::new(plain).vm(), &file) {
         crate::err_print!("{}", crate::diag::render_all(&diags, &file, opts.color));
         let text = format!("FAIL {shown}: the file does not compile");
         match opts.cli.json {
@@ -125,13 +130,13 @@ fn run_file(path: &Path, opts: &TestOptions, setup: &dyn Fn(&mut Vm)) -> (i64, i
     if let Some(schedules) = opts.explore {
         let mut counts = (0, 0);
         for n in &names {
-            let ok = explore_test(path, &shown, n, schedules, opts, setup);
+            let ok = explore_test(path, &shown, n, schedules, opts, attach);
             counts = if ok { (counts.0 + 1, counts.1) } else { (counts.0, counts.1 + 1) };
         }
         return counts;
     }
-    let mut vm = crate::runner::new_vm();
-    setup(&mut vm);
+    let mut vm = crate::embed::Runtime::new(opts.runtime.clone()).into_vm();
+    attach(&mut vm);
     vm.sched.name_trace_process(&format!("csp test {shown}"));
     if opts.cli.json {
         vm.out.capture();
@@ -195,14 +200,14 @@ fn explore_test(
     name: &str,
     schedules: crate::explore_runs::Schedules,
     opts: &TestOptions,
-    setup: &dyn Fn(&mut Vm),
+    attach: &dyn Fn(&mut Vm),
 ) -> bool {
     let label = format!("{shown}::{name}");
     for (k, seed) in schedules.seeds().enumerate() {
-        let mut vm = crate::runner::new_vm();
-        setup(&mut vm);
+        let options = crate::embed::Options { explore: Some(seed), ..opts.runtime.clone() };
+        let mut vm = crate::embed::Runtime::new(options).into_vm();
+        attach(&mut vm);
         vm.sched.name_trace_process(&format!("csp test {label} (schedule {seed})"));
-        vm.sched.set_explore(seed);
         vm.out.capture();
         let (passed, failed) = run_driver(&mut vm, path, shown, &[name.to_string()], opts);
         if let Some(c) = &vm.coverage {

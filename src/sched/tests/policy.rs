@@ -6,13 +6,10 @@ use crate::runner;
 
 /// Runs `src` as a program, exploring schedule `seed` when given.
 fn run(src: &str, seed: Option<u64>) -> (i32, String) {
-    let mut vm = runner::new_vm();
-    if let Some(s) = seed {
-        vm.sched.set_explore(s);
-    }
-    vm.out.capture();
-    let out = runner::run_source(&mut vm, "policy.csp", src, false);
-    (out.exit_code, String::from_utf8_lossy(&vm.out.take()).into_owned())
+    let options = crate::embed::Options { caps: crate::embed::Caps::all(), explore: seed, ..Default::default() };
+    let mut rt = crate::embed::Runtime::new(options);
+    let out = runner::run_source(rt.vm(), "policy.csp", src, false);
+    (out.exit_code, rt.take_output())
 }
 
 /// Channels, timers, a `wait { }` block, preemption of a busy loop, pool I/O
