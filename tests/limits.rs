@@ -289,6 +289,19 @@ fn a_wide_grouped_zero_padding_is_made_once() {
     assert!(peak < 2 * 64 * 1024 + 16 * 1024, "peaked at {peak} KB under a 64 MB limit");
 }
 
+/// Big objects made by a loop with too few calls to reach a preemption
+/// point still start the collector's cycle: the builtin that made one past
+/// the trigger ends the slice. Two 66 MB strings an iteration peaked at
+/// 1.6 GB (the whole loop ran in one slice), with at most 132 MB live.
+#[test]
+fn big_objects_made_within_one_slice_are_collected() {
+    let src = "for i in 0..12 {\n    let s = \"ab\".repeat(33000000)\n    let t = \"cd\".repeat(33000000)\n    print(len(s) + len(t))\n}\n";
+    let script = Script::new("big.csp", src);
+    let (code, out, peak) = common::peak_kb(&["run", script.path()]);
+    assert_eq!((code, out), (0, "132000000\n".repeat(12)));
+    assert!(peak < 700 * 1024, "peaked at {peak} KB with at most 132 MB live");
+}
+
 /// Reads whose size the input decides (a whole stream, a line, a child's
 /// output, a file) stop at what the limits allow as the data arrives: past
 /// it they throw the `memory` error before buffering the rest, so the peak

@@ -367,7 +367,14 @@ fn sweep(heap: &mut Heap, budget: &mut usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vm::seq_ops::items_adding;
+
+    /// The items of list `l`, to append or overwrite (as `seq_ops` does).
+    fn items_adding(heap: &mut Heap, l: Handle) -> &mut List {
+        match heap.get_mut_items(l) {
+            Obj::List(items) => items,
+            _ => unreachable!("a list"),
+        }
+    }
 
     /// A VM keeping a list of `PIECE * 3` one-item lists, in a cycle that has
     /// greyed the list's first half.
