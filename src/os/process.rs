@@ -4,7 +4,7 @@
 use super::stream::{Kind, Step, Stream};
 use crate::vm::builtin::{Blocking, Ready};
 use crate::vm::{Heap, Obj, Value};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, ExitStatus};
 use std::rc::Rc;
@@ -165,10 +165,18 @@ pub fn status_map(heap: &mut Heap, st: ExitStatus) -> Value {
     Value::Obj(heap.alloc(Obj::Map(m)))
 }
 
+#[cfg(target_os = "linux")]
 fn pidfd_open(pid: u32) -> Option<OwnedFd> {
+    use std::os::fd::FromRawFd;
     // SAFETY: the syscall returns a new descriptor we then own, or -1.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
     (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// No pidfds elsewhere than Linux: children are waited for on the pool.
+#[cfg(not(target_os = "linux"))]
+fn pidfd_open(_: u32) -> Option<OwnedFd> {
+    None
 }
 
 /// Without pidfds: a pool job that blocks until the child exits, without

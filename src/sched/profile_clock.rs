@@ -97,6 +97,7 @@ impl Drop for Clock {
 }
 
 /// The CPU-time clock of the calling thread.
+#[cfg(not(target_vendor = "apple"))]
 fn thread_cpu_clock() -> std::io::Result<libc::clockid_t> {
     let mut id: libc::clockid_t = 0;
     // SAFETY: pthread_self is the calling thread; `id` is written on success.
@@ -104,6 +105,12 @@ fn thread_cpu_clock() -> std::io::Result<libc::clockid_t> {
         0 => Ok(id),
         e => Err(std::io::Error::from_raw_os_error(e)),
     }
+}
+
+/// macOS has no clock of another thread's CPU time: `--profile` says so.
+#[cfg(target_vendor = "apple")]
+fn thread_cpu_clock() -> std::io::Result<libc::clockid_t> {
+    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "no per-thread CPU clock on this system"))
 }
 
 /// Nanoseconds of `clock` (None once its thread is gone).

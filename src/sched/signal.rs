@@ -55,13 +55,34 @@ fn pipe() -> std::io::Result<RawFd> {
         return Ok(r);
     }
     let mut fds = [0; 2];
-    // SAFETY: pipe2 writes two descriptors into `fds`.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK | libc::O_CLOEXEC) } != 0 {
+    if !nonblocking_pipe(&mut fds) {
         return Err(std::io::Error::last_os_error());
     }
     PIPE[1].store(fds[1], Ordering::Release);
     PIPE[0].store(fds[0], Ordering::Release);
     Ok(fds[0])
+}
+
+#[cfg(target_os = "linux")]
+fn nonblocking_pipe(fds: &mut [libc::c_int; 2]) -> bool {
+    // SAFETY: pipe2 writes two descriptors into `fds`.
+    unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK | libc::O_CLOEXEC) == 0 }
+}
+
+/// Elsewhere than Linux (macOS has no pipe2): the flags set one by one.
+#[cfg(not(target_os = "linux"))]
+fn nonblocking_pipe(fds: &mut [libc::c_int; 2]) -> bool {
+    // SAFETY: pipe writes two descriptors into `fds`; fcntl only sets flags on them.
+    unsafe {
+        if libc::pipe(fds.as_mut_ptr()) != 0 {
+            return false;
+        }
+        fds.iter().all(|&fd| {
+            let fl = libc::fcntl(fd, libc::F_GETFL);
+            libc::fcntl(fd, libc::F_SETFL, fl | libc::O_NONBLOCK) == 0
+                && libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) == 0
+        })
+    }
 }
 
 /// Installs the handler for signal `i` (once per process).

@@ -15,9 +15,7 @@ impl Rng {
     /// process id if that fails), different on every run.
     pub fn from_os() -> Rng {
         let mut seed = [0u8; 8];
-        // SAFETY: getrandom writes at most `seed.len()` bytes into it.
-        let n = unsafe { libc::getrandom(seed.as_mut_ptr().cast(), seed.len(), 0) };
-        if n != seed.len() as isize {
+        if !os_random(&mut seed) {
             let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
             seed = (t.as_nanos() as u64 ^ (std::process::id() as u64) << 32).to_le_bytes();
         }
@@ -35,4 +33,20 @@ impl Rng {
     pub fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
+}
+
+/// Fills `buf` from the kernel's random source; false if that failed.
+#[cfg(target_os = "linux")]
+fn os_random(buf: &mut [u8; 8]) -> bool {
+    // SAFETY: getrandom writes at most `buf.len()` bytes into it.
+    unsafe { libc::getrandom(buf.as_mut_ptr().cast(), buf.len(), 0) == buf.len() as isize }
+}
+
+/// Elsewhere than Linux: std's hasher keys, which std draws from the
+/// system's random source.
+#[cfg(not(target_os = "linux"))]
+fn os_random(buf: &mut [u8; 8]) -> bool {
+    use std::hash::BuildHasher;
+    *buf = std::collections::hash_map::RandomState::new().hash_one(std::process::id()).to_le_bytes();
+    true
 }

@@ -62,7 +62,7 @@ impl<T> SlotVec<T> {
                     0,
                 )
             } else {
-                libc::mremap(self.ptr.as_ptr().cast(), self.mapped, size, libc::MREMAP_MAYMOVE)
+                remap(self.ptr.as_ptr().cast(), self.mapped, size)
             }
         };
         if p == libc::MAP_FAILED {
@@ -71,6 +71,35 @@ impl<T> SlotVec<T> {
         }
         self.ptr = NonNull::new(p.cast()).expect("a mapping");
         self.mapped = size;
+    }
+}
+
+/// A mapping of `old` bytes grown to `new`, its contents kept: moved by the
+/// kernel without a copy.
+///
+/// # Safety
+/// `p` is an anonymous mapping of `old` bytes, not used again after.
+#[cfg(target_os = "linux")]
+unsafe fn remap(p: *mut libc::c_void, old: usize, new: usize) -> *mut libc::c_void {
+    // SAFETY: see above.
+    unsafe { libc::mremap(p, old, new, libc::MREMAP_MAYMOVE) }
+}
+
+/// Elsewhere than Linux (no mremap): a new mapping, the contents copied.
+///
+/// # Safety
+/// As above.
+#[cfg(not(target_os = "linux"))]
+unsafe fn remap(p: *mut libc::c_void, old: usize, new: usize) -> *mut libc::c_void {
+    let (prot, flags) = (libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS);
+    // SAFETY: a fresh mapping of `new` bytes, `old` of them copied from `p`, then `p` unmapped.
+    unsafe {
+        let q = libc::mmap(std::ptr::null_mut(), new, prot, flags, -1, 0);
+        if q != libc::MAP_FAILED {
+            std::ptr::copy_nonoverlapping(p.cast::<u8>(), q.cast::<u8>(), old);
+            libc::munmap(p, old);
+        }
+        q
     }
 }
 
