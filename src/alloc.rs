@@ -14,11 +14,17 @@ pub struct Alloc;
 /// Blocks from this size on are mapped (a copy of one costs about a millisecond).
 const HUGE: usize = 16 << 20;
 
-/// Is a block of this layout mapped rather than mimalloc's? Decided by the
-/// layout alone, which `dealloc` and `realloc` are given again.
-#[inline]
+/// Is a block of this layout huge (mapped, unless its alignment is past a
+/// page's)? Decided by the size alone, which `dealloc` and `realloc` are
+/// given again: one compare on every allocation and free.
+#[inline(always)]
+fn huge_size(size: usize) -> bool {
+    cfg!(target_os = "linux") && size >= HUGE
+}
+
+/// Is a block of this layout mapped rather than mimalloc's?
 fn mapped(layout: &Layout) -> bool {
-    cfg!(target_os = "linux") && layout.size() >= HUGE && layout.align() <= 4096
+    huge_size(layout.size()) && layout.align() <= 4096
 }
 
 // SAFETY: each block is freed, grown or shrunk by the allocator that made
@@ -26,8 +32,8 @@ fn mapped(layout: &Layout) -> bool {
 unsafe impl GlobalAlloc for Alloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if mapped(&layout) {
-            return os::map(layout.size());
+        if huge_size(layout.size()) {
+            return huge::alloc(layout);
         }
         // SAFETY: the caller's contract, passed on.
         unsafe { MiMalloc.alloc(layout) }
@@ -35,9 +41,8 @@ unsafe impl GlobalAlloc for Alloc {
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if mapped(&layout) {
-            // Fresh anonymous pages are zero.
-            return os::map(layout.size());
+        if huge_size(layout.size()) {
+            return huge::alloc_zeroed(layout);
         }
         // SAFETY: as for `alloc`.
         unsafe { MiMalloc.alloc_zeroed(layout) }
@@ -45,9 +50,9 @@ unsafe impl GlobalAlloc for Alloc {
 
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if mapped(&layout) {
-            // SAFETY: `ptr` was mapped by `alloc` with this size.
-            return unsafe { os::unmap(ptr, layout.size()) };
+        if huge_size(layout.size()) {
+            // SAFETY: `ptr` was made by `huge::alloc` with this layout.
+            return unsafe { huge::dealloc(ptr, layout) };
         }
         // SAFETY: as for `alloc`.
         unsafe { MiMalloc.dealloc(ptr, layout) }
@@ -55,21 +60,75 @@ unsafe impl GlobalAlloc for Alloc {
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if huge_size(layout.size().max(new_size)) {
+            // SAFETY: the caller's contract, passed on.
+            return unsafe { huge::realloc(ptr, layout, new_size) };
+        }
+        // SAFETY: as for `alloc`.
+        unsafe { MiMalloc.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// The paths of huge blocks, out of line: the drop glue of every type that
+/// frees memory inlines `dealloc`, which must stay a compare and a call.
+mod huge {
+    use super::{mapped, os, Alloc, MiMalloc};
+    use std::alloc::{GlobalAlloc, Layout};
+
+    #[cold]
+    #[inline(never)]
+    pub fn alloc(layout: Layout) -> *mut u8 {
+        match mapped(&layout) {
+            true => os::map(layout.size()),
+            // SAFETY: a layout `GlobalAlloc::alloc` was given.
+            false => unsafe { MiMalloc.alloc(layout) },
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub fn alloc_zeroed(layout: Layout) -> *mut u8 {
+        match mapped(&layout) {
+            // Fresh anonymous pages are zero.
+            true => os::map(layout.size()),
+            // SAFETY: as for `alloc`.
+            false => unsafe { MiMalloc.alloc_zeroed(layout) },
+        }
+    }
+
+    /// # Safety
+    /// `ptr` was made by `alloc` with this layout.
+    #[cold]
+    #[inline(never)]
+    pub unsafe fn dealloc(ptr: *mut u8, layout: Layout) {
+        match mapped(&layout) {
+            // SAFETY: see above.
+            true => unsafe { os::unmap(ptr, layout.size()) },
+            // SAFETY: see above.
+            false => unsafe { MiMalloc.dealloc(ptr, layout) },
+        }
+    }
+
+    /// # Safety
+    /// As for `GlobalAlloc::realloc`; one of the sizes is huge.
+    #[cold]
+    #[inline(never)]
+    pub unsafe fn realloc(ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: the caller guarantees `new_size`, rounded up to the
         // alignment, does not overflow.
         let new = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
         match (mapped(&layout), mapped(&new)) {
-            // SAFETY: as for `alloc`.
+            // SAFETY: as for `GlobalAlloc::realloc`.
             (false, false) => unsafe { MiMalloc.realloc(ptr, layout, new_size) },
             // SAFETY: `ptr` was mapped with the old size.
             (true, true) => unsafe { os::remap(ptr, layout.size(), new_size) },
             _ => {
                 // SAFETY: both blocks are live and at least this long.
                 unsafe {
-                    let to = self.alloc(new);
+                    let to = Alloc.alloc(new);
                     if !to.is_null() {
                         std::ptr::copy_nonoverlapping(ptr, to, layout.size().min(new_size));
-                        self.dealloc(ptr, layout);
+                        Alloc.dealloc(ptr, layout);
                     }
                     to
                 }

@@ -106,10 +106,14 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
             }
         }
         let Some(r) = vm.sched.ready.pop() else { return Ran::Idle };
-        match run_fiber(vm, r) {
-            Ran::Idle if vm.sched.over_budget() => return Ran::OutOfBudget,
-            Ran::Idle => {}
-            other => return other,
+        let ran = run_fiber(vm, r);
+        if !matches!(ran, Ran::Idle) {
+            return ran;
+        }
+        // `Idle` holds nothing: no call to `Ran`'s drop glue per fiber run.
+        std::mem::forget(ran);
+        if vm.sched.over_budget() {
+            return Ran::OutOfBudget;
         }
         if vm.out.is_broken() {
             return Ran::BrokenPipe;
