@@ -107,7 +107,7 @@ impl Session {
     }
 
     fn trapped(&mut self, vm: &mut Vm, fiber: &mut Fiber, site: Site) {
-        let id = sched::running(vm);
+        let id = vm.sched.running();
         if let Some(reason) = self.step.done(vm, fiber, id, site) {
             return self.stop(vm, Some(fiber), reason, None, true);
         }
@@ -174,9 +174,9 @@ impl Session {
     }
 
     fn slice_ended(&mut self, vm: &mut Vm, fiber: &mut Fiber, halt: &Halt) {
-        self.announce(vm, sched::running(vm), matches!(halt, Halt::Done(_) | Halt::Error(_)));
+        self.announce(vm, vm.sched.running(), matches!(halt, Halt::Done(_) | Halt::Error(_)));
         // The stepping fiber ended: the program runs on without the step's traps.
-        if matches!(halt, Halt::Done(_) | Halt::Error(_)) && self.step.fiber() == Some(sched::running(vm)) {
+        if matches!(halt, Halt::Done(_) | Halt::Error(_)) && self.step.fiber() == Some(vm.sched.running()) {
             self.step.clear(vm, &self.bps);
         }
         if !self.attend(vm) {
@@ -207,7 +207,7 @@ impl Session {
         vm.out.flush();
         self.shared.pause.store(false, Ordering::SeqCst);
         let id = match fiber {
-            Some(_) => sched::running(vm),
+            Some(_) => vm.sched.running(),
             None => sched::fibers(vm).iter().map(|f| f.id).min().unwrap_or(0),
         };
         let mut view = View::new(id, exact);

@@ -59,12 +59,6 @@ pub fn fiber_name(vm: &Vm, id: u32) -> String {
     name(vm, vm.sched.fibers.state(id))
 }
 
-/// The fiber running now (out of its slot while it runs).
-#[inline]
-pub fn running(vm: &Vm) -> u32 {
-    vm.sched.fibers.current
-}
-
 /// Fiber `id`, when it is in its slot (not the running one).
 pub fn fiber(vm: &Vm, id: u32) -> Option<&Fiber> {
     vm.sched.fibers.slots.get(id as usize)?.fiber.as_deref()
