@@ -21,6 +21,10 @@ pub(super) enum Step {
     Halt(Halt),
 }
 
+/// A constant, not a local: a local `Halt` not returned would be dropped
+/// through its (out-of-line) drop glue on every channel operation.
+const BLOCKED: Step = Step::Halt(Halt::Blocked);
+
 /// Runs `op` for the frame whose registers start at `base`. The frame's saved pc
 /// already points past `op` (one that runs again when woken, `wait`, is stepped
 /// back by `resume`).
@@ -30,7 +34,6 @@ pub(super) fn concurrency_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize
     // SAFETY: the compiler keeps register operands below the frame's register
     // count, and the stack holds them all (as for the dispatch loop's `reg!`).
     let reg = |fiber: &Fiber, r: u8| unsafe { load_value(fiber.stack.as_ptr().add(base + r as usize)) };
-    let blocked = Step::Halt(Halt::Blocked);
     super::debug::refuse_while_evaluating(vm)?;
     match op {
         Op::Recv { dst, ch } | Op::Recv2 { dst, ch } => match ops::recv(vm, reg(fiber, ch))? {
@@ -40,16 +43,16 @@ pub(super) fn concurrency_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize
                     fiber.stack[base + dst as usize + 1] = Value::Bool(ok);
                 }
             }
-            None => return Ok(blocked),
+            None => return Ok(BLOCKED),
         },
         Op::Send { ch, src } => {
             if !ops::send(vm, reg(fiber, ch), reg(fiber, src))? {
-                return Ok(blocked);
+                return Ok(BLOCKED);
             }
         }
         Op::Lock { m } => {
             if !ops::lock(vm, reg(fiber, m))? {
-                return Ok(blocked);
+                return Ok(BLOCKED);
             }
         }
         Op::Unlock { m } => ops::unlock(vm, reg(fiber, m))?,
@@ -73,7 +76,6 @@ fn other_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
     // count, and the stack holds them all (as for the dispatch loop's `reg!`).
     let reg = |fiber: &Fiber, r: u8| unsafe { load_value(fiber.stack.as_ptr().add(base + r as usize)) };
     let site = |fiber: &Fiber| fiber.frames.last().unwrap().current_site();
-    let blocked = Step::Halt(Halt::Blocked);
     super::debug::refuse_while_evaluating(vm)?;
     match op {
         Op::Go { base: b, argc, method, dropped } => {
@@ -92,12 +94,12 @@ fn other_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
                 .collect();
             match ops::select(vm, &cases, *has_default)? {
                 Some((i, v, ok)) => fiber.stack[at..at + 3].copy_from_slice(&[Value::Int(i), v, Value::Bool(ok)]),
-                None => return Ok(blocked),
+                None => return Ok(BLOCKED),
             }
         }
         Op::WaitOn { dst, src } => match ops::wait_on(vm, reg(fiber, src), site(fiber))? {
             Waited::Ready(r) => fiber.stack[base + dst as usize] = r,
-            Waited::Parked => return Ok(blocked),
+            Waited::Parked => return Ok(BLOCKED),
             Waited::OnItself(report) => return Ok(Step::Halt(Halt::Deadlock(report))),
         },
         Op::ScopeBegin => ops::scope_begin(vm),
@@ -107,7 +109,7 @@ fn other_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
                 _ => None,
             };
             if !ops::scope_end(vm, abort)? {
-                return Ok(blocked);
+                return Ok(BLOCKED);
             }
         }
         _ => unreachable!("not a concurrency instruction"),
