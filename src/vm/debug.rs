@@ -127,8 +127,18 @@ pub fn original(vm: &Vm, proto: ProtoRef, pc: u32) -> Op {
 
 /// An error for a concurrency operation or a blocking builtin while the
 /// debugger evaluates an expression.
-#[inline]
+/// Inlined into every channel operation: one test unless a debugger is attached.
+#[inline(always)]
 pub fn refuse_while_evaluating(vm: &Vm) -> Res<()> {
+    match vm.debug.is_some() {
+        true => refuse_if_evaluating(vm),
+        false => Ok(()),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn refuse_if_evaluating(vm: &Vm) -> Res<()> {
     match vm.debug.as_ref().is_some_and(|d| d.evaluating) {
         true => super::err(super::ErrorKind::Denied, "cannot wait or start fibers while the program is stopped"),
         false => Ok(()),
