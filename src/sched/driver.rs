@@ -421,9 +421,13 @@ fn timed_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
     // collection cycle runs (its steps, half the slice at most, come on top of
     // the first countdown).
     let cpu_bound = std::mem::take(&mut vm.sched.fibers.cur().cpu_bound);
-    let mut started = (cpu_bound || vm.heap.in_cycle()).then(Instant::now);
-    vm.heap.gc.step_time = vm.sched.slice / 2;
-    vm.heap.gc.yield_at = timer::first(vm);
+    let in_cycle = vm.heap.in_cycle();
+    let mut started = (cpu_bound || in_cycle).then(Instant::now);
+    // A cycle starts between slices: without one under way, no step runs in this one.
+    if in_cycle {
+        vm.heap.gc.step_time = vm.sched.slice / 2;
+        vm.heap.gc.yield_at = timer::first(vm);
+    }
     loop {
         if let Some(fault) = out_of_memory(vm, f) {
             if let Some(h) = exec::throw(vm, f, fault) {
