@@ -464,7 +464,7 @@ fn number(neg: bool, prefix: &str, digits: &str, rest: &str, every: usize, spec:
     if zero_filled {
         out.push_str(&head);
     }
-    group(std::iter::repeat_n('0', zeros).chain(digits.chars()), n, sep, every, &mut out);
+    group(zeros, digits, sep, every, &mut out);
     out.push_str(rest);
     if zero_filled {
         // The grouped zeros reach the width: nothing is left to pad.
@@ -473,14 +473,37 @@ fn number(neg: bool, prefix: &str, digits: &str, rest: &str, every: usize, spec:
     pad(&head, &out, spec.width, align, fill)
 }
 
-/// Appends the `n` ASCII `digits` to `out` with `sep` before each group of
-/// `every` counted from the right.
-fn group(digits: impl Iterator<Item = char>, n: usize, sep: char, every: usize, out: &mut String) {
-    for (i, c) in digits.enumerate() {
+/// Appends `zeros` zeros then the ASCII `digits` to `out`, with `sep` before
+/// each group of `every` counted from the right. Whole groups of zeros are
+/// appended a piece at a time: a width of millions (`{:066666263_}`) is the
+/// whole result, and a character at a time took 1.6 s for 133 MB.
+fn group(zeros: usize, digits: &str, sep: char, every: usize, out: &mut String) {
+    let n = zeros + digits.len();
+    let push = |out: &mut String, i: usize, c: char| {
         if i > 0 && (n - i).is_multiple_of(every) {
             out.push(sep);
         }
         out.push(c);
+    };
+    // Zeros up to the first group boundary...
+    let mut i = 0;
+    while i < zeros && (i == 0 || !(n - i).is_multiple_of(every)) {
+        push(out, i, '0');
+        i += 1;
+    }
+    // ...then whole groups, each a separator and `every` zeros...
+    let whole = (zeros - i) / every;
+    if whole > 0 {
+        let piece: String = std::iter::once(sep).chain(std::iter::repeat_n('0', every)).collect();
+        for _ in 0..whole {
+            out.push_str(&piece);
+        }
+        i += whole * every;
+    }
+    // ...and the rest one at a time.
+    for c in std::iter::repeat_n('0', zeros - i).chain(digits.chars()) {
+        push(out, i, c);
+        i += 1;
     }
 }
 
@@ -542,12 +565,19 @@ mod tests {
         assert_eq!(f("{:x<+6}", &[I(3)]), "+3xxxx");
         let grouped = |d: &str, sep, every| {
             let mut out = String::new();
-            group(d.chars(), d.len(), sep, every, &mut out);
+            group(0, d, sep, every, &mut out);
             out
         };
         assert_eq!(grouped("1234567", ',', 3), "1,234,567");
         assert_eq!(grouped("123", ',', 3), "123");
         assert_eq!(grouped("11111111", '_', 4), "1111_1111");
+        // Zeros grouped a piece at a time read as zeros grouped one at a time.
+        for (zeros, digits, every) in (0..30).flat_map(|z| ["", "7", "123456"].map(move |d| (z, d, 3 + z % 2))) {
+            let all = "0".repeat(zeros) + digits;
+            let mut out = String::new();
+            group(zeros, digits, '_', every, &mut out);
+            assert_eq!(out, grouped(&all, '_', every), "{zeros} zeros, {digits:?}, every {every}");
+        }
         assert_eq!(f("{:09_}", &[I(-12345)]), "-0_012_345");
         assert_eq!(f("{:010,}", &[I(1234)]), "00,001,234");
         assert_eq!(pad("-", "5", 4, '=', '0'), "-005");
