@@ -126,8 +126,8 @@ pub fn original(vm: &Vm, proto: ProtoRef, pc: u32) -> Op {
 }
 
 /// An error for a concurrency operation or a blocking builtin while the
-/// debugger evaluates an expression.
-/// Inlined into every channel operation: one test unless a debugger is attached.
+/// debugger evaluates an expression. Inlined into every channel operation:
+/// one test unless a debugger is attached (`refuse_if_evaluating` is the rest).
 #[inline(always)]
 pub fn refuse_while_evaluating(vm: &Vm) -> Res<()> {
     match vm.debug.is_some() {
