@@ -125,6 +125,7 @@ pub const OPTIONS: &[Opt] = &[
     opt("--grace", "how long cancelled cleanup may take", Value::Other),
     opt("--max-memory", "heap limit (bytes, or 512M, 2G)", Value::Other),
     opt("--max-fibers", "most fibers running or waiting at once", Value::Other),
+    opt("--isolates", "worker isolates for std/isolate (default: the cores)", Value::Other),
     opt("--run", "csp test: only tests whose file::name contains PATTERN", Value::Other),
     opt("--explore", "run under N schedules", Value::Other),
     opt("--explore-seed", "run under schedule S", Value::Other),

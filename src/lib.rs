@@ -33,6 +33,7 @@ pub mod display;
 pub mod embed;
 pub mod explore_runs;
 pub mod fmt;
+pub mod isolate;
 pub mod limits;
 pub mod lint;
 pub mod lsp;

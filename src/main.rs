@@ -28,6 +28,8 @@ struct Options {
     grace_ms: Option<u64>,
     max_memory: Option<usize>,
     max_fibers: Option<usize>,
+    /// `--isolates N` (else `CSP_ISOLATES`).
+    isolates: Option<usize>,
     run: Option<String>,
     seed: Option<u64>,
     slice_us: Option<u64>,
@@ -137,6 +139,13 @@ fn parse_option(args: &[String], i: &mut usize, opts: &mut Options) -> Flag {
             |s| s.parse().ok().filter(|&n| n > 0),
             "--max-fibers needs a positive integer",
         ),
+        "--isolates" => value(
+            args,
+            i,
+            &mut opts.isolates,
+            |s| s.parse().ok().filter(|&n| n > 0),
+            "--isolates needs a positive integer",
+        ),
         "--deny-warnings" => {
             opts.deny_warnings = true;
             Flag::Continue
@@ -215,6 +224,7 @@ fn cli() -> ExitCode {
         grace_ms: None,
         max_memory: None,
         max_fibers: None,
+        isolates: None,
         run: None,
         seed: None,
         slice_us: None,
@@ -237,6 +247,14 @@ fn cli() -> ExitCode {
         }
         opts.test.given.extend_from_slice(&args[first..=i]);
         i += 1;
+    }
+    if opts.isolates.is_none() {
+        if let Some(v) = std::env::var_os("CSP_ISOLATES") {
+            match v.to_str().and_then(|s| s.trim().parse().ok()).filter(|&n: &usize| n > 0) {
+                Some(n) => opts.isolates = Some(n),
+                None => return usage_error("CSP_ISOLATES needs a positive integer"),
+            }
+        }
     }
     let explore_cmd = matches!(args.get(i).map(String::as_str), Some("run" | "test"))
         || args.get(i).is_some_and(|a| looks_like_script(a));
@@ -410,6 +428,7 @@ fn runtime_options(opts: &Options) -> csp::embed::Options {
     csp::embed::Options {
         max_memory: Some(opts.max_memory.unwrap_or_else(csp::limits::default_max_memory)),
         max_fibers: opts.max_fibers,
+        isolates: opts.isolates,
         caps: csp::embed::Caps::all(),
         stdout: true,
         grace: opts.grace_ms.map(Duration::from_millis),

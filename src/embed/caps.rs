@@ -122,6 +122,9 @@ pub(crate) fn access(name: &str) -> Option<Access> {
         Access::Environment
     } else if name == "read_line" {
         Access::Stdin
+    } else if name.starts_with("__isolate_") {
+        // Workers are made with the same capabilities as the runtime.
+        Access::Pure
     } else if name.starts_with("__db_") || name.starts_with("__http_") {
         // They work on a database or a connection, which only an allowed
         // `sqlite.open` or `net` call makes.

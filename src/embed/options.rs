@@ -40,6 +40,8 @@ pub struct Options {
     pub coverage: Option<bool>,
     /// A built executable's modules (`csp build`): imports read them, not files.
     pub bundle: Option<Arc<crate::bundle::Bundle>>,
+    /// Worker isolates for `std/isolate` (`--isolates`); None: one per core.
+    pub isolates: Option<usize>,
 }
 
 impl Options {
@@ -82,5 +84,10 @@ impl Options {
             vm.coverage = Some(Box::new(crate::coverage::Counters::new(include_std)));
         }
         vm.loader.bundle.clone_from(&self.bundle);
+        // A worker isolate is made as this runtime was, on its own thread;
+        // `--timeout` is the main isolate's to enforce.
+        let worker = Options { timeout: None, ..self.clone() };
+        let make = move || super::Runtime::new(worker.clone()).into_vm();
+        crate::isolate::configure(vm, self.isolates, Arc::new(make));
     }
 }

@@ -27,6 +27,7 @@ pub mod format_fn;
 pub mod fs;
 pub mod http;
 pub mod io;
+pub mod isolate;
 pub mod json;
 pub mod list;
 pub mod list_ext;
@@ -79,6 +80,7 @@ fn register(vm: &mut Vm) {
     format_fn::register(vm);
     conc::register(vm);
     io::register(vm);
+    isolate::register(vm);
     process::register(vm);
     net::register(vm);
     http::register(vm);

@@ -51,6 +51,7 @@ pub(super) fn abandon(vm: &mut Vm, w: Waiter) {
         let (_, cancel) = pool.cancels.swap_remove(i);
         cancel();
     }
+    pool.stalls.retain(|(x, _)| *x != w);
 }
 
 /// Jobs are in flight (cheap: for delivering them).
@@ -60,7 +61,11 @@ pub(super) fn in_flight(vm: &Vm) -> bool {
 
 /// Is a job in flight whose completion can still wake its fiber?
 pub(super) fn pending(vm: &Vm) -> bool {
-    vm.sched.events.io.as_ref().is_some_and(|p| p.waiting.iter().any(|&w| vm.sched.fibers.is_parked(w)))
+    vm.sched
+        .events
+        .io
+        .as_ref()
+        .is_some_and(|p| p.waiting.iter().any(|&w| vm.sched.fibers.is_parked(w) && !p.stalled(w)))
 }
 
 /// How long the idle scheduler watches for a handed-off job's answer before
@@ -132,6 +137,9 @@ pub(super) fn complete(vm: &mut Vm, done: Vec<Done>) {
         }
         if let Some(i) = pool.cancels.iter().position(|(x, _)| x == w) {
             drop(pool.cancels.swap_remove(i));
+        }
+        if let Some(i) = pool.stalls.iter().position(|(x, _)| x == w) {
+            pool.stalls.swap_remove(i);
         }
     }
     for (w, finish, retry) in done {

@@ -6,6 +6,7 @@ use super::Waiter;
 use crate::vm::builtin::{IoDone, IoWork};
 use crate::vm::heap::Heap;
 use crate::vm::kind::ErrorKind;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
@@ -25,6 +26,9 @@ pub(super) struct IoPool {
     /// What to do when the fiber of a handed-off job is cancelled while it
     /// waits (interrupt the work); dropped when the job is delivered.
     pub(super) cancels: Vec<(Waiter, Box<dyn FnOnce()>)>,
+    /// Handed-off jobs that said their answer waits on something outside
+    /// this process's reach (`Reply::stall`): they do not keep it alive.
+    pub(super) stalls: Vec<(Waiter, Arc<AtomicBool>)>,
     /// For `Reply`s: where finished work is posted, and what wakes the reactor.
     done_tx: Sender<Done>,
     waker: Arc<mio::Waker>,
@@ -48,12 +52,19 @@ impl IoPool {
                 let _ = waker.wake();
             });
         }
-        IoPool { jobs, done, waiting: Vec::new(), cancels: Vec::new(), done_tx, waker }
+        IoPool { jobs, done, waiting: Vec::new(), cancels: Vec::new(), stalls: Vec::new(), done_tx, waker }
     }
 
     /// Where work for fiber `w` handed to another thread posts its result.
-    pub(super) fn reply(&self, w: Waiter) -> Reply {
-        Reply { to: Some((w, self.done_tx.clone(), self.waker.clone())) }
+    pub(super) fn reply(&mut self, w: Waiter) -> Reply {
+        let stall = Arc::new(AtomicBool::new(false));
+        self.stalls.push((w, stall.clone()));
+        Reply { to: Some((w, self.done_tx.clone(), self.waker.clone())), stall }
+    }
+
+    /// Has the job of `w` said it is stalled?
+    pub(super) fn stalled(&self, w: Waiter) -> bool {
+        self.stalls.iter().any(|(x, s)| *x == w && s.load(Ordering::Acquire))
     }
 }
 
@@ -63,6 +74,7 @@ impl IoPool {
 /// cancelled) posts an error, so no job stays in flight for ever.
 pub struct Reply {
     to: Option<(Waiter, Sender<Done>, Arc<mio::Waker>)>,
+    stall: Arc<AtomicBool>,
 }
 
 impl Reply {
@@ -70,6 +82,18 @@ impl Reply {
     pub fn send(mut self, done: IoDone) {
         if let Some((w, tx, waker)) = self.to.take() {
             if tx.send((w, done, false)).is_ok() {
+                let _ = waker.wake();
+            }
+        }
+    }
+
+    /// Says whether the answer now waits only on something that cannot come
+    /// unless this process sends it first (another isolate's fibers all
+    /// blocked): a stalled job does not keep the program alive nor hide a
+    /// deadlock. Setting it wakes the scheduler, to decide again.
+    pub fn stall(&self, on: bool) {
+        if self.stall.swap(on, Ordering::AcqRel) != on && on {
+            if let Some((_, _, waker)) = &self.to {
                 let _ = waker.wake();
             }
         }
@@ -84,7 +108,7 @@ impl Reply {
 impl Drop for Reply {
     fn drop(&mut self) {
         if self.to.is_some() {
-            let r = Reply { to: self.to.take() };
+            let r = Reply { to: self.to.take(), stall: self.stall.clone() };
             r.fail(ErrorKind::Internal, "the work was dropped unfinished".into());
         }
     }

@@ -85,6 +85,9 @@ pub struct Vm {
     pub coverage: Option<Box<crate::coverage::Counters>>,
     /// `csp dap`'s debugger and its traps (vm/debug.rs); None otherwise.
     pub debug: Option<Box<debug::Debug>>,
+    /// This isolate's part in `std/isolate` (isolate/: the shared pool, the
+    /// functions re-linked here); typed there, so the core does not import it.
+    pub isolate: Option<Box<dyn std::any::Any>>,
 }
 
 impl Vm {
@@ -112,6 +115,7 @@ impl Vm {
             files: Default::default(),
             coverage: None,
             debug: None,
+            isolate: None,
         }
     }
 

@@ -1,0 +1,432 @@
+//! The structured clone (docs/isolates.md): values packed from one isolate's
+//! heap into a `Packet`, which may cross threads, and unpacked into another
+//! heap. Shared sub-structure and cycles are kept (every object is packed
+//! once and referred to by its index), a copy never aliases its original, and
+//! packing is all or nothing: the first part that cannot cross fails it.
+//! Functions cross by identity (`units.rs`): the function's module and its
+//! place there, with its captured variables copied.
+
+use super::units::{self, FnId};
+use crate::vm::object::{Closure, ErrorObj, Native};
+use crate::vm::value::new_map;
+use crate::vm::{ErrorKind, Handle, Key, Obj, Value, Vm};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Values packed for another isolate: `Send`, and independent of any heap.
+#[derive(Debug, Default)]
+pub struct Packet {
+    nodes: Vec<Node>,
+    roots: Vec<Slot>,
+    /// The main script's globals the packed functions reach, by name.
+    globals: Vec<(String, Slot)>,
+    /// The modules and scripts the packed functions come from.
+    pub(super) units: Vec<units::Unit>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    Nil,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Node(u32),
+}
+
+#[derive(Debug)]
+enum PKey {
+    Nil,
+    Bool(bool),
+    Int(i64),
+    Str(Box<str>),
+    Bytes(Box<[u8]>),
+}
+
+#[derive(Debug)]
+enum Node {
+    Str(Box<str>),
+    Bytes(Box<[u8]>),
+    List(Vec<Slot>),
+    Map(Vec<(PKey, Slot)>),
+    Range(i64, i64),
+    Cell(Slot),
+    /// `origin`: where it was raised, as a function and an instruction.
+    Error {
+        kind: ErrorKind,
+        message: Box<str>,
+        trace: Vec<Box<str>>,
+        others: Vec<Slot>,
+        origin: Option<(FnId, u32)>,
+    },
+    Func {
+        id: FnId,
+        upvals: Vec<Slot>,
+    },
+    Native(&'static str),
+}
+
+/// Why a value cannot cross: what it is and where it sits in what was sent.
+#[derive(Debug)]
+pub struct CannotCross {
+    pub what: String,
+    pub path: String,
+}
+
+impl CannotCross {
+    /// "a mutex cannot cross to another isolate (at [1].lock)"
+    pub fn message(&self) -> String {
+        let at = if self.path.is_empty() { String::new() } else { format!(" (at {})", self.path) };
+        format!("{} cannot cross to another isolate{at}", self.what)
+    }
+}
+
+impl Packet {
+    /// How many values were packed.
+    pub fn len(&self) -> usize {
+        self.roots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.roots.is_empty()
+    }
+}
+
+/// Where a node was first found: its parent node and the edge from it (for
+/// the path in a `CannotCross`).
+#[derive(Clone)]
+enum Edge {
+    Root(usize),
+    Item(u32, usize),
+    Field(u32, String),
+    Captured(u32, String),
+    Global(String),
+    Other(u32),
+}
+
+struct Packer<'a> {
+    vm: &'a Vm,
+    seen: HashMap<u32, u32>,
+    nodes: Vec<Option<Node>>,
+    edges: Vec<Edge>,
+    todo: Vec<(Handle, u32)>,
+    globals: Vec<(String, Slot)>,
+    globals_seen: std::collections::HashSet<u32>,
+    units: units::UnitTable,
+}
+
+/// Packs `values` (and what they reach) for another isolate.
+pub fn pack(vm: &Vm, values: &[Value]) -> Result<Packet, CannotCross> {
+    let mut p = Packer {
+        vm,
+        seen: HashMap::new(),
+        nodes: Vec::new(),
+        edges: Vec::new(),
+        todo: Vec::new(),
+        globals: Vec::new(),
+        globals_seen: Default::default(),
+        units: units::UnitTable::default(),
+    };
+    let roots = values.iter().enumerate().map(|(i, &v)| p.slot(v, Edge::Root(i))).collect();
+    while let Some((h, at)) = p.todo.pop() {
+        let node = p.node(h, at)?;
+        p.nodes[at as usize] = Some(node);
+    }
+    let nodes = p.nodes.into_iter().map(|n| n.expect("every node packed")).collect();
+    Ok(Packet { nodes, roots, globals: p.globals, units: p.units.into_units() })
+}
+
+impl Packer<'_> {
+    fn slot(&mut self, v: Value, edge: Edge) -> Slot {
+        match v {
+            Value::Nil => Slot::Nil,
+            Value::Bool(b) => Slot::Bool(b),
+            Value::Int(i) => Slot::Int(i),
+            Value::Float(x) => Slot::Float(x),
+            Value::Obj(h) => {
+                if let Some(&i) = self.seen.get(&h.0) {
+                    return Slot::Node(i);
+                }
+                let i = self.nodes.len() as u32;
+                self.seen.insert(h.0, i);
+                self.nodes.push(None);
+                self.edges.push(edge);
+                self.todo.push((h, i));
+                Slot::Node(i)
+            }
+        }
+    }
+
+    fn node(&mut self, h: Handle, at: u32) -> Result<Node, CannotCross> {
+        let vm = self.vm;
+        Ok(match vm.heap.get(h) {
+            Obj::Str(s) => Node::Str(s.s.as_str().into()),
+            Obj::Bytes(b) => Node::Bytes(b.to_vec().into()),
+            Obj::List(items) => {
+                Node::List(items.iter().enumerate().map(|(i, &v)| self.slot(v, Edge::Item(at, i))).collect())
+            }
+            Obj::Map(m) => {
+                let mut fields = Vec::with_capacity(m.len());
+                for (k, &v) in m.iter() {
+                    let label = key_label(k);
+                    fields.push((pkey(k), self.slot(v, Edge::Field(at, label))));
+                }
+                Node::Map(fields)
+            }
+            Obj::Range(lo, hi) => Node::Range(*lo, *hi),
+            Obj::Cell(v) => Node::Cell(self.slot(*v, Edge::Other(at))),
+            Obj::Error(e) => self.error(e, at),
+            Obj::Closure(c) => self.closure(c, at)?,
+            Obj::Native(n) => Node::Native(n.name),
+            other => {
+                let what = match other {
+                    Obj::Chan(_) => "a channel (shared channels are not built yet)".to_string(),
+                    Obj::Host(o) => format!("a {} (a resource of this isolate)", o.class().name),
+                    o => format!("a {}", o.type_name()),
+                };
+                return Err(CannotCross { what, path: self.path(at) });
+            }
+        })
+    }
+
+    fn error(&mut self, e: &ErrorObj, at: u32) -> Node {
+        let others = e.others.iter().map(|&v| self.slot(v, Edge::Other(at))).collect();
+        let trace = e.trace.iter().map(|t| Box::from(&**t)).collect();
+        let origin = e.origin.filter(|s| s.proto.file.name != super::worker::DRIVER_NAME);
+        let origin = origin.and_then(|s| Some((self.units.id_of(self.vm, s.proto)?, s.pc)));
+        Node::Error { kind: e.kind, message: Box::from(&*e.message), trace, others, origin }
+    }
+
+    fn closure(&mut self, c: &Closure, at: u32) -> Result<Node, CannotCross> {
+        let Some(id) = self.units.id_of(self.vm, c.proto) else {
+            let what = format!("the function {} (it is not in a module or script file)", shown_name(&c.proto.name));
+            return Err(CannotCross { what, path: self.path(at) });
+        };
+        let names = &c.proto.upval_names;
+        let upvals = c
+            .upvals
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                let name = names.get(i).cloned().unwrap_or_default();
+                self.slot(v, Edge::Captured(at, name))
+            })
+            .collect();
+        if id.main {
+            self.main_globals(c.proto);
+        }
+        Ok(Node::Func { id, upvals })
+    }
+
+    /// The main script's globals that `proto` (and the functions nested in
+    /// it) read or write: copied with it, as captured variables are.
+    fn main_globals(&mut self, proto: crate::bytecode::ProtoRef) {
+        let vm = self.vm;
+        let mut stack = vec![proto];
+        while let Some(p) = stack.pop() {
+            stack.extend(p.protos.iter().copied());
+            for op in &p.code {
+                let idx = match *op {
+                    crate::bytecode::Op::GetGlobal { idx, .. }
+                    | crate::bytecode::Op::SetGlobal { idx, .. }
+                    | crate::bytecode::Op::CallGlobal { idx, .. } => idx as u32,
+                    _ => continue,
+                };
+                if idx < vm.loader.builtin_globals || !self.globals_seen.insert(idx) {
+                    continue;
+                }
+                let Some((name, _)) = vm.global_names.get_index(idx as usize) else { continue };
+                if name.contains("::") || name.starts_with("__") {
+                    continue; // a module's own (module state stays per isolate), or the runtime's
+                }
+                let name = name.to_string();
+                let slot = self.slot(vm.globals[idx as usize], Edge::Global(name.clone()));
+                self.globals.push((name, slot));
+            }
+        }
+    }
+
+    /// "[2].items[0]" from the root to node `at`.
+    fn path(&self, at: u32) -> String {
+        let mut parts = Vec::new();
+        let mut i = at;
+        loop {
+            match &self.edges[i as usize] {
+                Edge::Root(n) => {
+                    parts.push(format!("argument {}", n + 1));
+                    break;
+                }
+                Edge::Global(name) => {
+                    parts.push(format!("the global {name}"));
+                    break;
+                }
+                Edge::Item(p, n) => {
+                    parts.push(format!("[{n}]"));
+                    i = *p;
+                }
+                Edge::Field(p, k) => {
+                    parts.push(format!(".{k}"));
+                    i = *p;
+                }
+                Edge::Captured(p, name) => {
+                    parts.push(format!(" captured {name}"));
+                    i = *p;
+                }
+                Edge::Other(p) => i = *p,
+            }
+        }
+        parts.reverse();
+        parts.concat()
+    }
+}
+
+fn shown_name(name: &str) -> String {
+    if name.is_empty() {
+        "<anonymous>".into()
+    } else {
+        name.to_string()
+    }
+}
+
+fn key_label(k: &Key) -> String {
+    match k {
+        Key::Str(s) => s.as_str().to_string(),
+        Key::Int(i) => format!("[{i}]"),
+        Key::Bool(b) => format!("[{b}]"),
+        Key::Nil => "[nil]".into(),
+        Key::Bytes(_) => "[bytes]".into(),
+    }
+}
+
+fn pkey(k: &Key) -> PKey {
+    match k {
+        Key::Nil => PKey::Nil,
+        Key::Bool(b) => PKey::Bool(*b),
+        Key::Int(i) => PKey::Int(*i),
+        Key::Str(s) => PKey::Str(s.as_str().into()),
+        Key::Bytes(b) => PKey::Bytes(b.to_vec().into()),
+    }
+}
+
+/// What `unpack` made: the values, and the entries that run the imports of
+/// the units their functions come from (to run before calling one).
+pub struct Unpacked {
+    pub values: Vec<Value>,
+    pub inits: Vec<crate::bytecode::ProtoRef>,
+}
+
+/// Unpacks `packet` into `vm`'s heap: its values, with the main script's
+/// globals it carries set. Functions are re-linked (`units::resolve`), which
+/// may compile their module or script (not run it: see `Unpacked::inits`).
+pub fn unpack(vm: &mut Vm, packet: &Packet) -> Result<Unpacked, String> {
+    let units = units::resolve(vm, packet)?;
+    // Objects first (empty where they refer to others), then their contents,
+    // so cycles and shared parts come out as they went in.
+    let mut handles = Vec::with_capacity(packet.nodes.len());
+    for node in &packet.nodes {
+        let obj = match node {
+            Node::Str(s) => {
+                let Value::Obj(h) = vm.heap.str(s) else { unreachable!("a string is an object") };
+                handles.push(h);
+                continue;
+            }
+            Node::Bytes(b) => Obj::Bytes(Rc::from(&**b)),
+            Node::List(_) => Obj::List(crate::vm::List::from_slice(&[])),
+            Node::Map(fields) => Obj::Map(new_map(fields.len())),
+            Node::Range(lo, hi) => Obj::Range(*lo, *hi),
+            Node::Cell(_) => Obj::Cell(Value::Nil),
+            Node::Error { kind, message, trace, origin, .. } => Obj::Error(Box::new(ErrorObj {
+                message: Rc::from(&**message),
+                trace: trace.iter().map(|t| Rc::from(&**t)).collect(),
+                others: Vec::new(),
+                kind: *kind,
+                origin: match origin {
+                    Some((id, pc)) => Some(crate::bytecode::Site { proto: units::find(&units, id)?, pc: *pc }),
+                    None => None,
+                },
+            })),
+            Node::Func { id, upvals } => {
+                let proto = units::find(&units, id)?;
+                Obj::Closure(Closure { proto, upvals: vec![Value::Nil; upvals.len()].into_boxed_slice() })
+            }
+            Node::Native(name) => match native(vm, name) {
+                Some(h) => {
+                    handles.push(h);
+                    continue;
+                }
+                None => Obj::Native(Box::new(Native { name, func: missing_native(name) })),
+            },
+        };
+        handles.push(vm.heap.alloc(obj));
+    }
+    let value = |s: &Slot| match *s {
+        Slot::Nil => Value::Nil,
+        Slot::Bool(b) => Value::Bool(b),
+        Slot::Int(i) => Value::Int(i),
+        Slot::Float(x) => Value::Float(x),
+        Slot::Node(i) => Value::Obj(handles[i as usize]),
+    };
+    for (node, &h) in packet.nodes.iter().zip(&handles) {
+        match node {
+            Node::List(items) => {
+                let items: Vec<Value> = items.iter().map(value).collect();
+                vm.heap.note_growth(items.len() * 16);
+                *vm.heap.get_mut(h) = Obj::List(crate::vm::List::from_slice(&items));
+            }
+            Node::Map(fields) => {
+                let mut m = new_map(fields.len());
+                for (k, v) in fields {
+                    m.insert(key(k), value(v));
+                }
+                vm.heap.note_growth(fields.len() * 32);
+                *vm.heap.get_mut(h) = Obj::Map(m);
+            }
+            Node::Cell(v) => *vm.heap.get_mut(h) = Obj::Cell(value(v)),
+            Node::Error { others, .. } if !others.is_empty() => {
+                let others = others.iter().map(value).collect();
+                if let Obj::Error(e) = vm.heap.get_mut(h) {
+                    e.others = others;
+                }
+            }
+            Node::Func { upvals, .. } => {
+                let ups: Vec<Value> = upvals.iter().map(value).collect();
+                if let Obj::Closure(c) = vm.heap.get_mut(h) {
+                    c.upvals = ups.into_boxed_slice();
+                }
+            }
+            _ => {}
+        }
+    }
+    for (name, slot) in &packet.globals {
+        let g = vm.global_slot(name);
+        vm.globals[g as usize] = value(slot);
+    }
+    let values = packet.roots.iter().map(value).collect();
+    Ok(Unpacked { values, inits: units.iter().filter_map(|u| u.1).collect() })
+}
+
+fn key(k: &PKey) -> Key {
+    match k {
+        PKey::Nil => Key::Nil,
+        PKey::Bool(b) => Key::Bool(*b),
+        PKey::Int(i) => Key::Int(*i),
+        PKey::Str(s) => Key::Str(crate::vm::str::Str::from(&**s)),
+        PKey::Bytes(b) => Key::Bytes(Rc::from(&**b)),
+    }
+}
+
+/// The builtin named `name` in `vm` (a global, possibly hidden).
+fn native(vm: &Vm, name: &str) -> Option<Handle> {
+    vm.globals.iter().find_map(|&v| match v {
+        Value::Obj(h) if matches!(vm.heap.get(h), Obj::Native(n) if n.name == name) => Some(h),
+        _ => None,
+    })
+}
+
+/// A builtin the target lacks (an embedder's, registered in one runtime only)
+/// fails when called, not when it crosses.
+fn missing_native(_name: &'static str) -> crate::vm::NativeFn {
+    fn missing(_: &mut Vm, _: &[Value]) -> crate::vm::Res<Value> {
+        crate::vm::err(ErrorKind::Type, "this builtin does not exist in this isolate")
+    }
+    crate::vm::NativeFn::Value(missing)
+}

@@ -1,0 +1,71 @@
+//! Isolates (docs/isolates.md): csp on every core. A worker isolate is a VM
+//! of its own on a thread of its own; values cross between isolates as
+//! copies (`clone.rs`), functions by identity (`units.rs`). The pool of
+//! workers (`pool.rs`, `worker.rs`) starts on the first use of
+//! `std/isolate`, whose natives are in `natives/isolate.rs`.
+
+pub mod clone;
+pub mod pool;
+pub mod units;
+pub mod worker;
+
+use crate::vm::Vm;
+use pool::{Factory, Pool};
+use std::sync::Arc;
+
+/// An isolate's part in `std/isolate`, kept in `Vm::isolate`.
+#[derive(Default)]
+pub struct Local {
+    /// The pool's size (`--isolates`, `CSP_ISOLATES`, else the cores).
+    pub size: usize,
+    /// How a worker's VM is made.
+    pub factory: Option<Factory>,
+    /// The pool every isolate shares, once started.
+    pub pool: Option<Arc<Pool>>,
+    /// In a worker: its index in the pool.
+    pub worker: Option<usize>,
+    pub compiled: units::Compiled,
+}
+
+/// This isolate's `Local`, made on first use.
+pub fn local(vm: &mut Vm) -> &mut Local {
+    if !vm.isolate.as_ref().is_some_and(|b| b.is::<Local>()) {
+        vm.isolate = Some(Box::new(Local { size: default_size(), ..Local::default() }));
+    }
+    vm.isolate.as_mut().and_then(|b| b.downcast_mut::<Local>()).expect("made above")
+}
+
+/// The number of cores, the pool's default size.
+pub fn default_size() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Sets how many workers the pool has and how a worker's VM is made (the
+/// runtime's own options: `embed::Options::apply`).
+pub fn configure(vm: &mut Vm, size: Option<usize>, factory: Factory) {
+    let local = local(vm);
+    if let Some(n) = size {
+        local.size = n;
+    }
+    local.factory = Some(factory);
+}
+
+/// The pool, started now if it is not yet.
+pub fn pool(vm: &mut Vm) -> Result<Arc<Pool>, String> {
+    let local = local(vm);
+    if let Some(p) = &local.pool {
+        return Ok(p.clone());
+    }
+    let Some(make) = local.factory.clone() else {
+        return Err("this runtime cannot start isolates (it was not made by Runtime::new)".into());
+    };
+    let p = Pool::start(local.size.max(1), &make);
+    local.pool = Some(p.clone());
+    Ok(p)
+}
+
+/// The pool's size, without starting it.
+pub fn count(vm: &mut Vm) -> usize {
+    let local = local(vm);
+    local.pool.as_ref().map_or(local.size.max(1), |p| p.size())
+}

@@ -1,0 +1,211 @@
+//! The worker isolates every isolate of the process shares: one inbox per
+//! worker thread, and one `Answer` per function sent to run there. Only
+//! threads, locks and packets here; fibers are in worker.rs and the natives.
+
+use super::clone::Packet;
+use crate::vm::builtin::Reply;
+use crate::vm::Value;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+/// Makes a worker isolate's VM (on the worker's own thread): the runtime's
+/// options, as the main isolate got them.
+pub type Factory = Arc<dyn Fn() -> crate::vm::Vm + Send + Sync>;
+
+/// The pool: started on first use by whichever isolate uses it first.
+pub struct Pool {
+    pub inboxes: Vec<Arc<Inbox>>,
+    next_id: AtomicU64,
+}
+
+/// What a worker receives.
+pub enum Msg {
+    /// Run `call` (the function, then its arguments) and answer in `answer`.
+    Job { id: u64, call: Packet, answer: Arc<Answer> },
+    /// The job's task was cancelled where it was started.
+    Cancel(u64),
+}
+
+/// A worker's inbox: messages, the worker's fiber waiting for them, and the
+/// answers of the jobs it runs (which it marks stalled when it is stuck).
+pub struct Inbox {
+    state: Mutex<InboxState>,
+    arrived: Condvar,
+    /// Jobs sent and not answered: the pool sends a new one to the least loaded.
+    load: AtomicUsize,
+}
+
+#[derive(Default)]
+pub(super) struct InboxState {
+    pub msgs: Vec<Msg>,
+    /// The worker's driver fiber, parked until a message comes.
+    pub waiting: Option<Reply>,
+    pub jobs: HashMap<u64, Arc<Answer>>,
+}
+
+/// One job's outcome, handed from the worker's thread to the one that sent it.
+#[derive(Default)]
+pub struct Answer {
+    state: Mutex<AnswerState>,
+}
+
+#[derive(Default)]
+struct AnswerState {
+    /// The result, or the error (both packed).
+    outcome: Option<Result<Packet, Packet>>,
+    /// The sender's fiber, parked until the outcome comes.
+    waiting: Option<Reply>,
+    /// The worker is stuck: the job waits on what only another isolate can do.
+    stalled: bool,
+    /// The outcome came (it may have been taken since).
+    given: bool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic on another thread while it held the lock leaves data that is
+    // still whole (every change is one assignment): carry on.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn wake(reply: Reply) {
+    reply.send(Box::new(|_| Ok(Value::Nil)));
+}
+
+impl Pool {
+    /// Starts `size` workers, each making its VM with `make`.
+    pub fn start(size: usize, make: &Factory) -> Arc<Pool> {
+        let inboxes =
+            (0..size).map(|_| Arc::new(Inbox { state: Default::default(), arrived: Condvar::new(), load: 0.into() }));
+        let pool = Arc::new(Pool { inboxes: inboxes.collect(), next_id: AtomicU64::new(1) });
+        for i in 0..size {
+            super::worker::spawn(pool.clone(), i, make.clone());
+        }
+        pool
+    }
+
+    pub fn size(&self) -> usize {
+        self.inboxes.len()
+    }
+
+    /// Sends a job to the least loaded worker; its id and worker.
+    pub fn submit(&self, call: Packet, answer: Arc<Answer>) -> (usize, u64) {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let loads = self.inboxes.iter().map(|b| b.load.load(Ordering::Relaxed));
+        let (w, _) = loads.enumerate().min_by_key(|&(_, l)| l).expect("a pool has workers");
+        self.inboxes[w].load.fetch_add(1, Ordering::Relaxed);
+        self.inboxes[w].post(Msg::Job { id, call, answer });
+        (w, id)
+    }
+
+    pub fn cancel(&self, worker: usize, id: u64) {
+        self.inboxes[worker].post(Msg::Cancel(id));
+    }
+}
+
+impl Inbox {
+    /// Delivers `msg` and wakes the worker. Its stuck jobs may move now.
+    pub fn post(&self, msg: Msg) {
+        let mut st = lock(&self.state);
+        for a in st.jobs.values() {
+            a.stall(false);
+        }
+        if let Msg::Job { id, answer, .. } = &msg {
+            st.jobs.insert(*id, answer.clone());
+        }
+        st.msgs.push(msg);
+        if let Some(r) = st.waiting.take() {
+            wake(r);
+        }
+        self.arrived.notify_one();
+    }
+
+    /// The worker's driver waits for messages: `reply` is posted when there
+    /// are some (at once if there are).
+    pub fn wait_with(&self, reply: Reply) {
+        // Waiting for a message alone never keeps the worker alive.
+        reply.stall(true);
+        let mut st = lock(&self.state);
+        if st.msgs.is_empty() {
+            st.waiting = Some(reply);
+        } else {
+            drop(st);
+            wake(reply);
+        }
+    }
+
+    /// The answer of job `id`, while it runs here.
+    pub fn answer(&self, id: u64) -> Option<Arc<Answer>> {
+        lock(&self.state).jobs.get(&id).cloned()
+    }
+
+    pub fn take(&self) -> Vec<Msg> {
+        std::mem::take(&mut lock(&self.state).msgs)
+    }
+
+    /// The worker is stuck: marks its jobs stalled (so the isolates waiting
+    /// on them can see a deadlock or the program's end) and sleeps until a
+    /// message comes.
+    pub(super) fn sleep_stuck(&self) {
+        let mut st = lock(&self.state);
+        if !st.msgs.is_empty() {
+            return; // not stuck: a message came since the worker looked
+        }
+        for a in st.jobs.values() {
+            a.stall(true);
+        }
+        while st.msgs.is_empty() {
+            st = self.arrived.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// The job `id` answered (or ended unanswered): it leaves the load.
+    pub fn finished(&self, id: u64) {
+        if lock(&self.state).jobs.remove(&id).is_some() {
+            self.load.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Answer {
+    /// The sender waits: `reply` is posted when the outcome is in (at once
+    /// if it is).
+    pub fn wait_with(&self, reply: Reply) {
+        let mut st = lock(&self.state);
+        if st.given {
+            drop(st);
+            wake(reply);
+        } else {
+            reply.stall(st.stalled);
+            st.waiting = Some(reply);
+        }
+    }
+
+    /// Has the outcome come (taken or not)?
+    pub fn is_in(&self) -> bool {
+        lock(&self.state).given
+    }
+
+    /// The outcome, taken (once).
+    pub fn take(&self) -> Option<Result<Packet, Packet>> {
+        lock(&self.state).outcome.take()
+    }
+
+    /// The worker's outcome for the job.
+    pub fn give(&self, outcome: Result<Packet, Packet>) {
+        let mut st = lock(&self.state);
+        st.outcome = Some(outcome);
+        st.given = true;
+        if let Some(r) = st.waiting.take() {
+            wake(r);
+        }
+    }
+
+    fn stall(&self, on: bool) {
+        let mut st = lock(&self.state);
+        st.stalled = on;
+        if let Some(r) = &st.waiting {
+            r.stall(on);
+        }
+    }
+}
