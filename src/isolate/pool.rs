@@ -56,8 +56,9 @@ struct AnswerState {
     outcome: Option<Result<Packet, Packet>>,
     /// The sender's fiber, parked until the outcome comes.
     waiting: Option<Reply>,
-    /// The worker is stuck: the job waits on what only another isolate can do.
-    stalled: bool,
+    /// The worker is stuck: the job waits on what only another isolate can
+    /// do; what its fibers wait on.
+    stalled: Option<String>,
     /// The outcome came (it may have been taken since).
     given: bool,
 }
@@ -108,7 +109,7 @@ impl Inbox {
     pub fn post(&self, msg: Msg) {
         let mut st = lock(&self.state);
         for a in st.jobs.values() {
-            a.stall(false);
+            a.stall(None);
         }
         if let Msg::Job { id, answer, .. } = &msg {
             st.jobs.insert(*id, answer.clone());
@@ -124,7 +125,7 @@ impl Inbox {
     /// are some (at once if there are).
     pub fn wait_with(&self, reply: Reply) {
         // Waiting for a message alone never keeps the worker alive.
-        reply.stall(true);
+        reply.stall(Some("messages from other isolates"));
         let mut st = lock(&self.state);
         if st.msgs.is_empty() {
             st.waiting = Some(reply);
@@ -144,15 +145,15 @@ impl Inbox {
     }
 
     /// The worker is stuck: marks its jobs stalled (so the isolates waiting
-    /// on them can see a deadlock or the program's end) and sleeps until a
-    /// message comes.
-    pub(super) fn sleep_stuck(&self) {
+    /// on them can see a deadlock or the program's end), with `why` (its
+    /// blocked fibers), and sleeps until a message comes.
+    pub(super) fn sleep_stuck(&self, why: &str) {
         let mut st = lock(&self.state);
         if !st.msgs.is_empty() {
             return; // not stuck: a message came since the worker looked
         }
         for a in st.jobs.values() {
-            a.stall(true);
+            a.stall(Some(why));
         }
         while st.msgs.is_empty() {
             st = self.arrived.wait(st).unwrap_or_else(|e| e.into_inner());
@@ -176,7 +177,7 @@ impl Answer {
             drop(st);
             wake(reply);
         } else {
-            reply.stall(st.stalled);
+            reply.stall(st.stalled.as_deref());
             st.waiting = Some(reply);
         }
     }
@@ -201,11 +202,11 @@ impl Answer {
         }
     }
 
-    fn stall(&self, on: bool) {
+    fn stall(&self, why: Option<&str>) {
         let mut st = lock(&self.state);
-        st.stalled = on;
+        st.stalled = why.map(str::to_string);
         if let Some(r) = &st.waiting {
-            r.stall(on);
+            r.stall(why);
         }
     }
 }

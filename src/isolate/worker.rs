@@ -55,7 +55,7 @@ fn run(pool: Arc<Pool>, index: usize, make: Factory) {
             Pumped::Idle(next) => {
                 vm.out.flush();
                 if session::stuck(&vm, entry) {
-                    inbox.sleep_stuck();
+                    inbox.sleep_stuck(&stuck_report(&vm, index));
                 } else {
                     session::wait(&mut vm, next);
                 }
@@ -75,4 +75,17 @@ fn run(pool: Arc<Pool>, index: usize, make: Factory) {
             }
         }
     }
+}
+
+/// What the stuck worker's fibers wait on, for the deadlock report of an
+/// isolate waiting on one of its jobs (the driver's own lines left out).
+fn stuck_report(vm: &crate::vm::Vm, index: usize) -> String {
+    let report = session::deadlock_report(vm);
+    let lines = report.lines().skip(1).filter(|l| !l.contains(DRIVER_NAME));
+    let mut out = format!("a job on worker isolate {}", index + 1);
+    for l in lines {
+        out.push_str("\n    ");
+        out.push_str(l.trim_start_matches("  "));
+    }
+    out
 }

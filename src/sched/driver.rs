@@ -225,8 +225,10 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
         }
         if io::spin_for_handoff(vm, wait) {
             // A handed-off job answered: no sleep.
-        } else if outside_pending(vm) || signal::watching(vm) {
-            // Watched signals end the wait too (the reactor sees their self-pipe).
+        } else if outside_pending(vm) || io::in_flight(vm) || signal::watching(vm) {
+            // Watched signals end the wait too (the reactor sees their self-pipe),
+            // and so does work in flight that cannot keep the program alive on
+            // its own (a stalled hand-off: another isolate's message ends it).
             poll_outside(vm, wait);
         } else if let Some(d) = wait {
             std::thread::sleep(d);

@@ -28,7 +28,7 @@ pub(super) struct IoPool {
     pub(super) cancels: Vec<(Waiter, Box<dyn FnOnce()>)>,
     /// Handed-off jobs that said their answer waits on something outside
     /// this process's reach (`Reply::stall`): they do not keep it alive.
-    pub(super) stalls: Vec<(Waiter, Arc<AtomicBool>)>,
+    pub(super) stalls: Vec<(Waiter, Arc<Stall>)>,
     /// For `Reply`s: where finished work is posted, and what wakes the reactor.
     done_tx: Sender<Done>,
     waker: Arc<mio::Waker>,
@@ -57,15 +57,28 @@ impl IoPool {
 
     /// Where work for fiber `w` handed to another thread posts its result.
     pub(super) fn reply(&mut self, w: Waiter) -> Reply {
-        let stall = Arc::new(AtomicBool::new(false));
+        let stall = Arc::new(Stall::default());
         self.stalls.push((w, stall.clone()));
         Reply { to: Some((w, self.done_tx.clone(), self.waker.clone())), stall }
     }
 
     /// Has the job of `w` said it is stalled?
     pub(super) fn stalled(&self, w: Waiter) -> bool {
-        self.stalls.iter().any(|(x, s)| *x == w && s.load(Ordering::Acquire))
+        self.stalls.iter().any(|(x, s)| *x == w && s.on.load(Ordering::Acquire))
     }
+
+    /// Why the job a fiber parked at generation `gen` waits on is stalled, if it is.
+    pub(super) fn stall_reason(&self, gen: u32) -> Option<String> {
+        let (_, s) = self.stalls.iter().find(|(x, s)| x.gen == gen && s.on.load(Ordering::Acquire))?;
+        Some(s.why.lock().map(|w| w.clone()).unwrap_or_default())
+    }
+}
+
+/// A hand-off's stall (`Reply::stall`): whether, and why, for a deadlock's report.
+#[derive(Default)]
+pub(super) struct Stall {
+    on: AtomicBool,
+    why: Mutex<String>,
 }
 
 /// Where a thread of a builtin's own posts the result of work handed to it
@@ -74,7 +87,7 @@ impl IoPool {
 /// cancelled) posts an error, so no job stays in flight for ever.
 pub struct Reply {
     to: Option<(Waiter, Sender<Done>, Arc<mio::Waker>)>,
-    stall: Arc<AtomicBool>,
+    stall: Arc<Stall>,
 }
 
 impl Reply {
@@ -91,8 +104,13 @@ impl Reply {
     /// unless this process sends it first (another isolate's fibers all
     /// blocked): a stalled job does not keep the program alive nor hide a
     /// deadlock. Setting it wakes the scheduler, to decide again.
-    pub fn stall(&self, on: bool) {
-        if self.stall.swap(on, Ordering::AcqRel) != on && on {
+    /// `why` says what it waits on, for a deadlock's report.
+    pub fn stall(&self, why: Option<&str>) {
+        let on = why.is_some();
+        if let (Some(why), Ok(mut w)) = (why, self.stall.why.lock()) {
+            why.clone_into(&mut w);
+        }
+        if self.stall.on.swap(on, Ordering::AcqRel) != on && on {
             if let Some((_, _, waker)) = &self.to {
                 let _ = waker.wake();
             }

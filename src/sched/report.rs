@@ -119,6 +119,10 @@ fn blocked_line(vm: &Vm, f: &Fiber, s: &FiberState, w: &Wait, holders: &mut Hold
     let who = fiber_name(vm, s);
     let at = location(f.current_site());
     let what = match w {
+        Wait::Io => match vm.sched.events.io.as_ref().and_then(|p| p.stall_reason(s.gen)) {
+            Some(why) => why,
+            None => w.describe().to_string(),
+        },
         Wait::Recv(h) | Wait::Send(h) => {
             let all = holders.entry(*h).or_insert_with(|| {
                 let mut v: Vec<(*const Fiber, String)> = fibers(vm)
@@ -170,7 +174,11 @@ fn blocked_line(vm: &Vm, f: &Fiber, s: &FiberState, w: &Wait, holders: &mut Hold
         }
         _ => w.describe().to_string(),
     };
-    format!("{who} blocked on {what} at {at}")
+    // Another isolate's fibers, indented below (a stalled job's reason).
+    match what.split_once('\n') {
+        Some((head, rest)) => format!("{who} blocked on {head} at {at}, where\n{rest}"),
+        None => format!("{who} blocked on {what} at {at}"),
+    }
 }
 
 /// "fiber N blocked on ..." or "fiber N ready at ...".
