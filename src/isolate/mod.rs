@@ -5,6 +5,8 @@
 //! `std/isolate`, whose natives are in `natives/isolate.rs`.
 
 pub mod clone;
+#[cfg(test)]
+mod clone_tests;
 pub mod pool;
 pub mod units;
 pub mod worker;
