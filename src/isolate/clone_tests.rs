@@ -22,7 +22,17 @@ impl Gen {
     }
 
     fn text(&mut self) -> String {
-        const PIECES: &[&str] = &["a", "key", "é", "日本", "🦀", " ", "\n", "\"", "long text that is not interned at all, past forty bytes"];
+        const PIECES: &[&str] = &[
+            "a",
+            "key",
+            "é",
+            "日本",
+            "🦀",
+            " ",
+            "\n",
+            "\"",
+            "long text that is not interned at all, past forty bytes",
+        ];
         (0..self.below(4)).map(|_| PIECES[self.below(PIECES.len() as u64) as usize]).collect()
     }
 
@@ -131,12 +141,14 @@ fn same(va: &Vm, a: Value, vb: &Vm, b: Value, seen: &mut HashMap<u32, u32>) -> R
         (Obj::List(x), Obj::List(y)) if x.len() == y.len() => {
             x.iter().zip(y.iter()).try_for_each(|(&p, &q)| same(va, p, vb, q, seen))
         }
-        (Obj::Map(x), Obj::Map(y)) if x.len() == y.len() => x.iter().zip(y.iter()).try_for_each(|((kx, &p), (ky, &q))| {
-            if kx != ky {
-                return Err("map keys differ".into());
-            }
-            same(va, p, vb, q, seen)
-        }),
+        (Obj::Map(x), Obj::Map(y)) if x.len() == y.len() => {
+            x.iter().zip(y.iter()).try_for_each(|((kx, &p), (ky, &q))| {
+                if kx != ky {
+                    return Err("map keys differ".into());
+                }
+                same(va, p, vb, q, seen)
+            })
+        }
         (Obj::Error(x), Obj::Error(y))
             if x.message == y.message && x.trace == y.trace && x.kind == y.kind && x.others.len() == y.others.len() =>
         {

@@ -81,7 +81,13 @@ fn other_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
         Op::Go { base: b, argc, method, dropped } => {
             let slot = base + b as usize;
             let call = &fiber.stack[slot..=slot + argc as usize + method as usize];
-            fiber.stack[slot] = ops::go(vm, call, method, site(fiber), dropped)?;
+            // Started inside the standard library (`isolate.run`, `async.pmap`):
+            // its trace and reports name the user's call instead.
+            let mut at = site(fiber);
+            if at.proto.file.std {
+                at = fiber.raise_site().unwrap_or(at);
+            }
+            fiber.stack[slot] = ops::go(vm, call, method, at, dropped)?;
         }
         Op::Select { base: b, desc } => {
             let proto = fiber.frames.last().unwrap().proto;
