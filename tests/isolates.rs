@@ -224,3 +224,15 @@ try { wait t } catch e { print(e.kind) }
         assert_eq!(out, "true\ncancelled\n");
     }
 }
+
+#[test]
+fn a_dropped_run_propagates_its_failure_at_once() {
+    let began = std::time::Instant::now();
+    let (code, out, err) = run(
+        "iso_dropped",
+        "import \"std/isolate\"\nfn boom() { throw error(\"remote failure\") }\nisolate.run(boom)\nsleep(20000)\nprint(\"not reached\")\n",
+    );
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("remote failure") && err.contains("iso_dropped.csp:3:1"), "{err}");
+    assert!(began.elapsed() < std::time::Duration::from_secs(10), "{:?}", began.elapsed());
+}

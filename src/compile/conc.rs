@@ -7,6 +7,26 @@ use crate::syntax::ast::*;
 use std::rc::Rc;
 
 impl Compiler<'_> {
+    /// `isolate.run(f, args)` as a statement calls std/isolate's private
+    /// `_run_dropped`, whose `go` drops the task: a failure propagates at
+    /// once, as a dropped `go`'s does (docs/isolates.md).
+    pub(crate) fn isolate_run_dropped(&mut self, module: &Expr, args: &[Expr], span: Span, dst: u8) {
+        let ExprKind::Name(alias) = &module.kind else { return };
+        let prefix = self.imports[alias].prefix.clone();
+        let base = self.alloc();
+        let idx = self.global(&format!("{prefix}_run_dropped"));
+        self.emit(Op::GetGlobal { dst: base, idx });
+        for a in args {
+            let r = self.alloc();
+            self.expr_to(a, r);
+        }
+        self.span = span;
+        self.emit(Op::Call { base, argc: args.len().min(255) as u8 });
+        if base != dst {
+            self.emit(Op::Move { dst, src: base });
+        }
+    }
+
     /// `go f(args)` / `go recv.m(args)`: the callee (or receiver) and arguments
     /// are evaluated here, in this fiber; the new fiber makes the same call the
     /// expression would (a method call stays a method call).

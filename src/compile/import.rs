@@ -134,6 +134,12 @@ impl Compiler<'_> {
         }
     }
 
+    /// The key of the module `e` names (`std/isolate`), if it names one.
+    pub(crate) fn module_key(&self, e: &Expr) -> Option<&str> {
+        let ExprKind::Name(n) = &e.kind else { return None };
+        self.is_module(e).then(|| self.imports[n].key.as_str())
+    }
+
     /// `alias(...)`: a module is not a function. Most often the import hid a
     /// builtin of the same name (`import "std/hex"` then `hex(255)`).
     pub(crate) fn module_called(&mut self, f: &Expr) {

@@ -34,6 +34,12 @@ impl Compiler<'_> {
                     // A `go` statement drops its task: failures propagate at once.
                     ExprKind::Go(call) => self.go(call, t, true),
                     ExprKind::GoBlock(b) => self.go_block(b, e.span, t, true),
+                    // `isolate.run(...)` as a statement drops its task too.
+                    ExprKind::Method(m, name, args)
+                        if name.name == "run" && self.module_key(m) == Some("std/isolate") =>
+                    {
+                        self.isolate_run_dropped(m, args, e.span, t)
+                    }
                     _ => self.expr_to(e, t),
                 }
             }
