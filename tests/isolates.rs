@@ -236,3 +236,26 @@ fn a_dropped_run_propagates_its_failure_at_once() {
     assert!(err.contains("remote failure") && err.contains("iso_dropped.csp:3:1"), "{err}");
     assert!(began.elapsed() < std::time::Duration::from_secs(10), "{:?}", began.elapsed());
 }
+
+#[test]
+fn sigterm_runs_the_cleanup_of_work_on_other_isolates() {
+    let script = common::Script::new(
+        "iso_sigterm.csp",
+        "import \"std/isolate\"\nfn slow() { try { sleep(20000) } finally { print(\"worker cleanup\") } }\n\
+         let t = isolate.run(slow)\nsleep(100)\nprint(\"ready\")\ntry { wait t } finally { print(\"main cleanup\") }\n",
+    );
+    let mut child =
+        Command::new(CSP).args(["run", script.path()]).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 6];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    assert_eq!(&first, b"ready\n");
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    let mut lines: Vec<&str> = rest.lines().collect();
+    lines.sort();
+    assert_eq!(lines, ["main cleanup", "worker cleanup"]);
+}
