@@ -10,6 +10,7 @@ pub(super) const CHUNK: usize = 256 * 1024;
 /// grows only by what arrived: reading straight into it left 256 KiB per
 /// connection, 2.5 GB for 10,000 idle ones that had each received 64 bytes.
 pub(super) fn read_through_scratch(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    // Per isolate (a thread each).
     thread_local! {
         static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }

@@ -11,6 +11,7 @@ use std::sync::{Arc, OnceLock};
 /// A client configuration trusting the CA certificates in the PEM file `ca`,
 /// or (None) the system's roots.
 pub fn client_config(ca: Option<&str>) -> Result<Arc<ClientConfig>, String> {
+    // Shared by every isolate: read-only once made.
     static SYSTEM: OnceLock<Result<Arc<ClientConfig>, String>> = OnceLock::new();
     match ca {
         None => SYSTEM.get_or_init(|| client_with(system_roots()?)).clone(),

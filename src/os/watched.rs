@@ -43,6 +43,8 @@ impl<T: AsRawFd> Drop for Watched<T> {
 /// Descriptors closed since a reactor last looked.
 pub type Closed = Arc<Mutex<Vec<RawFd>>>;
 
+/// Shared by every isolate: each reactor's list, as a descriptor closed in
+/// one may be watched by another's.
 static LISTS: Mutex<Vec<Weak<Mutex<Vec<RawFd>>>>> = Mutex::new(Vec::new());
 
 /// A new reactor's list of closed descriptors, filled from now on.

@@ -25,7 +25,7 @@ pub enum Input {
     Quit,
 }
 
-/// Set by SIGINT while an entry runs.
+/// Set by SIGINT while an entry runs (process-wide: one REPL per process).
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_sigint(_: libc::c_int) {
@@ -36,7 +36,7 @@ extern "C" fn on_sigint(_: libc::c_int) {
 /// an entry does not make the kernel discard what was typed ahead.
 struct KeepTypeAhead;
 
-/// The terminal's settings when the REPL started.
+/// The terminal's settings when the REPL started (process-wide, as the terminal is).
 static SAVED_TERMINAL: Mutex<Option<libc::termios>> = Mutex::new(None);
 
 impl KeepTypeAhead {

@@ -17,6 +17,8 @@ const INT: usize = 0;
 const TERM: usize = 1;
 const QUIT: usize = 5;
 
+// Process-wide, as signals are: only the main isolate installs the handlers
+// and reads them; it cancels the work it sent to other isolates.
 /// Signals arrived and not yet acted on.
 static PENDING: AtomicU32 = AtomicU32::new(0);
 /// Signals our handler is installed for.

@@ -95,6 +95,7 @@ struct Table {
     free: Vec<u32>,
 }
 
+// Per isolate (a thread each).
 thread_local! {
     // Shared by the buffers of this thread, reached only from their headers;
     // a RefCell, borrowed only inside the functions below, which never nest.

@@ -126,7 +126,8 @@ impl Output {
     }
 }
 
-/// stdout was closed when the program started (see `mark_stdout_closed`).
+/// stdout was closed when the program started (see `mark_stdout_closed`);
+/// process-wide, as stdout is.
 static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Records that the process started with descriptor 1 closed. Rust's runtime

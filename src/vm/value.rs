@@ -47,6 +47,7 @@ pub struct MapHasher;
 struct Seeds(u64, foldhash::SharedSeed);
 
 fn seeds() -> &'static Seeds {
+    // Shared by every isolate: one seed per process, read-only once made.
     static SEEDS: std::sync::OnceLock<Seeds> = std::sync::OnceLock::new();
     SEEDS.get_or_init(|| {
         // std's RandomState keys come from the OS's random source.

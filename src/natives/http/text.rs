@@ -3,6 +3,7 @@
 use crate::natives::args::arity;
 use crate::vm::{Fiber, Res, Ret, Value, Vm};
 
+// Per isolate (a thread each).
 thread_local! {
     /// The Date header of the current second (formatted once a second).
     static DATE: std::cell::RefCell<(u64, std::rc::Rc<str>)> = std::cell::RefCell::new((u64::MAX, "".into()));

@@ -50,6 +50,7 @@ const MATCH_BYTES: usize = 256;
 /// Patterns the module's functions compiled, oldest first.
 const CACHE_SIZE: usize = 128;
 
+// Per isolate (a thread each): compiled patterns are `Rc`s of its heap's.
 thread_local! {
     static CACHE: RefCell<IndexMap<crate::vm::Str, Rc<Regex>>> = RefCell::new(IndexMap::new());
 }
