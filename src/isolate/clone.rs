@@ -7,6 +7,7 @@
 //! place there, with its captured variables copied.
 
 use super::units::{self, FnId};
+use crate::vm::map::{Layout, Map};
 use crate::vm::object::{Closure, ErrorObj, Native};
 use crate::vm::value::new_map;
 use crate::vm::{ErrorKind, Handle, Key, Obj, Value, Vm};
@@ -18,6 +19,8 @@ use std::rc::Rc;
 pub struct Packet {
     nodes: Vec<Node>,
     roots: Vec<Slot>,
+    /// The keys of the packed maps, once per layout the maps share.
+    layouts: Vec<Vec<PKey>>,
     /// The main script's globals the packed functions reach, by name.
     globals: Vec<(String, Slot)>,
     /// The modules and scripts the packed functions come from.
@@ -47,7 +50,8 @@ enum Node {
     Str(Box<str>),
     Bytes(Box<[u8]>),
     List(Vec<Slot>),
-    Map(Vec<(PKey, Slot)>),
+    /// A map: its keys (an index into the packet's layouts) and values.
+    Map(u32, Vec<Slot>),
     Range(i64, i64),
     Cell(Slot),
     /// `origin`: where it was raised, as a function and an instruction.
@@ -97,34 +101,44 @@ impl Packet {
 enum Edge {
     Root(usize),
     Item(u32, usize),
-    Field(u32, String),
-    Captured(u32, String),
+    /// The field at this index of the parent map.
+    Field(u32, usize),
+    /// The captured variable at this index of the parent closure.
+    Captured(u32, usize),
     Global(String),
     Other(u32),
 }
 
 struct Packer<'a> {
     vm: &'a Vm,
-    seen: HashMap<u32, u32>,
+    seen: HashMap<u32, u32, foldhash::fast::RandomState>,
     nodes: Vec<Option<Node>>,
+    /// Each node's object, for the path of an error.
+    handles: Vec<Handle>,
     edges: Vec<Edge>,
     todo: Vec<(Handle, u32)>,
     globals: Vec<(String, Slot)>,
     globals_seen: std::collections::HashSet<u32>,
     units: units::UnitTable,
+    layouts: Vec<Vec<PKey>>,
+    /// A layout's index by its id and length (maps sharing one share it).
+    layouts_seen: HashMap<(u64, usize), u32, foldhash::fast::RandomState>,
 }
 
 /// Packs `values` (and what they reach) for another isolate.
 pub fn pack(vm: &Vm, values: &[Value]) -> Result<Packet, CannotCross> {
     let mut p = Packer {
         vm,
-        seen: HashMap::new(),
+        seen: HashMap::default(),
         nodes: Vec::new(),
+        handles: Vec::new(),
         edges: Vec::new(),
         todo: Vec::new(),
         globals: Vec::new(),
         globals_seen: Default::default(),
         units: units::UnitTable::default(),
+        layouts: Vec::new(),
+        layouts_seen: HashMap::default(),
     };
     let roots = values.iter().enumerate().map(|(i, &v)| p.slot(v, Edge::Root(i))).collect();
     while let Some((h, at)) = p.todo.pop() {
@@ -132,7 +146,7 @@ pub fn pack(vm: &Vm, values: &[Value]) -> Result<Packet, CannotCross> {
         p.nodes[at as usize] = Some(node);
     }
     let nodes = p.nodes.into_iter().map(|n| n.expect("every node packed")).collect();
-    Ok(Packet { nodes, roots, globals: p.globals, units: p.units.into_units() })
+    Ok(Packet { nodes, roots, layouts: p.layouts, globals: p.globals, units: p.units.into_units() })
 }
 
 impl Packer<'_> {
@@ -149,6 +163,7 @@ impl Packer<'_> {
                 let i = self.nodes.len() as u32;
                 self.seen.insert(h.0, i);
                 self.nodes.push(None);
+                self.handles.push(h);
                 self.edges.push(edge);
                 self.todo.push((h, i));
                 Slot::Node(i)
@@ -165,12 +180,12 @@ impl Packer<'_> {
                 Node::List(items.iter().enumerate().map(|(i, &v)| self.slot(v, Edge::Item(at, i))).collect())
             }
             Obj::Map(m) => {
-                let mut fields = Vec::with_capacity(m.len());
-                for (k, &v) in m.iter() {
-                    let label = key_label(k);
-                    fields.push((pkey(k), self.slot(v, Edge::Field(at, label))));
-                }
-                Node::Map(fields)
+                let layout = *self.layouts_seen.entry((m.layout_id(), m.len())).or_insert_with(|| {
+                    self.layouts.push(m.keys().map(pkey).collect());
+                    self.layouts.len() as u32 - 1
+                });
+                let values = m.iter().enumerate().map(|(i, (_, &v))| self.slot(v, Edge::Field(at, i))).collect();
+                Node::Map(layout, values)
             }
             Obj::Range(lo, hi) => Node::Range(*lo, *hi),
             Obj::Cell(v) => Node::Cell(self.slot(*v, Edge::Other(at))),
@@ -201,16 +216,7 @@ impl Packer<'_> {
             let what = format!("the function {} (it is not in a module or script file)", shown_name(&c.proto.name));
             return Err(CannotCross { what, path: self.path(at) });
         };
-        let names = &c.proto.upval_names;
-        let upvals = c
-            .upvals
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                let name = names.get(i).cloned().unwrap_or_default();
-                self.slot(v, Edge::Captured(at, name))
-            })
-            .collect();
+        let upvals = c.upvals.iter().enumerate().map(|(i, &v)| self.slot(v, Edge::Captured(at, i))).collect();
         if id.main {
             self.main_globals(c.proto);
         }
@@ -264,10 +270,18 @@ impl Packer<'_> {
                     i = *p;
                 }
                 Edge::Field(p, k) => {
-                    parts.push(format!(".{k}"));
+                    let key = match self.vm.heap.get(self.handles[*p as usize]) {
+                        Obj::Map(m) => m.key_at(*k).map_or_else(String::new, key_label),
+                        _ => String::new(),
+                    };
+                    parts.push(format!(".{key}"));
                     i = *p;
                 }
-                Edge::Captured(p, name) => {
+                Edge::Captured(p, k) => {
+                    let name = match self.vm.heap.get(self.handles[*p as usize]) {
+                        Obj::Closure(c) => c.proto.upval_names.get(*k).cloned().unwrap_or_default(),
+                        _ => String::new(),
+                    };
                     parts.push(format!(" captured {name}"));
                     i = *p;
                 }
@@ -319,6 +333,7 @@ pub struct Unpacked {
 /// may compile their module or script (not run it: see `Unpacked::inits`).
 pub fn unpack(vm: &mut Vm, packet: &Packet) -> Result<Unpacked, String> {
     let units = units::resolve(vm, packet)?;
+    let layouts: Vec<Rc<Layout>> = packet.layouts.iter().map(|keys| Layout::of(keys.iter().map(key))).collect();
     // Objects first (empty where they refer to others), then their contents,
     // so cycles and shared parts come out as they went in.
     let mut handles = Vec::with_capacity(packet.nodes.len());
@@ -331,7 +346,7 @@ pub fn unpack(vm: &mut Vm, packet: &Packet) -> Result<Unpacked, String> {
             }
             Node::Bytes(b) => Obj::Bytes(Rc::from(&**b)),
             Node::List(_) => Obj::List(crate::vm::List::from_slice(&[])),
-            Node::Map(fields) => Obj::Map(new_map(fields.len())),
+            Node::Map(..) => Obj::Map(new_map(0)),
             Node::Range(lo, hi) => Obj::Range(*lo, *hi),
             Node::Cell(_) => Obj::Cell(Value::Nil),
             Node::Error { kind, message, trace, origin, .. } => Obj::Error(Box::new(ErrorObj {
@@ -372,13 +387,10 @@ pub fn unpack(vm: &mut Vm, packet: &Packet) -> Result<Unpacked, String> {
                 vm.heap.note_growth(items.len() * 16);
                 *vm.heap.get_mut(h) = Obj::List(crate::vm::List::from_slice(&items));
             }
-            Node::Map(fields) => {
-                let mut m = new_map(fields.len());
-                for (k, v) in fields {
-                    m.insert(key(k), value(v));
-                }
-                vm.heap.note_growth(fields.len() * 32);
-                *vm.heap.get_mut(h) = Obj::Map(m);
+            Node::Map(layout, values) => {
+                let values: Vec<Value> = values.iter().map(value).collect();
+                vm.heap.note_growth(values.len() * 16);
+                *vm.heap.get_mut(h) = Obj::Map(Map::from_layout(&layouts[*layout as usize], &values));
             }
             Node::Cell(v) => *vm.heap.get_mut(h) = Obj::Cell(value(v)),
             Node::Error { others, .. } if !others.is_empty() => {
