@@ -14,6 +14,8 @@ use std::rc::Rc;
 struct Gen {
     rng: Rng,
     made: Vec<Value>,
+    /// Keys some maps share, as the maps one literal makes do.
+    template: Rc<crate::vm::map::Layout>,
 }
 
 impl Gen {
@@ -85,6 +87,11 @@ impl Gen {
                 ancestors.pop();
                 *vm.heap.get_mut(h) = Obj::List(crate::vm::List::from_slice(&items));
                 Value::Obj(h)
+            }
+            10 if self.below(2) == 0 => {
+                let values: Vec<Value> =
+                    (0..self.template.len()).map(|_| self.value(vm, depth - 1, ancestors)).collect();
+                Value::Obj(vm.heap.alloc(Obj::Map(crate::vm::map::Map::from_layout(&self.template, &values))))
             }
             10 => {
                 let mut m = new_map(4);
@@ -162,7 +169,8 @@ fn same(va: &Vm, a: Value, vb: &Vm, b: Value, seen: &mut HashMap<u32, u32>) -> R
 fn any_copyable_value_equals_its_copy_and_shares_nothing() {
     for seed in 0..400 {
         let mut from = crate::natives::vm();
-        let mut g = Gen { rng: Rng::new(seed), made: Vec::new() };
+        let template = crate::vm::map::Layout::of([Key::Str("x".into()), Key::Int(7), Key::Nil]);
+        let mut g = Gen { rng: Rng::new(seed), made: Vec::new(), template };
         let values: Vec<Value> = (0..3).map(|_| g.value(&mut from, 4, &mut Vec::new())).collect();
         let packet = pack(&from, &values).unwrap_or_else(|c| panic!("seed {seed}: {}", c.message()));
         // Into another isolate's heap, and into the same heap: equal, and
