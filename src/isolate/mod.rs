@@ -18,8 +18,8 @@ use std::sync::Arc;
 /// An isolate's part in `std/isolate`, kept in `Vm::isolate`.
 #[derive(Default)]
 pub struct Local {
-    /// The pool's size (`--isolates`, `CSP_ISOLATES`, else the cores).
-    pub size: usize,
+    /// The pool's size (`--isolates`, `CSP_ISOLATES`); None: the cores.
+    pub size: Option<usize>,
     /// How a worker's VM is made.
     pub factory: Option<Factory>,
     /// The pool every isolate shares, once started.
@@ -32,7 +32,7 @@ pub struct Local {
 /// This isolate's `Local`, made on first use.
 pub fn local(vm: &mut Vm) -> &mut Local {
     if !vm.isolate.as_ref().is_some_and(|b| b.is::<Local>()) {
-        vm.isolate = Some(Box::new(Local { size: default_size(), ..Local::default() }));
+        vm.isolate = Some(Box::new(Local::default()));
     }
     vm.isolate.as_mut().and_then(|b| b.downcast_mut::<Local>()).expect("made above")
 }
@@ -46,9 +46,7 @@ pub fn default_size() -> usize {
 /// runtime's own options: `embed::Options::apply`).
 pub fn configure(vm: &mut Vm, size: Option<usize>, factory: Factory) {
     let local = local(vm);
-    if let Some(n) = size {
-        local.size = n;
-    }
+    local.size = size;
     local.factory = Some(factory);
 }
 
@@ -61,7 +59,7 @@ pub fn pool(vm: &mut Vm) -> Result<Arc<Pool>, String> {
     let Some(make) = local.factory.clone() else {
         return Err("this runtime cannot start isolates (it was not made by Runtime::new)".into());
     };
-    let p = Pool::start(local.size.max(1), &make);
+    let p = Pool::start(local.size.unwrap_or_else(default_size).max(1), &make);
     local.pool = Some(p.clone());
     Ok(p)
 }
@@ -69,5 +67,5 @@ pub fn pool(vm: &mut Vm) -> Result<Arc<Pool>, String> {
 /// The pool's size, without starting it.
 pub fn count(vm: &mut Vm) -> usize {
     let local = local(vm);
-    local.pool.as_ref().map_or(local.size.max(1), |p| p.size())
+    local.pool.as_ref().map_or_else(|| local.size.unwrap_or_else(default_size).max(1), |p| p.size())
 }
