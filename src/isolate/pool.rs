@@ -192,9 +192,12 @@ impl Answer {
         lock(&self.state).outcome.take()
     }
 
-    /// The worker's outcome for the job.
+    /// The worker's outcome for the job (the first one given counts).
     pub fn give(&self, outcome: Result<Packet, Packet>) {
         let mut st = lock(&self.state);
+        if st.given {
+            return;
+        }
         st.outcome = Some(outcome);
         st.given = true;
         if let Some(r) = st.waiting.take() {
