@@ -84,17 +84,6 @@ impl CannotCross {
     }
 }
 
-impl Packet {
-    /// How many values were packed.
-    pub fn len(&self) -> usize {
-        self.roots.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.roots.is_empty()
-    }
-}
-
 /// Where a node was first found: its parent node and the edge from it (for
 /// the path in a `CannotCross`).
 #[derive(Clone)]
