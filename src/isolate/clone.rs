@@ -7,12 +7,14 @@
 //! place there, with its captured variables copied.
 
 use super::units::{self, FnId};
+use crate::sched::shared::{self, SharedChan};
 use crate::vm::map::{Layout, Map};
 use crate::vm::object::{Closure, ErrorObj, Native};
 use crate::vm::value::new_map;
 use crate::vm::{ErrorKind, Handle, Key, Obj, Value, Vm};
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Values packed for another isolate: `Send`, and independent of any heap.
 #[derive(Debug, Default)]
@@ -25,6 +27,8 @@ pub struct Packet {
     globals: Vec<(String, Slot)>,
     /// The modules and scripts the packed functions come from.
     pub(super) units: Vec<units::Unit>,
+    /// The channels packed: shared, not copied.
+    chans: Vec<Arc<SharedChan>>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -67,6 +71,8 @@ enum Node {
         upvals: Vec<Slot>,
     },
     Native(&'static str),
+    /// A channel: an index into the packet's channels.
+    Chan(u32),
 }
 
 /// Why a value cannot cross: what it is and where it sits in what was sent.
@@ -112,10 +118,13 @@ struct Packer<'a> {
     layouts: Vec<Vec<PKey>>,
     /// A layout's index by its id and length (maps sharing one share it).
     layouts_seen: HashMap<(u64, usize), u32, foldhash::fast::RandomState>,
+    /// The channels met, with their nodes: shared once the walk succeeds.
+    chans: Vec<(Handle, u32)>,
 }
 
-/// Packs `values` (and what they reach) for another isolate.
-pub fn pack(vm: &Vm, values: &[Value]) -> Result<Packet, CannotCross> {
+/// Packs `values` (and what they reach) for another isolate. The channels
+/// among them are shared from now on (sched/shared.rs).
+pub fn pack(vm: &mut Vm, values: &[Value]) -> Result<Packet, CannotCross> {
     let mut p = Packer {
         vm,
         seen: HashMap::default(),
@@ -128,6 +137,7 @@ pub fn pack(vm: &Vm, values: &[Value]) -> Result<Packet, CannotCross> {
         units: units::UnitTable::default(),
         layouts: Vec::new(),
         layouts_seen: HashMap::default(),
+        chans: Vec::new(),
     };
     let roots = values.iter().enumerate().map(|(i, &v)| p.slot(v, Edge::Root(i))).collect();
     while let Some((h, at)) = p.todo.pop() {
@@ -135,7 +145,40 @@ pub fn pack(vm: &Vm, values: &[Value]) -> Result<Packet, CannotCross> {
         p.nodes[at as usize] = Some(node);
     }
     let nodes = p.nodes.into_iter().map(|n| n.expect("every node packed")).collect();
-    Ok(Packet { nodes, roots, layouts: p.layouts, globals: p.globals, units: p.units.into_units() })
+    let mut packet =
+        Packet { nodes, roots, layouts: p.layouts, globals: p.globals, units: p.units.into_units(), chans: Vec::new() };
+    let (found, edges, handles) = (p.chans, p.edges, p.handles);
+    if !found.is_empty() {
+        shared::set_carrier(shared::Carrier { pack: pack_one, unpack: unpack_one });
+    }
+    for (h, at) in found {
+        match shared::share(vm, h) {
+            Ok(sc) => packet.chans.push(sc),
+            Err(what) => return Err(CannotCross { what, path: path(vm, &edges, &handles, at) }),
+        }
+    }
+    Ok(packet)
+}
+
+/// A value sent on a shared channel, packed.
+fn pack_one(vm: &mut Vm, v: Value) -> Result<shared::Payload, String> {
+    match pack(vm, &[v]) {
+        Ok(p) => Ok(Box::new(p)),
+        Err(c) => Err(CannotCross { path: c.path.replacen("argument 1", "the value", 1), ..c }.message()),
+    }
+}
+
+/// A value received on a shared channel: the modules its functions come
+/// from must have run here (a job's imports run before its function; a
+/// receive runs nothing).
+fn unpack_one(vm: &mut Vm, p: shared::Payload) -> Result<Value, String> {
+    let packet = p.downcast::<Packet>().map_err(|_| "not a packed value".to_string())?;
+    if let Some(unit) = units::not_run(vm, &packet) {
+        return Err(format!(
+            "a function from {unit} arrived before {unit} ran in this isolate (send it with isolate.run, or import its module there first)"
+        ));
+    }
+    Ok(unpack(vm, &packet)?.values.first().copied().unwrap_or(Value::Nil))
 }
 
 impl Packer<'_> {
@@ -181,9 +224,12 @@ impl Packer<'_> {
             Obj::Error(e) => self.error(e, at),
             Obj::Closure(c) => self.closure(c, at)?,
             Obj::Native(n) => Node::Native(n.name),
+            Obj::Chan(_) => {
+                self.chans.push((h, at));
+                Node::Chan(self.chans.len() as u32 - 1)
+            }
             other => {
                 let what = match other {
-                    Obj::Chan(_) => "a channel (shared channels are not built yet)".to_string(),
                     Obj::Host(o) => format!("a {} (a resource of this isolate)", o.class().name),
                     o => format!("a {}", o.type_name()),
                 };
@@ -240,46 +286,50 @@ impl Packer<'_> {
         }
     }
 
-    /// "[2].items[0]" from the root to node `at`.
     fn path(&self, at: u32) -> String {
-        let mut parts = Vec::new();
-        let mut i = at;
-        loop {
-            match &self.edges[i as usize] {
-                Edge::Root(n) => {
-                    parts.push(format!("argument {}", n + 1));
-                    break;
-                }
-                Edge::Global(name) => {
-                    parts.push(format!("the global {name}"));
-                    break;
-                }
-                Edge::Item(p, n) => {
-                    parts.push(format!("[{n}]"));
-                    i = *p;
-                }
-                Edge::Field(p, k) => {
-                    let key = match self.vm.heap.get(self.handles[*p as usize]) {
-                        Obj::Map(m) => m.key_at(*k).map_or_else(String::new, key_label),
-                        _ => String::new(),
-                    };
-                    parts.push(format!(".{key}"));
-                    i = *p;
-                }
-                Edge::Captured(p, k) => {
-                    let name = match self.vm.heap.get(self.handles[*p as usize]) {
-                        Obj::Closure(c) => c.proto.upval_names.get(*k).cloned().unwrap_or_default(),
-                        _ => String::new(),
-                    };
-                    parts.push(format!(" captured {name}"));
-                    i = *p;
-                }
-                Edge::Other(p) => i = *p,
-            }
-        }
-        parts.reverse();
-        parts.concat()
+        path(self.vm, &self.edges, &self.handles, at)
     }
+}
+
+/// "[2].items[0]" from the root to node `at`.
+fn path(vm: &Vm, edges: &[Edge], handles: &[Handle], at: u32) -> String {
+    let mut parts = Vec::new();
+    let mut i = at;
+    loop {
+        match &edges[i as usize] {
+            Edge::Root(n) => {
+                parts.push(format!("argument {}", n + 1));
+                break;
+            }
+            Edge::Global(name) => {
+                parts.push(format!("the global {name}"));
+                break;
+            }
+            Edge::Item(p, n) => {
+                parts.push(format!("[{n}]"));
+                i = *p;
+            }
+            Edge::Field(p, k) => {
+                let key = match vm.heap.get(handles[*p as usize]) {
+                    Obj::Map(m) => m.key_at(*k).map_or_else(String::new, key_label),
+                    _ => String::new(),
+                };
+                parts.push(format!(".{key}"));
+                i = *p;
+            }
+            Edge::Captured(p, k) => {
+                let name = match vm.heap.get(handles[*p as usize]) {
+                    Obj::Closure(c) => c.proto.upval_names.get(*k).cloned().unwrap_or_default(),
+                    _ => String::new(),
+                };
+                parts.push(format!(" captured {name}"));
+                i = *p;
+            }
+            Edge::Other(p) => i = *p,
+        }
+    }
+    parts.reverse();
+    parts.concat()
 }
 
 fn shown_name(name: &str) -> String {
@@ -351,6 +401,11 @@ pub fn unpack(vm: &mut Vm, packet: &Packet) -> Result<Unpacked, String> {
             Node::Func { id, upvals } => {
                 let proto = units::find(&units, id)?;
                 Obj::Closure(Closure { proto, upvals: vec![Value::Nil; upvals.len()].into_boxed_slice() })
+            }
+            Node::Chan(i) => {
+                let Value::Obj(h) = shared::adopt(vm, packet.chans[*i as usize].clone()) else { unreachable!() };
+                handles.push(h);
+                continue;
             }
             Node::Native(name) => match native(vm, name) {
                 Some(h) => {

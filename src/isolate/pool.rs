@@ -42,6 +42,9 @@ pub(super) struct InboxState {
     /// The worker's driver fiber, parked until a message comes.
     pub waiting: Option<Reply>,
     pub jobs: HashMap<u64, Arc<Answer>>,
+    /// A shared channel completed one of the worker's fibers since it last
+    /// looked: it is not stuck.
+    pub poked: bool,
 }
 
 /// One job's outcome, handed from the worker's thread to the one that sent it.
@@ -121,6 +124,17 @@ impl Inbox {
         self.arrived.notify_one();
     }
 
+    /// A shared channel completed one of the worker's fibers (from any
+    /// thread): its stuck jobs may move now, and a sleeping worker wakes.
+    pub fn poke(&self) {
+        let mut st = lock(&self.state);
+        for a in st.jobs.values() {
+            a.stall(None);
+        }
+        st.poked = true;
+        self.arrived.notify_one();
+    }
+
     /// The worker's driver waits for messages: `reply` is posted when there
     /// are some (at once if there are).
     pub fn wait_with(&self, reply: Reply) {
@@ -149,15 +163,16 @@ impl Inbox {
     /// blocked fibers), and sleeps until a message comes.
     pub(super) fn sleep_stuck(&self, why: &str) {
         let mut st = lock(&self.state);
-        if !st.msgs.is_empty() {
-            return; // not stuck: a message came since the worker looked
+        if st.msgs.is_empty() && !st.poked {
+            for a in st.jobs.values() {
+                a.stall(Some(why));
+            }
         }
-        for a in st.jobs.values() {
-            a.stall(Some(why));
-        }
-        while st.msgs.is_empty() {
+        // Else not stuck: something came since the worker looked.
+        while st.msgs.is_empty() && !st.poked {
             st = self.arrived.wait(st).unwrap_or_else(|e| e.into_inner());
         }
+        st.poked = false;
     }
 
     /// The job `id` answered (or ended unanswered): it leaves the load.

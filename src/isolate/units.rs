@@ -103,6 +103,44 @@ fn path_to(root: ProtoRef, target: ProtoRef) -> Option<Vec<u32>> {
 #[derive(Default)]
 pub struct Compiled {
     units: HashMap<Unit, (ProtoRef, Option<ProtoRef>)>,
+    /// The imports' entries a job has run here.
+    ran: std::collections::HashSet<*const crate::bytecode::Proto>,
+}
+
+/// A job runs these imports' entries before its function: marked as run.
+pub fn mark_ran(vm: &mut Vm, inits: &[ProtoRef]) {
+    let ran = &mut super::local(vm).compiled.ran;
+    ran.extend(inits.iter().map(|p| p.as_ptr()));
+}
+
+/// The first unit of `packet` whose imports have not run here (a module
+/// never imported, a script whose functions never ran in a job), by name.
+pub fn not_run(vm: &mut Vm, packet: &Packet) -> Option<String> {
+    for unit in &packet.units {
+        let ready = match unit {
+            Unit::Prelude => true,
+            Unit::Module(key) => module_ran(vm, key),
+            Unit::Script { name, .. } => match compiled(vm, unit) {
+                Ok((_, None)) => true,
+                Ok((_, Some(init))) => super::local(vm).compiled.ran.contains(&init.as_ptr()),
+                Err(_) => return Some(name.clone()),
+            },
+        };
+        if !ready {
+            return Some(match unit {
+                Unit::Script { name, .. } => name.clone(),
+                Unit::Module(key) => key.clone(),
+                Unit::Prelude => unreachable!("the prelude is always ready"),
+            });
+        }
+    }
+    None
+}
+
+/// Has module `key`'s top level run here (its exports map is set)?
+fn module_ran(vm: &Vm, key: &str) -> bool {
+    let Some(m) = vm.loader.modules.get(key) else { return false };
+    vm.global_names.get(m.prefix.as_str()).is_some_and(|&g| !matches!(vm.globals[g as usize], crate::vm::Value::Nil))
 }
 
 /// Each unit of `packet` compiled here: its top level and its imports' entry.
@@ -135,6 +173,11 @@ fn compiled(vm: &mut Vm, unit: &Unit) -> Result<(ProtoRef, Option<ProtoRef>), St
             (m.proto, Some(init))
         }
         Unit::Script { name, src } => {
+            // The script this isolate runs (the main isolate's): its own functions, its imports run.
+            if let Some(root) = running(vm, name, src) {
+                super::local(vm).compiled.units.insert(unit.clone(), (root, None));
+                return Ok((root, None));
+            }
             let root = entry(vm, name, src)?;
             let imports = imports_of(src);
             let init = if imports.is_empty() { None } else { Some(entry(vm, name, &imports)?) };
@@ -143,6 +186,13 @@ fn compiled(vm: &mut Vm, unit: &Unit) -> Result<(ProtoRef, Option<ProtoRef>), St
     };
     super::local(vm).compiled.units.insert(unit.clone(), c);
     Ok(c)
+}
+
+/// The top level of the script `name` with text `src`, if this isolate runs it.
+fn running(vm: &Vm, name: &str, src: &str) -> Option<ProtoRef> {
+    let p = vm.protos.iter().find(|p| p.name == "<main>" && p.file.name == name && p.file.src == src)?;
+    // SAFETY: `vm.protos` owns every proto for the VM's life.
+    Some(unsafe { ProtoRef::new(p) })
 }
 
 /// Compiles `src` named `name` as an entry (not run).

@@ -28,6 +28,8 @@ pub fn spawn(pool: Arc<Pool>, index: usize, make: Factory) {
 fn run(pool: Arc<Pool>, index: usize, make: Factory) {
     let mut vm = make();
     let inbox = pool.inboxes[index].clone();
+    let poked = inbox.clone();
+    crate::sched::shared::set_hook(&mut vm, Arc::new(move || poked.poke()));
     {
         let local = super::local(&mut vm);
         local.pool = Some(pool);

@@ -178,6 +178,7 @@ fn take(vm: &mut Vm, _: &[Value]) -> Res<Value> {
             Msg::Cancel(id) => out.push(vm.heap.list(vec![Value::Int(id as i64)])),
             Msg::Job { id, call, answer } => match clone::unpack(vm, &call) {
                 Ok(u) => {
+                    crate::isolate::units::mark_ran(vm, &u.inits);
                     let inits = u.inits.iter().map(|&p| entry_closure(vm, p)).collect();
                     let inits = vm.heap.list(inits);
                     let args = vm.heap.list(u.values[1..].to_vec());

@@ -11,7 +11,7 @@ use super::queue::Runnable;
 use super::reactor::Woken;
 use super::report::{deadlock_report, uncaught_at_top};
 use super::trace::{self, Ending};
-use super::{deadline, io, signal, start, task, timer};
+use super::{deadline, io, shared, signal, start, task, timer};
 use crate::bytecode::ProtoRef;
 use crate::vm::exec::{self, Halt};
 use crate::vm::{gc, Fault, Fiber, Handle, Resume, Uncaught, Vm};
@@ -225,10 +225,11 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
         }
         if io::spin_for_handoff(vm, wait) {
             // A handed-off job answered: no sleep.
-        } else if outside_pending(vm) || io::in_flight(vm) || signal::watching(vm) {
+        } else if outside_pending(vm) || io::in_flight(vm) || signal::watching(vm) || shared::listening(vm) {
             // Watched signals end the wait too (the reactor sees their self-pipe),
             // and so does work in flight that cannot keep the program alive on
-            // its own (a stalled hand-off: another isolate's message ends it).
+            // its own (a stalled hand-off: another isolate's message ends it),
+            // and so do other isolates' completions on shared channels.
             poll_outside(vm, wait);
         } else if let Some(d) = wait {
             std::thread::sleep(d);
@@ -252,6 +253,7 @@ pub(super) fn deliver_events(vm: &mut Vm) {
     deadline::check(vm);
     deliver_io(vm);
     signal::deliver(vm);
+    shared::deliver(vm);
     if vm.sched.events.reactor.as_ref().is_some_and(|r| r.waiting()) {
         poll_outside(vm, Some(Duration::ZERO));
     }
@@ -280,6 +282,7 @@ pub(super) fn poll_outside(vm: &mut Vm, timeout: Option<Duration>) {
     vm.sched.policy.order(&mut done);
     io::complete(vm, done);
     signal::deliver(vm);
+    shared::deliver(vm);
 }
 
 /// Fibers woken since the run queue held `from` woken ones stay among the

@@ -24,6 +24,8 @@ pub(crate) struct Events {
     pub(super) signals: Option<Box<Signals>>,
     /// `--timeout` for `run`: when the program is cancelled (see driver.rs).
     pub(super) deadline: Option<Deadline>,
+    /// Where other isolates complete this one's fibers on shared channels.
+    pub(super) shared: super::shared::Local,
 }
 
 impl Events {

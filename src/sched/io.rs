@@ -153,7 +153,10 @@ pub(super) fn complete(vm: &mut Vm, done: Vec<Done>) {
 }
 
 /// Can something outside the fibers (finished pool work, a ready descriptor,
-/// a signal asked for on a channel) still wake one?
+/// a signal asked for on a channel, another isolate's completion) still wake one?
 pub(super) fn outside_pending(vm: &Vm) -> bool {
-    pending(vm) || vm.sched.events.reactor.as_ref().is_some_and(|r| r.waiting()) || super::signal::can_wake(vm)
+    pending(vm)
+        || super::shared::pending(vm)
+        || vm.sched.events.reactor.as_ref().is_some_and(|r| r.waiting())
+        || super::signal::can_wake(vm)
 }

@@ -290,8 +290,11 @@ fn scope_failure(vm: &mut Vm, owner: Handle, scope: usize, child: Handle, err: V
     }
     if interrupt {
         let e = cancelled_error(vm, fid);
-        unpark(vm, fid);
-        vm.sched.wake_forced(fid, Resume::Throw(e));
+        if unpark(vm, fid) {
+            vm.sched.wake_forced(fid, Resume::Throw(e));
+        } else if let Some(s) = vm.sched.fibers.state_mut(fid).extra.as_mut().and_then(|x| x.scopes.get_mut(scope)) {
+            s.interrupt = true;
+        }
     }
 }
 
@@ -312,8 +315,7 @@ fn propagate(vm: &mut Vm, owner: Option<Handle>, e: Value) -> Option<Value> {
             }
         }
         if let Some(fid) = task::get(&vm.heap, o).fiber {
-            if parked_outside_scope_end(vm, fid) && !holds_back(vm, fid) {
-                unpark(vm, fid);
+            if parked_outside_scope_end(vm, fid) && !holds_back(vm, fid) && unpark(vm, fid) {
                 vm.sched.wake_forced(fid, Resume::Throw(e));
             } else {
                 vm.sched.fibers.state_mut(fid).extra_mut().pending = Some(e);
@@ -333,11 +335,17 @@ fn parked_outside_scope_end(vm: &Vm, fid: u32) -> bool {
 }
 
 /// Takes a parked fiber off the wait queues it is on (channels keep no stale
-/// entries; other queues recognise stale ones by generation).
-fn unpark(vm: &mut Vm, fid: u32) {
+/// entries; other queues recognise stale ones by generation). False, leaving
+/// it parked, when another isolate completed its shared-channel operation
+/// first: it gets that, and the interruption comes at its next suspension.
+fn unpark(vm: &mut Vm, fid: u32) -> bool {
     let s = vm.sched.fibers.state(fid);
     let wait = s.parked.clone();
     let w = Waiter { fiber: fid, gen: s.gen, case: None };
+    let on_chan = matches!(wait, Some(Wait::Recv(_) | Wait::Send(_) | Wait::Select));
+    if on_chan && !super::shared::release(vm, fid) {
+        return false;
+    }
     match wait {
         Some(Wait::Recv(h)) | Some(Wait::Send(h)) => select::remove_from(vm, h, w),
         Some(Wait::Select) => {
@@ -356,6 +364,7 @@ fn unpark(vm: &mut Vm, fid: u32) {
     }
     let s = vm.sched.fibers.state_mut(fid);
     s.gen = s.gen.wrapping_add(0x8000_0000);
+    true
 }
 
 /// `t.cancel()`: cancels the task's fiber and, recursively, its children.
@@ -421,8 +430,7 @@ pub(super) fn cancel_fiber(vm: &mut Vm, fid: u32) {
     // At the end of a `wait { }` block the fiber keeps waiting for its (now
     // cancelled) children; the block then throws `Cancelled` itself. A fiber
     // in a `finally` block gets it when the block ends or its grace runs out.
-    if parked_outside_scope_end(vm, fid) && !holds_back(vm, fid) {
-        unpark(vm, fid);
+    if parked_outside_scope_end(vm, fid) && !holds_back(vm, fid) && unpark(vm, fid) {
         let e = cancelled_error(vm, fid);
         vm.sched.wake_forced(fid, Resume::Throw(e));
     }

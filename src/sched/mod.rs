@@ -26,6 +26,7 @@ mod reactor;
 mod report;
 mod select;
 pub mod session;
+pub mod shared;
 mod signal;
 mod start;
 pub(crate) mod task;
@@ -187,6 +188,8 @@ pub(crate) struct FiberExtra {
     /// The end of its grace time, set when cancellation first reaches it: past
     /// it, `finally` blocks no longer hold cancellation back.
     pub grace_until: Option<Instant>,
+    /// Parked on a shared channel: taken by whoever completes the park (shared.rs).
+    pub claim: Option<shared::Claim>,
 }
 
 /// A fiber id's slot: the fiber (taken out while it runs) and its state.

@@ -39,7 +39,7 @@ pub fn set_shielded(vm: &mut Vm, on: bool) {
 
 /// Parks the running fiber on `wait` unless an interruption is due (thrown then).
 #[inline(always)]
-fn park(vm: &mut Vm, wait: Wait) -> Res<super::Waiter> {
+pub(super) fn park(vm: &mut Vm, wait: Wait) -> Res<super::Waiter> {
     let s = vm.sched.fibers.cur();
     // Only a fiber with extra state or cancelled can have one due.
     if s.extra.is_some() || s.cancelled {
@@ -105,6 +105,9 @@ pub fn recv(vm: &mut Vm, ch: Value) -> Res<Option<(Value, bool)>> {
     if let Some(r) = chan::try_recv(vm, h) {
         return Ok(Some(r));
     }
+    if let Some(sc) = super::shared::of(vm, h) {
+        return super::shared::recv(vm, h, &sc);
+    }
     let w = park(vm, Wait::Recv(h))?;
     chan::chan_mut(vm, h).recvq.push_back(w);
     Ok(None)
@@ -120,6 +123,9 @@ pub fn send(vm: &mut Vm, ch: Value, v: Value) -> Res<bool> {
     if chan::try_send(vm, h, v)? {
         return Ok(true);
     }
+    if let Some(sc) = super::shared::of(vm, h) {
+        return super::shared::send(vm, h, &sc, v);
+    }
     let w = park(vm, Wait::Send(h))?;
     chan::chan_mut(vm, h).sendq.push_back(super::values::SendWaiter { w, value: v });
     Ok(false)
@@ -129,8 +135,14 @@ pub fn send(vm: &mut Vm, ch: Value, v: Value) -> Res<bool> {
 /// default, value, ok)) now, or None after parking (woken with `Resume::Select`).
 pub fn select(vm: &mut Vm, cases: &[(Value, Option<Value>)], has_default: bool) -> Res<Option<(i64, Value, bool)>> {
     let mut cs = Vec::with_capacity(cases.len());
+    let mut shared = false;
     for &(ch, send) in cases {
-        cs.push(select::Case { chan: chan::as_chan(vm, ch, "select")?, send });
+        let chan = chan::as_chan(vm, ch, "select")?;
+        shared |= chan.is_some_and(|h| matches!(vm.heap.get(h), Obj::Chan(c) if c.shared.is_some()));
+        cs.push(select::Case { chan, send });
+    }
+    if shared {
+        return super::shared::select(vm, &cs, has_default);
     }
     if let Some(r) = select::try_select(vm, &cs, has_default)? {
         return Ok(Some(r));
@@ -397,7 +409,9 @@ pub fn task_done(vm: &mut Vm, t: Handle) -> Value {
     let finished = tk.finished();
     let c = new_chan(vm, 0);
     let Value::Obj(ch) = c else { unreachable!() };
-    chan::chan_mut(vm, ch).signal_only = true;
+    let done = chan::chan_mut(vm, ch);
+    done.signal_only = true;
+    done.special = true;
     if finished {
         let _ = chan::close(vm, ch);
     }

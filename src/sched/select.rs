@@ -4,8 +4,7 @@
 use super::chan;
 use super::values::SendWaiter;
 use super::{Wait, Waiter};
-use crate::vm::ErrorKind;
-use crate::vm::{err, Handle, Obj, Res, Resume, Value, Vm};
+use crate::vm::{Handle, Obj, Res, Resume, Value, Vm};
 use std::collections::VecDeque;
 
 /// One evaluated case: its channel (None for a nil channel) and, for a send, the value.
@@ -14,44 +13,42 @@ pub(super) struct Case {
     pub send: Option<Value>,
 }
 
+/// Can case `c` (on a local channel) complete now?
+pub(super) fn case_ready(vm: &Vm, c: &Case) -> bool {
+    c.chan.is_some_and(|h| match vm.heap.get(h) {
+        Obj::Chan(ch) => {
+            if c.send.is_some() {
+                chan::can_send(ch, &vm.sched)
+            } else {
+                chan::can_recv(ch, &vm.sched)
+            }
+        }
+        _ => false,
+    })
+}
+
+/// Runs a ready case on a local channel: Some((value, ok)), or None if it
+/// could not complete after all (its partner was claimed by another isolate).
+pub(super) fn run_case(vm: &mut Vm, c: &Case) -> Res<Option<(Value, bool)>> {
+    let h = c.chan.expect("a ready case has a channel");
+    Ok(match c.send {
+        Some(v) => chan::try_send(vm, h, v)?.then_some((Value::Nil, true)),
+        None => chan::try_recv(vm, h),
+    })
+}
+
 /// Runs a ready case (chosen at random among the ready ones) or the default:
 /// Some((case or -1, value, ok)), or None when the fiber must park.
 pub(super) fn try_select(vm: &mut Vm, cases: &[Case], has_default: bool) -> Res<Option<(i64, Value, bool)>> {
-    let ready: Vec<usize> = cases
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| {
-            c.chan.is_some_and(|h| match vm.heap.get(h) {
-                Obj::Chan(ch) => {
-                    if c.send.is_some() {
-                        chan::can_send(ch, &vm.sched)
-                    } else {
-                        chan::can_recv(ch, &vm.sched)
-                    }
-                }
-                _ => false,
-            })
-        })
-        .map(|(i, _)| i)
-        .collect();
-    if !ready.is_empty() {
+    let mut ready: Vec<usize> = (0..cases.len()).filter(|&i| case_ready(vm, &cases[i])).collect();
+    while !ready.is_empty() {
         let rng = &mut vm.select_rng;
         let r = vm.sched.policy.choose(|| rng.next_u64());
-        let i = ready[(r % ready.len() as u64) as usize];
-        let c = &cases[i];
-        let h = c.chan.unwrap();
-        return match c.send {
-            Some(v) => {
-                if !chan::try_send(vm, h, v)? {
-                    return err(ErrorKind::Internal, "internal: a ready send could not complete");
-                }
-                Ok(Some((i as i64, Value::Nil, true)))
-            }
-            None => {
-                let (v, ok) = chan::try_recv(vm, h).unwrap_or((Value::Nil, false));
-                Ok(Some((i as i64, v, ok)))
-            }
-        };
+        let k = (r % ready.len() as u64) as usize;
+        if let Some((v, ok)) = run_case(vm, &cases[ready[k]])? {
+            return Ok(Some((ready[k] as i64, v, ok)));
+        }
+        ready.swap_remove(k);
     }
     if has_default {
         return Ok(Some((-1, Value::Nil, false)));
@@ -61,6 +58,12 @@ pub(super) fn try_select(vm: &mut Vm, cases: &[Case], has_default: bool) -> Res<
 
 /// Parks the running fiber with a waiter for each case on its channel.
 pub(super) fn park_on_all(vm: &mut Vm, cases: &[Case]) {
+    park_local(vm, cases, |_| true);
+}
+
+/// Parks the running fiber in a `select` (remembering all its channels) with
+/// a waiter for each case `local(i)` accepts on that case's channel.
+pub(super) fn park_local(vm: &mut Vm, cases: &[Case], local: impl Fn(usize) -> bool) -> Waiter {
     // Each channel once: taking the fiber off a channel takes all its entries.
     let mut chans: Vec<Handle> = Vec::with_capacity(cases.len());
     for h in cases.iter().filter_map(|c| c.chan) {
@@ -68,12 +71,15 @@ pub(super) fn park_on_all(vm: &mut Vm, cases: &[Case]) {
             chans.push(h);
         }
     }
-    if !chans.is_empty() || vm.sched.fibers.cur().extra.is_some() {
+    if let Some(x) = vm.sched.fibers.cur().extra.as_mut() {
+        x.select = chans;
+        x.claim = None;
+    } else if !chans.is_empty() {
         vm.sched.fibers.cur().extra_mut().select = chans;
     }
     let base = vm.sched.fibers.park(Wait::Select);
     for (i, c) in cases.iter().enumerate() {
-        let Some(h) = c.chan else { continue };
+        let Some(h) = c.chan.filter(|_| local(i)) else { continue };
         let w = Waiter { case: Some(i as u16), ..base };
         let ch = chan::chan_mut(vm, h);
         match c.send {
@@ -81,6 +87,7 @@ pub(super) fn park_on_all(vm: &mut Vm, cases: &[Case]) {
             None => ch.recvq.push_back(w),
         }
     }
+    base
 }
 
 /// Removes every queue entry of `w`'s fiber from channel `h`. A fiber's entries
@@ -102,6 +109,9 @@ pub(super) fn remove_from(vm: &mut Vm, h: Handle, w: Waiter) {
             q.retain(|x| !is(x));
         }
     }
+    if let Some(sc) = super::shared::of(vm, h) {
+        return super::shared::remove(vm, &sc, w.fiber);
+    }
     if let Obj::Chan(c) = vm.heap.get_mut(h) {
         take_out(&mut c.recvq, |r| r.fiber == w.fiber);
         take_out(&mut c.sendq, |s| s.w.fiber == w.fiber);
@@ -114,7 +124,11 @@ pub(super) fn remove_from(vm: &mut Vm, h: Handle, w: Waiter) {
 #[inline(always)]
 pub(super) fn wake(vm: &mut Vm, w: Waiter, resume: Resume) {
     if w.case.is_some() {
-        let chans = vm.sched.fibers.state_mut(w.fiber).extra.as_mut().map(|x| std::mem::take(&mut x.select));
+        let extra = vm.sched.fibers.state_mut(w.fiber).extra.as_mut();
+        let chans = extra.map(|x| {
+            x.claim = None;
+            std::mem::take(&mut x.select)
+        });
         for h in chans.into_iter().flatten() {
             remove_from(vm, h, w);
         }

@@ -42,11 +42,11 @@ pub(super) fn fire_due(vm: &mut Vm) {
             }
             TimerKind::Send(ch) => {
                 let v = Value::Float(vm.sched.now_ms());
-                let _ = chan::try_send(vm, ch, v);
+                chan::offer(vm, ch, v);
             }
             TimerKind::Tick(ch, period) => {
                 let v = Value::Float(vm.sched.now_ms());
-                let _ = chan::try_send(vm, ch, v);
+                chan::offer(vm, ch, v);
                 let mut next = t.at + period;
                 if next <= now {
                     next = now + period;

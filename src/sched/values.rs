@@ -2,9 +2,11 @@
 //! queues), mutexes and waitgroups. They are data, traced and sized by the
 //! collector; what parks and wakes fibers on them is in chan.rs and lock.rs.
 
+use super::shared::SharedChan;
 use super::Waiter;
 use crate::vm::value::Value;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 pub struct Chan {
     pub(super) cap: usize,
@@ -12,6 +14,11 @@ pub struct Chan {
     pub(super) closed: bool,
     /// A task's `done()` channel: closed when the task ends, and nothing else.
     pub(super) signal_only: bool,
+    /// Shared with other isolates (shared.rs): its state is there, and the
+    /// fields here stay empty.
+    pub(super) shared: Option<Arc<SharedChan>>,
+    /// `signal_only` or `shared`: one test keeps both off a send's fast path.
+    pub(super) special: bool,
     pub(super) recvq: VecDeque<Waiter>,
     pub(super) sendq: VecDeque<SendWaiter>,
 }
@@ -29,18 +36,37 @@ impl Chan {
             buf: VecDeque::new(),
             closed: false,
             signal_only: false,
+            shared: None,
+            special: false,
             recvq: VecDeque::new(),
             sendq: VecDeque::new(),
         }
     }
 
+    /// This isolate's handle on a channel shared with others.
+    pub fn of_shared(shared: Arc<SharedChan>) -> Chan {
+        let mut c = Chan::new(shared.cap());
+        c.signal_only = shared.signal_only();
+        c.shared = Some(shared);
+        c.special = true;
+        c
+    }
+
+    /// The channel shared with other isolates, if this one is.
+    pub fn shared(&self) -> Option<&Arc<SharedChan>> {
+        self.shared.as_ref()
+    }
+
     /// Values buffered now.
     pub fn len(&self) -> usize {
-        self.buf.len()
+        match &self.shared {
+            Some(s) => s.len(),
+            None => self.buf.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
+        self.len() == 0
     }
 
     pub fn cap(&self) -> usize {
