@@ -25,7 +25,7 @@ pub(crate) struct Events {
     /// `--timeout` for `run`: when the program is cancelled (see driver.rs).
     pub(super) deadline: Option<Deadline>,
     /// Where other isolates complete this one's fibers on shared channels.
-    pub(super) shared: super::shared::Local,
+    pub(super) shared: super::shared_state::Local,
 }
 
 impl Events {

@@ -27,6 +27,7 @@ mod report;
 mod select;
 pub mod session;
 pub mod shared;
+mod shared_state;
 mod signal;
 mod start;
 pub(crate) mod task;
@@ -189,7 +190,7 @@ pub(crate) struct FiberExtra {
     /// it, `finally` blocks no longer hold cancellation back.
     pub grace_until: Option<Instant>,
     /// Parked on a shared channel: taken by whoever completes the park (shared.rs).
-    pub claim: Option<shared::Claim>,
+    pub claim: Option<shared_state::Claim>,
 }
 
 /// A fiber id's slot: the fiber (taken out while it runs) and its state.

@@ -7,16 +7,15 @@
 //! whoever completes it (a sender, a receiver, another case of its `select`
 //! or its cancellation). Channels that never cross never come here.
 
+pub use super::shared_state::{Hook, Payload, SharedChan};
+use super::shared_state::{can_recv, can_send, lock, offer, take, take_value, taken, Claim, Done, Got, Mailbox};
+use super::shared_state::{Remote, State};
 use super::values::Chan;
 use super::{chan, select, Wait, Waiter};
 use crate::vm::{err, ErrorKind, Fault, Handle, Obj, Res, Resume, Value, Vm};
-use std::any::Any;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-
-/// A value on its way between isolates (a packet of the isolate layer).
-pub type Payload = Box<dyn Any + Send>;
 
 /// How values become payloads and back: the isolate layer's structured
 /// clone. `pack` fails with what cannot cross; `unpack` with why not.
@@ -34,105 +33,6 @@ pub fn set_carrier(c: Carrier) {
 
 fn carrier() -> &'static Carrier {
     CARRIER.get().expect("a channel was shared, so the carrier is set")
-}
-
-pub struct SharedChan {
-    cap: usize,
-    signal_only: bool,
-    state: Mutex<State>,
-}
-
-impl std::fmt::Debug for SharedChan {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SharedChan(cap {})", self.cap)
-    }
-}
-
-#[derive(Default)]
-struct State {
-    buf: VecDeque<Payload>,
-    closed: bool,
-    recvq: VecDeque<Remote>,
-    sendq: VecDeque<(Remote, Payload)>,
-}
-
-/// A fiber of some isolate parked on the channel.
-struct Remote {
-    to: Arc<Mailbox>,
-    w: Waiter,
-    claim: Claim,
-}
-
-/// Taken by whoever completes a park first.
-pub(super) type Claim = Arc<AtomicBool>;
-
-fn take(c: &Claim) -> bool {
-    !c.swap(true, Ordering::AcqRel)
-}
-
-fn taken(c: &Claim) -> bool {
-    c.load(Ordering::Acquire)
-}
-
-/// Where other isolates post what completes this isolate's parked fibers.
-pub struct Mailbox {
-    queue: Mutex<Vec<(Waiter, Got)>>,
-    has: AtomicBool,
-    waker: Arc<mio::Waker>,
-    hook: Option<Hook>,
-}
-
-/// Also run on each delivery (a worker's: its inbox, which may be asleep).
-pub type Hook = Arc<dyn Fn() + Send + Sync>;
-
-/// This isolate's side of shared channels.
-#[derive(Default)]
-pub(crate) struct Local {
-    mailbox: Option<Arc<Mailbox>>,
-    hook: Option<Hook>,
-}
-
-/// What completed a parked operation.
-enum Got {
-    /// A receive: the value, or None when the channel was closed.
-    Received(Option<Payload>),
-    Sent,
-    /// A send found the channel closed.
-    Closed,
-}
-
-type Done = Vec<(Remote, Got)>;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every change under these locks is whole when made: a panic elsewhere
-    // leaves nothing half done.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-impl SharedChan {
-    pub fn cap(&self) -> usize {
-        self.cap
-    }
-
-    pub fn signal_only(&self) -> bool {
-        self.signal_only
-    }
-
-    /// Values buffered now.
-    pub fn len(&self) -> usize {
-        lock(&self.state).buf.len()
-    }
-}
-
-impl Mailbox {
-    fn post(&self, w: Waiter, got: Got) {
-        lock(&self.queue).push((w, got));
-        self.has.store(true, Ordering::Release);
-        let _ = self.waker.wake();
-        if let Some(h) = &self.hook {
-            h();
-        }
-    }
 }
 
 /// Sets what a delivery also tells (a worker's inbox).
@@ -168,59 +68,6 @@ fn pack(vm: &mut Vm, v: Value) -> Res<Payload> {
 
 fn unpack(vm: &mut Vm, p: Payload) -> Res<Value> {
     (carrier().unpack)(vm, p).or_else(|why| err(ErrorKind::Value, format!("receive from a shared channel: {why}")))
-}
-
-/// Hands `p` to a parked receiver or the buffer; gives it back when the
-/// sender must wait. Err: the channel is closed.
-fn offer(st: &mut State, cap: usize, p: Payload, done: &mut Done) -> Result<Option<Payload>, ()> {
-    if st.closed {
-        return Err(());
-    }
-    while let Some(r) = st.recvq.pop_front() {
-        if take(&r.claim) {
-            done.push((r, Got::Received(Some(p))));
-            return Ok(None);
-        }
-    }
-    if st.buf.len() < cap {
-        st.buf.push_back(p);
-        return Ok(None);
-    }
-    Ok(Some(p))
-}
-
-/// Takes a value: Some(None) once closed and drained, None when the
-/// receiver must wait. A parked sender's value moves into a freed slot.
-fn take_value(st: &mut State, done: &mut Done) -> Option<Option<Payload>> {
-    if let Some(p) = st.buf.pop_front() {
-        if let Some((r, sp)) = pop_sender(st) {
-            st.buf.push_back(sp);
-            done.push((r, Got::Sent));
-        }
-        return Some(Some(p));
-    }
-    if let Some((r, sp)) = pop_sender(st) {
-        done.push((r, Got::Sent));
-        return Some(Some(sp));
-    }
-    st.closed.then_some(None)
-}
-
-fn pop_sender(st: &mut State) -> Option<(Remote, Payload)> {
-    while let Some((r, p)) = st.sendq.pop_front() {
-        if take(&r.claim) {
-            return Some((r, p));
-        }
-    }
-    None
-}
-
-fn can_send(st: &State, cap: usize) -> bool {
-    st.closed || st.buf.len() < cap || st.recvq.iter().any(|r| !taken(&r.claim))
-}
-
-fn can_recv(st: &State) -> bool {
-    !st.buf.is_empty() || st.closed || st.sendq.iter().any(|(r, _)| !taken(&r.claim))
 }
 
 /// Completes what the locked section decided: this isolate's fibers now,

@@ -2,7 +2,7 @@
 //! queues), mutexes and waitgroups. They are data, traced and sized by the
 //! collector; what parks and wakes fibers on them is in chan.rs and lock.rs.
 
-use super::shared::SharedChan;
+use super::shared_state::SharedChan;
 use super::Waiter;
 use crate::vm::value::Value;
 use std::collections::VecDeque;
