@@ -161,10 +161,13 @@ pub fn pack(vm: &mut Vm, values: &[Value]) -> Result<Packet, CannotCross> {
 }
 
 /// A value sent on a shared channel, packed.
-fn pack_one(vm: &mut Vm, v: Value) -> Result<shared::Payload, String> {
+fn pack_one(vm: &mut Vm, v: Value) -> Result<shared::Payload, (String, String)> {
     match pack(vm, &[v]) {
         Ok(p) => Ok(Box::new(p)),
-        Err(c) => Err(CannotCross { path: c.path.replacen("argument 1", "the value", 1), ..c }.message()),
+        Err(c) => {
+            let msg = CannotCross { what: c.what.clone(), path: c.path.replacen("argument 1", "the value", 1) };
+            Err((c.what, msg.message()))
+        }
     }
 }
 

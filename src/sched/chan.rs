@@ -63,7 +63,7 @@ pub(super) fn can_recv(c: &Chan, sched: &Sched) -> bool {
 
 /// Can a send complete now (or fail because the channel is closed)?
 pub(super) fn can_send(c: &Chan, sched: &Sched) -> bool {
-    c.closed || c.signal_only || c.buf.len() < c.cap || c.recvq.iter().any(|r| takes(sched, *r, false))
+    c.closed || c.signal_only || c.buf.len() < c.cap as usize || c.recvq.iter().any(|r| takes(sched, *r, false))
 }
 
 /// Sends without blocking if possible: true when done, false when it must
@@ -82,7 +82,7 @@ pub(super) fn try_send(vm: &mut Vm, h: Handle, v: Value) -> Res<bool> {
         super::select::wake(vm, r, r.received(v, true));
         return Ok(true);
     }
-    if c.buf.len() < c.cap {
+    if c.buf.len() < c.cap as usize {
         c.buf.push_back(v);
         return Ok(true);
     }

@@ -7,8 +7,8 @@
 //! whoever completes it (a sender, a receiver, another case of its `select`
 //! or its cancellation). Channels that never cross never come here.
 
-pub use super::shared_state::{Hook, Payload, SharedChan};
 use super::shared_state::{can_recv, can_send, lock, offer, take, take_value, taken, Claim, Done, Got, Mailbox};
+pub use super::shared_state::{Hook, Payload, SharedChan};
 use super::shared_state::{Remote, State};
 use super::values::Chan;
 use super::{chan, select, Wait, Waiter};
@@ -18,9 +18,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 /// How values become payloads and back: the isolate layer's structured
-/// clone. `pack` fails with what cannot cross; `unpack` with why not.
+/// clone. `pack` fails with what cannot cross and the message saying where;
+/// `unpack` with why not.
 pub struct Carrier {
-    pub pack: fn(&mut Vm, Value) -> Result<Payload, String>,
+    pub pack: fn(&mut Vm, Value) -> Result<Payload, (String, String)>,
     pub unpack: fn(&mut Vm, Payload) -> Result<Value, String>,
 }
 
@@ -63,7 +64,7 @@ pub(super) fn of(vm: &Vm, h: Handle) -> Option<Arc<SharedChan>> {
 }
 
 fn pack(vm: &mut Vm, v: Value) -> Res<Payload> {
-    (carrier().pack)(vm, v).or_else(|what| err(ErrorKind::Type, format!("send on a shared channel: {what}")))
+    (carrier().pack)(vm, v).or_else(|(_, msg)| err(ErrorKind::Type, format!("send on a shared channel: {msg}")))
 }
 
 fn unpack(vm: &mut Vm, p: Payload) -> Res<Value> {
@@ -336,7 +337,7 @@ pub fn share(vm: &mut Vm, h: Handle) -> Result<Arc<SharedChan>, String> {
     if let Some(s) = &c.shared {
         return Ok(s.clone());
     }
-    let sc = Arc::new(SharedChan { cap: c.cap, signal_only: c.signal_only, state: Mutex::default() });
+    let sc = Arc::new(SharedChan { cap: c.cap(), signal_only: c.signal_only, state: Mutex::default() });
     // Seen as shared while its values are packed (one may be this channel).
     c.shared = Some(sc.clone());
     c.special = true;
@@ -356,14 +357,14 @@ pub fn share(vm: &mut Vm, h: Handle) -> Result<Arc<SharedChan>, String> {
     for v in values {
         match (carrier().pack)(vm, v) {
             Ok(p) => buf.push_back(p),
-            Err(what) => return undo(vm, what),
+            Err((what, _)) => return undo(vm, what),
         }
     }
     let mut sends = Vec::new();
     for (w, v) in senders {
         match (carrier().pack)(vm, v) {
             Ok(p) => sends.push((w, p)),
-            Err(what) => return undo(vm, what),
+            Err((what, _)) => return undo(vm, what),
         }
     }
     let to = match mailbox(vm) {

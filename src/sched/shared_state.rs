@@ -163,4 +163,3 @@ pub(super) fn can_send(st: &State, cap: usize) -> bool {
 pub(super) fn can_recv(st: &State) -> bool {
     !st.buf.is_empty() || st.closed || st.sendq.iter().any(|(r, _)| !taken(&r.claim))
 }
-

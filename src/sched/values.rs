@@ -9,7 +9,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 pub struct Chan {
-    pub(super) cap: usize,
+    /// At most `limits::MAX_LIST`: 32 bits keep a channel in 112 bytes.
+    pub(super) cap: u32,
     pub(super) buf: VecDeque<Value>,
     pub(super) closed: bool,
     /// A task's `done()` channel: closed when the task ends, and nothing else.
@@ -32,7 +33,7 @@ pub(super) struct SendWaiter {
 impl Chan {
     pub fn new(cap: usize) -> Chan {
         Chan {
-            cap,
+            cap: cap as u32,
             buf: VecDeque::new(),
             closed: false,
             signal_only: false,
@@ -50,6 +51,11 @@ impl Chan {
         c.shared = Some(shared);
         c.special = true;
         c
+    }
+
+    /// Is `other` this channel (a shared one can have two handles here)?
+    pub fn same(&self, other: &Chan) -> bool {
+        matches!((&self.shared, &other.shared), (Some(a), Some(b)) if Arc::ptr_eq(a, b))
     }
 
     /// The channel shared with other isolates, if this one is.
@@ -70,7 +76,7 @@ impl Chan {
     }
 
     pub fn cap(&self) -> usize {
-        self.cap
+        self.cap as usize
     }
 
     /// Rough byte size, to pace the collector.
@@ -104,3 +110,6 @@ impl Mutex {
         self.owner
     }
 }
+
+// Channels are many (one per fiber in a fan-out): sharing must not grow them.
+const _: () = assert!(std::mem::size_of::<Chan>() <= 112);

@@ -198,6 +198,8 @@ fn eq_inner(heap: &Heap, a: Value, b: Value, assumed: &mut Assumed) -> bool {
                 (Obj::Str(x), Obj::Str(y)) => x.s == y.s,
                 (Obj::Bytes(x), Obj::Bytes(y)) => x == y,
                 (Obj::Range(a0, a1), Obj::Range(b0, b1)) => a0 == b0 && a1 == b1,
+                // One channel shared between isolates, reached through two crossings.
+                (Obj::Chan(x), Obj::Chan(y)) => x.same(y),
                 (Obj::Host(x), Obj::Host(y)) => std::ptr::eq(x.class(), y.class()) && x.equals(&**y),
                 (Obj::List(x), Obj::List(y)) => {
                     if x.len() != y.len() || x.iter().zip(y).any(|(p, q)| scalars_differ(heap, *p, *q)) {
