@@ -161,7 +161,7 @@ pub fn pack(vm: &mut Vm, values: &[Value]) -> Result<Packet, CannotCross> {
 }
 
 /// A value sent on a shared channel, packed.
-fn pack_one(vm: &mut Vm, v: Value) -> Result<shared::Payload, (String, String)> {
+fn pack_one(vm: &mut Vm, v: Value) -> Result<shared::Payload, shared::CannotPack> {
     match pack(vm, &[v]) {
         Ok(p) => Ok(Box::new(p)),
         Err(c) => {

@@ -56,8 +56,13 @@ fn run(pool: Arc<Pool>, index: usize, make: Factory) {
             Pumped::Busy => {}
             Pumped::Idle(next) => {
                 vm.out.flush();
-                if session::stuck(&vm, entry) {
-                    inbox.sleep_stuck(&stuck_report(&vm, index));
+                if session::spin_for_shared(&mut vm) {
+                    // Another isolate answered on a shared channel.
+                } else if session::stuck(&vm, entry) {
+                    if session::set_idle(&vm, true) {
+                        inbox.sleep_stuck(&stuck_report(&vm, index));
+                    }
+                    session::set_idle(&vm, false);
                 } else {
                     session::wait(&mut vm, next);
                 }

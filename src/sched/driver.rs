@@ -223,14 +223,17 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
             }
             wait = Some(Duration::ZERO);
         }
-        if io::spin_for_handoff(vm, wait) {
-            // A handed-off job answered: no sleep.
+        if shared::spin(vm, wait) || io::spin_for_handoff(vm, wait) {
+            // Another isolate completed a shared-channel operation, or a
+            // handed-off job answered: no sleep.
         } else if outside_pending(vm) || io::in_flight(vm) || signal::watching(vm) || shared::listening(vm) {
             // Watched signals end the wait too (the reactor sees their self-pipe),
             // and so does work in flight that cannot keep the program alive on
             // its own (a stalled hand-off: another isolate's message ends it),
             // and so do other isolates' completions on shared channels.
+            let wait = if shared::set_idle(vm, true) { wait } else { Some(Duration::ZERO) };
             poll_outside(vm, wait);
+            shared::set_idle(vm, false);
         } else if let Some(d) = wait {
             std::thread::sleep(d);
         }

@@ -92,6 +92,19 @@ pub fn wait(vm: &mut Vm, until: Option<Instant>) {
     super::driver::idle_wait(vm, next);
 }
 
+/// Watches briefly for another isolate to complete a shared-channel
+/// operation of this one (before sleeping); true if one came, delivered.
+pub fn spin_for_shared(vm: &mut Vm) -> bool {
+    super::shared::spin(vm, None)
+}
+
+/// The isolate is about to sleep outside the scheduler (`on`) or awake
+/// again: while it sleeps, another isolate's completion wakes it (through
+/// its mailbox's hook). False when one came meanwhile: it must not sleep.
+pub fn set_idle(vm: &Vm, on: bool) -> bool {
+    super::shared::set_idle(vm, on)
+}
+
 /// Has `--timeout` (an embedding host's `timeout`) cancelled the code?
 pub fn timed_out(vm: &Vm) -> bool {
     vm.sched.events.deadline.as_ref().is_some_and(|d| d.fired)

@@ -16,14 +16,18 @@ use crate::vm::{err, ErrorKind, Fault, Handle, Obj, Res, Resume, Value, Vm};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 
 /// How values become payloads and back: the isolate layer's structured
 /// clone. `pack` fails with what cannot cross and the message saying where;
 /// `unpack` with why not.
 pub struct Carrier {
-    pub pack: fn(&mut Vm, Value) -> Result<Payload, (String, String)>,
+    pub pack: fn(&mut Vm, Value) -> Result<Payload, CannotPack>,
     pub unpack: fn(&mut Vm, Payload) -> Result<Value, String>,
 }
+
+/// What cannot cross, and the message saying where it sits.
+pub type CannotPack = (String, String);
 
 /// Shared by every isolate (immutable): set by the first channel to cross.
 static CARRIER: OnceLock<Carrier> = OnceLock::new();
@@ -50,7 +54,13 @@ fn mailbox(vm: &mut Vm) -> Res<Arc<Mailbox>> {
         Err(e) => return err(ErrorKind::Io, format!("cannot wait on a shared channel: {e}")),
     };
     let hook = vm.sched.events.shared.hook.clone();
-    let m = Arc::new(Mailbox { queue: Mutex::default(), has: AtomicBool::new(false), waker, hook });
+    let m = Arc::new(Mailbox {
+        queue: Mutex::default(),
+        has: AtomicBool::new(false),
+        idle: AtomicBool::new(false),
+        waker,
+        hook,
+    });
     vm.sched.events.shared.mailbox = Some(m.clone());
     Ok(m)
 }
@@ -128,6 +138,43 @@ pub(super) fn pending(vm: &Vm) -> bool {
 /// Can another isolate wake a fiber here (so an idle wait must watch the reactor)?
 pub(super) fn listening(vm: &Vm) -> bool {
     vm.sched.events.shared.mailbox.is_some()
+}
+
+/// How long an idle isolate watches its mailbox before it sleeps: another
+/// isolate's answer often comes within it, and waking from a sleep costs
+/// more than the answer (benches/isolates/chan_roundtrip.csp).
+const SPIN: Duration = Duration::from_micros(50);
+
+/// With fibers parked on shared channels, waits up to `SPIN` (never past
+/// `limit`) for another isolate to complete one; delivers it. True if one came.
+pub(super) fn spin(vm: &mut Vm, limit: Option<Duration>) -> bool {
+    let Some(m) = &vm.sched.events.shared.mailbox else { return false };
+    let until = Instant::now() + limit.map_or(SPIN, |l| l.min(SPIN));
+    let mut spins = 0u32;
+    loop {
+        if m.has.load(Ordering::Acquire) {
+            deliver(vm);
+            return true;
+        }
+        if Instant::now() >= until {
+            return false;
+        }
+        // Mostly not a busy spin: the isolate that answers may need this core.
+        spins += 1;
+        if spins % 16 == 0 {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// The isolate is about to sleep (`on`) or awake again: while it sleeps,
+/// deliveries wake it. False when one came meanwhile: it must not sleep.
+pub(super) fn set_idle(vm: &Vm, on: bool) -> bool {
+    let Some(m) = &vm.sched.events.shared.mailbox else { return true };
+    m.idle.store(on, Ordering::SeqCst);
+    !(on && m.has.load(Ordering::SeqCst))
 }
 
 /// Parks the running fiber on `wait` with a fresh claim.

@@ -54,6 +54,10 @@ pub(super) fn taken(c: &Claim) -> bool {
 pub struct Mailbox {
     pub(super) queue: Mutex<Vec<(Waiter, Got)>>,
     pub(super) has: AtomicBool,
+    /// The isolate is about to sleep or sleeps: a delivery must wake it.
+    /// (It sets this, then looks at `has`; a poster sets `has`, then looks
+    /// at this: with both sequentially consistent, one of them sees the other.)
+    pub(super) idle: AtomicBool,
     pub(super) waker: Arc<mio::Waker>,
     pub(super) hook: Option<Hook>,
 }
@@ -98,15 +102,21 @@ impl SharedChan {
     pub fn len(&self) -> usize {
         lock(&self.state).buf.len()
     }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl Mailbox {
     pub(super) fn post(&self, w: Waiter, got: Got) {
         lock(&self.queue).push((w, got));
-        self.has.store(true, Ordering::Release);
-        let _ = self.waker.wake();
-        if let Some(h) = &self.hook {
-            h();
+        self.has.store(true, Ordering::SeqCst);
+        if self.idle.load(Ordering::SeqCst) {
+            let _ = self.waker.wake();
+            if let Some(h) = &self.hook {
+                h();
+            }
         }
     }
 }
