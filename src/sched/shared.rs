@@ -161,7 +161,7 @@ pub(super) fn spin(vm: &mut Vm, limit: Option<Duration>) -> bool {
         }
         // Mostly not a busy spin: the isolate that answers may need this core.
         spins += 1;
-        if spins % 16 == 0 {
+        if spins.is_multiple_of(16) {
             std::thread::yield_now();
         } else {
             std::hint::spin_loop();
