@@ -201,3 +201,12 @@ fn the_example_host_runs() {
     assert!(stdout.contains("result: {Str(\"total\"): Int(10), Str(\"left\"): Int(3)}"), "{stdout}");
     assert!(stdout.contains("over the limit: memory error"), "{stdout}");
 }
+
+#[test]
+fn a_workers_print_is_kept_with_the_runtimes_own_output() {
+    let mut rt = Runtime::new(Options { isolates: Some(2), ..Options::default() });
+    let src = "import \"std/isolate\"\nprint(\"before\")\nfn work(x) { print(\"worker ${x}\"); return x * 2 }\nprint(wait isolate.run(work, 21))\n";
+    rt.eval("iso.csp", src).unwrap();
+    assert_eq!(rt.take_output(), "before\nworker 21\n42\n");
+    assert_eq!(rt.take_output(), "");
+}

@@ -3,6 +3,7 @@
 //! seeds mean the same wherever csp starts.
 
 use super::caps::{self, Caps};
+use crate::vm::output::Sink;
 use crate::vm::{Rng, Vm};
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,8 +58,10 @@ impl Options {
         if let Some(ticks) = self.fuel {
             vm.sched.set_budget(crate::sched::Budget { ticks, time: Duration::MAX });
         }
-        if !self.stdout {
-            vm.out.set_sink(crate::vm::output::Sink::Capture);
+        // Kept output is kept in one buffer for every isolate of the runtime.
+        let kept = (!self.stdout).then(|| Arc::new(std::sync::Mutex::new(Vec::new())));
+        if let Some(k) = &kept {
+            vm.out.set_sink(Sink::Shared(k.clone()));
         }
         if let Some(grace) = self.grace {
             vm.sched.set_grace(grace);
@@ -87,7 +90,13 @@ impl Options {
         // A worker isolate is made as this runtime was, on its own thread;
         // `--timeout` is the main isolate's to enforce.
         let worker = Options { timeout: None, ..self.clone() };
-        let make = move || super::Runtime::new(worker.clone()).into_vm();
+        let make = move || {
+            let mut vm = super::Runtime::new(worker.clone()).into_vm();
+            if let Some(k) = &kept {
+                vm.out.set_sink(Sink::Shared(k.clone()));
+            }
+            vm
+        };
         crate::isolate::configure(vm, self.isolates, Arc::new(make));
     }
 }

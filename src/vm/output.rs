@@ -19,6 +19,9 @@ pub enum Sink {
     Capture,
     /// Handed to a function (the REPL prints above its prompt).
     Func(Writer),
+    /// Kept, like `Capture`, in a buffer every isolate of an embedded
+    /// runtime writes to, until `take` (on any of them).
+    Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>),
 }
 
 pub struct Output {
@@ -72,6 +75,9 @@ impl Output {
                 f(&self.buf);
                 self.buf.clear();
             }
+            Sink::Shared(kept) => {
+                kept.lock().unwrap_or_else(|e| e.into_inner()).append(&mut self.buf);
+            }
             Sink::Stdout => {
                 let mut out = std::io::stdout().lock();
                 let res = stdout_open().and_then(|_| out.write_all(&self.buf)).and_then(|_| out.flush());
@@ -88,7 +94,7 @@ impl Output {
 
     /// Writes to stderr now (captured apart in tests), after flushing stdout.
     pub fn write_err(&mut self, bytes: &[u8]) {
-        if matches!(self.sink, Sink::Capture) {
+        if matches!(self.sink, Sink::Capture | Sink::Shared(_)) {
             self.err.extend_from_slice(bytes);
             return;
         }
@@ -122,6 +128,11 @@ impl Output {
 
     /// Takes what was captured so far.
     pub fn take(&mut self) -> Vec<u8> {
+        if let Sink::Shared(kept) = &self.sink {
+            let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+            kept.append(&mut self.buf);
+            return std::mem::take(&mut *kept);
+        }
         std::mem::take(&mut self.buf)
     }
 }
