@@ -348,3 +348,32 @@ print(len(all), dup)
         assert_eq!(ok("sc_stress", src), "9000 0\n");
     }
 }
+
+/// A select that locks a shared channel and, through a local case, wakes a
+/// fiber whose own select waits on that same shared channel.
+#[test]
+fn a_local_case_may_wake_a_fiber_waiting_on_the_same_shared_channel() {
+    let out = ok(
+        "sc_relock",
+        r#"
+import "std/isolate"
+fn hold(c) { return nil }
+let l = chan()
+let s = chan()
+wait isolate.run(hold, s)
+let b = go fn() {
+    select {
+        case v = <-l { return "b got ${v}" }
+        case v = <-s { return "b got ${v} from s" }
+    }
+}()
+sleep(10)
+select {
+    case l <- 1 { print("a sent") }
+    case v = <-s { print("a got", v) }
+}
+print(wait b)
+"#,
+    );
+    assert_eq!(out, "a sent\nb got 1\n");
+}

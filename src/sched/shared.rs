@@ -322,7 +322,16 @@ pub(super) fn select(vm: &mut Vm, cases: &[select::Case], has_default: bool) -> 
         let i = ready[k];
         let c = &cases[i];
         let got = match &shared[i] {
-            None => select::run_case(vm, c)?,
+            None => {
+                // Unlocked first: the local case may wake a fiber whose own
+                // select waits on these shared channels, and take it off them.
+                drop(guards);
+                return match select::run_case(vm, c)? {
+                    Some((v, ok)) => Ok(Some((i as i64, v, ok))),
+                    // Its partner was claimed meanwhile: the select starts over.
+                    None => select(vm, cases, has_default),
+                };
+            }
             Some(s) => {
                 let g = at(&guards, s);
                 let st = &mut guards[g].1;
