@@ -12,7 +12,7 @@ pub use super::shared_state::{Hook, Payload, SharedChan};
 use super::shared_state::{Remote, State};
 use super::values::Chan;
 use super::{chan, select, Wait, Waiter};
-use crate::vm::{err, ErrorKind, Fault, Handle, Obj, Res, Resume, Value, Vm};
+use crate::vm::{err, ErrorKind, Handle, Obj, Res, Resume, Value, Vm};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
@@ -77,8 +77,8 @@ fn pack(vm: &mut Vm, v: Value) -> Res<Payload> {
     (carrier().pack)(vm, v).or_else(|(_, msg)| err(ErrorKind::Type, format!("send on a shared channel: {msg}")))
 }
 
-fn unpack(vm: &mut Vm, p: Payload) -> Res<Value> {
-    (carrier().unpack)(vm, p).or_else(|why| err(ErrorKind::Value, format!("receive from a shared channel: {why}")))
+fn unpack(vm: &mut Vm, p: Payload) -> Result<Value, String> {
+    (carrier().unpack)(vm, p).map_err(|why| format!("receive from a shared channel: {why}"))
 }
 
 /// Completes what the locked section decided: this isolate's fibers now,
@@ -99,10 +99,11 @@ fn complete(vm: &mut Vm, w: Waiter, got: Got) {
         return; // its program is over
     }
     let resume = match got {
+        // What cannot be unpacked here is thrown where the fiber waits (it
+        // must not stay parked: the sender has gone on).
         Got::Received(Some(p)) => match unpack(vm, p) {
             Ok(v) => w.received(v, true),
-            Err(Fault::Throw(e)) => Resume::Throw(e),
-            Err(_) => return,
+            Err(msg) => Resume::Throw(crate::vm::error::bare_error(vm, ErrorKind::Value, &msg)),
         },
         Got::Received(None) => w.received(Value::Nil, false),
         Got::Sent => w.sent(),
@@ -225,7 +226,7 @@ pub(super) fn recv(vm: &mut Vm, h: Handle, sc: &SharedChan) -> Res<Option<(Value
         drop(st);
         dispatch(vm, done);
         return Ok(Some(match got {
-            Some(p) => (unpack(vm, p)?, true),
+            Some(p) => (unpack(vm, p).or_else(|m| err(ErrorKind::Value, m))?, true),
             None => (Value::Nil, false),
         }));
     }
@@ -349,7 +350,7 @@ pub(super) fn select(vm: &mut Vm, cases: &[select::Case], has_default: bool) -> 
                             drop(guards);
                             dispatch(vm, done);
                             return Ok(Some(match got {
-                                Some(p) => (i as i64, unpack(vm, p)?, true),
+                                Some(p) => (i as i64, unpack(vm, p).or_else(|m| err(ErrorKind::Value, m))?, true),
                                 None => (i as i64, Value::Nil, false),
                             }));
                         }
