@@ -61,6 +61,9 @@ pub fn pool(vm: &mut Vm) -> Result<Arc<Pool>, String> {
     };
     let p = Pool::start(local.size.unwrap_or_else(default_size).max(1), &make);
     local.pool = Some(p.clone());
+    // Only the main isolate starts the pool; it ends it with the program.
+    let ending = p.clone();
+    vm.sched.on_end(Box::new(move |grace| ending.end(grace)));
     Ok(p)
 }
 

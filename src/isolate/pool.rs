@@ -8,6 +8,7 @@ use crate::vm::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// Makes a worker isolate's VM (on the worker's own thread): the runtime's
 /// options, as the main isolate got them.
@@ -17,6 +18,9 @@ pub type Factory = Arc<dyn Fn() -> crate::vm::Vm + Send + Sync>;
 pub struct Pool {
     pub inboxes: Vec<Arc<Inbox>>,
     next_id: AtomicU64,
+    /// How many workers have ended (at the program's end).
+    ended: Mutex<usize>,
+    all_ended: Condvar,
 }
 
 /// What a worker receives.
@@ -25,6 +29,8 @@ pub enum Msg {
     Job { id: u64, call: Packet, answer: Arc<Answer> },
     /// The job's task was cancelled where it was started.
     Cancel(u64),
+    /// The program is ending: cancel every fiber, then stop.
+    End,
 }
 
 /// A worker's inbox: messages, the worker's fiber waiting for them, and the
@@ -81,7 +87,12 @@ impl Pool {
     pub fn start(size: usize, make: &Factory) -> Arc<Pool> {
         let inboxes =
             (0..size).map(|_| Arc::new(Inbox { state: Default::default(), arrived: Condvar::new(), load: 0.into() }));
-        let pool = Arc::new(Pool { inboxes: inboxes.collect(), next_id: AtomicU64::new(1) });
+        let pool = Arc::new(Pool {
+            inboxes: inboxes.collect(),
+            next_id: AtomicU64::new(1),
+            ended: Mutex::new(0),
+            all_ended: Condvar::new(),
+        });
         for i in 0..size {
             super::worker::spawn(pool.clone(), i, make.clone());
         }
@@ -104,6 +115,30 @@ impl Pool {
 
     pub fn cancel(&self, worker: usize, id: u64) {
         self.inboxes[worker].post(Msg::Cancel(id));
+    }
+
+    /// The program ends in order: every worker cancels its fibers (those its
+    /// modules started: the jobs are over) and stops; waits for them, for at
+    /// most `grace` (their cleanup's time) and a little more.
+    pub fn end(&self, grace: Duration) {
+        for inbox in &self.inboxes {
+            inbox.post(Msg::End);
+        }
+        let until = Instant::now() + grace + Duration::from_millis(100);
+        let mut ended = lock(&self.ended);
+        while *ended < self.inboxes.len() {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            ended = self.all_ended.wait_timeout(ended, left).unwrap_or_else(|e| e.into_inner()).0;
+        }
+    }
+
+    /// A worker has ended.
+    pub(super) fn worker_ended(&self) {
+        *lock(&self.ended) += 1;
+        self.all_ended.notify_all();
     }
 }
 

@@ -10,7 +10,7 @@ use crate::sched::session::{self, Pumped};
 use crate::source::SourceFile;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const DRIVER: &str = include_str!("driver.csp");
 /// The driver's file name in traces (its frames are left out of them).
@@ -32,7 +32,7 @@ fn run(pool: Arc<Pool>, index: usize, make: Factory) {
     crate::sched::shared::set_hook(&mut vm, Arc::new(move || poked.poke()));
     {
         let local = super::local(&mut vm);
-        local.pool = Some(pool);
+        local.pool = Some(pool.clone());
         local.worker = Some(index);
     }
     let file = Rc::new(SourceFile::std(DRIVER_NAME, DRIVER));
@@ -44,14 +44,7 @@ fn run(pool: Arc<Pool>, index: usize, make: Factory) {
     let mut errors = Vec::new();
     loop {
         let pumped = session::pump(&mut vm, Some(entry), Duration::from_millis(20), &mut errors);
-        if let Some(u) = errors.first() {
-            // An error nobody can take (a module's background fiber failed):
-            // it ends the program, as in the main isolate.
-            let d = crate::runner::runtime_diag(&vm, u);
-            vm.out.flush();
-            eprint!("{}", crate::diag::render(&d, &u.file, false));
-            std::process::exit(1);
-        }
+        fail_on(&mut vm, &errors);
         match pumped {
             Pumped::Busy => {}
             Pumped::Idle(next) => {
@@ -77,9 +70,46 @@ fn run(pool: Arc<Pool>, index: usize, make: Factory) {
                 std::process::exit(3);
             }
             Pumped::Done | Pumped::OutOfBudget => {
+                // The driver stops at the program's end.
+                end_fibers(&mut vm);
                 vm.out.flush();
+                pool.worker_ended();
                 return;
             }
+        }
+    }
+}
+
+/// An error nobody can take (a module's background fiber failed) ends the
+/// program, as in the main isolate.
+fn fail_on(vm: &mut crate::vm::Vm, errors: &[Box<crate::vm::Uncaught>]) {
+    if let Some(u) = errors.first() {
+        let d = crate::runner::runtime_diag(vm, u);
+        vm.out.flush();
+        eprint!("{}", crate::diag::render(&d, &u.file, false));
+        std::process::exit(1);
+    }
+}
+
+/// The program's end: the fibers this isolate's modules started are
+/// cancelled, never waited for (docs/isolates.md); their `finally` blocks
+/// run until they are done or the grace time is over.
+fn end_fibers(vm: &mut crate::vm::Vm) {
+    session::cancel_all(vm);
+    let mut errors = Vec::new();
+    while !session::grace_over(vm) {
+        let pumped = session::pump(vm, None, Duration::from_millis(20), &mut errors);
+        errors.retain(|u| !crate::vm::error::is_kind(vm, u.value, crate::vm::ErrorKind::Cancelled));
+        fail_on(vm, &errors);
+        match pumped {
+            Pumped::Busy => {}
+            Pumped::Idle(next) => session::wait(vm, next),
+            // A cleanup waits on another isolate (a job's answer, a shared
+            // channel): it may come within the grace time.
+            Pumped::Done if session::awaits_others(vm) => {
+                session::wait(vm, Some(Instant::now() + Duration::from_millis(5)));
+            }
+            _ => return,
         }
     }
 }

@@ -168,7 +168,7 @@ fn next(vm: &mut Vm, _: &Fiber, _: &[Value]) -> Res<Ret> {
 }
 
 /// `__isolate_take()`: the inbox's messages: `[id, inits, f, args]` for a
-/// job, `[id]` for a cancellation. A job whose call cannot be unpacked here
+/// job, `[id]` for a cancellation, `[]` for the program's end. A job whose call cannot be unpacked here
 /// is answered with the error at once.
 fn take(vm: &mut Vm, _: &[Value]) -> Res<Value> {
     let inbox = inbox(vm)?;
@@ -176,6 +176,7 @@ fn take(vm: &mut Vm, _: &[Value]) -> Res<Value> {
     for m in inbox.take() {
         match m {
             Msg::Cancel(id) => out.push(vm.heap.list(vec![Value::Int(id as i64)])),
+            Msg::End => out.push(vm.heap.list(Vec::new())),
             Msg::Job { id, call, answer } => match clone::unpack(vm, &call) {
                 Ok(u) => {
                     crate::isolate::units::mark_ran(vm, &u.inits);

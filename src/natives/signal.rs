@@ -11,6 +11,11 @@ pub fn register(vm: &mut Vm) {
 
 fn signals(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     super::args::arity("os.signals", args, 1, usize::MAX)?;
+    if crate::isolate::local(vm).worker.is_some() {
+        // Signals are the process's: the main isolate takes them, and may
+        // send the channel to a worker (docs/isolates.md).
+        return err(ErrorKind::Value, "os.signals() works in the main isolate only: send its channel to a worker");
+    }
     let mut names = Vec::with_capacity(args.len());
     for &a in args {
         let Some(s) = vm.heap.as_str(a) else {

@@ -130,6 +130,10 @@ pub fn run_main(vm: &mut Vm, proto: ProtoRef) -> Outcome {
     super::ops::release_adopted(vm, None);
     vm.sched.main_task = None;
     vm.out.flush();
+    let stopped = vm.sched.ending.is_some() && matches!(outcome, Outcome::Error(_));
+    if let Some(end) = vm.sched.at_end.take().filter(|_| matches!(outcome, Outcome::Ok) || stopped) {
+        end(vm.sched.grace);
+    }
     let outcome = if vm.out.is_broken() { Outcome::BrokenPipe } else { outcome };
     if let Some(d) = vm.sched.events.deadline.as_ref().filter(|d| d.fired) {
         return Outcome::TimedOut(d.describe(), Box::new(outcome));

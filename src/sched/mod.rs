@@ -273,6 +273,9 @@ pub struct Sched {
     ending: Option<Instant>,
     /// Running untrusted programs (fuzzing): where the program is stopped.
     budget: Option<Budget>,
+    /// Run when the program ends in order (its end, a signal, `--timeout`),
+    /// with the grace time: worker isolates end their own fibers then.
+    at_end: Option<Box<dyn FnOnce(Duration)>>,
 }
 
 /// See `Sched::limit_check`.
@@ -335,6 +338,7 @@ impl Default for Sched {
             grace: Duration::from_secs(5),
             ending: None,
             budget: None,
+            at_end: None,
         }
     }
 }
@@ -460,6 +464,12 @@ impl Sched {
         if self.ending.is_none() {
             self.ending = Some(self.now() + self.grace);
         }
+    }
+
+    /// `f` runs when the program ends in order (docs/isolates.md: worker
+    /// isolates cancel the fibers their modules started).
+    pub fn on_end(&mut self, f: Box<dyn FnOnce(Duration)>) {
+        self.at_end = Some(f);
     }
 
     /// Sets `--max-fibers`.

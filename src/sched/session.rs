@@ -149,6 +149,27 @@ pub fn io_pending(vm: &Vm) -> bool {
     super::io::outside_pending(vm)
 }
 
+/// The isolate is ending (a worker, at the program's end): every fiber is
+/// cancelled, their `finally` blocks run under the grace rule.
+pub fn cancel_all(vm: &mut Vm) {
+    vm.sched.begin_ending();
+    let ids: Vec<u32> = vm.sched.fibers.states().map(|(id, _)| id).collect();
+    for id in ids {
+        super::lifecycle::cancel_fiber(vm, id);
+    }
+}
+
+/// Has the grace time of an ending isolate run out?
+pub fn grace_over(vm: &Vm) -> bool {
+    vm.sched.ending.is_some_and(|t| vm.sched.now() >= t)
+}
+
+/// May a fiber here be waiting on another isolate (a job handed off, a
+/// shared channel)?
+pub fn awaits_others(vm: &Vm) -> bool {
+    vm.sched.fibers.live > 0 && (super::io::in_flight(vm) || super::shared::listening(vm))
+}
+
 /// The session is over (Ctrl-D, `:quit`, `exit`): children still running are
 /// killed and reaped, as at a program's end.
 pub fn end(vm: &mut Vm) {

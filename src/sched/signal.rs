@@ -175,7 +175,9 @@ pub(super) fn can_wake(vm: &Vm) -> bool {
 
 /// Acts on the signals that arrived since the last look (cheap when none did).
 pub(super) fn deliver(vm: &mut Vm) {
-    if PENDING.load(Ordering::Acquire) == 0 {
+    // An isolate that handles no signals (a worker) leaves them to the one
+    // that does: taking the bits here would lose them.
+    if PENDING.load(Ordering::Acquire) == 0 || vm.sched.events.signals.is_none() {
         return;
     }
     // Drain first, then take the bits: a signal arriving in between leaves its
