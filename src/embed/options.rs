@@ -52,9 +52,13 @@ impl Options {
         if let Some(m) = self.max_memory {
             vm.heap.set_limit(m);
         }
-        if let Some(n) = self.max_fibers {
+        // `--max-fibers` counts the fibers of every isolate of the runtime.
+        let fibers = self.max_fibers.map(|n| {
             vm.sched.set_max_fibers(n);
-        }
+            let count = Arc::new(crate::sched::FiberCount::default());
+            vm.sched.share_fiber_count(count.clone());
+            count
+        });
         if let Some(ticks) = self.fuel {
             vm.sched.set_budget(crate::sched::Budget { ticks, time: Duration::MAX });
         }
@@ -94,6 +98,9 @@ impl Options {
             let mut vm = super::Runtime::new(worker.clone()).into_vm();
             if let Some(k) = &kept {
                 vm.out.set_sink(Sink::Shared(k.clone()));
+            }
+            if let Some(c) = &fibers {
+                vm.sched.share_fiber_count(c.clone());
             }
             vm
         };

@@ -211,10 +211,13 @@ impl Inbox {
     }
 
     /// The job `id` answered (or ended unanswered): it leaves the load.
-    pub fn finished(&self, id: u64) {
-        if lock(&self.state).jobs.remove(&id).is_some() {
+    /// False if it had already.
+    pub fn finished(&self, id: u64) -> bool {
+        let was = lock(&self.state).jobs.remove(&id).is_some();
+        if was {
             self.load.fetch_sub(1, Ordering::Relaxed);
         }
+        was
     }
 }
 

@@ -41,6 +41,8 @@ fn run(pool: Arc<Pool>, index: usize, make: Factory) {
         Err((_, d)) => panic!("the isolate driver does not compile: {:?}", d.first().map(|d| &d.message)),
     };
     let entry = session::start_entry(&mut vm, proto);
+    // The driver is not the program's: `--max-fibers` does not count it.
+    crate::sched::ops::exempt_fibers(&vm, 1);
     let mut errors = Vec::new();
     loop {
         let pumped = session::pump(&mut vm, Some(entry), Duration::from_millis(20), &mut errors);

@@ -179,6 +179,8 @@ fn take(vm: &mut Vm, _: &[Value]) -> Res<Value> {
             Msg::End => out.push(vm.heap.list(Vec::new())),
             Msg::Job { id, call, answer } => match clone::unpack(vm, &call) {
                 Ok(u) => {
+                    // Its fiber here and its stand-in there count as one.
+                    crate::sched::ops::exempt_fibers(vm, 1);
                     crate::isolate::units::mark_ran(vm, &u.inits);
                     let inits = u.inits.iter().map(|&p| entry_closure(vm, p)).collect();
                     let inits = vm.heap.list(inits);
@@ -232,7 +234,9 @@ fn reply(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     if let Some(answer) = inbox.answer(id) {
         answer.give(if failed { Err(packed) } else { Ok(packed) });
     }
-    inbox.finished(id);
+    if inbox.finished(id) {
+        crate::sched::ops::exempt_fibers(vm, -1);
+    }
     Ok(Value::Nil)
 }
 

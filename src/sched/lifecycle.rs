@@ -99,7 +99,7 @@ pub(super) fn finish(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>)
 
 fn finish_task(vm: &mut Vm, id: u32, result: Result<Value, Box<Uncaught>>) -> Option<Box<Uncaught>> {
     vm.sched.fibers.free.push(id);
-    vm.sched.fibers.live -= 1;
+    vm.sched.fibers.ended();
     let st = std::mem::take(vm.sched.fibers.state_mut(id));
     let th = st.task.expect("fiber without task");
     let is_main = Some(th) == vm.sched.main_task;

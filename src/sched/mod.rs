@@ -45,6 +45,8 @@ use crate::vm::value::{Handle, Value};
 pub use driver::{run_main, Outcome};
 pub use profile::ProfileFile;
 pub use signal::install_default as install_signal_handlers;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 pub use task::Task;
 pub use trace::TraceFile;
@@ -213,6 +215,44 @@ pub(crate) struct Fibers {
     live: usize,
     /// `--max-fibers`: the most fibers started and not finished.
     max_fibers: usize,
+    /// With `--max-fibers`, the count every isolate of the runtime shares.
+    count: Option<Arc<FiberCount>>,
+}
+
+/// Fibers counted over every isolate of a runtime, for `--max-fibers`
+/// (docs/isolates.md: an `isolate.run` counts as one fiber).
+#[derive(Default)]
+pub struct FiberCount {
+    live: AtomicUsize,
+    /// Fibers that do not count: a worker's driver, and one of the two
+    /// fibers (its stand-in, the job's own) of each job under way.
+    exempt: AtomicUsize,
+}
+
+impl Fibers {
+    #[inline]
+    fn started(&mut self) {
+        self.live += 1;
+        if let Some(c) = &self.count {
+            c.live.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    #[inline]
+    fn ended(&mut self) {
+        self.live -= 1;
+        if let Some(c) = &self.count {
+            c.live.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The fibers `--max-fibers` counts: this isolate's, or every isolate's.
+    fn counted(&self) -> usize {
+        match &self.count {
+            Some(c) => c.live.load(Ordering::Relaxed).saturating_sub(c.exempt.load(Ordering::Relaxed)),
+            None => self.live,
+        }
+    }
 }
 
 /// The scheduler of one program: its fibers, the run queue, the events that
@@ -308,6 +348,7 @@ impl Default for Fibers {
             next_number: 0,
             live: 0,
             max_fibers: usize::MAX,
+            count: None,
         }
     }
 }
@@ -475,6 +516,14 @@ impl Sched {
     /// Sets `--max-fibers`.
     pub fn set_max_fibers(&mut self, n: usize) {
         self.fibers.max_fibers = n;
+    }
+
+    /// `--max-fibers` counts the fibers of every isolate sharing `count`.
+    pub fn share_fiber_count(&mut self, count: Arc<FiberCount>) {
+        count.live.fetch_add(self.fibers.live, Ordering::Relaxed);
+        if let Some(old) = self.fibers.count.replace(count) {
+            old.live.fetch_sub(self.fibers.live, Ordering::Relaxed);
+        }
     }
 
     /// Sets `--timeout` for `run`: the program is cancelled after `limit`.

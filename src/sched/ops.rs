@@ -81,11 +81,23 @@ fn within_memory(vm: &mut Vm) -> Res<()> {
 
 /// The `fibers` error when `--max-fibers` fibers are already live.
 fn fiber_room(vm: &Vm) -> Res<()> {
-    if vm.sched.fibers.live < vm.sched.fibers.max_fibers {
+    if vm.sched.fibers.counted() < vm.sched.fibers.max_fibers {
         return Ok(());
     }
     let max = vm.sched.fibers.max_fibers;
     err(ErrorKind::Fibers, format!("too many fibers: {max} are running or waiting (see --max-fibers)"))
+}
+
+/// `n` more (or fewer) fibers of every isolate's that `--max-fibers` does
+/// not count: a worker's driver, a job under way (its two fibers count as one).
+pub fn exempt_fibers(vm: &Vm, n: isize) {
+    if let Some(c) = &vm.sched.fibers.count {
+        if n >= 0 {
+            c.exempt.fetch_add(n as usize, std::sync::atomic::Ordering::Relaxed);
+        } else {
+            c.exempt.fetch_sub(n.unsigned_abs(), std::sync::atomic::Ordering::Relaxed);
+        }
+    }
 }
 
 /// Starts `call[0](call[1..])` in a fiber owned by the program, not by the

@@ -27,7 +27,7 @@ pub(super) fn spawn(vm: &mut Vm, call: &[Value], method: bool, site: Site, dropp
         }
         return stillborn(vm, owner, scope, dropped, site);
     }
-    vm.sched.fibers.live += 1;
+    vm.sched.fibers.started();
     if dropped && scope.is_none() {
         let number = vm.sched.fibers.take_number();
         // Counted before it is made, so the collections that check
@@ -102,7 +102,7 @@ pub(super) fn born(vm: &Vm) -> Born {
 /// dropped `go`'s, its uncaught error goes to the owner at once.
 pub(super) fn spawn_detached(vm: &mut Vm, call: &[Value], site: Site) -> Value {
     let owner = vm.sched.main_task;
-    vm.sched.fibers.live += 1;
+    vm.sched.fibers.started();
     let id = alloc_id(vm);
     let state = TaskState::Pending(call.into(), Kickoff { method: false, born: Born::Live });
     let th = new_task(vm, Some(id), state, owner, None, true, Some(site));
@@ -297,7 +297,7 @@ pub(super) fn start_main(vm: &mut Vm, proto: ProtoRef) -> Handle {
     vm.sched.fibers.state_mut(id).task = Some(th);
     vm.sched.fibers.slots[id as usize].fiber = Some(Box::new(Fiber::for_main(proto)));
     vm.sched.ready.push(Runnable::Fiber(id));
-    vm.sched.fibers.live += 1;
+    vm.sched.fibers.started();
     if vm.sched.trace.is_some() {
         let label = super::report::fiber_title(vm, th, "");
         super::trace::name_fiber(vm, id, task::get(&vm.heap, th).number, &label);
