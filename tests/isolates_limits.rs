@@ -44,3 +44,52 @@ close(c)
     let (code, out, err) = run(&["--isolates", "2"], src);
     assert_eq!((code, out.as_str()), (0, "all 10\nall 30\n"), "{err}");
 }
+
+const BUILD: &str = r#"
+import "std/isolate"
+fn build(n) {
+    let xs = []
+    for i in 0..n { xs.push([i, i + 1]) }
+    return xs
+}
+"#;
+
+/// A million two-item lists take about 30 MB: two of them at once do not
+/// fit in 60 MB, whichever isolates hold them.
+#[test]
+fn max_memory_counts_what_every_isolate_holds() {
+    let src = format!(
+        "{BUILD}
+fn hold(n, go_on, held) {{
+    let xs = build(n)
+    held <- true
+    <-go_on
+    return len(xs)
+}}
+let go_on = chan()
+let held = chan()
+let t = isolate.run(hold, 1000000, go_on, held)
+<-held
+try {{ print(len(build(1000000))) }} catch e {{ print(e.kind) }}
+close(go_on)
+print(wait t)
+"
+    );
+    let (code, out, err) = run(&["--max-memory", "60M", "--isolates", "1"], &src);
+    assert_eq!((code, out.as_str()), (0, "memory\n1000000\n"), "{err}");
+}
+
+/// What a finished job left on a worker is garbage: the isolate about to
+/// fail asks the others to collect first, and then it fits.
+#[test]
+fn before_a_memory_error_the_other_isolates_collect() {
+    let src = format!(
+        "{BUILD}
+fn size(n) {{ return len(build(n)) }}
+print(wait isolate.run(size, 1000000))
+print(len(build(1000000)))
+"
+    );
+    let (code, out, err) = run(&["--max-memory", "60M", "--isolates", "1"], &src);
+    assert_eq!((code, out.as_str()), (0, "1000000\n1000000\n"), "{err}");
+}

@@ -52,6 +52,9 @@ impl Options {
         if let Some(m) = self.max_memory {
             vm.heap.set_limit(m);
         }
+        // `--max-memory` is one budget for every isolate of the runtime.
+        let memory = crate::vm::budget::Budget::new(vm.heap.limit);
+        vm.heap.share_limit(memory.join());
         // `--max-fibers` counts the fibers of every isolate of the runtime.
         let fibers = self.max_fibers.map(|n| {
             vm.sched.set_max_fibers(n);
@@ -102,6 +105,7 @@ impl Options {
             if let Some(c) = &fibers {
                 vm.sched.share_fiber_count(c.clone());
             }
+            vm.heap.share_limit(memory.join());
             vm
         };
         crate::isolate::configure(vm, self.isolates, Arc::new(make));

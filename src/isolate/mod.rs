@@ -64,6 +64,7 @@ pub fn pool(vm: &mut Vm) -> Result<Arc<Pool>, String> {
     // Only the main isolate starts the pool; it ends it with the program.
     let ending = p.clone();
     vm.sched.on_end(Box::new(move |grace| ending.end(grace)));
+    crate::sched::shared::answer_asks(vm);
     Ok(p)
 }
 

@@ -30,6 +30,7 @@ fn run(pool: Arc<Pool>, index: usize, make: Factory) {
     let inbox = pool.inboxes[index].clone();
     let poked = inbox.clone();
     crate::sched::shared::set_hook(&mut vm, Arc::new(move || poked.poke()));
+    crate::sched::shared::answer_asks(&mut vm);
     {
         let local = super::local(&mut vm);
         local.pool = Some(pool.clone());

@@ -499,8 +499,7 @@ pub(super) fn collect(vm: &mut Vm) {
     };
     if vm.heap.wants_full() {
         // Garbage made since the cycle under way began survives it: run another.
-        gc::collect(vm, roots(vm));
-        return cycle_ended(vm, 0);
+        return collect_whole(vm);
     }
     if vm.heap.gc.done {
         return cycle_ended(vm, 0);
@@ -512,6 +511,14 @@ pub(super) fn collect(vm: &mut Vm) {
     if gc::step_between_slices(&mut vm.heap, due) {
         cycle_ended(vm, 0);
     }
+}
+
+/// A whole collection, now (between slices).
+pub(super) fn collect_whole(vm: &mut Vm) {
+    let mut roots = Vec::new();
+    vm.sched.roots(&mut roots);
+    gc::collect(vm, roots);
+    cycle_ended(vm, 0);
 }
 
 /// After a cycle: paces the next and notes whether what is live is over

@@ -58,6 +58,7 @@ fn mailbox(vm: &mut Vm) -> Res<Arc<Mailbox>> {
         queue: Mutex::default(),
         has: AtomicBool::new(false),
         idle: AtomicBool::new(false),
+        collect: AtomicBool::new(false),
         waker,
         hook,
     });
@@ -121,13 +122,30 @@ pub(super) fn deliver(vm: &mut Vm) {
     if !m.has.load(Ordering::Acquire) {
         return;
     }
-    let got = {
+    let (got, collect) = {
         let mut q = lock(&m.queue);
         m.has.store(false, Ordering::Relaxed);
-        std::mem::take(&mut *q)
+        (std::mem::take(&mut *q), m.collect.swap(false, Ordering::AcqRel))
     };
     for (w, g) in got {
         complete(vm, w, g);
+    }
+    if collect {
+        // Another isolate is about to fail for want of memory (between
+        // slices here, so every value is rooted).
+        super::driver::collect_whole(vm);
+    }
+}
+
+/// The isolate answers other isolates' requests to collect (vm/budget.rs)
+/// from now on: it takes part in isolates.
+pub fn answer_asks(vm: &mut Vm) {
+    if vm.heap.share().is_none() {
+        return;
+    }
+    let Ok(m) = mailbox(vm) else { return };
+    if let Some(share) = vm.heap.share() {
+        share.on_ask(Arc::new(move || m.ask_collect()));
     }
 }
 

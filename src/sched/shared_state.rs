@@ -58,6 +58,8 @@ pub struct Mailbox {
     /// (It sets this, then looks at `has`; a poster sets `has`, then looks
     /// at this: with both sequentially consistent, one of them sees the other.)
     pub(super) idle: AtomicBool,
+    /// Another isolate asks this one to collect (vm/budget.rs).
+    pub(super) collect: AtomicBool,
     pub(super) waker: Arc<mio::Waker>,
     pub(super) hook: Option<Hook>,
 }
@@ -111,6 +113,16 @@ impl SharedChan {
 impl Mailbox {
     pub(super) fn post(&self, w: Waiter, got: Got) {
         lock(&self.queue).push((w, got));
+        self.wake();
+    }
+
+    /// Asks the isolate to collect at its next look (from any thread).
+    pub(super) fn ask_collect(&self) {
+        self.collect.store(true, Ordering::SeqCst);
+        self.wake();
+    }
+
+    fn wake(&self) {
         self.has.store(true, Ordering::SeqCst);
         if self.idle.load(Ordering::SeqCst) {
             let _ = self.waker.wake();

@@ -58,6 +58,8 @@ pub struct Heap {
     pub(crate) outside: usize,
     /// `--max-memory`: the most bytes `live + outside + allocated` may reach.
     pub(crate) limit: usize,
+    /// With isolates, this heap's part of the runtime's `--max-memory`.
+    pub(super) share: Option<super::budget::Share>,
     /// Collections so far.
     collections: u64,
     /// `reserve` asked for a collection before it decides (`Fault::Collect`)
@@ -104,6 +106,7 @@ impl Heap {
             live: 0,
             outside: 0,
             limit: crate::limits::MAX_HEAP,
+            share: None,
             collections: 0,
             asked: std::cell::Cell::new(None),
             oversize: None,
@@ -227,8 +230,8 @@ impl Heap {
         Ok(super::read_cap::ReadCap {
             bytes: room.min(crate::limits::MAX_STRING),
             room,
-            limit: self.limit,
-            used: self.live + self.outside + self.allocated,
+            limit: self.shown_limit(),
+            used: self.in_use(),
         })
     }
 
@@ -236,8 +239,8 @@ impl Heap {
         format!(
             "out of memory: {} more would pass the {} limit ({} in use; see --max-memory)",
             crate::limits::show_bytes(bytes),
-            crate::limits::show_bytes(self.limit),
-            crate::limits::show_bytes(self.live + self.outside + self.allocated)
+            crate::limits::show_bytes(self.shown_limit()),
+            crate::limits::show_bytes(self.in_use())
         )
     }
 
@@ -249,6 +252,15 @@ impl Heap {
         self.outside = outside;
         self.collections += 1;
         let held = self.live + outside;
+        if let Some(share) = &self.share {
+            self.limit = share.publish(held);
+            // A `memory` error may be decided now (this collection was asked
+            // for before one, or what is live is over): the other isolates'
+            // garbage may be what fills the budget.
+            if held > self.limit || self.asked.get().is_some_and(|n| n < self.collections) {
+                self.limit = share.ask_others();
+            }
+        }
         let room = self.limit.saturating_sub(held);
         // Collect before the limit, but not after less than an eighth of what
         // is live: near its limit a program collects more often, never in a
@@ -258,8 +270,8 @@ impl Heap {
         (held > self.limit).then(|| {
             format!(
                 "out of memory: {} live after collection, over the {} limit (see --max-memory)",
-                crate::limits::show_bytes(held),
-                crate::limits::show_bytes(self.limit)
+                crate::limits::show_bytes(held + self.shown_limit().saturating_sub(self.limit)),
+                crate::limits::show_bytes(self.shown_limit())
             )
         })
     }

@@ -1,6 +1,7 @@
 //! The virtual machine: values, heap, fibers and the dispatch loop.
 
 pub mod arith;
+pub mod budget;
 pub mod builtin;
 pub mod call;
 mod char_index;
