@@ -13,6 +13,7 @@ mod driver;
 mod events;
 use events::Events;
 mod explore;
+mod fiber_count;
 pub mod io;
 mod lifecycle;
 mod lock;
@@ -43,9 +44,9 @@ mod tests;
 use crate::vm::fiber::{Fiber, Resume};
 use crate::vm::value::{Handle, Value};
 pub use driver::{run_main, Outcome};
+pub use fiber_count::FiberCount;
 pub use profile::ProfileFile;
 pub use signal::install_default as install_signal_handlers;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 pub use task::Task;
@@ -217,42 +218,6 @@ pub(crate) struct Fibers {
     max_fibers: usize,
     /// With `--max-fibers`, the count every isolate of the runtime shares.
     count: Option<Arc<FiberCount>>,
-}
-
-/// Fibers counted over every isolate of a runtime, for `--max-fibers`
-/// (docs/isolates.md: an `isolate.run` counts as one fiber).
-#[derive(Default)]
-pub struct FiberCount {
-    live: AtomicUsize,
-    /// Fibers that do not count: a worker's driver, and one of the two
-    /// fibers (its stand-in, the job's own) of each job under way.
-    exempt: AtomicUsize,
-}
-
-impl Fibers {
-    #[inline]
-    fn started(&mut self) {
-        self.live += 1;
-        if let Some(c) = &self.count {
-            c.live.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    #[inline]
-    fn ended(&mut self) {
-        self.live -= 1;
-        if let Some(c) = &self.count {
-            c.live.fetch_sub(1, Ordering::Relaxed);
-        }
-    }
-
-    /// The fibers `--max-fibers` counts: this isolate's, or every isolate's.
-    fn counted(&self) -> usize {
-        match &self.count {
-            Some(c) => c.live.load(Ordering::Relaxed).saturating_sub(c.exempt.load(Ordering::Relaxed)),
-            None => self.live,
-        }
-    }
 }
 
 /// The scheduler of one program: its fibers, the run queue, the events that
@@ -516,14 +481,6 @@ impl Sched {
     /// Sets `--max-fibers`.
     pub fn set_max_fibers(&mut self, n: usize) {
         self.fibers.max_fibers = n;
-    }
-
-    /// `--max-fibers` counts the fibers of every isolate sharing `count`.
-    pub fn share_fiber_count(&mut self, count: Arc<FiberCount>) {
-        count.live.fetch_add(self.fibers.live, Ordering::Relaxed);
-        if let Some(old) = self.fibers.count.replace(count) {
-            old.live.fetch_sub(self.fibers.live, Ordering::Relaxed);
-        }
     }
 
     /// Sets `--timeout` for `run`: the program is cancelled after `limit`.

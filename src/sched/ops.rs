@@ -92,11 +92,7 @@ fn fiber_room(vm: &Vm) -> Res<()> {
 /// not count: a worker's driver, a job under way (its two fibers count as one).
 pub fn exempt_fibers(vm: &Vm, n: isize) {
     if let Some(c) = &vm.sched.fibers.count {
-        if n >= 0 {
-            c.exempt.fetch_add(n as usize, std::sync::atomic::Ordering::Relaxed);
-        } else {
-            c.exempt.fetch_sub(n.unsigned_abs(), std::sync::atomic::Ordering::Relaxed);
-        }
+        c.exempt(n);
     }
 }
 
