@@ -125,6 +125,7 @@ struct Packer<'a> {
 /// Packs `values` (and what they reach) for another isolate. The channels
 /// among them are shared from now on (sched/shared.rs).
 pub fn pack(vm: &mut Vm, values: &[Value]) -> Result<Packet, CannotCross> {
+    let texts = std::mem::take(&mut super::local(vm).texts);
     let mut p = Packer {
         vm,
         seen: HashMap::default(),
@@ -134,7 +135,7 @@ pub fn pack(vm: &mut Vm, values: &[Value]) -> Result<Packet, CannotCross> {
         todo: Vec::new(),
         globals: Vec::new(),
         globals_seen: Default::default(),
-        units: units::UnitTable::default(),
+        units: units::UnitTable::new(texts),
         layouts: Vec::new(),
         layouts_seen: HashMap::default(),
         chans: Vec::new(),
@@ -144,10 +145,12 @@ pub fn pack(vm: &mut Vm, values: &[Value]) -> Result<Packet, CannotCross> {
         let node = p.node(h, at)?;
         p.nodes[at as usize] = Some(node);
     }
+    let texts = std::mem::take(&mut p.units.texts);
     let nodes = p.nodes.into_iter().map(|n| n.expect("every node packed")).collect();
     let mut packet =
         Packet { nodes, roots, layouts: p.layouts, globals: p.globals, units: p.units.into_units(), chans: Vec::new() };
     let (found, edges, handles) = (p.chans, p.edges, p.handles);
+    super::local(vm).texts = texts;
     if !found.is_empty() {
         shared::set_carrier(shared::Carrier { pack: pack_one, unpack: unpack_one });
     }

@@ -207,3 +207,21 @@ fn what_cannot_cross_is_named_with_its_place() {
     let e = pack(&mut vm, &[Value::Nil, list]).expect_err("a mutex does not cross");
     assert_eq!(e.message(), "a mutex cannot cross to another isolate (at argument 2[1].lock)");
 }
+
+/// A script's text is made once per sending isolate: each crossing shares
+/// it (no copy, hash or comparison of the whole script per crossing).
+#[test]
+fn a_scripts_text_is_shared_by_its_crossings() {
+    let mut vm = crate::natives::vm();
+    let out = crate::runner::run_source(&mut vm, "t.csp", "fn f(x) { return x }\n", false);
+    assert_eq!(out.exit_code, 0, "{}", out.stderr);
+    let f = vm.globals[*vm.global_names.get("f").expect("f is a global") as usize];
+    let texts: Vec<_> = (0..2)
+        .map(|_| match &pack(&mut vm, &[f]).expect("a function crosses").units[..] {
+            [super::units::Unit::Script { src, .. }] => src.src.clone(),
+            other => panic!("units {other:?}"),
+        })
+        .collect();
+    assert!(std::sync::Arc::ptr_eq(&texts[0], &texts[1]));
+    assert_eq!(&*texts[0], "fn f(x) { return x }\n");
+}

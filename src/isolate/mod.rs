@@ -27,6 +27,8 @@ pub struct Local {
     /// In a worker: its index in the pool.
     pub worker: Option<usize>,
     pub compiled: units::Compiled,
+    /// The texts of the scripts this isolate has sent (units.rs).
+    pub texts: units::Texts,
 }
 
 /// This isolate's `Local`, made on first use.

@@ -10,7 +10,9 @@ use crate::bytecode::ProtoRef;
 use crate::source::SourceFile;
 use crate::vm::Vm;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Where a function was compiled.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -21,9 +23,44 @@ pub enum Unit {
     /// The main script (or another file run as an entry): its name and text.
     Script {
         name: String,
-        src: String,
+        src: Text,
     },
 }
+
+/// A script's text as it crosses: made once per isolate that sends it and
+/// shared by its crossings, hashed once, so a crossing does not copy, hash
+/// and compare the whole script each time.
+#[derive(Debug, Clone)]
+pub struct Text {
+    pub src: Arc<str>,
+    digest: u64,
+}
+
+impl Text {
+    fn new(src: &str) -> Text {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        src.hash(&mut h);
+        Text { src: src.into(), digest: h.finish() }
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.digest == other.digest && (Arc::ptr_eq(&self.src, &other.src) || self.src == other.src)
+    }
+}
+
+impl Eq for Text {}
+
+impl Hash for Text {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.digest.hash(h);
+    }
+}
+
+/// The texts of the scripts an isolate has sent, by their file (kept, so
+/// that its address is not another's later).
+pub type Texts = HashMap<*const SourceFile, (Rc<SourceFile>, Text)>;
 
 /// A function's identity: its unit (an index into the packet's units) and
 /// the path of nested-function indices from the unit's top level.
@@ -41,9 +78,15 @@ pub struct UnitTable {
     units: Vec<Unit>,
     /// A unit's index by its top-level proto.
     by_root: HashMap<*const crate::bytecode::Proto, u32>,
+    /// The isolate's `Local::texts`, while it packs.
+    pub texts: Texts,
 }
 
 impl UnitTable {
+    pub fn new(texts: Texts) -> UnitTable {
+        UnitTable { texts, ..Default::default() }
+    }
+
     /// The identity of the function compiled as `proto`, or None when it
     /// has no unit another isolate could compile (a debugger's expression).
     pub fn id_of(&mut self, vm: &Vm, proto: ProtoRef) -> Option<FnId> {
@@ -54,7 +97,9 @@ impl UnitTable {
             (Unit::Module(m.key.clone()), m.proto)
         } else {
             let root = top_level(vm, file)?;
-            (Unit::Script { name: file.name.clone(), src: file.src.clone() }, root)
+            let text = self.texts.entry(Rc::as_ptr(file)).or_insert_with(|| (file.clone(), Text::new(&file.src)));
+            let src = text.1.clone();
+            (Unit::Script { name: file.name.clone(), src }, root)
         };
         let path = path_to(root, proto)?;
         let main = matches!(unit, Unit::Script { .. });
@@ -174,6 +219,7 @@ fn compiled(vm: &mut Vm, unit: &Unit) -> Result<(ProtoRef, Option<ProtoRef>), St
         }
         Unit::Script { name, src } => {
             // The script this isolate runs (the main isolate's): its own functions, its imports run.
+            let src = &*src.src;
             if let Some(root) = running(vm, name, src) {
                 super::local(vm).compiled.units.insert(unit.clone(), (root, None));
                 return Ok((root, None));
