@@ -80,7 +80,8 @@ print(wait t)
 }
 
 /// What a finished job left on a worker is garbage: the isolate about to
-/// fail asks the others to collect first, and then it fits.
+/// fail asks the others to collect first, and then it fits (built a piece
+/// at a time, or made at once: 40 MB of ints).
 #[test]
 fn before_a_memory_error_the_other_isolates_collect() {
     let src = format!(
@@ -88,8 +89,10 @@ fn before_a_memory_error_the_other_isolates_collect() {
 fn size(n) {{ return len(build(n)) }}
 print(wait isolate.run(size, 1000000))
 print(len(build(1000000)))
+print(wait isolate.run(size, 1000000))
+print(len([0] * 2500000))
 "
     );
     let (code, out, err) = run(&["--max-memory", "60M", "--isolates", "1"], &src);
-    assert_eq!((code, out.as_str()), (0, "1000000\n1000000\n"), "{err}");
+    assert_eq!((code, out.as_str()), (0, "1000000\n1000000\n1000000\n2500000\n"), "{err}");
 }

@@ -65,6 +65,9 @@ pub struct Heap {
     /// `reserve` asked for a collection before it decides (`Fault::Collect`)
     /// when `collections` was this: collect at the next chance.
     asked: std::cell::Cell<Option<u64>>,
+    /// The bytes `reserve` wanted then (other isolates collect only if the
+    /// decision would fail otherwise: vm/budget.rs).
+    wanted: std::cell::Cell<usize>,
     /// A string, bytes or list made past its size limit, or a big object past
     /// the memory limit, by code that cannot fail where it allocates (a
     /// builtin's result, an I/O completion): the caller throws it (see
@@ -109,6 +112,7 @@ impl Heap {
             share: None,
             collections: 0,
             asked: std::cell::Cell::new(None),
+            wanted: std::cell::Cell::new(0),
             oversize: None,
             end_slice: false,
             ascii: Box::new([None; 128]),
@@ -202,8 +206,12 @@ impl Heap {
                 self.asked.set(None);
                 err(ErrorKind::Memory, self.over_message(bytes))
             }
-            _ if bytes > self.limit.saturating_sub(self.outside) => err(ErrorKind::Memory, self.over_message(bytes)),
+            // Never fits, even were every isolate's heap empty.
+            _ if bytes > self.shown_limit().saturating_sub(self.outside) => {
+                err(ErrorKind::Memory, self.over_message(bytes))
+            }
             _ => {
+                self.wanted.set(bytes);
                 self.ask_full();
                 Err(Fault::Collect)
             }
@@ -254,10 +262,11 @@ impl Heap {
         let held = self.live + outside;
         if let Some(share) = &self.share {
             self.limit = share.publish(held);
-            // A `memory` error may be decided now (this collection was asked
-            // for before one, or what is live is over): the other isolates'
-            // garbage may be what fills the budget.
-            if held > self.limit || self.asked.get().is_some_and(|n| n < self.collections) {
+            // A `memory` error is due (what is live is over, or what this
+            // collection was asked for before does not fit): the other
+            // isolates' garbage may be what fills the budget.
+            let deciding = self.asked.get().is_some_and(|n| n < self.collections);
+            if held.saturating_add(if deciding { self.wanted.take() } else { 0 }) > self.limit {
                 self.limit = share.ask_others();
             }
         }
