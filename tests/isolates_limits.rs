@@ -19,17 +19,20 @@ fn run(args: &[&str], src: &str) -> (i32, String, String) {
 fn max_fibers_counts_the_fibers_of_every_isolate() {
     let src = r#"
 import "std/isolate"
+// Its fibers have ended when it returns: the next job has the room.
 fn spawn(n) {
     let c = chan()
-    let made = 0
+    let made = []
+    let result = nil
     try {
-        for i in 0..n { go { <-c }; made += 1 }
+        for i in 0..n { made.push(go { <-c }) }
+        result = "all ${len(made)}"
     } catch e {
-        close(c)
-        return "${e.kind} after ${made}: ${e.message}"
+        result = "${e.kind} after ${len(made)}: ${e.message}"
     }
     close(c)
-    return "all ${made}"
+    wait made
+    return result
 }
 let c = chan()
 for i in 0..20 { go { <-c } }
