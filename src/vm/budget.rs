@@ -118,26 +118,3 @@ impl Drop for Share {
         parts[self.slot] = Part::default();
     }
 }
-
-impl super::heap::Heap {
-    /// `--max-memory` is `share`'s budget, for every isolate of the runtime.
-    pub fn share_limit(&mut self, share: super::budget::Share) {
-        self.limit = share.publish(self.live + self.outside);
-        self.share = Some(share);
-    }
-
-    pub fn share(&self) -> Option<&super::budget::Share> {
-        self.share.as_ref()
-    }
-
-    /// `--max-memory` as the user gave it (all isolates together).
-    pub(super) fn shown_limit(&self) -> usize {
-        self.share.as_ref().map_or(self.limit, |s| s.total())
-    }
-
-    /// What is in use under it: this heap's, and what the others hold.
-    pub(super) fn in_use(&self) -> usize {
-        let others = self.shown_limit().saturating_sub(self.limit);
-        others + self.live + self.outside + self.allocated
-    }
-}

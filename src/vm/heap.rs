@@ -6,7 +6,7 @@ use super::object::{Obj, StrObj};
 use super::slots::SlotVec;
 use super::str::Str;
 use super::value::{Handle, Value};
-use super::{err, ErrorKind, Fault, Res};
+use super::ErrorKind;
 use std::rc::Rc;
 
 /// The least the heap grows by between collections. Small enough that a loop
@@ -30,7 +30,7 @@ pub const CYCLE_ALLOC_PERCENT: usize = 20;
 /// Objects at least this big check the memory limit as they are made; smaller
 /// ones at the next preemption point (at most 1024 back-edges or calls away,
 /// so a loop passes the limit by at most about 64 MB before it is stopped).
-const BIG: usize = 64 << 10;
+pub(super) const BIG: usize = 64 << 10;
 
 /// Slots of `Heap::others`, the one-character strings of characters past ASCII.
 const OTHERS: usize = 256;
@@ -61,13 +61,13 @@ pub struct Heap {
     /// With isolates, this heap's part of the runtime's `--max-memory`.
     pub(super) share: Option<super::budget::Share>,
     /// Collections so far.
-    collections: u64,
+    pub(super) collections: u64,
     /// `reserve` asked for a collection before it decides (`Fault::Collect`)
     /// when `collections` was this: collect at the next chance.
-    asked: std::cell::Cell<Option<u64>>,
+    pub(super) asked: std::cell::Cell<Option<u64>>,
     /// The bytes `reserve` wanted then (other isolates collect only if the
     /// decision would fail otherwise: vm/budget.rs).
-    wanted: std::cell::Cell<usize>,
+    pub(super) wanted: std::cell::Cell<usize>,
     /// A string, bytes or list made past its size limit, or a big object past
     /// the memory limit, by code that cannot fail where it allocates (a
     /// builtin's result, an I/O completion): the caller throws it (see
@@ -179,110 +179,6 @@ impl Heap {
     #[inline]
     pub fn take_oversize(&mut self) -> Option<(ErrorKind, String)> {
         self.oversize.take()
-    }
-
-    /// Sets `--max-memory`.
-    pub fn set_limit(&mut self, bytes: usize) {
-        self.limit = bytes;
-    }
-
-    /// The `memory` error unless `bytes` more fit under the limit. Code about to
-    /// make a big object (a repeat, a range, a file's contents) asks first,
-    /// before any effect, so a program past its limit gets a catchable error,
-    /// never the allocator's abort. When it would fit only if what was made
-    /// or dropped since the last collection is garbage, the answer is
-    /// `Fault::Collect`: the instruction runs again after a collection, and
-    /// then the answer is certain.
-    pub fn reserve(&self, bytes: usize) -> Res<()> {
-        if bytes < BIG {
-            return Ok(());
-        }
-        if (self.live + self.outside + self.allocated).saturating_add(bytes) <= self.limit {
-            self.asked.set(None);
-            return Ok(());
-        }
-        match self.asked.get() {
-            Some(n) if n < self.collections => {
-                self.asked.set(None);
-                err(ErrorKind::Memory, self.over_message(bytes))
-            }
-            // Never fits, even were every isolate's heap empty.
-            _ if bytes > self.shown_limit().saturating_sub(self.outside) => {
-                err(ErrorKind::Memory, self.over_message(bytes))
-            }
-            _ => {
-                self.wanted.set(bytes);
-                self.ask_full();
-                Err(Fault::Collect)
-            }
-        }
-    }
-
-    /// What may still be made before the limit, counting what was made since
-    /// the last collection as garbage (as `check_size` does): the bound for
-    /// output a builtin makes piece by piece outside the heap (decompression).
-    pub fn headroom(&self) -> usize {
-        self.limit.saturating_sub(self.live + self.outside)
-    }
-
-    /// The most bytes a read from outside (a stream, a file, stdin) may gather
-    /// into one value: a value's limit, or less when `--max-memory` has less
-    /// room. Reads check it as data arrives, so input past it fails before
-    /// it is buffered whole.
-    /// Asked as a big allocation is (`reserve`), so that garbage outside
-    /// the heap's count (the buffer of a dropped stream whose read failed)
-    /// is collected before another read begins.
-    pub fn read_cap(&self) -> Res<super::read_cap::ReadCap> {
-        self.reserve(BIG)?;
-        let room = self.headroom();
-        Ok(super::read_cap::ReadCap {
-            bytes: room.min(crate::limits::MAX_STRING),
-            room,
-            limit: self.shown_limit(),
-            used: self.in_use(),
-        })
-    }
-
-    pub(crate) fn over_message(&self, bytes: usize) -> String {
-        format!(
-            "out of memory: {} more would pass the {} limit ({} in use; see --max-memory)",
-            crate::limits::show_bytes(bytes),
-            crate::limits::show_bytes(self.shown_limit()),
-            crate::limits::show_bytes(self.in_use())
-        )
-    }
-
-    /// After a collection: what the fibers hold (`outside`); paces the next
-    /// collection to come before the limit. The `memory` error when what is
-    /// live is over the limit.
-    pub fn after_collection(&mut self, outside: usize) -> Option<String> {
-        self.gc.done = false;
-        self.outside = outside;
-        self.collections += 1;
-        let held = self.live + outside;
-        if let Some(share) = &self.share {
-            self.limit = share.publish(held);
-            // A `memory` error is due (what is live is over, or what this
-            // collection was asked for before does not fit): the other
-            // isolates' garbage may be what fills the budget.
-            let deciding = self.asked.get().is_some_and(|n| n < self.collections);
-            if held.saturating_add(if deciding { self.wanted.take() } else { 0 }) > self.limit {
-                self.limit = share.ask_others();
-            }
-        }
-        let room = self.limit.saturating_sub(held);
-        // Collect before the limit, but not after less than an eighth of what
-        // is live: near its limit a program collects more often, never in a
-        // loop that does nothing else (the limit may be passed by that eighth).
-        let start_at = held * (GROWTH_PERCENT - CYCLE_ALLOC_PERCENT) / 100;
-        self.threshold = start_at.max(GC_MIN).min(room.max(held / 8).max(GC_MIN / 2));
-        (held > self.limit).then(|| {
-            format!(
-                "out of memory: {} live after collection, over the {} limit (see --max-memory)",
-                crate::limits::show_bytes(held + self.shown_limit().saturating_sub(self.limit)),
-                crate::limits::show_bytes(self.shown_limit())
-            )
-        })
     }
 
     /// A step of the cycle under way, as allocation goes on: steps a few

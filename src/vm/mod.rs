@@ -17,6 +17,7 @@ pub mod fiber;
 pub mod file_access;
 pub mod gc;
 pub mod heap;
+mod heap_limit;
 pub mod host;
 mod intern;
 pub mod kind;
