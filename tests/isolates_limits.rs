@@ -96,6 +96,25 @@ print(wait isolate.run(size, 1000000))
 print(len([0] * 2500000))
 "
     );
-    let (code, out, err) = run(&["--max-memory", "60M", "--isolates", "1"], &src);
+    // Two workers: the jobs go to the first, which runs on a thread of its own.
+    let (code, out, err) = run(&["--max-memory", "60M", "--isolates", "2"], &src);
     assert_eq!((code, out.as_str()), (0, "1000000\n1000000\n1000000\n2500000\n"), "{err}");
+}
+
+/// With `--isolates 1` the worker runs on the main isolate's thread and
+/// cannot answer while the main isolate waits: the main isolate collects it
+/// itself before it decides.
+#[test]
+fn the_worker_on_the_main_thread_collects_before_the_main_isolate_fails() {
+    let src = format!(
+        "{BUILD}
+fn size(n) {{ return len(build(n)) }}
+print(wait isolate.run(size, 1000000))
+print(len(build(1000000)))
+print(wait isolate.run(fn() {{ return 1 }}))
+print(len([0] * 2500000))
+"
+    );
+    let (code, out, err) = run(&["--max-memory", "60M", "--isolates", "1"], &src);
+    assert_eq!((code, out.as_str()), (0, "1000000\n1000000\n1\n2500000\n"), "{err}");
 }

@@ -7,6 +7,7 @@
 pub mod clone;
 #[cfg(test)]
 mod clone_tests;
+mod others;
 pub mod pool;
 pub mod units;
 pub mod worker;
@@ -54,6 +55,7 @@ pub fn configure(vm: &mut Vm, size: Option<usize>, factory: Factory) {
 
 /// The pool, started now if it is not yet.
 pub fn pool(vm: &mut Vm) -> Result<Arc<Pool>, String> {
+    let exploring = vm.sched.exploring();
     let local = local(vm);
     if let Some(p) = &local.pool {
         return Ok(p.clone());
@@ -61,12 +63,25 @@ pub fn pool(vm: &mut Vm) -> Result<Arc<Pool>, String> {
     let Some(make) = local.factory.clone() else {
         return Err("this runtime cannot start isolates (it was not made by Runtime::new)".into());
     };
-    let p = Pool::start(local.size.unwrap_or_else(default_size).max(1), &make);
+    let size = local.size.unwrap_or_else(default_size).max(1);
+    // `--isolates 1`: the worker runs on this thread (not when exploring,
+    // whose policy does not reach across isolates).
+    let here = size == 1 && !exploring;
+    let p = Pool::start(size, &make, !here);
     local.pool = Some(p.clone());
     // Only the main isolate starts the pool; it ends it with the program.
     let ending = p.clone();
     vm.sched.on_end(Box::new(move |grace| ending.end(grace)));
     crate::sched::shared::answer_asks(vm);
+    if here {
+        let mut worker = worker::Worker::new(&p, 0, &make);
+        let fd =
+            crate::sched::session::reactor_fd(&mut worker.vm).map_err(|e| format!("cannot start an isolate: {e}"))?;
+        crate::sched::others::watch(vm, fd).map_err(|e| format!("cannot start an isolate: {e}"))?;
+        crate::sched::others::set(vm, Box::new(others::Here::new(worker)));
+    } else {
+        crate::sched::others::set(vm, Box::new(others::Away(p.clone())));
+    }
     Ok(p)
 }
 

@@ -17,6 +17,11 @@ pub type Factory = Arc<dyn Fn() -> crate::vm::Vm + Send + Sync>;
 /// The pool: started on first use by whichever isolate uses it first.
 pub struct Pool {
     pub inboxes: Vec<Arc<Inbox>>,
+    /// How many workers run on threads of their own (the others are
+    /// stepped on the main isolate's thread: `--isolates 1`).
+    threads: usize,
+    /// How many workers are stuck (only another isolate can wake them).
+    stuck: Arc<AtomicUsize>,
     next_id: AtomicU64,
     /// How many workers have ended (at the program's end).
     ended: Mutex<usize>,
@@ -40,6 +45,8 @@ pub struct Inbox {
     arrived: Condvar,
     /// Jobs sent and not answered: the pool sends a new one to the least loaded.
     load: AtomicUsize,
+    /// The pool's count of stuck workers.
+    stuck: Arc<AtomicUsize>,
 }
 
 #[derive(Default)]
@@ -51,6 +58,8 @@ pub(super) struct InboxState {
     /// A shared channel completed one of the worker's fibers since it last
     /// looked: it is not stuck.
     pub poked: bool,
+    /// The worker is stuck (counted in the pool's `stuck`).
+    pub stuck: bool,
 }
 
 /// One job's outcome, handed from the worker's thread to the one that sent it.
@@ -83,20 +92,33 @@ fn wake(reply: Reply) {
 }
 
 impl Pool {
-    /// Starts `size` workers, each making its VM with `make`.
-    pub fn start(size: usize, make: &Factory) -> Arc<Pool> {
-        let inboxes =
-            (0..size).map(|_| Arc::new(Inbox { state: Default::default(), arrived: Condvar::new(), load: 0.into() }));
+    /// Starts `size` workers, each making its VM with `make`, on threads of
+    /// their own (`threads`), or not: the caller steps them.
+    pub fn start(size: usize, make: &Factory, threads: bool) -> Arc<Pool> {
+        let stuck = Arc::new(AtomicUsize::new(0));
+        let inboxes = (0..size).map(|_| {
+            let stuck = stuck.clone();
+            Arc::new(Inbox { state: Default::default(), arrived: Condvar::new(), load: 0.into(), stuck })
+        });
         let pool = Arc::new(Pool {
             inboxes: inboxes.collect(),
+            threads: if threads { size } else { 0 },
+            stuck,
             next_id: AtomicU64::new(1),
             ended: Mutex::new(0),
             all_ended: Condvar::new(),
         });
-        for i in 0..size {
+        for i in 0..pool.threads {
             super::worker::spawn(pool.clone(), i, make.clone());
         }
         pool
+    }
+
+    /// Can a worker still make progress? Each worker that wakes another
+    /// (a message, a shared channel) does so before it is stuck itself, so
+    /// the count never passes through "all stuck" while one is not.
+    pub fn active(&self) -> bool {
+        self.stuck.load(Ordering::SeqCst) < self.inboxes.len()
     }
 
     pub fn size(&self) -> usize {
@@ -126,7 +148,7 @@ impl Pool {
         }
         let until = Instant::now() + grace + Duration::from_millis(100);
         let mut ended = lock(&self.ended);
-        while *ended < self.inboxes.len() {
+        while *ended < self.threads {
             let left = until.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return;
@@ -146,9 +168,7 @@ impl Inbox {
     /// Delivers `msg` and wakes the worker. Its stuck jobs may move now.
     pub fn post(&self, msg: Msg) {
         let mut st = lock(&self.state);
-        for a in st.jobs.values() {
-            a.stall(None);
-        }
+        self.unstick(&mut st);
         if let Msg::Job { id, answer, .. } = &msg {
             st.jobs.insert(*id, answer.clone());
         }
@@ -163,9 +183,7 @@ impl Inbox {
     /// thread): its stuck jobs may move now, and a sleeping worker wakes.
     pub fn poke(&self) {
         let mut st = lock(&self.state);
-        for a in st.jobs.values() {
-            a.stall(None);
-        }
+        self.unstick(&mut st);
         st.poked = true;
         self.arrived.notify_one();
     }
@@ -193,17 +211,44 @@ impl Inbox {
         std::mem::take(&mut lock(&self.state).msgs)
     }
 
-    /// The worker is stuck: marks its jobs stalled (so the isolates waiting
-    /// on them can see a deadlock or the program's end), with `why` (its
-    /// blocked fibers), and sleeps until a message comes.
+    /// The worker can move again: it is not stuck, nor are its jobs.
+    fn unstick(&self, st: &mut InboxState) {
+        for a in st.jobs.values() {
+            a.stall(None);
+        }
+        if std::mem::take(&mut st.stuck) {
+            self.stuck.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// The worker is stuck, unless something came since it looked: marks
+    /// its jobs stalled (so the isolates waiting on them can see a deadlock
+    /// or the program's end) with `why` (its blocked fibers), and counts it
+    /// in the pool. False if something came.
+    pub(super) fn mark_stuck(&self, why: &str) -> bool {
+        let mut st = lock(&self.state);
+        self.mark(&mut st, why)
+    }
+
+    fn mark(&self, st: &mut InboxState, why: &str) -> bool {
+        if !st.msgs.is_empty() || std::mem::take(&mut st.poked) {
+            return false;
+        }
+        for a in st.jobs.values() {
+            a.stall(Some(why));
+        }
+        if !std::mem::replace(&mut st.stuck, true) {
+            self.stuck.fetch_add(1, Ordering::SeqCst);
+        }
+        true
+    }
+
+    /// The worker is stuck (`mark_stuck`): sleeps until a message comes.
     pub(super) fn sleep_stuck(&self, why: &str) {
         let mut st = lock(&self.state);
-        if st.msgs.is_empty() && !st.poked {
-            for a in st.jobs.values() {
-                a.stall(Some(why));
-            }
+        if !self.mark(&mut st, why) {
+            return;
         }
-        // Else not stuck: something came since the worker looked.
         while st.msgs.is_empty() && !st.poked {
             st = self.arrived.wait(st).unwrap_or_else(|e| e.into_inner());
         }

@@ -11,7 +11,7 @@ use super::queue::Runnable;
 use super::reactor::Woken;
 use super::report::{deadlock_report, uncaught_at_top};
 use super::trace::{self, Ending};
-use super::{deadline, io, shared, signal, start, task, timer};
+use super::{deadline, io, others, shared, signal, start, task, timer};
 use crate::bytecode::ProtoRef;
 use crate::vm::exec::{self, Halt};
 use crate::vm::{gc, Fault, Fiber, Handle, Resume, Uncaught, Vm};
@@ -91,6 +91,7 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
             clock_at = vm.sched.ticks;
             runs = 0;
             deliver_events(vm);
+            others::busy_turn(vm);
             if last_flush.elapsed() > Duration::from_millis(5) {
                 vm.out.flush();
                 last_flush = Instant::now();
@@ -131,8 +132,11 @@ pub fn run_main(vm: &mut Vm, proto: ProtoRef) -> Outcome {
     vm.sched.main_task = None;
     vm.out.flush();
     let stopped = vm.sched.ending.is_some() && matches!(outcome, Outcome::Error(_));
-    if let Some(end) = vm.sched.at_end.take().filter(|_| matches!(outcome, Outcome::Ok) || stopped) {
-        end(vm.sched.grace);
+    if matches!(outcome, Outcome::Ok) || stopped {
+        if let Some(end) = vm.sched.at_end.take() {
+            end(vm.sched.grace);
+        }
+        others::end(vm);
     }
     let outcome = if vm.out.is_broken() { Outcome::BrokenPipe } else { outcome };
     if let Some(d) = vm.sched.events.deadline.as_ref().filter(|d| d.fired) {
@@ -167,9 +171,10 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
         }
         let next_timer = timer::next_deadline(vm);
         if next_timer.is_some() || outside_pending(vm) {
-            // Idle until the next timer or I/O completion: no polling loop.
+            // Idle until the next timer or I/O completion: no polling loop
+            // (isolates on this thread run meanwhile).
             vm.out.flush();
-            idle_wait(vm, next_timer);
+            others::idle_wait(vm, next_timer);
             continue;
         }
         // Nothing can run and nothing is pending.
@@ -177,6 +182,9 @@ fn run_program(vm: &mut Vm, main: Handle) -> Outcome {
             return Outcome::Error(Box::new(uncaught_at_top(vm, e)));
         }
         if !task::get(&vm.heap, main).finished() {
+            if others::wait_on_others(vm) {
+                continue;
+            }
             return Outcome::Deadlock(deadlock_report(vm));
         }
         if vm.sched.fibers.live == 0 {
@@ -227,10 +235,16 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
             }
             wait = Some(Duration::ZERO);
         }
-        if shared::spin(vm, wait) || io::spin_for_handoff(vm, wait) {
+        // (Isolates on this thread cannot answer while it spins.)
+        if !others::here(vm) && (shared::spin(vm, wait) || io::spin_for_handoff(vm, wait)) {
             // Another isolate completed a shared-channel operation, or a
             // handed-off job answered: no sleep.
-        } else if outside_pending(vm) || io::in_flight(vm) || signal::watching(vm) || shared::listening(vm) {
+        } else if outside_pending(vm)
+            || io::in_flight(vm)
+            || signal::watching(vm)
+            || shared::listening(vm)
+            || others::here(vm)
+        {
             // Watched signals end the wait too (the reactor sees their self-pipe),
             // and so does work in flight that cannot keep the program alive on
             // its own (a stalled hand-off: another isolate's message ends it),
@@ -521,10 +535,24 @@ pub(super) fn collect_whole(vm: &mut Vm) {
     cycle_ended(vm, 0);
 }
 
+/// A whole collection another isolate asked for (it nears the runtime's
+/// `--max-memory`): what this one holds is published; whether this one is
+/// over its own part is for its own collections to decide.
+pub(super) fn collect_for_others(vm: &mut Vm) {
+    collect_whole(vm);
+    vm.sched.out_of_memory = None;
+    vm.sched.over_limit = None;
+}
+
 /// After a cycle: paces the next and notes whether what is live is over
 /// `--max-memory` (`running`: the bytes of a fiber out of its slot).
 fn cycle_ended(vm: &mut Vm, running: usize) {
     vm.sched.out_of_memory = vm.heap.after_collection(vm.sched.fiber_bytes() + running);
+    if vm.heap.asked_others() && others::here(vm) {
+        // They were asked to collect and could not answer on this thread.
+        others::collect(vm);
+        vm.sched.out_of_memory = vm.heap.others_collected();
+    }
     vm.sched.over_limit.clone_from(&vm.sched.out_of_memory);
     vm.sched.limit_check = match vm.sched.limit_check {
         super::LimitCheck::Asked => super::LimitCheck::Decided,

@@ -26,6 +26,9 @@ pub(crate) struct Events {
     pub(super) deadline: Option<Deadline>,
     /// Where other isolates complete this one's fibers on shared channels.
     pub(super) shared: super::shared_state::Local,
+    /// The other isolates: those stepped on this thread, and whether any
+    /// can still make progress (set when the pool starts).
+    pub(super) others: Option<super::others::Held>,
 }
 
 impl Events {

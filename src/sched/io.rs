@@ -23,7 +23,7 @@ fn pool(vm: &mut Vm) -> std::io::Result<&mut IoPool> {
 pub(super) fn submit(vm: &mut Vm, w: Waiter, work: IoWork, retry: bool) -> std::io::Result<()> {
     let pool = pool(vm)?;
     pool.waiting.push(w);
-    let _ = pool.jobs.send((w, work, retry));
+    pool.run((w, work, retry));
     Ok(())
 }
 

@@ -18,6 +18,7 @@ pub mod io;
 mod lifecycle;
 mod lock;
 pub mod ops;
+pub mod others;
 mod policy;
 pub(crate) mod pool;
 mod profile;
@@ -496,6 +497,11 @@ impl Sched {
         if let Some(t) = self.trace.as_deref_mut() {
             t.name_process(name);
         }
+    }
+
+    /// Is the schedule being explored (`--explore`)?
+    pub fn exploring(&self) -> bool {
+        self.policy.exploring()
     }
 
     /// Runs the program under the schedule numbered `seed`, on a virtual

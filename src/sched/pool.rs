@@ -17,7 +17,10 @@ const WORKERS: usize = 2;
 type Job = (Waiter, IoWork, bool);
 
 pub(super) struct IoPool {
-    pub(super) jobs: Sender<Job>,
+    jobs: Sender<Job>,
+    /// Until the first job: its threads start then (a `Reply` alone, as a
+    /// worker isolate's driver waits with, needs none).
+    unstarted: Option<Receiver<Job>>,
     pub(super) done: Receiver<Done>,
     /// The waiters of jobs submitted and not yet delivered. A job whose fiber
     /// stopped waiting (cancelled) still runs, but can wake nobody: it must not
@@ -38,21 +41,29 @@ impl IoPool {
     pub(super) fn start(waker: Arc<mio::Waker>) -> IoPool {
         let (jobs, job_rx) = channel::<Job>();
         let (done_tx, done) = channel();
-        let job_rx = Arc::new(Mutex::new(job_rx));
-        for _ in 0..WORKERS {
-            let rx = job_rx.clone();
-            let tx = done_tx.clone();
-            let waker = waker.clone();
-            std::thread::spawn(move || loop {
-                let next = rx.lock().map(|r| r.recv());
-                let Ok(Ok((w, work, retry))) = next else { return };
-                if tx.send((w, work(), retry)).is_err() {
-                    return;
-                }
-                let _ = waker.wake();
-            });
+        let unstarted = Some(job_rx);
+        IoPool { jobs, unstarted, done, waiting: Vec::new(), cancels: Vec::new(), stalls: Vec::new(), done_tx, waker }
+    }
+
+    /// Runs `job` on the pool's threads (started now if they are not yet).
+    pub(super) fn run(&mut self, job: Job) {
+        if let Some(job_rx) = self.unstarted.take() {
+            let job_rx = Arc::new(Mutex::new(job_rx));
+            for _ in 0..WORKERS {
+                let rx = job_rx.clone();
+                let tx = self.done_tx.clone();
+                let waker = self.waker.clone();
+                std::thread::spawn(move || loop {
+                    let next = rx.lock().map(|r| r.recv());
+                    let Ok(Ok((w, work, retry))) = next else { return };
+                    if tx.send((w, work(), retry)).is_err() {
+                        return;
+                    }
+                    let _ = waker.wake();
+                });
+            }
         }
-        IoPool { jobs, done, waiting: Vec::new(), cancels: Vec::new(), stalls: Vec::new(), done_tx, waker }
+        let _ = self.jobs.send(job);
     }
 
     /// Where work for fiber `w` handed to another thread posts its result.

@@ -23,6 +23,8 @@ const WAKER: Token = Token(0);
 /// The token of the signal self-pipe.
 pub(super) const SIGNALS: Token = Token(1);
 const FIRST_FD: usize = 2;
+/// The token of the reactor of isolates run on this thread (`others.rs`).
+const OTHERS: Token = Token(usize::MAX);
 
 /// A fiber waiting on a descriptor: to retry its operation, or for bytes the
 /// reactor writes for it (what is left, and the stream's name for errors).
@@ -145,6 +147,17 @@ impl Reactor {
         self.poll.registry().register(&mut SourceFd(&fd), SIGNALS, Interest::READABLE)
     }
 
+    /// Registers the reactor of isolates that run on this thread: this one's
+    /// sleep ends when theirs would.
+    pub fn watch_others(&mut self, fd: RawFd) -> std::io::Result<()> {
+        self.poll.registry().register(&mut SourceFd(&fd), OTHERS, Interest::READABLE)
+    }
+
+    /// This reactor's own descriptor (an `epoll`), for `watch_others`.
+    pub fn fd(&self) -> RawFd {
+        std::os::fd::AsRawFd::as_raw_fd(&self.poll)
+    }
+
     /// Sleeps until a descriptor is ready, the waker is woken or `timeout`
     /// passes; returns the waiters to wake.
     pub fn poll(&mut self, timeout: Option<Duration>) -> Vec<(Waiter, Woken)> {
@@ -163,7 +176,8 @@ impl Reactor {
             match ev.token() {
                 // Which signals came is in `signal::PENDING`; the scheduler
                 // looks there after every poll.
-                WAKER | SIGNALS => {}
+                // The isolates on this thread have work: the scheduler steps them.
+                WAKER | SIGNALS | OTHERS => {}
                 Token(t) => {
                     let fd = (t - FIRST_FD) as RawFd;
                     let Some(Some((registered, waiters))) = self.table.get_mut(fd as usize) else { continue };

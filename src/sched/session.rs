@@ -89,7 +89,7 @@ pub fn wait(vm: &mut Vm, until: Option<Instant>) {
     if next.is_none() && !super::io::outside_pending(vm) {
         return;
     }
-    super::driver::idle_wait(vm, next);
+    super::others::idle_wait(vm, next);
 }
 
 /// Watches briefly for another isolate to complete a shared-channel
@@ -105,6 +105,18 @@ pub fn set_idle(vm: &Vm, on: bool) -> bool {
     super::shared::set_idle(vm, on)
 }
 
+/// This isolate's reactor's descriptor (made now if it is not yet): for an
+/// isolate that steps this one on its thread to watch (`others::watch`).
+pub fn reactor_fd(vm: &mut Vm) -> std::io::Result<std::os::fd::RawFd> {
+    Ok(vm.sched.events.reactor()?.fd())
+}
+
+/// A whole collection, now (between the isolate's slices), that another
+/// isolate asked for (`driver::collect_for_others`).
+pub fn collect_for_others(vm: &mut Vm) {
+    super::driver::collect_for_others(vm);
+}
+
 /// Has `--timeout` (an embedding host's `timeout`) cancelled the code?
 pub fn timed_out(vm: &Vm) -> bool {
     vm.sched.events.deadline.as_ref().is_some_and(|d| d.fired)
@@ -116,6 +128,7 @@ pub fn stuck(vm: &Vm, entry: Handle) -> bool {
         && vm.sched.ready.is_empty()
         && !super::io::outside_pending(vm)
         && !timer::pending(vm)
+        && !super::others::active(vm)
 }
 
 /// The entry's result, once it finished well.

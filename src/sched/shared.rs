@@ -133,7 +133,7 @@ pub(super) fn deliver(vm: &mut Vm) {
     if collect {
         // Another isolate is about to fail for want of memory (between
         // slices here, so every value is rooted).
-        super::driver::collect_whole(vm);
+        super::driver::collect_for_others(vm);
     }
 }
 
@@ -157,6 +157,12 @@ pub(super) fn pending(vm: &Vm) -> bool {
 /// Can another isolate wake a fiber here (so an idle wait must watch the reactor)?
 pub(super) fn listening(vm: &Vm) -> bool {
     vm.sched.events.shared.mailbox.is_some()
+}
+
+/// Is a fiber here parked on a shared channel (so another isolate may wake
+/// it)? Walks the fibers: for deciding a deadlock only.
+pub(super) fn parked_here(vm: &Vm) -> bool {
+    vm.sched.fibers.states().any(|(_, s)| s.extra.as_ref().is_some_and(|x| x.claim.is_some()))
 }
 
 /// How long an idle isolate watches its mailbox before it sleeps: another

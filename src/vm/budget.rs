@@ -30,6 +30,9 @@ struct Part {
     /// The request it last answered (with a collection).
     answered: u64,
     ask: Option<Ask>,
+    /// The thread it runs on: one on the asker's own thread cannot answer
+    /// while it waits (`--isolates 1`; its scheduler collects it instead).
+    thread: Option<std::thread::ThreadId>,
 }
 
 /// One heap's part of a budget.
@@ -50,7 +53,7 @@ impl Budget {
     /// A part for one more isolate's heap.
     pub fn join(self: &Arc<Budget>) -> Share {
         let mut parts = lock(&self.parts);
-        parts.push(Part::default());
+        parts.push(Part { thread: Some(std::thread::current().id()), ..Part::default() });
         Share { budget: self.clone(), slot: parts.len() - 1 }
     }
 }
@@ -91,13 +94,20 @@ impl Share {
         let until = Instant::now() + WAIT;
         loop {
             let parts = lock(&self.budget.parts);
-            let waiting = parts.iter().enumerate().any(|(i, p)| i != self.slot && p.ask.is_some() && p.answered < n);
+            let me = parts[self.slot].thread;
+            let away = |p: &Part| p.ask.is_some() && p.answered < n && p.thread != me;
+            let waiting = parts.iter().enumerate().any(|(i, p)| i != self.slot && away(p));
             if !waiting || Instant::now() >= until {
                 return self.left(&parts);
             }
             drop(parts);
             std::thread::sleep(Duration::from_micros(200));
         }
+    }
+
+    /// The limit this heap has now (after isolates on its thread collected).
+    pub fn limit_now(&self) -> usize {
+        self.left(&lock(&self.budget.parts))
     }
 
     /// What the other isolates leave of the total.
@@ -115,6 +125,6 @@ impl Drop for Share {
     /// An isolate that ends holds nothing.
     fn drop(&mut self) {
         let mut parts = lock(&self.budget.parts);
-        parts[self.slot] = Part::default();
+        parts[self.slot] = Part { thread: parts[self.slot].thread, ..Part::default() };
     }
 }

@@ -68,6 +68,9 @@ pub struct Heap {
     /// The bytes `reserve` wanted then (other isolates collect only if the
     /// decision would fail otherwise: vm/budget.rs).
     pub(super) wanted: std::cell::Cell<usize>,
+    /// The last collection asked the other isolates to collect: those on
+    /// this thread (`--isolates 1`) could not answer while it waited.
+    pub(super) asked_others: bool,
     /// A string, bytes or list made past its size limit, or a big object past
     /// the memory limit, by code that cannot fail where it allocates (a
     /// builtin's result, an I/O completion): the caller throws it (see
@@ -113,6 +116,7 @@ impl Heap {
             collections: 0,
             asked: std::cell::Cell::new(None),
             wanted: std::cell::Cell::new(0),
+            asked_others: false,
             oversize: None,
             end_slice: false,
             ascii: Box::new([None; 128]),

@@ -69,6 +69,14 @@ impl Heap {
         })
     }
 
+    fn live_over(&self, held: usize) -> String {
+        format!(
+            "out of memory: {} live after collection, over the {} limit (see --max-memory)",
+            crate::limits::show_bytes(held + self.shown_limit().saturating_sub(self.limit)),
+            crate::limits::show_bytes(self.shown_limit())
+        )
+    }
+
     pub(crate) fn over_message(&self, bytes: usize) -> String {
         format!(
             "out of memory: {} more would pass the {} limit ({} in use; see --max-memory)",
@@ -83,6 +91,7 @@ impl Heap {
     /// live is over the limit.
     pub fn after_collection(&mut self, outside: usize) -> Option<String> {
         self.gc.done = false;
+        self.asked_others = false;
         self.outside = outside;
         self.collections += 1;
         let held = self.live + outside;
@@ -94,6 +103,7 @@ impl Heap {
             let deciding = self.asked.get().is_some_and(|n| n < self.collections);
             if held.saturating_add(if deciding { self.wanted.take() } else { 0 }) > self.limit {
                 self.limit = share.ask_others();
+                self.asked_others = true;
             }
         }
         let room = self.limit.saturating_sub(held);
@@ -102,13 +112,21 @@ impl Heap {
         // loop that does nothing else (the limit may be passed by that eighth).
         let start_at = held * (GROWTH_PERCENT - CYCLE_ALLOC_PERCENT) / 100;
         self.threshold = start_at.max(GC_MIN).min(room.max(held / 8).max(GC_MIN / 2));
-        (held > self.limit).then(|| {
-            format!(
-                "out of memory: {} live after collection, over the {} limit (see --max-memory)",
-                crate::limits::show_bytes(held + self.shown_limit().saturating_sub(self.limit)),
-                crate::limits::show_bytes(self.shown_limit())
-            )
-        })
+        (held > self.limit).then(|| self.live_over(held))
+    }
+
+    /// Did the last collection ask the other isolates to collect?
+    pub fn asked_others(&self) -> bool {
+        self.asked_others
+    }
+
+    /// The isolates on this thread have collected (they could not while
+    /// this one asked): the limit again, and the `memory` error if what is
+    /// live is still over it.
+    pub fn others_collected(&mut self) -> Option<String> {
+        self.limit = self.share.as_ref()?.limit_now();
+        let held = self.live + self.outside;
+        (held > self.limit).then(|| self.live_over(held))
     }
 
     /// `--max-memory` is `share`'s budget, for every isolate of the runtime.
