@@ -65,8 +65,20 @@ pub fn watch(vm: &mut Vm, fd: std::os::fd::RawFd) -> std::io::Result<()> {
 }
 
 /// Is any other isolate still able to make progress?
-pub(super) fn active(vm: &Vm) -> bool {
+fn active(vm: &Vm) -> bool {
     vm.sched.events.others.as_ref().is_some_and(|h| h.others.active())
+}
+
+/// Only a job handed off or a shared channel lets another isolate wake a
+/// fiber here: blocked on local channels alone, this one is deadlocked
+/// whatever the others do.
+fn linked(vm: &Vm) -> bool {
+    super::io::in_flight(vm) || super::shared::parked_here(vm)
+}
+
+/// Can another isolate still wake a fiber of this one?
+pub(super) fn may_wake(vm: &Vm) -> bool {
+    linked(vm) && active(vm)
 }
 
 /// Do isolates run on this thread (so this one's idle sleep must watch them)?
@@ -145,10 +157,7 @@ const RECHECK: Duration = Duration::from_millis(10);
 /// this thread) or sleeps a little (or until woken), and says so; false when
 /// no other isolate can (a deadlock).
 pub(super) fn wait_on_others(vm: &mut Vm) -> bool {
-    // Only a job handed off or a shared channel lets another isolate wake
-    // a fiber here: blocked on local channels alone, this one is deadlocked
-    // whatever the others do.
-    if !super::io::in_flight(vm) && !super::shared::parked_here(vm) {
+    if !linked(vm) {
         return false;
     }
     match idle_turn(vm) {

@@ -128,7 +128,7 @@ pub fn stuck(vm: &Vm, entry: Handle) -> bool {
         && vm.sched.ready.is_empty()
         && !super::io::outside_pending(vm)
         && !timer::pending(vm)
-        && !super::others::active(vm)
+        && !super::others::may_wake(vm)
 }
 
 /// The entry's result, once it finished well.
