@@ -82,22 +82,29 @@ print(wait t)
     assert_eq!((code, out.as_str()), (0, "memory\n1000000\n"), "{err}");
 }
 
-/// What a finished job left on a worker is garbage: the isolate about to
-/// fail asks the others to collect first, and then it fits (built a piece
-/// at a time, or made at once: 40 MB of ints).
-#[test]
-fn before_a_memory_error_the_other_isolates_collect() {
+/// A job builds 30 MB and ends, then the main isolate builds 30 MB and
+/// runs `job`, then makes 20 MB at once under `--max-memory 60M`: each fits
+/// only if the garbage left on the worker is collected first.
+fn builds_after_a_job(isolates: &str, job: &str) -> (i32, String, String) {
     let src = format!(
         "{BUILD}
 fn size(n) {{ return len(build(n)) }}
 print(wait isolate.run(size, 1000000))
 print(len(build(1000000)))
-print(wait isolate.run(size, 1000000))
+print(wait isolate.run({job}))
 print(len([0] * 2500000))
 "
     );
+    run(&["--max-memory", "60M", "--isolates", isolates], &src)
+}
+
+/// What a finished job left on a worker is garbage: the isolate about to
+/// fail asks the others to collect first, and then it fits (built a piece
+/// at a time, or made at once: 40 MB of ints).
+#[test]
+fn before_a_memory_error_the_other_isolates_collect() {
     // Two workers: the jobs go to the first, which runs on a thread of its own.
-    let (code, out, err) = run(&["--max-memory", "60M", "--isolates", "2"], &src);
+    let (code, out, err) = builds_after_a_job("2", "size, 1000000");
     assert_eq!((code, out.as_str()), (0, "1000000\n1000000\n1000000\n2500000\n"), "{err}");
 }
 
@@ -106,15 +113,6 @@ print(len([0] * 2500000))
 /// itself before it decides.
 #[test]
 fn the_worker_on_the_main_thread_collects_before_the_main_isolate_fails() {
-    let src = format!(
-        "{BUILD}
-fn size(n) {{ return len(build(n)) }}
-print(wait isolate.run(size, 1000000))
-print(len(build(1000000)))
-print(wait isolate.run(fn() {{ return 1 }}))
-print(len([0] * 2500000))
-"
-    );
-    let (code, out, err) = run(&["--max-memory", "60M", "--isolates", "1"], &src);
+    let (code, out, err) = builds_after_a_job("1", "fn() { return 1 }");
     assert_eq!((code, out.as_str()), (0, "1000000\n1000000\n1\n2500000\n"), "{err}");
 }
