@@ -6,8 +6,10 @@
 //! Functions cross by identity (`units.rs`): the function's module and its
 //! place there, with its captured variables copied.
 
+use super::moved::Moved;
 use super::units::{self, FnId};
 use crate::sched::shared::{self, SharedChan};
+use crate::vm::host::Moving;
 use crate::vm::map::{Layout, Map};
 use crate::vm::object::{Closure, ErrorObj, Native};
 use crate::vm::value::new_map;
@@ -29,6 +31,14 @@ pub struct Packet {
     pub(super) units: Vec<units::Unit>,
     /// The channels packed: shared, not copied.
     chans: Vec<Arc<SharedChan>>,
+    /// The resources packed: moved, not copied (taken when unpacked).
+    resources: Vec<Option<Box<dyn Moving>>>,
+}
+
+impl std::fmt::Debug for dyn Moving {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<resource>")
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -73,6 +83,9 @@ enum Node {
     Native(&'static str),
     /// A channel: an index into the packet's channels.
     Chan(u32),
+    /// A resource: an index into the packet's resources, and the values
+    /// that move with it (`HostObject::trace`).
+    Resource(u32, Vec<Slot>),
 }
 
 /// Why a value cannot cross: what it is and where it sits in what was sent.
@@ -120,11 +133,14 @@ struct Packer<'a> {
     layouts_seen: HashMap<(u64, usize), u32, foldhash::fast::RandomState>,
     /// The channels met, with their nodes: shared once the walk succeeds.
     chans: Vec<(Handle, u32)>,
+    /// The resources met: moved once the walk succeeds.
+    resources: Vec<Handle>,
 }
 
 /// Packs `values` (and what they reach) for another isolate. The channels
-/// among them are shared from now on (sched/shared.rs).
-pub fn pack(vm: &mut Vm, values: &[Value]) -> Result<Packet, CannotCross> {
+/// among them are shared from now on (sched/shared.rs); the resources move
+/// (`crossing` says how, for the error of a use left behind).
+pub fn pack(vm: &mut Vm, values: &[Value], crossing: &str) -> Result<Packet, CannotCross> {
     let texts = std::mem::take(&mut super::local(vm).texts);
     let mut p = Packer {
         vm,
@@ -139,6 +155,7 @@ pub fn pack(vm: &mut Vm, values: &[Value]) -> Result<Packet, CannotCross> {
         layouts: Vec::new(),
         layouts_seen: HashMap::default(),
         chans: Vec::new(),
+        resources: Vec::new(),
     };
     let roots = values.iter().enumerate().map(|(i, &v)| p.slot(v, Edge::Root(i))).collect();
     while let Some((h, at)) = p.todo.pop() {
@@ -147,9 +164,16 @@ pub fn pack(vm: &mut Vm, values: &[Value]) -> Result<Packet, CannotCross> {
     }
     let texts = std::mem::take(&mut p.units.texts);
     let nodes = p.nodes.into_iter().map(|n| n.expect("every node packed")).collect();
-    let mut packet =
-        Packet { nodes, roots, layouts: p.layouts, globals: p.globals, units: p.units.into_units(), chans: Vec::new() };
-    let (found, edges, handles) = (p.chans, p.edges, p.handles);
+    let mut packet = Packet {
+        nodes,
+        roots,
+        layouts: p.layouts,
+        globals: p.globals,
+        units: p.units.into_units(),
+        chans: Vec::new(),
+        resources: Vec::new(),
+    };
+    let (found, edges, handles, resources) = (p.chans, p.edges, p.handles, p.resources);
     super::local(vm).texts = texts;
     if !found.is_empty() {
         shared::set_carrier(shared::Carrier { pack: pack_one, unpack: unpack_one });
@@ -160,12 +184,27 @@ pub fn pack(vm: &mut Vm, values: &[Value]) -> Result<Packet, CannotCross> {
             Err(what) => return Err(CannotCross { what, path: path(vm, &edges, &handles, at) }),
         }
     }
+    packet.resources = resources.into_iter().map(|h| Some(move_out(vm, h, crossing))).collect();
     Ok(packet)
+}
+
+/// Takes the resource at `h` out of this isolate, leaving the marker whose
+/// uses fail; fibers here waiting on its descriptor wake to find it moved.
+fn move_out(vm: &mut Vm, h: Handle, crossing: &str) -> Box<dyn Moving> {
+    let Obj::Host(o) = vm.heap.get(h) else { unreachable!("a resource is a host object") };
+    if let Some(fd) = o.fd() {
+        crate::sched::ops::fd_closing(vm, fd);
+    }
+    let Obj::Host(o) = vm.heap.get_mut(h) else { unreachable!() };
+    let moving = o.take_to_move();
+    let left = Moved::new(&**o, crossing);
+    *o = Box::new(left);
+    moving
 }
 
 /// A value sent on a shared channel, packed.
 fn pack_one(vm: &mut Vm, v: Value) -> Result<shared::Payload, shared::CannotPack> {
-    match pack(vm, &[v]) {
+    match pack(vm, &[v], "sent on a shared channel") {
         Ok(p) => Ok(Box::new(p)),
         Err(c) => {
             let msg = CannotCross { what: c.what.clone(), path: c.path.replacen("argument 1", "the value", 1) };
@@ -178,13 +217,13 @@ fn pack_one(vm: &mut Vm, v: Value) -> Result<shared::Payload, shared::CannotPack
 /// from must have run here (a job's imports run before its function; a
 /// receive runs nothing).
 fn unpack_one(vm: &mut Vm, p: shared::Payload) -> Result<Value, String> {
-    let packet = p.downcast::<Packet>().map_err(|_| "not a packed value".to_string())?;
+    let mut packet = p.downcast::<Packet>().map_err(|_| "not a packed value".to_string())?;
     if let Some(unit) = units::not_run(vm, &packet) {
         return Err(format!(
             "a function from {unit} arrived before {unit} ran in this isolate (send it with isolate.run, or import its module there first)"
         ));
     }
-    Ok(unpack(vm, &packet)?.values.first().copied().unwrap_or(Value::Nil))
+    Ok(unpack(vm, &mut packet)?.values.first().copied().unwrap_or(Value::Nil))
 }
 
 impl Packer<'_> {
@@ -233,6 +272,18 @@ impl Packer<'_> {
             Obj::Chan(_) => {
                 self.chans.push((h, at));
                 Node::Chan(self.chans.len() as u32 - 1)
+            }
+            Obj::Host(o) if o.movable().is_some() => {
+                if let Some(Err(why)) = o.movable() {
+                    let mut shown = String::new();
+                    o.display(&mut shown);
+                    return Err(CannotCross { what: format!("{shown} ({why})"), path: self.path(at) });
+                }
+                let mut held = Vec::new();
+                o.trace(&mut |v| held.push(v));
+                let held = held.into_iter().map(|v| self.slot(v, Edge::Other(at))).collect();
+                self.resources.push(h);
+                Node::Resource(self.resources.len() as u32 - 1, held)
             }
             other => {
                 let what = match other {
@@ -376,7 +427,7 @@ pub struct Unpacked {
 /// Unpacks `packet` into `vm`'s heap: its values, with the main script's
 /// globals it carries set. Functions are re-linked (`units::resolve`), which
 /// may compile their module or script (not run it: see `Unpacked::inits`).
-pub fn unpack(vm: &mut Vm, packet: &Packet) -> Result<Unpacked, String> {
+pub fn unpack(vm: &mut Vm, packet: &mut Packet) -> Result<Unpacked, String> {
     let units = units::resolve(vm, packet)?;
     let layouts: Vec<Rc<Layout>> = packet.layouts.iter().map(|keys| Layout::of(keys.iter().map(key))).collect();
     // Objects first (empty where they refer to others), then their contents,
@@ -413,6 +464,7 @@ pub fn unpack(vm: &mut Vm, packet: &Packet) -> Result<Unpacked, String> {
                 handles.push(h);
                 continue;
             }
+            Node::Resource(..) => Obj::Cell(Value::Nil),
             Node::Native(name) => match native(vm, name) {
                 Some(h) => {
                     handles.push(h);
@@ -453,6 +505,17 @@ pub fn unpack(vm: &mut Vm, packet: &Packet) -> Result<Unpacked, String> {
                 let ups: Vec<Value> = upvals.iter().map(value).collect();
                 if let Obj::Closure(c) = vm.heap.get_mut(h) {
                     c.upvals = ups.into_boxed_slice();
+                }
+            }
+            Node::Resource(i, held) => {
+                let held: Vec<Value> = held.iter().map(value).collect();
+                let moving = packet.resources[*i as usize].take().expect("a packet is unpacked once");
+                let obj = moving.land(&held);
+                vm.heap.note_growth(obj.size());
+                let adopted = obj.adopted();
+                *vm.heap.get_mut(h) = Obj::Host(obj);
+                if adopted {
+                    crate::sched::ops::adopt_here(vm, h);
                 }
             }
             _ => {}

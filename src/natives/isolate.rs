@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 pub fn register(vm: &mut Vm) {
     vm.define_hidden("isolate.count", NativeFn::Value(count));
-    vm.define_hidden("isolate.pack", NativeFn::Value(pack));
+    vm.define_hidden("isolate.pack", NativeFn::Full(pack));
     vm.define_hidden("isolate.result", NativeFn::Full(result));
     vm.define_hidden("isolate.open", NativeFn::Full(open));
     vm.define_hidden("isolate.end", NativeFn::Full(end));
@@ -55,7 +55,7 @@ fn count(vm: &mut Vm, _: &[Value]) -> Res<Value> {
 }
 
 /// `__isolate_pack(name, f, args)`: the job of `f(...args)`, packed now.
-fn pack(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+fn pack(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("isolate.pack", args, 3, 3)?;
     let name = vm.heap.as_str(args[0]).map_or(String::new(), |s| s.s.to_string());
     let f = args[1];
@@ -65,14 +65,16 @@ fn pack(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     }
     let mut values = vec![f];
     values.extend(vm.heap.as_list(args[2]).map(|l| l.to_vec()).unwrap_or_default());
-    let call = clone::pack(vm, &values).or_else(|c| {
+    let at = fiber.raise_site().map_or(String::new(), |s| format!(" at {}", s.location()));
+    let crossing = format!("passed to {name}{at}");
+    let call = clone::pack(vm, &values, &crossing).or_else(|c| {
         // The function is argument 0 of what was packed; say so as people count.
         let c = clone::CannotCross { path: c.path.replace("argument 1", "the function"), ..c };
         let c = renumber(c);
         err(ErrorKind::Type, format!("{name}(): {}", c.message()))
     })?;
     let job = Job { call: Some(call), answer: Arc::default(), sent: None };
-    Ok(vm.heap.host_object(job))
+    Ok(Ret::Value(vm.heap.host_object(job)))
 }
 
 /// Arguments were packed after the function: "argument 3" is the caller's 2.
@@ -115,11 +117,11 @@ fn open(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     let j = job(vm, args[0])?;
     let worker = j.sent.as_ref().map_or(0, |s| s.1);
     let Some(outcome) = j.answer.take() else { return err(ErrorKind::Internal, "the job has no answer yet") };
-    let (packet, failed) = match outcome {
+    let (mut packet, failed) = match outcome {
         Ok(p) => (p, false),
         Err(p) => (p, true),
     };
-    let unpacked = clone::unpack(vm, &packet).or_else(|m| err(ErrorKind::Value, m))?;
+    let unpacked = clone::unpack(vm, &mut packet).or_else(|m| err(ErrorKind::Value, m))?;
     let v = unpacked.values.first().copied().unwrap_or(Value::Nil);
     if !failed {
         return Ok(Ret::Value(v));
@@ -177,7 +179,7 @@ fn take(vm: &mut Vm, _: &[Value]) -> Res<Value> {
         match m {
             Msg::Cancel(id) => out.push(vm.heap.list(vec![Value::Int(id as i64)])),
             Msg::End => out.push(vm.heap.list(Vec::new())),
-            Msg::Job { id, call, answer } => match clone::unpack(vm, &call) {
+            Msg::Job { id, mut call, answer } => match clone::unpack(vm, &mut call) {
                 Ok(u) => {
                     // Its fiber here and its stand-in there count as one.
                     crate::sched::ops::exempt_fibers(vm, 1);
@@ -189,7 +191,7 @@ fn take(vm: &mut Vm, _: &[Value]) -> Res<Value> {
                 }
                 Err(m) => {
                     let e = crate::vm::error::bare_error(vm, ErrorKind::Value, &m);
-                    let packed = clone::pack(vm, &[e]).expect("an error always crosses");
+                    let packed = clone::pack(vm, &[e], "").expect("an error always crosses");
                     answer.give(Err(packed));
                     inbox.finished(id);
                 }
@@ -223,7 +225,7 @@ fn reply(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     if failed {
         strip_driver(vm, v);
     }
-    let packed = clone::pack(vm, &[v]).or_else(|c| {
+    let packed = clone::pack(vm, &[v], "returned by isolate.run's function").or_else(|c| {
         err(
             ErrorKind::Type,
             format!("the result of isolate.run's function: {}", c.message().replace("argument 1", "the result")),

@@ -6,13 +6,13 @@ use super::args::{arity, step};
 use crate::os::net::{self, Listener, Udp};
 use crate::os::stream::Stream;
 use crate::vm::builtin::io;
-use crate::vm::host::{Class, HostObject};
+use crate::vm::host::{Class, HostObject, Moving};
 use crate::vm::{err, ErrorKind, Fiber, Handle, NativeFn, Obj, Res, Ret, Value, Vm};
 use std::net::{SocketAddr, ToSocketAddrs};
 
 pub static LISTENER: Class = Class {
     name: "listener",
-    methods: &[("accept", accept), ("addr", addr::<Listener>), ("close", close::<Listener>)],
+    methods: &[("accept", accept), ("addr", addr::<Listener>), ("close", close::<Listener>), ("twin", twin)],
     next: None,
     field: None,
 };
@@ -38,6 +38,21 @@ impl HostObject for Listener {
     fn display(&self, out: &mut String) {
         out.push_str(&format!("<listener {}>", self.addr));
     }
+    fn fd(&self) -> Option<std::os::fd::RawFd> {
+        Listener::fd(self)
+    }
+    fn movable(&self) -> Option<Result<(), String>> {
+        Some(Ok(()))
+    }
+    fn take_to_move(&mut self) -> Box<dyn Moving> {
+        Box::new(self.take())
+    }
+}
+
+impl Moving for Listener {
+    fn land(self: Box<Self>, _: &[Value]) -> Box<dyn HostObject> {
+        self
+    }
 }
 
 impl HostObject for Udp {
@@ -49,6 +64,21 @@ impl HostObject for Udp {
     }
     fn display(&self, out: &mut String) {
         out.push_str(&format!("<udp {}>", self.addr));
+    }
+    fn fd(&self) -> Option<std::os::fd::RawFd> {
+        Udp::fd(self)
+    }
+    fn movable(&self) -> Option<Result<(), String>> {
+        Some(Ok(()))
+    }
+    fn take_to_move(&mut self) -> Box<dyn Moving> {
+        Box::new(self.take())
+    }
+}
+
+impl Moving for Udp {
+    fn land(self: Box<Self>, _: &[Value]) -> Box<dyn HostObject> {
+        self
     }
 }
 
@@ -100,7 +130,7 @@ fn resolve(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
 }
 
 fn bind(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
-    arity("listen", args, 1, 2)?;
+    arity("listen", args, 1, 3)?;
     let addr = socket_addr(vm, "listen", args[0])?;
     let backlog = match args.get(1).copied().unwrap_or(Value::Nil) {
         Value::Nil => None,
@@ -110,7 +140,8 @@ fn bind(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
             return err(ErrorKind::Value, format!("listen() option backlog needs a non-negative int, not {what}"));
         }
     };
-    match Listener::bind(addr, backlog) {
+    let reuse_port = args.get(2).is_some_and(|v| v.truthy());
+    match Listener::bind(addr, backlog, reuse_port) {
         Ok(l) => Ok(Ret::Value(vm.heap.host_object(l))),
         Err(msg) => err(ErrorKind::Io, msg),
     }
@@ -146,6 +177,16 @@ fn accept(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<
     arity(name, args, 0, 0)?;
     let r = listener(vm, h).accept();
     step(vm, r, |vm, s| Ok(vm.heap.host_object(s)))
+}
+
+/// `l.twin()`: another listener on `l`'s address with its own accept queue
+/// (SO_REUSEPORT), to send to another isolate so that both serve it.
+fn twin(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {
+    arity(name, args, 0, 0)?;
+    match listener(vm, h).twin() {
+        Ok(l) => Ok(Ret::Value(vm.heap.host_object(l))),
+        Err(msg) => err(ErrorKind::Io, msg),
+    }
 }
 
 /// What `addr()` and `close()` need of a listener or a UDP socket.

@@ -3,7 +3,7 @@
 
 use super::args::arity;
 use crate::os::process::{status_map, Process, SIGNALS};
-use crate::vm::host::{Class, HostObject, Released};
+use crate::vm::host::{Class, HostObject, Moving, Released};
 use crate::vm::{err, ErrorKind, Fiber, Handle, Key, NativeFn, Obj, Res, Ret, Value, Vm};
 use std::process::{Command, Stdio};
 
@@ -34,6 +34,15 @@ impl HostObject for Process {
     fn adopted(&self) -> bool {
         self.status.is_none()
     }
+    fn fd(&self) -> Option<std::os::fd::RawFd> {
+        self.pidfd()
+    }
+    fn movable(&self) -> Option<Result<(), String>> {
+        Some(Ok(()))
+    }
+    fn take_to_move(&mut self) -> Box<dyn Moving> {
+        Box::new(self.to_move())
+    }
     /// Its owner ended: it is killed with its group, and its pipes close.
     fn release(&mut self, ending: bool) -> Released {
         if !self.running() {
@@ -43,6 +52,14 @@ impl HostObject for Process {
             reapers: self.kill_and_reap(ending).into_iter().collect(),
             close: vec![self.stdin, self.stdout, self.stderr],
         }
+    }
+}
+
+impl Moving for crate::os::process::MovingProcess {
+    /// `held`: its pipes, in `trace`'s order.
+    fn land(self: Box<Self>, held: &[Value]) -> Box<dyn HostObject> {
+        let pipe = |i: usize| held.get(i).copied().unwrap_or(Value::Nil);
+        Box::new((*self).land(pipe(0), pipe(1), pipe(2)))
     }
 }
 

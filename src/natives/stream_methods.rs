@@ -5,7 +5,7 @@
 use super::args::{arity, step};
 use crate::os::stream::{Fail, Kind, ReadRes, Step, Stream};
 use crate::vm::builtin::io;
-use crate::vm::host::{Class, HostObject, Iteration};
+use crate::vm::host::{Class, HostObject, Iteration, Moving};
 use crate::vm::read_cap::ReadCap;
 use crate::vm::{err, ErrorKind, Fiber, Handle, Heap, NativeFn, Obj, Res, Ret, Value, Vm};
 
@@ -96,6 +96,18 @@ impl HostObject for Stream {
     }
     fn close_now(&mut self) {
         Stream::close_now(self)
+    }
+    fn movable(&self) -> Option<Result<(), String>> {
+        Some(self.busy().map_or(Ok(()), Err))
+    }
+    fn take_to_move(&mut self) -> Box<dyn Moving> {
+        Box::new(self.to_move())
+    }
+}
+
+impl Moving for crate::os::stream::MovingStream {
+    fn land(self: Box<Self>, _: &[Value]) -> Box<dyn HostObject> {
+        Box::new((*self).land())
     }
 }
 

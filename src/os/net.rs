@@ -15,6 +15,10 @@ pub struct Listener {
     /// Accepted connections are TLS server streams (handshake on first use).
     /// (Set by a pool job that reads the certificate files.)
     pub tls: std::sync::Arc<std::sync::OnceLock<std::sync::Arc<rustls::ServerConfig>>>,
+    /// Bound with SO_REUSEPORT (`twin` can add listeners on its address);
+    /// the backlog asked for, for them.
+    reuse_port: bool,
+    backlog: Option<i32>,
 }
 
 impl Listener {
@@ -24,9 +28,14 @@ impl Listener {
     /// for a retried SYN). std sets
     /// SO_REUSEADDR, so a restarted server can bind while old connections
     /// linger in TIME_WAIT.
-    pub fn bind(addr: SocketAddr, backlog: Option<i32>) -> Result<Listener, String> {
+    ///
+    /// With `reuse_port`, SO_REUSEPORT too: other sockets may listen on the
+    /// same address (`twin`), each with its own queue of connections, which
+    /// the kernel fills in turn (by a hash of the client's address).
+    pub fn bind(addr: SocketAddr, backlog: Option<i32>, reuse_port: bool) -> Result<Listener, String> {
         let failed = |e: std::io::Error| format!("cannot listen on {addr}: {}", crate::os::io_reason(&e));
-        let l = TcpListener::bind(addr).map_err(failed)?;
+        let l = if reuse_port { bind_reusing_port(addr) } else { TcpListener::bind(addr) };
+        let l = l.map_err(failed)?;
         // listen(2) again on a listening socket sets its backlog (Linux).
         // SAFETY: a plain call on a descriptor `l` owns.
         if unsafe { libc::listen(l.as_raw_fd(), backlog.unwrap_or(4096)) } != 0 {
@@ -34,7 +43,26 @@ impl Listener {
         }
         l.set_nonblocking(true).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let addr = l.local_addr().map_or_else(|_| addr.to_string(), |a| a.to_string());
-        Ok(Listener { socket: Some(super::watched::Watched::new(l)), addr, tls: Default::default() })
+        let socket = Some(super::watched::Watched::new(l));
+        Ok(Listener { socket, addr, tls: Default::default(), reuse_port, backlog })
+    }
+
+    /// Another listener on the same address, with its own accept queue, to
+    /// serve it from another isolate; TLS as this one's (now or later).
+    pub fn twin(&self) -> Result<Listener, String> {
+        if self.socket.is_none() {
+            return Err(format!("listener on {} is closed", self.addr));
+        }
+        if !self.reuse_port {
+            return Err(format!(
+                "listener on {} was not made with {{reuse_port: true}}: only such a listener can have twins",
+                self.addr
+            ));
+        }
+        let addr = self.addr.parse().map_err(|_| format!("listener on {} has no address to share", self.addr))?;
+        let mut l = Listener::bind(addr, self.backlog, true)?;
+        l.tls = self.tls.clone();
+        Ok(l)
     }
 
     /// The next connection, or a wait for one.
@@ -76,6 +104,25 @@ impl Listener {
     pub fn close(&mut self) {
         self.socket = None;
     }
+
+    /// Its socket and settings, to move to another isolate; this one is
+    /// left closed.
+    pub fn take(&mut self) -> Listener {
+        let (addr, tls) = (self.addr.clone(), self.tls.clone());
+        Listener { socket: self.socket.take(), addr, tls, reuse_port: self.reuse_port, backlog: self.backlog }
+    }
+}
+
+/// A listening socket with SO_REUSEADDR and SO_REUSEPORT set before it binds
+/// (std cannot set options before binding).
+fn bind_reusing_port(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    use socket2::{Domain, Socket, Type};
+    let s = Socket::new(Domain::for_address(addr), Type::STREAM.cloexec(), None)?;
+    s.set_reuse_address(true)?;
+    s.set_reuse_port(true)?;
+    s.bind(&addr.into())?;
+    s.listen(128)?;
+    Ok(s.into())
 }
 
 /// A connected socket as a stream named after its peer.
@@ -191,5 +238,10 @@ impl Udp {
 
     pub fn close(&mut self) {
         self.socket = None;
+    }
+
+    /// Its socket, to move to another isolate; this one is left closed.
+    pub fn take(&mut self) -> Udp {
+        Udp { socket: self.socket.take(), addr: self.addr.clone() }
     }
 }

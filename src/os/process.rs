@@ -151,6 +151,71 @@ impl Process {
     }
 }
 
+/// A child process between isolates (`Send`); its pipe streams move beside
+/// it, as values of the packet.
+pub struct MovingProcess {
+    pid: u32,
+    name: String,
+    child: Option<Child>,
+    pidfd: Option<super::watched::Watched<OwnedFd>>,
+    status: Option<ExitStatus>,
+    group: bool,
+}
+
+impl Process {
+    /// The descriptor a wait for it parks on.
+    pub fn pidfd(&self) -> Option<std::os::fd::RawFd> {
+        self.pidfd.as_ref().map(|fd| fd.as_raw_fd())
+    }
+
+    /// Takes the child to move to another isolate; this one is left as if reaped.
+    pub fn to_move(&mut self) -> MovingProcess {
+        MovingProcess {
+            pid: self.pid,
+            name: self.name.to_string(),
+            child: self.child.take(),
+            pidfd: self.pidfd.take(),
+            status: self.status,
+            group: self.group,
+        }
+    }
+}
+
+/// A child lost on its way (a packet dropped unreceived: a shared channel
+/// collected, a job whose function could not start) is killed with its
+/// group, as when its owner ends.
+impl Drop for MovingProcess {
+    fn drop(&mut self) {
+        let Some(mut child) = self.child.take() else { return };
+        if self.status.is_none() {
+            let target = if self.group { -(self.pid as i32) } else { self.pid as i32 };
+            // SAFETY: kill(2) on our own unreaped child, or the group it leads.
+            unsafe { libc::kill(target, libc::SIGKILL) };
+            std::thread::spawn(move || {
+                let _ = child.wait();
+            });
+        }
+    }
+}
+
+impl MovingProcess {
+    /// The process again, in the isolate it moved to, with its pipes (moved there).
+    pub fn land(mut self, stdin: Value, stdout: Value, stderr: Value) -> Process {
+        // Taking the child leaves nothing for `drop` to kill.
+        Process {
+            pid: self.pid,
+            name: Rc::from(std::mem::take(&mut self.name)),
+            child: self.child.take(),
+            pidfd: self.pidfd.take(),
+            status: self.status,
+            stdin,
+            stdout,
+            stderr,
+            group: self.group,
+        }
+    }
+}
+
 /// `{code, signal, ok}` of an exit status.
 pub fn status_map(heap: &mut Heap, st: ExitStatus) -> Value {
     let code = st.code().map_or(Value::Nil, |c| Value::Int(c as i64));

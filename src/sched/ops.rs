@@ -320,6 +320,16 @@ fn unblock(vm: &mut Vm, w: super::Waiter, msg: String) -> Res<()> {
 /// (`HostObject::release`) when that task ends, or when the program ends.
 pub fn adopt(vm: &mut Vm, h: Handle) {
     let owner = vm.sched.fibers.cur().task;
+    adopt_by(vm, h, owner);
+}
+
+/// A resource that moved here from another isolate (a child process): this
+/// isolate owns it, and releases it when the program ends.
+pub fn adopt_here(vm: &mut Vm, h: Handle) {
+    adopt_by(vm, h, None);
+}
+
+fn adopt_by(vm: &mut Vm, h: Handle, owner: Option<Handle>) {
     // Forget the ones that no longer need it (waited for), so the list stays short.
     let heap = &vm.heap;
     vm.sched.adopted.retain(|&(c, _)| matches!(heap.get(c), Obj::Host(o) if o.adopted()));

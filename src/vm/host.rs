@@ -156,6 +156,31 @@ pub trait HostObject: Any {
     }
     /// Closes it now (its owner ended), rather than when it is collected.
     fn close_now(&mut self) {}
+    /// Whether it can move to another isolate (docs/isolates.md, "Resources
+    /// that move"): None for a kind that never moves, else now or why not
+    /// (an operation on it in progress).
+    fn movable(&self) -> Option<Result<(), String>> {
+        None
+    }
+    /// Takes what it owns to move to another isolate (called only once
+    /// `movable` said yes); the object left behind is replaced at once. The
+    /// values it holds (`trace`) move with it, in the same order.
+    fn take_to_move(&mut self) -> Box<dyn Moving> {
+        unreachable!("{} does not move", self.class().name)
+    }
+    /// Why it can no longer be used here (it moved away): the error every
+    /// method call, field and loop on it then throws. None: usable.
+    fn unusable(&self) -> Option<String> {
+        None
+    }
+}
+
+/// A resource on its way to another isolate: what it owned (a descriptor,
+/// a child, its buffers), free of the heap it left.
+pub trait Moving: Send {
+    /// The object it is in the receiving isolate, given the values it held,
+    /// moved there first.
+    fn land(self: Box<Self>, held: &[Value]) -> Box<dyn HostObject>;
 }
 
 /// What `release` leaves the scheduler to finish.

@@ -55,6 +55,7 @@ pub(super) fn invoke(
     };
     // A call site's method is found once (`Name::method_in`), whatever the kind.
     let Some(method) = name.method_in(class) else {
+        unusable(vm, recv)?;
         let names: Vec<_> = class.names().collect();
         return super::no_method::no_method(class.name, key_name(name.key()), &names);
     };
@@ -178,6 +179,7 @@ pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
             _ => {}
         }
     }
+    unusable(vm, obj)?;
     let hint = crate::suggest::field_habit(name).map_or(String::new(), |h| format!(" ({h})"));
     err(ErrorKind::Type, format!("{} has no field '{}'{hint}", vm.heap.type_name(obj), name))
 }
@@ -193,7 +195,20 @@ pub(super) fn iter_start(vm: &Vm, it: Value) -> Res<Value> {
             _ => {}
         }
     }
+    unusable(vm, it)?;
     err(ErrorKind::Type, format!("cannot iterate over {}", vm.heap.type_name(it)))
+}
+
+/// The error of a host object that can no longer be used here (it moved to
+/// another isolate), before the generic "has no method" of the marker left.
+fn unusable(vm: &Vm, v: Value) -> Res<()> {
+    match v {
+        Value::Obj(h) => match vm.heap.get(h) {
+            Obj::Host(o) => o.unusable().map_or(Ok(()), |why| err(ErrorKind::Value, why)),
+            _ => Ok(()),
+        },
+        _ => Ok(()),
+    }
 }
 
 /// The next item and state of an iteration, or None when it is exhausted.

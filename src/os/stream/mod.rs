@@ -6,7 +6,10 @@
 //! A socket may carry a TLS session (`os/tls.rs`): reads and writes then go
 //! through it.
 
+mod moving;
 mod room;
+
+pub use moving::MovingStream;
 
 pub use super::front::Front;
 use super::read::{read_some, read_through_scratch, CHUNK};

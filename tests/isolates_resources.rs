@@ -1,0 +1,152 @@
+//! Resources that move (docs/isolates.md): a listener, connection, file or
+//! child process sent to another isolate belongs to it from then on; a use
+//! left behind fails naming the crossing; a crossing that fails moves nothing.
+//! Real sockets on loopback, real child processes, real worker threads (and
+//! the worker on the main thread with `CSP_ISOLATES=1`).
+
+mod common;
+
+use common::{ok_sh, run_sh};
+
+/// Both ways a worker runs: a thread of its own, and stepped on the main thread.
+const SETTINGS: [&str; 2] = ["export CSP_ISOLATES=2;", "export CSP_ISOLATES=1;"];
+
+#[test]
+fn a_listener_moves_to_the_worker_that_serves_it_and_its_old_handle_fails() {
+    let src = r#"
+import "std/isolate"
+import "std/net"
+
+fn serve(l) {
+    let c = l.accept()
+    c.write("echo ${c.read_line()}\n")
+    c.close()
+    l.close()
+    return "served"
+}
+
+let l = net.listen("127.0.0.1:0")
+let addr = l.addr()
+// A fiber here waiting to accept when the listener leaves: it wakes to the error.
+let waiting = go { try { l.accept() } catch e { print("waiter:", e.kind) } }
+yield
+let t = isolate.run(serve, l)
+wait waiting
+print(type(l), str(l).ends_with("(moved)>"))
+try { l.accept() } catch e { print(e.kind, e.message.contains("moved to another isolate (passed to isolate.run at")) }
+let c = net.connect(addr)
+c.write("hi\n")
+print(c.read_line())
+print(wait t)
+"#;
+    for sh in SETTINGS {
+        let out = ok_sh("iso_listener", sh, src);
+        assert_eq!(out, "waiter: value\nlistener true\nvalue true\necho hi\nserved\n", "{sh}");
+    }
+}
+
+#[test]
+fn connections_accepted_here_are_served_by_workers_through_a_shared_channel() {
+    let src = r#"
+import "std/isolate"
+import "std/net"
+
+fn worker(conns) {
+    let n = 0
+    for c in conns {
+        c.write("${c.read_line().upper()}\n")
+        c.close()
+        n += 1
+    }
+    return n
+}
+
+let l = net.listen("127.0.0.1:0")
+let conns = chan(0)
+let workers = [isolate.run(worker, conns), isolate.run(worker, conns)]
+let left = []
+let acceptor = go {
+    for i in 0..6 {
+        let c = l.accept()
+        conns <- c
+        try { c.write("x") } catch e { left.push(e.message.contains("(sent on a shared channel)")) }
+    }
+    close(conns)
+}
+for i in 0..6 {
+    let c = net.connect(l.addr())
+    c.write("hello ${i}\n")
+    print(c.read_line())
+}
+wait acceptor
+print(left, sum(wait workers))
+"#;
+    for sh in SETTINGS {
+        let out = ok_sh("iso_conns", sh, src);
+        let want: String = (0..6).map(|i| format!("HELLO {i}\n")).collect();
+        assert_eq!(out, format!("{want}[true, true, true, true, true, true] 6\n"), "{sh}");
+    }
+}
+
+#[test]
+fn a_child_process_moves_with_its_pipes_and_a_file_moves_mid_read_and_back() {
+    let src = r#"
+import "std/isolate"
+import "std/proc"
+import "std/fs"
+import "std/os"
+
+fn finish(p) {
+    let out = p.stdout.read_text()
+    return [out.trim(), p.wait().code]
+}
+let p = proc.spawn(["sh", "-c", "echo from-child; exit 3"], {stdout: "pipe"})
+let out = p.stdout
+let pid = p.pid
+print(wait isolate.run(finish, p))
+try { p.wait() } catch e { print(e.message.starts_with("<process ${pid}> moved") ) }
+try { out.read_line() } catch e { print(e.message.starts_with("<stream stdout of sh -c echo from-child; exit 3> moved")) }
+
+let path = fs.temp_dir() + "/csp_iso_file_${os.pid()}.txt"
+fs.write(path, "one\ntwo\nthree\nfour\n")
+let f = fs.open(path)
+print(f.read_line())
+fn next_and_back(f) { return [f.read_line(), f] }
+let r = wait isolate.run(next_and_back, f)
+let back = r[1]
+print(r[0], back.read_line(), back is f, type(back))
+for line in back { print(line) }
+back.close()
+fs.remove(path)
+"#;
+    for sh in SETTINGS {
+        let out = ok_sh("iso_proc_file", sh, src);
+        assert_eq!(out, "[\"from-child\", 3]\ntrue\ntrue\none\ntwo three false stream\nfour\n", "{sh}");
+    }
+}
+
+#[test]
+fn a_crossing_that_fails_moves_nothing() {
+    let src = r#"
+import "std/isolate"
+import "std/net"
+
+let l = net.listen("127.0.0.1:0")
+try { isolate.run(fn(x) => 1, [l, mutex()]) } catch e { print(e.message) }
+let got = go { let c = l.accept(); print("accepted", type(c)); c.close() }
+net.connect(l.addr()).close()
+wait got
+let ch = chan(1)
+wait isolate.run(fn(c) => 0, ch)
+try { ch <- [l, mutex()] } catch e { print(e.message) }
+print(str(l).ends_with("(moved)>"))
+l.close()
+"#;
+    let (code, out, err) = run_sh("iso_all_or_nothing", SETTINGS[0], src);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "isolate.run(): a mutex cannot cross to another isolate (at argument 1[1])\naccepted stream\n\
+         send on a shared channel: a mutex cannot cross to another isolate (at the value[1])\nfalse\n"
+    );
+}
