@@ -150,3 +150,39 @@ l.close()
          send on a shared channel: a mutex cannot cross to another isolate (at the value[1])\nfalse\n"
     );
 }
+
+#[test]
+fn twins_of_a_listener_and_http_serve_spread_connections_over_isolates() {
+    let src = r#"
+import "std/isolate"
+import "std/net"
+import "std/http"
+
+try { net.listen("127.0.0.1:0").twin() } catch e { print(e.kind, e.message.ends_with("only such a listener can have twins")) }
+
+// Each worker counts its own requests (the handler's global is per isolate).
+let hits = 0
+fn count(req) {
+    hits += 1
+    return "${hits}"
+}
+let l = net.listen("127.0.0.1:0", {reuse_port: true})
+let addr = l.addr()
+let server = go http.serve(l, count, {isolates: 2})
+let most = 0
+for i in 0..40 {
+    let r = http.get("http://${addr}/", {keep_alive: false})
+    most = max(most, int(r.text()))
+}
+print(most < 40, hits)
+server.cancel()
+try { wait server } catch e { print(e.kind) }
+try { http.serve("127.0.0.1:0", count, {isolates: 0}) } catch e { print(e.message) }
+"#;
+    let (code, out, err) = run_sh("iso_http_twins", SETTINGS[0], src);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "io true\ntrue 0\ncancelled\nhttp.serve(): option isolates needs true or a count of at least 1, not 0\n"
+    );
+}
