@@ -311,6 +311,41 @@ print("finished")
 }
 
 #[test]
+fn sigquit_lists_the_fibers_of_every_isolate() {
+    let src = r#"
+import "std/isolate"
+fn spin() {
+    let s = 0
+    while true { s += 1 }
+}
+fn napper() { sleep(600000) }
+let jobs = [isolate.run(spin), isolate.run(napper)]
+sleep(100)
+print("ready")
+wait jobs
+"#;
+    // Workers on threads of their own, and the one worker on the main thread.
+    for isolates in ["2", "1"] {
+        let mut p = start_with("quit_isolates", src, false, &["--isolates", isolates]);
+        p.expect_line("ready");
+        p.send(libc::SIGQUIT);
+        std::thread::sleep(Duration::from_millis(300));
+        p.send(libc::SIGINT);
+        let e = p.finish();
+        for part in [
+            "SIGQUIT: every fiber\n  main fiber blocked on wait on task",
+            "SIGQUIT: every fiber of worker isolate 1\n",
+            "at spin (",
+            "blocked on sleep at",
+            "at napper (",
+        ] {
+            assert!(e.stderr.contains(part), "--isolates {isolates}: no {part:?} in:\n{}", e.stderr);
+        }
+        assert!(!e.stderr.contains("<isolate>"), "the driver shows:\n{}", e.stderr);
+    }
+}
+
+#[test]
 fn a_fiber_left_waiting_for_signals_does_not_keep_a_finished_program_alive() {
     let src = r#"
 import "std/os"

@@ -41,6 +41,11 @@ pub fn local(vm: &mut Vm) -> &mut Local {
     vm.isolate.as_mut().and_then(|b| b.downcast_mut::<Local>()).expect("made above")
 }
 
+/// This isolate's `Local`, if it has one yet.
+pub fn local_ref(vm: &Vm) -> Option<&Local> {
+    vm.isolate.as_ref().and_then(|b| b.downcast_ref::<Local>())
+}
+
 /// The number of cores, the pool's default size.
 pub fn default_size() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -18,6 +18,9 @@ impl Others for Away {
     fn active(&self) -> bool {
         self.0.active()
     }
+    fn dump(&mut self) {
+        self.0.dump();
+    }
 }
 
 /// A worker on this thread.
@@ -42,6 +45,12 @@ impl Others for Here {
 
     fn here(&self) -> bool {
         !self.stopped
+    }
+
+    fn dump(&mut self) {
+        if !self.stopped {
+            eprint!("{}", super::worker::fiber_dump(&self.worker.vm));
+        }
     }
 
     fn step(&mut self, allowance: Duration) -> Stepped {

@@ -36,6 +36,8 @@ pub enum Msg {
     Cancel(u64),
     /// The program is ending: cancel every fiber, then stop.
     End,
+    /// SIGQUIT: print every fiber on stderr.
+    Dump,
 }
 
 /// A worker's inbox: messages, the worker's fiber waiting for them, and the
@@ -154,6 +156,13 @@ impl Pool {
                 return;
             }
             ended = self.all_ended.wait_timeout(ended, left).unwrap_or_else(|e| e.into_inner()).0;
+        }
+    }
+
+    /// SIGQUIT: every worker lists its fibers as soon as it runs.
+    pub fn dump(&self) {
+        for inbox in &self.inboxes {
+            inbox.post(Msg::Dump);
         }
     }
 

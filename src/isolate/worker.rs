@@ -172,3 +172,30 @@ impl Worker {
         out
     }
 }
+
+/// SIGQUIT's list of a worker's fibers (`vm` is the worker's), headed with
+/// the worker's number; the driver's fibers and frames left out.
+pub fn fiber_dump(vm: &Vm) -> String {
+    let index = super::local_ref(vm).and_then(|l| l.worker).map_or(0, |i| i + 1);
+    let dump = session::fiber_dump(vm);
+    let mut out = format!("SIGQUIT: every fiber of worker isolate {index}\n");
+    // A fiber's lines: its state line (two spaces in), then its frames.
+    let mut fiber = Vec::new();
+    let flush = |fiber: &mut Vec<&str>, out: &mut String| {
+        if !fiber.is_empty() && !fiber[0].contains(DRIVER_NAME) {
+            for l in fiber.iter().filter(|l| !l.contains(DRIVER_NAME)) {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        fiber.clear();
+    };
+    for line in dump.lines().skip(1) {
+        if !line.starts_with("    ") {
+            flush(&mut fiber, &mut out);
+        }
+        fiber.push(line);
+    }
+    flush(&mut fiber, &mut out);
+    out
+}

@@ -179,6 +179,7 @@ fn take(vm: &mut Vm, _: &[Value]) -> Res<Value> {
         match m {
             Msg::Cancel(id) => out.push(vm.heap.list(vec![Value::Int(id as i64)])),
             Msg::End => out.push(vm.heap.list(Vec::new())),
+            Msg::Dump => eprint!("{}", crate::isolate::worker::fiber_dump(vm)),
             Msg::Job { id, mut call, answer } => match clone::unpack(vm, &mut call) {
                 Ok(u) => {
                     // Its fiber here and its stand-in there count as one.

@@ -28,6 +28,9 @@ pub trait Others {
     fn here(&self) -> bool {
         false
     }
+    /// SIGQUIT: each prints its fibers on stderr (those on this thread now,
+    /// the others as soon as they run).
+    fn dump(&mut self) {}
 }
 
 /// How the isolates on this thread stand after a step.
@@ -62,6 +65,13 @@ pub fn set(vm: &mut Vm, others: Box<dyn Others>) {
 /// isolate's reactor, so its idle sleep ends when they have work.
 pub fn watch(vm: &mut Vm, fd: std::os::fd::RawFd) -> std::io::Result<()> {
     vm.sched.events.reactor()?.watch_others(fd)
+}
+
+/// SIGQUIT reached this isolate: the others list their fibers too.
+pub(super) fn dump(vm: &mut Vm) {
+    if let Some(h) = vm.sched.events.others.as_mut() {
+        h.others.dump();
+    }
 }
 
 /// Is any other isolate still able to make progress?

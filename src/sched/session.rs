@@ -140,6 +140,10 @@ pub fn result(vm: &Vm, entry: Handle) -> Option<Value> {
 }
 
 /// The deadlock report for a stuck entry.
+pub fn fiber_dump(vm: &Vm) -> String {
+    super::report::fiber_dump(vm)
+}
+
 pub fn deadlock_report(vm: &Vm) -> String {
     super::report::deadlock_report(vm)
 }

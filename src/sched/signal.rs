@@ -195,7 +195,10 @@ pub(super) fn deliver(vm: &mut Vm) {
         } else if vm.sched.events.signals.as_ref().is_some_and(|s| s.default) {
             match i {
                 INT | TERM => stop(vm, i),
-                QUIT => crate::err_print!("{}", super::report::fiber_dump(vm)),
+                QUIT => {
+                    crate::err_print!("{}", super::report::fiber_dump(vm));
+                    super::others::dump(vm);
+                }
                 _ => {}
             }
         }
