@@ -152,6 +152,30 @@ fn ctrl_c_cancels_a_long_sleep() {
 }
 
 #[test]
+fn isolates_run_entries_functions_in_the_background_and_ctrl_c_cancels_one() {
+    let mut r = Repl::start("isolates");
+    r.entry("import \"std/isolate\"");
+    r.entry("let scale = 3");
+    r.entry("fn f(x) { return x * scale }");
+    // A function of one entry, a lambda of another, the first entry's import.
+    r.line("isolate.map(f, [1, 2, 3])", "[3, 6, 9]");
+    r.line("wait isolate.run(fn(x) => f(x) + 1, 2)", "7");
+    // A job left running in the background reports while the prompt waits.
+    r.entry("let t = isolate.run(fn() { sleep(300); print(\"job done\"); return 5 })");
+    r.p.exp_string("job done").unwrap();
+    r.line("wait t", "5");
+    // Ctrl-C cancels the entry waiting on a job, and the job with it (its finally runs there).
+    r.p.send_line("wait isolate.run(fn() { try { sleep(30000) } finally { print(\"job cleaned up\") } })").unwrap();
+    r.p.exp_string("\r\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    r.p.send_control('c').unwrap();
+    r.p.exp_string("job cleaned up").unwrap();
+    r.p.exp_string("csp> ").unwrap();
+    r.line("1 + 1", "2");
+    r.quit();
+}
+
+#[test]
 fn commands_and_history() {
     let mut r = Repl::start("commands");
     r.line(":help", ":fibers");

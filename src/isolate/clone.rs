@@ -33,6 +33,9 @@ pub struct Packet {
     chans: Vec<Arc<SharedChan>>,
     /// The resources packed: moved, not copied (taken when unpacked).
     resources: Vec<Option<Box<dyn Moving>>>,
+    /// The REPL's imports (alias, module), when a function of a REPL entry
+    /// crosses: an entry refers to what earlier ones imported.
+    pub(super) repl_imports: Vec<(String, String)>,
 }
 
 impl std::fmt::Debug for dyn Moving {
@@ -172,7 +175,11 @@ pub fn pack(vm: &mut Vm, values: &[Value], crossing: &str) -> Result<Packet, Can
         units: p.units.into_units(),
         chans: Vec::new(),
         resources: Vec::new(),
+        repl_imports: Vec::new(),
     };
+    if packet.units.iter().any(units::is_repl) {
+        packet.repl_imports = vm.loader.repl_imports.iter().map(|(a, m)| (a.clone(), m.key.clone())).collect();
+    }
     let (found, edges, handles, resources) = (p.chans, p.edges, p.handles, p.resources);
     super::local(vm).texts = texts;
     if !found.is_empty() {
@@ -428,6 +435,12 @@ pub struct Unpacked {
 /// globals it carries set. Functions are re-linked (`units::resolve`), which
 /// may compile their module or script (not run it: see `Unpacked::inits`).
 pub fn unpack(vm: &mut Vm, packet: &mut Packet) -> Result<Unpacked, String> {
+    // The main script's globals first: a REPL entry compiles here only if
+    // the names earlier entries defined are known.
+    for (name, _) in &packet.globals {
+        vm.global_slot(name);
+    }
+    let mut inits = units::repl_imports(vm, packet)?;
     let units = units::resolve(vm, packet)?;
     let layouts: Vec<Rc<Layout>> = packet.layouts.iter().map(|keys| Layout::of(keys.iter().map(key))).collect();
     // Objects first (empty where they refer to others), then their contents,
@@ -526,7 +539,8 @@ pub fn unpack(vm: &mut Vm, packet: &mut Packet) -> Result<Unpacked, String> {
         vm.globals[g as usize] = value(slot);
     }
     let values = packet.roots.iter().map(value).collect();
-    Ok(Unpacked { values, inits: units.iter().filter_map(|u| u.1).collect() })
+    inits.extend(units.iter().filter_map(|u| u.1));
+    Ok(Unpacked { values, inits })
 }
 
 fn key(k: &PKey) -> Key {

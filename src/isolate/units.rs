@@ -188,6 +188,28 @@ fn module_ran(vm: &Vm, key: &str) -> bool {
     vm.global_names.get(m.prefix.as_str()).is_some_and(|&g| !matches!(vm.globals[g as usize], crate::vm::Value::Nil))
 }
 
+/// The name the REPL's entries are compiled under.
+const REPL: &str = "<repl>";
+
+/// Is it a REPL entry (which may use what earlier entries imported)?
+pub fn is_repl(unit: &Unit) -> bool {
+    matches!(unit, Unit::Script { name, .. } if name == REPL)
+}
+
+/// The REPL's imports a packet carries that this isolate lacks, each as an
+/// entry to run before the packet's functions (so a REPL entry compiles here,
+/// and its modules' top levels run).
+pub fn repl_imports(vm: &mut Vm, packet: &Packet) -> Result<Vec<ProtoRef>, String> {
+    let mut inits = Vec::new();
+    for (alias, key) in &packet.repl_imports {
+        if vm.loader.repl_imports.get(alias).is_some_and(|m| &m.key == key) {
+            continue;
+        }
+        inits.push(entry(vm, "<isolate>", &format!("import {key:?} as {alias}"))?);
+    }
+    Ok(inits)
+}
+
 /// Each unit of `packet` compiled here: its top level and its imports' entry.
 pub fn resolve(vm: &mut Vm, packet: &Packet) -> Result<Vec<(ProtoRef, Option<ProtoRef>)>, String> {
     packet.units.iter().map(|u| compiled(vm, u)).collect()

@@ -149,11 +149,21 @@ pub fn deadlock_report(vm: &Vm) -> String {
 }
 
 /// Cancels the entry's fiber (Ctrl-C, or stuck for ever): `Cancelled` is thrown
-/// where it waits, so its `finally` blocks run.
+/// where it waits, so its `finally` blocks run. The tasks it started and is
+/// waiting on (`wait t`: a fiber, a job on another isolate) are its work and
+/// are cancelled with it; the others it started keep running in the background.
 pub fn cancel_entry(vm: &mut Vm, entry: Handle) {
-    if let Some(fid) = task::get(&vm.heap, entry).fiber {
-        super::lifecycle::cancel_fiber(vm, fid);
+    let Some(fid) = task::get(&vm.heap, entry).fiber else { return };
+    let tk = task::get(&vm.heap, entry);
+    let children = tk.extra.as_ref().map(|x| x.children.clone()).unwrap_or_default();
+    let awaited = children.into_iter().filter(|&c| {
+        let waiters = task::get(&vm.heap, c).extra.as_ref().map_or(&[][..], |x| &x.waiters[..]);
+        waiters.iter().any(|&(f, _)| f == fid)
+    });
+    for c in awaited.collect::<Vec<_>>() {
+        super::lifecycle::cancel_task(vm, c, super::lifecycle::Cause::Signal("SIGINT"));
     }
+    super::lifecycle::cancel_fiber(vm, fid);
 }
 
 /// One line per fiber for `:fibers`: id, state, what it waits on, where it is.
