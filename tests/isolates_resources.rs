@@ -186,3 +186,58 @@ try { http.serve("127.0.0.1:0", count, {isolates: 0}) } catch e { print(e.messag
         "io true\ntrue 0\ncancelled\nhttp.serve(): option isolates needs true or a count of at least 1, not 0\n"
     );
 }
+
+#[test]
+fn a_resource_offered_in_a_send_that_does_not_happen_stays_with_the_sender() {
+    let src = r#"
+import "std/isolate"
+import "std/net"
+
+let l = net.listen("127.0.0.1:0")
+let full = chan(1)
+wait isolate.run(fn(c) => 0, full)
+full <- "filler"
+// Not sent: the default wins, and the listener stays here.
+select {
+    case full <- l { print("sent?") }
+    default { print("default") }
+}
+print(str(l).ends_with("(moved)>"))
+// Sent while parked: a receiver on the worker takes it.
+let quick = chan()
+let t = isolate.run(fn(c) { sleep(50); return str(<-c) }, quick)
+let timeout = after(5000)
+select {
+    case quick <- l { print("sent") }
+    case <-timeout { print("timeout") }
+}
+print(wait t, str(l).ends_with("(moved)>"))
+// Parked, then another case wins: the resource comes back.
+let l2 = net.listen("127.0.0.1:0")
+let never = chan()
+wait isolate.run(fn(c) => 0, never)
+select {
+    case never <- l2 { print("sent?") }
+    case <-after(50) { print("timed out") }
+}
+print(str(l2).ends_with("(moved)>"))
+let c = go { l2.accept().close(); print("accepted") }
+net.connect(l2.addr()).close()
+wait c
+// A send cancelled while it waits: the resource comes back.
+let l3 = net.listen("127.0.0.1:0")
+let s = go { never <- l3 }
+sleep(20)
+s.cancel()
+try { wait s } catch e { print(e.kind) }
+print(str(l3).ends_with("(moved)>"))
+"#;
+    for sh in SETTINGS {
+        let out = ok_sh("iso_unsent", sh, src);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 9, "{sh}: {out}");
+        assert_eq!(lines[..3], ["default", "false", "sent"], "{sh}");
+        assert!(lines[3].starts_with("<listener 127.0.0.1:") && lines[3].ends_with("> true"), "{sh}: {out}");
+        assert_eq!(lines[4..], ["timed out", "false", "accepted", "cancelled", "false"], "{sh}");
+    }
+}

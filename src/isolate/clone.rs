@@ -33,6 +33,8 @@ pub struct Packet {
     chans: Vec<Arc<SharedChan>>,
     /// The resources packed: moved, not copied (taken when unpacked).
     resources: Vec<Option<Box<dyn Moving>>>,
+    /// Where each resource was in the isolate that packed it (for `restore`).
+    origins: Vec<Handle>,
     /// The REPL's imports (alias, module), when a function of a REPL entry
     /// crosses: an entry refers to what earlier ones imported.
     pub(super) repl_imports: Vec<(String, String)>,
@@ -142,8 +144,9 @@ struct Packer<'a> {
 
 /// Packs `values` (and what they reach) for another isolate. The channels
 /// among them are shared from now on (sched/shared.rs); the resources move
-/// (`crossing` says how, for the error of a use left behind).
-pub fn pack(vm: &mut Vm, values: &[Value], crossing: &str) -> Result<Packet, CannotCross> {
+/// (`crossing` says how, for the error of a use left behind: made only when
+/// one does).
+pub fn pack(vm: &mut Vm, values: &[Value], crossing: &dyn Fn() -> String) -> Result<Packet, CannotCross> {
     let texts = std::mem::take(&mut super::local(vm).texts);
     let mut p = Packer {
         vm,
@@ -175,6 +178,7 @@ pub fn pack(vm: &mut Vm, values: &[Value], crossing: &str) -> Result<Packet, Can
         units: p.units.into_units(),
         chans: Vec::new(),
         resources: Vec::new(),
+        origins: Vec::new(),
         repl_imports: Vec::new(),
     };
     if packet.units.iter().any(units::is_repl) {
@@ -183,7 +187,7 @@ pub fn pack(vm: &mut Vm, values: &[Value], crossing: &str) -> Result<Packet, Can
     let (found, edges, handles, resources) = (p.chans, p.edges, p.handles, p.resources);
     super::local(vm).texts = texts;
     if !found.is_empty() {
-        shared::set_carrier(shared::Carrier { pack: pack_one, unpack: unpack_one });
+        shared::set_carrier(shared::Carrier { pack: pack_one, unpack: unpack_one, restore: restore_one });
     }
     for (h, at) in found {
         match shared::share(vm, h) {
@@ -191,7 +195,11 @@ pub fn pack(vm: &mut Vm, values: &[Value], crossing: &str) -> Result<Packet, Can
             Err(what) => return Err(CannotCross { what, path: path(vm, &edges, &handles, at) }),
         }
     }
-    packet.resources = resources.into_iter().map(|h| Some(move_out(vm, h, crossing))).collect();
+    if !resources.is_empty() {
+        let crossing = crossing();
+        packet.resources = resources.iter().map(|&h| Some(move_out(vm, h, &crossing))).collect();
+        packet.origins = resources;
+    }
     Ok(packet)
 }
 
@@ -211,11 +219,46 @@ fn move_out(vm: &mut Vm, h: Handle, crossing: &str) -> Box<dyn Moving> {
 
 /// A value sent on a shared channel, packed.
 fn pack_one(vm: &mut Vm, v: Value) -> Result<shared::Payload, shared::CannotPack> {
-    match pack(vm, &[v], "sent on a shared channel") {
+    match pack(vm, &[v], &|| "sent on a shared channel".into()) {
         Ok(p) => Ok(Box::new(p)),
         Err(c) => {
             let msg = CannotCross { what: c.what.clone(), path: c.path.replacen("argument 1", "the value", 1) };
             Err((c.what, msg.message()))
+        }
+    }
+}
+
+/// A value this isolate packed for a shared channel and did not send.
+fn restore_one(vm: &mut Vm, p: shared::Payload) {
+    if let Ok(mut packet) = p.downcast::<Packet>() {
+        restore(vm, &mut packet);
+    }
+}
+
+/// Puts the resources of `packet`, which this isolate packed, back where
+/// they were (each replacing the marker its move left), as if it never left.
+pub fn restore(vm: &mut Vm, packet: &mut Packet) {
+    for node in &packet.nodes {
+        let Node::Resource(i, held) = node else { continue };
+        let Some(moving) = packet.resources[*i as usize].take() else { continue };
+        let h = packet.origins[*i as usize];
+        let origin = |s: &Slot| match *s {
+            Slot::Node(j) => match &packet.nodes[j as usize] {
+                Node::Resource(k, _) => Value::Obj(packet.origins[*k as usize]),
+                _ => Value::Nil,
+            },
+            _ => Value::Nil,
+        };
+        let held: Vec<Value> = held.iter().map(origin).collect();
+        let obj = moving.land(&held);
+        let adopted = obj.adopted();
+        if let Obj::Host(o) = vm.heap.get_mut(h) {
+            if o.unusable().is_some() {
+                *o = obj;
+                if adopted {
+                    crate::sched::ops::adopt_here(vm, h);
+                }
+            }
         }
     }
 }

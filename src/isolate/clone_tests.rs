@@ -172,7 +172,8 @@ fn any_copyable_value_equals_its_copy_and_shares_nothing() {
         let template = crate::vm::map::Layout::of([Key::Str("x".into()), Key::Int(7), Key::Nil]);
         let mut g = Gen { rng: Rng::new(seed), made: Vec::new(), template };
         let values: Vec<Value> = (0..3).map(|_| g.value(&mut from, 4, &mut Vec::new())).collect();
-        let mut packet = pack(&mut from, &values, "").unwrap_or_else(|c| panic!("seed {seed}: {}", c.message()));
+        let mut packet =
+            pack(&mut from, &values, &String::new).unwrap_or_else(|c| panic!("seed {seed}: {}", c.message()));
         // Into another isolate's heap, and into the same heap: equal, and
         // in the same heap, made only of new objects.
         let mut to = crate::natives::vm();
@@ -204,7 +205,7 @@ fn what_cannot_cross_is_named_with_its_place() {
     fields.insert(Key::Str("lock".into()), m);
     let map = Value::Obj(vm.heap.alloc(Obj::Map(fields)));
     let list = vm.heap.list(vec![Value::Int(1), map]);
-    let e = pack(&mut vm, &[Value::Nil, list], "").expect_err("a mutex does not cross");
+    let e = pack(&mut vm, &[Value::Nil, list], &String::new).expect_err("a mutex does not cross");
     assert_eq!(e.message(), "a mutex cannot cross to another isolate (at argument 2[1].lock)");
 }
 
@@ -217,7 +218,7 @@ fn a_scripts_text_is_shared_by_its_crossings() {
     assert_eq!(out.exit_code, 0, "{}", out.stderr);
     let f = vm.globals[*vm.global_names.get("f").expect("f is a global") as usize];
     let texts: Vec<_> = (0..2)
-        .map(|_| match &pack(&mut vm, &[f], "").expect("a function crosses").units[..] {
+        .map(|_| match &pack(&mut vm, &[f], &String::new).expect("a function crosses").units[..] {
             [super::units::Unit::Script { src, .. }] => src.src.clone(),
             other => panic!("units {other:?}"),
         })

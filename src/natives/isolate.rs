@@ -65,8 +65,10 @@ fn pack(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
     }
     let mut values = vec![f];
     values.extend(vm.heap.as_list(args[2]).map(|l| l.to_vec()).unwrap_or_default());
-    let at = fiber.raise_site().map_or(String::new(), |s| format!(" at {}", s.location()));
-    let crossing = format!("passed to {name}{at}");
+    let crossing = || {
+        let at = fiber.raise_site().map_or(String::new(), |s| format!(" at {}", s.location()));
+        format!("passed to {name}{at}")
+    };
     let call = clone::pack(vm, &values, &crossing).or_else(|c| {
         // The function is argument 0 of what was packed; say so as people count.
         let c = clone::CannotCross { path: c.path.replace("argument 1", "the function"), ..c };
@@ -192,7 +194,7 @@ fn take(vm: &mut Vm, _: &[Value]) -> Res<Value> {
                 }
                 Err(m) => {
                     let e = crate::vm::error::bare_error(vm, ErrorKind::Value, &m);
-                    let packed = clone::pack(vm, &[e], "").expect("an error always crosses");
+                    let packed = clone::pack(vm, &[e], &String::new).expect("an error always crosses");
                     answer.give(Err(packed));
                     inbox.finished(id);
                 }
@@ -226,7 +228,7 @@ fn reply(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     if failed {
         strip_driver(vm, v);
     }
-    let packed = clone::pack(vm, &[v], "returned by isolate.run's function").or_else(|c| {
+    let packed = clone::pack(vm, &[v], &|| "returned by isolate.run's function".into()).or_else(|c| {
         err(
             ErrorKind::Type,
             format!("the result of isolate.run's function: {}", c.message().replace("argument 1", "the result")),

@@ -24,6 +24,10 @@ use std::time::{Duration, Instant};
 pub struct Carrier {
     pub pack: fn(&mut Vm, Value) -> Result<Payload, CannotPack>,
     pub unpack: fn(&mut Vm, Payload) -> Result<Value, String>,
+    /// A payload this isolate packed that was not sent after all (a
+    /// `select`'s other case won, the send was cancelled): the resources it
+    /// carried are this isolate's again.
+    pub restore: fn(&mut Vm, Payload),
 }
 
 /// What cannot cross, and the message saying where it sits.
@@ -275,13 +279,25 @@ pub(super) fn close(vm: &mut Vm, sc: &SharedChan) -> Res<()> {
     Ok(())
 }
 
-/// Takes fiber `fid` off the shared channel's queues (it was woken another way).
-pub(super) fn remove(vm: &Vm, sc: &SharedChan, fid: u32) {
+/// Takes fiber `fid` off the shared channel's queues (it was woken another
+/// way); what it offered to send is its own again.
+pub(super) fn remove(vm: &mut Vm, sc: &SharedChan, fid: u32) {
     let Some(me) = &vm.sched.events.shared.mailbox else { return };
     let is = |r: &Remote| r.w.fiber == fid && Arc::ptr_eq(&r.to, me);
     let mut st = lock(&sc.state);
     st.recvq.retain(|r| !is(r));
-    st.sendq.retain(|(r, _)| !is(r));
+    let mut unsent = Vec::new();
+    for (r, p) in std::mem::take(&mut st.sendq) {
+        if is(&r) {
+            unsent.push(p);
+        } else {
+            st.sendq.push_back((r, p));
+        }
+    }
+    drop(st);
+    for p in unsent {
+        (carrier().restore)(vm, p);
+    }
 }
 
 /// A parked fiber is to be woken another way (cancelled, interrupted): true
@@ -315,6 +331,35 @@ pub(super) fn select(vm: &mut Vm, cases: &[select::Case], has_default: bool) -> 
             _ => None,
         });
     }
+    let got = loop {
+        match select_packed(vm, cases, has_default, &shared, &mut payloads) {
+            Ok(Some(Chosen::Again)) => continue,
+            Ok(Some(Chosen::Case(i, v, ok))) => break Ok(Some((i, v, ok))),
+            Ok(None) => break Ok(None),
+            Err(e) => break Err(e),
+        }
+    };
+    // The cases not chosen did not send: their values' resources stay here.
+    for p in payloads.into_iter().flatten() {
+        (carrier().restore)(vm, p);
+    }
+    got
+}
+
+/// What `select_packed` chose.
+enum Chosen {
+    Case(i64, Value, bool),
+    /// A local case's partner was claimed meanwhile: choose again.
+    Again,
+}
+
+fn select_packed(
+    vm: &mut Vm,
+    cases: &[select::Case],
+    has_default: bool,
+    shared: &[Option<Arc<SharedChan>>],
+    payloads: &mut [Option<Payload>],
+) -> Res<Option<Chosen>> {
     let to = mailbox(vm)?;
     let mut order: Vec<&Arc<SharedChan>> = shared.iter().flatten().collect();
     order.sort_by_key(|s| Arc::as_ptr(s));
@@ -352,9 +397,9 @@ pub(super) fn select(vm: &mut Vm, cases: &[select::Case], has_default: bool) -> 
                 // select waits on these shared channels, and take it off them.
                 drop(guards);
                 return match select::run_case(vm, c)? {
-                    Some((v, ok)) => Ok(Some((i as i64, v, ok))),
+                    Some((v, ok)) => Ok(Some(Chosen::Case(i as i64, v, ok))),
                     // Its partner was claimed meanwhile: the select starts over.
-                    None => select(vm, cases, has_default),
+                    None => Ok(Some(Chosen::Again)),
                 };
             }
             Some(s) => {
@@ -374,8 +419,10 @@ pub(super) fn select(vm: &mut Vm, cases: &[select::Case], has_default: bool) -> 
                             drop(guards);
                             dispatch(vm, done);
                             return Ok(Some(match got {
-                                Some(p) => (i as i64, unpack(vm, p).or_else(|m| err(ErrorKind::Value, m))?, true),
-                                None => (i as i64, Value::Nil, false),
+                                Some(p) => {
+                                    Chosen::Case(i as i64, unpack(vm, p).or_else(|m| err(ErrorKind::Value, m))?, true)
+                                }
+                                None => Chosen::Case(i as i64, Value::Nil, false),
                             }));
                         }
                         None => None,
@@ -386,12 +433,12 @@ pub(super) fn select(vm: &mut Vm, cases: &[select::Case], has_default: bool) -> 
         if let Some((v, ok)) = got {
             drop(guards);
             dispatch(vm, done);
-            return Ok(Some((i as i64, v, ok)));
+            return Ok(Some(Chosen::Case(i as i64, v, ok)));
         }
         ready.swap_remove(k);
     }
     if has_default {
-        return Ok(Some((-1, Value::Nil, false)));
+        return Ok(Some(Chosen::Case(-1, Value::Nil, false)));
     }
     super::ops::check_interrupt(vm)?;
     let base = select::park_local(vm, cases, |i| shared[i].is_none());
