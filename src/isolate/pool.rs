@@ -31,7 +31,7 @@ pub struct Pool {
 /// What a worker receives.
 pub enum Msg {
     /// Run `call` (the function, then its arguments) and answer in `answer`.
-    Job { id: u64, call: Packet, answer: Arc<Answer> },
+    Job { id: u64, call: Box<Packet>, answer: Arc<Answer> },
     /// The job's task was cancelled where it was started.
     Cancel(u64),
     /// The program is ending: cancel every fiber, then stop.
@@ -133,7 +133,7 @@ impl Pool {
         let loads = self.inboxes.iter().map(|b| b.load.load(Ordering::Relaxed));
         let (w, _) = loads.enumerate().min_by_key(|&(_, l)| l).expect("a pool has workers");
         self.inboxes[w].load.fetch_add(1, Ordering::Relaxed);
-        self.inboxes[w].post(Msg::Job { id, call, answer });
+        self.inboxes[w].post(Msg::Job { id, call: Box::new(call), answer });
         (w, id)
     }
 
