@@ -231,13 +231,23 @@ sleep(20)
 s.cancel()
 try { wait s } catch e { print(e.kind) }
 print(str(l3).ends_with("(moved)>"))
+// A sender waiting when the channel closes: the error, and the resource back.
+let l4 = net.listen("127.0.0.1:0")
+let gate = chan()
+wait isolate.run(fn(c) => 0, gate)
+let s4 = go { try { gate <- l4 } catch e { print(e.kind) } }
+sleep(20)
+close(gate)
+wait s4
+sleep(10)
+print(str(l4).ends_with("(moved)>"))
 "#;
     for sh in SETTINGS {
         let out = ok_sh("iso_unsent", sh, src);
         let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines.len(), 9, "{sh}: {out}");
+        assert_eq!(lines.len(), 11, "{sh}: {out}");
         assert_eq!(lines[..3], ["default", "false", "sent"], "{sh}");
         assert!(lines[3].starts_with("<listener 127.0.0.1:") && lines[3].ends_with("> true"), "{sh}: {out}");
-        assert_eq!(lines[4..], ["timed out", "false", "accepted", "cancelled", "false"], "{sh}");
+        assert_eq!(lines[4..], ["timed out", "false", "accepted", "cancelled", "false", "closed", "false"], "{sh}");
     }
 }

@@ -7,7 +7,7 @@
 pub mod clone;
 #[cfg(test)]
 mod clone_tests;
-mod moved;
+pub(crate) mod moved;
 mod others;
 pub mod pool;
 pub mod units;

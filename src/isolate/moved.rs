@@ -3,9 +3,12 @@
 //! type and name, whose every use throws an error naming the crossing.
 
 use crate::vm::host::{Class, HostObject};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 pub struct Moved {
+    /// Tells this marker from a later one in the same heap slot (`restore`).
+    pub id: u64,
     class: &'static Class,
     /// How it printed before it moved: `<listener 127.0.0.1:8080>`.
     shown: String,
@@ -17,7 +20,9 @@ impl Moved {
     pub fn new(left: &dyn HostObject, crossing: &str) -> Moved {
         let mut shown = String::new();
         left.display(&mut shown);
-        Moved { class: class_named(left.class().name), shown, crossing: crossing.to_string() }
+        static IDS: AtomicU64 = AtomicU64::new(0);
+        let id = IDS.fetch_add(1, Ordering::Relaxed);
+        Moved { id, class: class_named(left.class().name), shown, crossing: crossing.to_string() }
     }
 }
 

@@ -7,8 +7,8 @@
 //! whoever completes it (a sender, a receiver, another case of its `select`
 //! or its cancellation). Channels that never cross never come here.
 
-use super::shared_state::{can_recv, can_send, lock, offer, take, take_value, taken, Claim, Done, Got, Mailbox};
-pub use super::shared_state::{Hook, Payload, SharedChan};
+use super::shared_state::{can_recv, can_send, lock, offer, take, take_value, taken, Claim, Done, Got};
+pub use super::shared_state::{Hook, Mailbox, Payload, SharedChan};
 use super::shared_state::{Remote, State};
 use super::values::Chan;
 use super::{chan, select, Wait, Waiter};
@@ -49,6 +49,11 @@ pub fn set_hook(vm: &mut Vm, hook: Hook) {
     vm.sched.events.shared.hook = Some(hook);
 }
 
+/// This isolate's mailbox, where what it sent and was not delivered comes back.
+pub fn home(vm: &mut Vm) -> Option<Arc<Mailbox>> {
+    mailbox(vm).ok()
+}
+
 fn mailbox(vm: &mut Vm) -> Res<Arc<Mailbox>> {
     if let Some(m) = &vm.sched.events.shared.mailbox {
         return Ok(m.clone());
@@ -60,6 +65,7 @@ fn mailbox(vm: &mut Vm) -> Res<Arc<Mailbox>> {
     let hook = vm.sched.events.shared.hook.clone();
     let m = Arc::new(Mailbox {
         queue: Mutex::default(),
+        returned: Mutex::default(),
         has: AtomicBool::new(false),
         idle: AtomicBool::new(false),
         collect: AtomicBool::new(false),
@@ -126,13 +132,17 @@ pub(super) fn deliver(vm: &mut Vm) {
     if !m.has.load(Ordering::Acquire) {
         return;
     }
-    let (got, collect) = {
+    let (got, collect, returned) = {
         let mut q = lock(&m.queue);
         m.has.store(false, Ordering::Relaxed);
-        (std::mem::take(&mut *q), m.collect.swap(false, Ordering::AcqRel))
+        let returned = std::mem::take(&mut *lock(&m.returned));
+        (std::mem::take(&mut *q), m.collect.swap(false, Ordering::AcqRel), returned)
     };
     for (w, g) in got {
         complete(vm, w, g);
+    }
+    for p in returned {
+        (carrier().restore)(vm, p);
     }
     if collect {
         // Another isolate is about to fail for want of memory (between

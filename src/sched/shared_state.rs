@@ -53,6 +53,8 @@ pub(super) fn taken(c: &Claim) -> bool {
 /// Where other isolates post what completes this isolate's parked fibers.
 pub struct Mailbox {
     pub(super) queue: Mutex<Vec<(Waiter, Got)>>,
+    /// Values this isolate packed that were never delivered (`give_back`).
+    pub(super) returned: Mutex<Vec<Payload>>,
     pub(super) has: AtomicBool,
     /// The isolate is about to sleep or sleeps: a delivery must wake it.
     /// (It sets this, then looks at `has`; a poster sets `has`, then looks
@@ -62,6 +64,12 @@ pub struct Mailbox {
     pub(super) collect: AtomicBool,
     pub(super) waker: Arc<mio::Waker>,
     pub(super) hook: Option<Hook>,
+}
+
+impl std::fmt::Debug for Mailbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Mailbox")
+    }
 }
 
 /// Also run on each delivery (a worker's: its inbox, which may be asleep).
@@ -113,6 +121,13 @@ impl SharedChan {
 impl Mailbox {
     pub(super) fn post(&self, w: Waiter, got: Got) {
         lock(&self.queue).push((w, got));
+        self.wake();
+    }
+
+    /// A payload this isolate packed comes back undelivered (from any
+    /// thread): the resources it carries are restored here (`Carrier::restore`).
+    pub fn give_back(&self, p: Payload) {
+        lock(&self.returned).push(p);
         self.wake();
     }
 

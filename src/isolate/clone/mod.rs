@@ -6,7 +6,8 @@
 //! Functions cross by identity (`units.rs`): the function's module and its
 //! place there, with its captured variables copied.
 
-use super::moved::Moved;
+mod resources;
+
 use super::units::{self, FnId};
 use crate::sched::shared::{self, SharedChan};
 use crate::vm::host::Moving;
@@ -33,8 +34,12 @@ pub struct Packet {
     chans: Vec<Arc<SharedChan>>,
     /// The resources packed: moved, not copied (taken when unpacked).
     resources: Vec<Option<Box<dyn Moving>>>,
-    /// Where each resource was in the isolate that packed it (for `restore`).
-    origins: Vec<Handle>,
+    /// Where each resource was in the isolate that packed it, and the id of
+    /// the marker it left there (for `restore`).
+    origins: Vec<(Handle, u64)>,
+    /// The mailbox of the isolate that packed the resources: a packet
+    /// dropped with resources still in it sends them back there.
+    home: Option<Arc<shared::Mailbox>>,
     /// The REPL's imports (alias, module), when a function of a REPL entry
     /// crosses: an entry refers to what earlier ones imported.
     pub(super) repl_imports: Vec<(String, String)>,
@@ -179,6 +184,7 @@ pub fn pack(vm: &mut Vm, values: &[Value], crossing: &dyn Fn() -> String) -> Res
         chans: Vec::new(),
         resources: Vec::new(),
         origins: Vec::new(),
+        home: None,
         repl_imports: Vec::new(),
     };
     if packet.units.iter().any(units::is_repl) {
@@ -187,7 +193,7 @@ pub fn pack(vm: &mut Vm, values: &[Value], crossing: &dyn Fn() -> String) -> Res
     let (found, edges, handles, resources) = (p.chans, p.edges, p.handles, p.resources);
     super::local(vm).texts = texts;
     if !found.is_empty() {
-        shared::set_carrier(shared::Carrier { pack: pack_one, unpack: unpack_one, restore: restore_one });
+        shared::set_carrier(shared::Carrier { pack: pack_one, unpack: unpack_one, restore: resources::restore_one });
     }
     for (h, at) in found {
         match shared::share(vm, h) {
@@ -197,24 +203,14 @@ pub fn pack(vm: &mut Vm, values: &[Value], crossing: &dyn Fn() -> String) -> Res
     }
     if !resources.is_empty() {
         let crossing = crossing();
-        packet.resources = resources.iter().map(|&h| Some(move_out(vm, h, &crossing))).collect();
-        packet.origins = resources;
+        for h in resources {
+            let (moving, id) = resources::move_out(vm, h, &crossing);
+            packet.resources.push(Some(moving));
+            packet.origins.push((h, id));
+        }
+        packet.home = shared::home(vm);
     }
     Ok(packet)
-}
-
-/// Takes the resource at `h` out of this isolate, leaving the marker whose
-/// uses fail; fibers here waiting on its descriptor wake to find it moved.
-fn move_out(vm: &mut Vm, h: Handle, crossing: &str) -> Box<dyn Moving> {
-    let Obj::Host(o) = vm.heap.get(h) else { unreachable!("a resource is a host object") };
-    if let Some(fd) = o.fd() {
-        crate::sched::ops::fd_closing(vm, fd);
-    }
-    let Obj::Host(o) = vm.heap.get_mut(h) else { unreachable!() };
-    let moving = o.take_to_move();
-    let left = Moved::new(&**o, crossing);
-    *o = Box::new(left);
-    moving
 }
 
 /// A value sent on a shared channel, packed.
@@ -224,41 +220,6 @@ fn pack_one(vm: &mut Vm, v: Value) -> Result<shared::Payload, shared::CannotPack
         Err(c) => {
             let msg = CannotCross { what: c.what.clone(), path: c.path.replacen("argument 1", "the value", 1) };
             Err((c.what, msg.message()))
-        }
-    }
-}
-
-/// A value this isolate packed for a shared channel and did not send.
-fn restore_one(vm: &mut Vm, p: shared::Payload) {
-    if let Ok(mut packet) = p.downcast::<Packet>() {
-        restore(vm, &mut packet);
-    }
-}
-
-/// Puts the resources of `packet`, which this isolate packed, back where
-/// they were (each replacing the marker its move left), as if it never left.
-pub fn restore(vm: &mut Vm, packet: &mut Packet) {
-    for node in &packet.nodes {
-        let Node::Resource(i, held) = node else { continue };
-        let Some(moving) = packet.resources[*i as usize].take() else { continue };
-        let h = packet.origins[*i as usize];
-        let origin = |s: &Slot| match *s {
-            Slot::Node(j) => match &packet.nodes[j as usize] {
-                Node::Resource(k, _) => Value::Obj(packet.origins[*k as usize]),
-                _ => Value::Nil,
-            },
-            _ => Value::Nil,
-        };
-        let held: Vec<Value> = held.iter().map(origin).collect();
-        let obj = moving.land(&held);
-        let adopted = obj.adopted();
-        if let Obj::Host(o) = vm.heap.get_mut(h) {
-            if o.unusable().is_some() {
-                *o = obj;
-                if adopted {
-                    crate::sched::ops::adopt_here(vm, h);
-                }
-            }
         }
     }
 }
