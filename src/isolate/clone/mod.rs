@@ -290,6 +290,7 @@ impl Packer<'_> {
                     o.display(&mut shown);
                     return Err(CannotCross { what: format!("{shown} ({why})"), path: self.path(at) });
                 }
+                // Taken only once the whole walk succeeded (`move_out`).
                 let mut held = Vec::new();
                 o.trace(&mut |v| held.push(v));
                 let held = held.into_iter().map(|v| self.slot(v, Edge::Other(at))).collect();
@@ -527,13 +528,7 @@ pub fn unpack(vm: &mut Vm, packet: &mut Packet) -> Result<Unpacked, String> {
             Node::Resource(i, held) => {
                 let held: Vec<Value> = held.iter().map(value).collect();
                 let moving = packet.resources[*i as usize].take().expect("a packet is unpacked once");
-                let obj = moving.land(&held);
-                vm.heap.note_growth(obj.size());
-                let adopted = obj.adopted();
-                *vm.heap.get_mut(h) = Obj::Host(obj);
-                if adopted {
-                    crate::sched::ops::adopt_here(vm, h);
-                }
+                resources::land_at(vm, h, moving, &held);
             }
             _ => {}
         }

@@ -68,11 +68,19 @@ fn restore(vm: &mut Vm, packet: &mut Packet) {
             _ => Value::Nil,
         };
         let held: Vec<Value> = held.iter().map(origin).collect();
-        let obj = moving.land(&held);
-        let adopted = obj.adopted();
-        *vm.heap.get_mut(h) = Obj::Host(obj);
-        if adopted {
-            crate::sched::ops::adopt_here(vm, h);
-        }
+        land_at(vm, h, moving, &held);
+    }
+}
+
+/// Lands `moving` in the object at `h` (a placeholder, or the marker it
+/// left), given the values it held, already there; a child process is
+/// adopted by this isolate.
+pub(super) fn land_at(vm: &mut Vm, h: Handle, moving: Box<dyn Moving>, held: &[Value]) {
+    let obj = moving.land(held);
+    vm.heap.note_growth(obj.size());
+    let adopted = obj.adopted();
+    *vm.heap.get_mut(h) = Obj::Host(obj);
+    if adopted {
+        crate::sched::ops::adopt_here(vm, h);
     }
 }
