@@ -87,6 +87,41 @@ fn deadlock_in_one_interleaving_is_found() {
     fix_passes_every_schedule(f, "test_ordered_diners_finish");
 }
 
+/// Isolates explored interleaved on one thread: a check-then-act through a
+/// shared channel, between the main isolate and a worker, is found and
+/// replays; holding the count (the channel as the lock) passes.
+#[test]
+fn race_between_isolates_is_found() {
+    let f = "examples/races/last_seat_test.csp";
+    let failure = r#"overbooked: ["main: booked", "worker: booked"], seats left -1"#;
+    race_is_found_and_replays(f, "test_one_seat_is_booked_once", failure);
+    fix_passes_every_schedule(f, "test_held_count_books_once");
+}
+
+/// Exploring, every isolate runs on one virtual clock: a worker's sleep
+/// takes no real time and is seen whole by the main isolate's `now()`.
+#[test]
+fn isolates_share_the_virtual_clock() {
+    let s = Script::new(
+        "nap.csp",
+        r#"
+import "std/isolate"
+fn nap(ms) {
+    sleep(ms)
+    return ms
+}
+let t0 = now()
+print(wait isolate.run(nap, 60000))
+print(now() - t0 >= 60000, now() - t0 < 61000)
+"#,
+    );
+    for seed in ["1", "2", "3"] {
+        let out = csp(&["run", "--explore-seed", seed, s.path()]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), "60000\ntrue true\n");
+    }
+}
+
 /// `csp run --explore N`: the program form, stopping at the first failure
 /// with the program's exit code and a replay command that reproduces it.
 #[test]
@@ -95,6 +130,7 @@ fn run_explore_stops_at_the_first_failure_and_replays() {
         ("examples/races/bank.csp", 1, "overdrawn: balance -60"),
         ("examples/races/lost_update.csp", 1, "expected {\"the\": 16"),
         ("examples/races/forks.csp", 3, "deadlock: no fiber can make progress"),
+        ("examples/races/last_seat.csp", 1, "overbooked"),
     ] {
         let plain = csp(&["run", file]);
         assert!(plain.status.success(), "{file}: {}", text(&plain.stderr));

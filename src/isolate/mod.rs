@@ -70,24 +70,30 @@ pub fn pool(vm: &mut Vm) -> Result<Arc<Pool>, String> {
         return Err("this runtime cannot start isolates (it was not made by Runtime::new)".into());
     };
     let size = local.size.unwrap_or_else(default_size).max(1);
-    // `--isolates 1`: the worker runs on this thread (not when exploring,
-    // whose policy does not reach across isolates).
-    let here = size == 1 && !exploring;
+    // `--isolates 1`: the worker runs on this thread; exploring, every
+    // worker does, so that one schedule decides how they interleave.
+    let here = size == 1 || exploring;
     let p = Pool::start(size, &make, !here);
     local.pool = Some(p.clone());
     // Only the main isolate starts the pool; it ends it with the program.
     let ending = p.clone();
     vm.sched.on_end(Box::new(move |grace| ending.end(grace)));
     crate::sched::shared::answer_asks(vm);
-    if here {
-        let mut worker = worker::Worker::new(&p, 0, &make);
+    if !here {
+        crate::sched::others::set(vm, Box::new(others::Away(p.clone())));
+        return Ok(p);
+    }
+    let mut workers = Vec::new();
+    for i in 0..size {
+        let mut worker = worker::Worker::new(&p, i, &make);
+        vm.sched.explore_alongside(&mut worker.vm.sched);
         let fd =
             crate::sched::session::reactor_fd(&mut worker.vm).map_err(|e| format!("cannot start an isolate: {e}"))?;
         crate::sched::others::watch(vm, fd).map_err(|e| format!("cannot start an isolate: {e}"))?;
-        crate::sched::others::set(vm, Box::new(others::Here::new(worker)));
-    } else {
-        crate::sched::others::set(vm, Box::new(others::Away(p.clone())));
+        workers.push(worker);
     }
+    let order = vm.sched.explore_draw();
+    crate::sched::others::set(vm, Box::new(others::Here::new(workers, order)));
     Ok(p)
 }
 

@@ -109,7 +109,7 @@ fn result(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     let (pool, worker, id) = j.sent.clone().expect("sent above");
     let start = Box::new(move |reply| answer.wait_with(reply));
     let cancel = Box::new(move || pool.cancel(worker, id));
-    Ok(Ret::Block(Blocking::Handoff(start, cancel)))
+    Ok(Ret::Block(Blocking::Isolate(start, cancel)))
 }
 
 /// `__isolate_open(job)`: the job's result, or its error thrown here with
@@ -152,7 +152,7 @@ fn end(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     pool.cancel(worker, id);
     let answer = j.answer.clone();
     let start = Box::new(move |reply| answer.wait_with(reply));
-    Ok(Ret::Block(Blocking::Handoff(start, Box::new(|| {}))))
+    Ok(Ret::Block(Blocking::Isolate(start, Box::new(|| {}))))
 }
 
 /// The worker's inbox (only a worker's driver calls these).
@@ -168,7 +168,7 @@ fn inbox(vm: &mut Vm) -> Res<Arc<crate::isolate::pool::Inbox>> {
 fn next(vm: &mut Vm, _: &Fiber, _: &[Value]) -> Res<Ret> {
     let inbox = inbox(vm)?;
     let start = Box::new(move |reply| inbox.wait_with(reply));
-    Ok(Ret::Block(Blocking::Handoff(start, Box::new(|| {}))))
+    Ok(Ret::Block(Blocking::Isolate(start, Box::new(|| {}))))
 }
 
 /// `__isolate_take()`: the inbox's messages: `[id, inits, f, args]` for a

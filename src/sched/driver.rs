@@ -73,6 +73,7 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
     let mut last_flush = Instant::now();
     let mut clock_at = vm.sched.ticks;
     let mut runs = 0u32;
+    let mut ran_one = false;
     deliver_events(vm);
     loop {
         if stop.is_some_and(|stop| stop(vm)) {
@@ -85,8 +86,17 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
         // fiber preempted would otherwise run again first (1-3 slices more of
         // heartbeat lag).
         let timer_due = std::mem::take(&mut vm.sched.timer_due);
-        // Exploring, the clock is virtual (ticks): runs do not move it.
-        runs += !vm.sched.policy.exploring() as u32;
+        // Exploring, the clock is virtual (ticks): runs do not move it; the
+        // isolates on this thread may take a turn between any two runs, and
+        // a turn of theirs (an allowance) is one run.
+        let exploring = vm.sched.policy.exploring();
+        runs += !exploring as u32;
+        if exploring {
+            if allowance.is_some() && ran_one {
+                return Ran::Stopped;
+            }
+            others::explore_turn(vm);
+        }
         if timer_due || vm.sched.ready.is_empty() || vm.sched.ticks - clock_at >= CLOCK_TICKS || runs >= CLOCK_RUNS {
             clock_at = vm.sched.ticks;
             runs = 0;
@@ -107,6 +117,7 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
             }
         }
         let Some(r) = vm.sched.ready.pop() else { return Ran::Idle };
+        ran_one = true;
         let ran = run_fiber(vm, r);
         if !matches!(ran, Ran::Idle) {
             return ran;

@@ -14,7 +14,7 @@
 //! default), it asks only where it already does rare work: a slice's end, a
 //! `select` with a ready case, adding a timer, going idle.
 
-use super::io::{self, outside_pending};
+use super::io::{self, real_time_pending};
 use crate::vm::Vm;
 use std::time::{Duration, Instant};
 
@@ -33,7 +33,7 @@ pub(super) fn deliver_io(vm: &mut Vm) {
     }
     let patience = x.patient.then_some(PATIENCE);
     let mut done = io::take_done(vm, patience);
-    if patience.is_some() && io::in_flight_after(vm, done.len()) {
+    if patience.is_some() && io::in_flight_after(vm, &done) {
         vm.sched.policy.explore_mut().expect("exploring").patient = false;
     }
     vm.sched.policy.order(&mut done);
@@ -45,18 +45,18 @@ pub(super) fn deliver_io(vm: &mut Vm) {
 /// then moves the virtual clock to the next timer.
 pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
     deliver_io(vm);
-    if vm.sched.ready.is_empty() && outside_pending(vm) {
+    if vm.sched.ready.is_empty() && real_time_pending(vm) {
         // (Signals watched for Ctrl-C are only looked at: time jumps past them.)
         let wait = next_timer.map(|t| t.saturating_duration_since(vm.sched.now()));
         let began = Instant::now();
         super::driver::poll_outside(vm, wait);
         let waited = began.elapsed().min(wait.unwrap_or(Duration::MAX));
-        vm.sched.policy.explore_mut().expect("exploring").jumped += waited;
+        vm.sched.policy.explore_mut().expect("exploring").jump(waited);
     }
     if vm.sched.ready.is_empty() {
         if let Some(t) = next_timer {
             let skip = t.saturating_duration_since(vm.sched.now());
-            vm.sched.policy.explore_mut().expect("exploring").jumped += skip;
+            vm.sched.policy.explore_mut().expect("exploring").jump(skip);
         }
     }
 }

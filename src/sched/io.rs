@@ -27,16 +27,21 @@ pub(super) fn submit(vm: &mut Vm, w: Waiter, work: IoWork, retry: bool) -> std::
     Ok(())
 }
 
-/// Hands work to a thread of the builtin's own: `start` sends it there with
-/// its `Reply`; `cancel` runs if the fiber is cancelled before the reply.
+/// Hands work to a thread of the builtin's own (or to another isolate:
+/// `isolate`): `start` sends it there with its `Reply`; `cancel` runs if the
+/// fiber is cancelled before the reply.
 pub(super) fn hand_off(
     vm: &mut Vm,
     w: Waiter,
     start: Box<dyn FnOnce(Reply)>,
     cancel: Box<dyn FnOnce()>,
+    isolate: bool,
 ) -> std::io::Result<()> {
     let pool = pool(vm)?;
     pool.waiting.push(w);
+    if isolate {
+        pool.isolates.push(w);
+    }
     pool.cancels.push((w, cancel));
     let reply = pool.reply(w);
     start(reply);
@@ -104,14 +109,16 @@ pub(super) fn deliver(vm: &mut Vm) {
 }
 
 /// Takes finished work without delivering it; with `patience`, first waits up
-/// to that long for every job in flight (schedule exploration). In submission
-/// order (park generations grow), so the order never depends on the workers.
+/// to that long for every job in flight (schedule exploration) but those
+/// handed to another isolate (explored on this thread, it answers only when
+/// stepped). In submission order (park generations grow), so the order
+/// never depends on the workers.
 pub(super) fn take_done(vm: &mut Vm, patience: Option<std::time::Duration>) -> Vec<Done> {
     let Some(pool) = vm.sched.events.io.as_mut() else { return Vec::new() };
     let mut done: Vec<Done> = pool.done.try_iter().collect();
     if let Some(p) = patience {
         let until = std::time::Instant::now() + p;
-        while done.len() < pool.waiting.len() {
+        while owed(pool, &done) {
             let left = until.saturating_duration_since(std::time::Instant::now());
             match pool.done.recv_timeout(left) {
                 Ok(d) => done.push(d),
@@ -123,9 +130,16 @@ pub(super) fn take_done(vm: &mut Vm, patience: Option<std::time::Duration>) -> V
     done
 }
 
-/// Are jobs still running besides the `taken` ones taken and not yet completed?
-pub(super) fn in_flight_after(vm: &Vm, taken: usize) -> bool {
-    vm.sched.events.io.as_ref().is_some_and(|p| p.waiting.len() > taken)
+/// Is work still running on a thread (not on another isolate) besides the
+/// finished `done`?
+fn owed(pool: &IoPool, done: &[Done]) -> bool {
+    let running = |w: &&Waiter| !pool.isolates.contains(w) && !done.iter().any(|d| d.0 == **w);
+    pool.waiting.iter().any(|w| running(&w))
+}
+
+/// Is work still running on a thread besides the finished `done`?
+pub(super) fn in_flight_after(vm: &Vm, done: &[Done]) -> bool {
+    vm.sched.events.io.as_ref().is_some_and(|p| owed(p, done))
 }
 
 /// Wakes the fibers of finished work with its results, in the order given.
@@ -141,6 +155,9 @@ pub(super) fn complete(vm: &mut Vm, done: Vec<Done>) {
         if let Some(i) = pool.stalls.iter().position(|(x, _)| x == w) {
             pool.stalls.swap_remove(i);
         }
+        if let Some(i) = pool.isolates.iter().position(|x| x == w) {
+            pool.isolates.swap_remove(i);
+        }
     }
     for (w, finish, retry) in done {
         let resume = match finish(&mut vm.heap).and_then(|v| vm.heap.take_oversize().map_or(Ok(v), Err)) {
@@ -150,6 +167,18 @@ pub(super) fn complete(vm: &mut Vm, done: Vec<Done>) {
         };
         vm.sched.wake(w, resume);
     }
+}
+
+/// Exploring (every isolate on this thread, stepped between this one's
+/// turns): can something that runs in real time (pool work, a descriptor,
+/// a signal) or mail already come from another isolate wake a fiber?
+pub(super) fn real_time_pending(vm: &Vm) -> bool {
+    let pool = vm.sched.events.io.as_ref();
+    let parked = |w: &&Waiter| vm.sched.fibers.is_parked(**w);
+    pool.is_some_and(|p| p.waiting.iter().filter(parked).any(|w| !p.isolates.contains(w) && !p.stalled(*w)))
+        || super::shared::pending(vm)
+        || vm.sched.events.reactor.as_ref().is_some_and(|r| r.waiting())
+        || super::signal::can_wake(vm)
 }
 
 /// Can something outside the fibers (finished pool work, a ready descriptor,

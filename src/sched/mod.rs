@@ -510,6 +510,20 @@ impl Sched {
         self.policy = policy::Policy::Explore(Box::new(policy::Explore::new(seed)));
     }
 
+    /// Exploring, another isolate on this thread (`other`) is explored with
+    /// this one: on the same virtual clock, seeded from this schedule.
+    pub fn explore_alongside(&mut self, other: &mut Sched) {
+        if let Some(x) = self.policy.explore_mut() {
+            other.policy = policy::Policy::Explore(Box::new(x.alongside(other.ticks)));
+            other.start = self.start;
+        }
+    }
+
+    /// Exploring, a number drawn from the schedule (None in real time).
+    pub fn explore_draw(&mut self) -> Option<u64> {
+        self.policy.explore_mut().map(|x| x.next())
+    }
+
     /// The scheduler's clock: real, or virtual when exploring schedules.
     fn now(&self) -> Instant {
         self.policy.now(self.start, self.ticks)

@@ -271,13 +271,8 @@ pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
                 return unblock(vm, w, format!("cannot start I/O: {e}"));
             }
         }
-        Blocking::Handoff(start, cancel) => {
-            let w = park(vm, Wait::Io)?;
-            vm.out.flush();
-            if let Err(e) = super::io::hand_off(vm, w, start, cancel) {
-                return unblock(vm, w, format!("cannot start I/O: {e}"));
-            }
-        }
+        Blocking::Handoff(start, cancel) => return hand_off(vm, start, cancel, false),
+        Blocking::Isolate(start, cancel) => return hand_off(vm, start, cancel, true),
         Blocking::Ready(fd, ready) => {
             let interest = match ready {
                 Ready::Read => mio::Interest::READABLE,
@@ -293,6 +288,17 @@ pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
         Blocking::Drain(fd, drain, name) => return write_in_reactor(vm, fd, Pending::Drain(drain), name),
         // The fiber is left blocked on nothing; the driver ends the program.
         Blocking::Exit(code) => vm.sched.exit = Some(code),
+    }
+    Ok(())
+}
+
+/// Parks the running fiber on work handed to another thread (to another
+/// isolate: `isolate`).
+fn hand_off(vm: &mut Vm, start: Box<dyn FnOnce(super::pool::Reply)>, cancel: Box<dyn FnOnce()>, isolate: bool) -> Res<()> {
+    let w = park(vm, Wait::Io)?;
+    vm.out.flush();
+    if let Err(e) = super::io::hand_off(vm, w, start, cancel, isolate) {
+        return unblock(vm, w, format!("cannot start I/O: {e}"));
     }
     Ok(())
 }

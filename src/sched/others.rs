@@ -100,8 +100,29 @@ pub(super) fn here(vm: &Vm) -> bool {
 /// one slice after each slice of this one's.
 #[inline]
 pub(super) fn busy_turn(vm: &mut Vm) {
-    if vm.sched.events.others.as_ref().is_some_and(|h| h.others.here() && h.turn.elapsed() >= vm.sched.slice) {
+    let due = |h: &Held| h.others.here() && h.turn.elapsed() >= vm.sched.slice;
+    if !vm.sched.policy.exploring() && vm.sched.events.others.as_ref().is_some_and(due) {
         step(vm);
+    }
+}
+
+/// Exploring, between two runs of this isolate's fibers: the isolates on
+/// this thread take a turn, or not, as the schedule decides. A turn is
+/// often a run or two of their fibers and sometimes a few hundred, as a
+/// thread of its own may run far ahead of this one (descheduled by the OS).
+pub(super) fn explore_turn(vm: &mut Vm) {
+    if !here(vm) {
+        return;
+    }
+    let r = vm.sched.policy.choose(|| 0);
+    if r & 1 == 0 {
+        return;
+    }
+    let runs = 1 + (r >> 16) % (1 << ((r >> 1) % 9));
+    for _ in 0..runs {
+        if !matches!(step(vm), Stepped::Busy) || vm.sched.exit.is_some() {
+            return;
+        }
     }
 }
 

@@ -7,6 +7,8 @@
 //! completions, `select`'s ready cases), and how to wait when nothing runs.
 
 use crate::vm::rng::Rng;
+use std::cell::Cell;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 /// Back-edges and calls between clock checks in real time.
@@ -79,11 +81,20 @@ const TICK_NS: u64 = 100;
 /// virtual clock.
 pub(super) struct Explore {
     rng: Rng,
-    /// Virtual time skipped while every fiber waited on a timer.
-    pub(super) jumped: Duration,
+    /// The virtual clock, shared by the isolates explored on this thread.
+    clock: Rc<Clock>,
+    /// This isolate's ticks already added to the clock.
+    seen: Cell<u64>,
     /// False once pool work outlasted `PATIENCE`: until the pool is empty again,
     /// completions are delivered as they come (replay is then best-effort).
     pub(super) patient: bool,
+}
+
+/// Virtual time since the program started: the instructions every isolate
+/// ran, plus the waits skipped while every fiber waited on a timer.
+#[derive(Default)]
+pub(super) struct Clock {
+    ns: Cell<u64>,
 }
 
 impl Explore {
@@ -92,7 +103,17 @@ impl Explore {
         let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Explore { rng: Rng::new(z ^ (z >> 31)), jumped: Duration::ZERO, patient: true }
+        let rng = Rng::new(z ^ (z >> 31));
+        Explore { rng, clock: Rc::default(), seen: Cell::new(0), patient: true }
+    }
+
+    /// Another isolate's exploration, on this one's thread and clock (its
+    /// ticks so far, `ticks`, not counted): seeded from this one's generator.
+    pub fn alongside(&mut self, ticks: u64) -> Explore {
+        let mut x = Explore::new(self.next());
+        x.clock = self.clock.clone();
+        x.seen.set(ticks);
+        x
     }
 
     pub fn next(&mut self) -> u64 {
@@ -115,7 +136,16 @@ impl Explore {
     /// The virtual clock: the program's start, plus the instructions run, plus
     /// the waits skipped.
     pub fn now(&self, start: Instant, ticks: u64) -> Instant {
-        start + self.jumped + Duration::from_nanos(ticks.saturating_mul(TICK_NS))
+        let ran = ticks.saturating_sub(self.seen.replace(ticks));
+        let ns = self.clock.ns.get().saturating_add(ran.saturating_mul(TICK_NS));
+        self.clock.ns.set(ns);
+        start + Duration::from_nanos(ns)
+    }
+
+    /// Moves the virtual clock on by `d` (a wait skipped).
+    pub fn jump(&mut self, d: Duration) {
+        let ns = self.clock.ns.get().saturating_add(d.as_nanos() as u64);
+        self.clock.ns.set(ns);
     }
 
     /// Randomises the order of things that happened together.

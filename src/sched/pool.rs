@@ -32,6 +32,8 @@ pub(super) struct IoPool {
     /// Handed-off jobs that said their answer waits on something outside
     /// this process's reach (`Reply::stall`): they do not keep it alive.
     pub(super) stalls: Vec<(Waiter, Arc<Stall>)>,
+    /// Handed-off jobs that wait on another isolate.
+    pub(super) isolates: Vec<Waiter>,
     /// For `Reply`s: where finished work is posted, and what wakes the reactor.
     done_tx: Sender<Done>,
     waker: Arc<mio::Waker>,
@@ -42,7 +44,7 @@ impl IoPool {
         let (jobs, job_rx) = channel::<Job>();
         let (done_tx, done) = channel();
         let unstarted = Some(job_rx);
-        IoPool { jobs, unstarted, done, waiting: Vec::new(), cancels: Vec::new(), stalls: Vec::new(), done_tx, waker }
+        IoPool { jobs, unstarted, done, waiting: Vec::new(), cancels: Vec::new(), stalls: Vec::new(), isolates: Vec::new(), done_tx, waker }
     }
 
     /// Runs `job` on the pool's threads (started now if they are not yet).

@@ -55,6 +55,10 @@ pub enum Blocking {
     /// if the fiber is cancelled while it waits, `cancel` runs on the VM's
     /// thread (to interrupt the work) and the wait stops.
     Handoff(Box<dyn FnOnce(Reply)>, Box<dyn FnOnce()>),
+    /// A `Handoff` to another isolate (a job's answer, a worker's inbox):
+    /// exploring, it is not waited for as pool work is, since the isolates
+    /// explored on this thread answer it only when they are stepped.
+    Isolate(Box<dyn FnOnce(Reply)>, Box<dyn FnOnce()>),
     /// `exit(code)`: the fiber stops here and the program ends with this status
     /// as soon as the scheduler sees it; no other fiber runs, no `finally` runs.
     Exit(i32),
