@@ -57,7 +57,7 @@ pub const COMMANDS: &[Command] = &[
         help: "run the test_* functions of *_test.csp files",
         args: Args::Paths,
         flags: &[
-            ("--jobs", "run N test files at once, a process each (also -j)"),
+            ("--jobs", "run N test files at once, a thread each (also -j)"),
             ("--bench", "run the bench_* functions instead, printing ns/op"),
             ("--benchtime", "how long a benchmark runs (default 1s)"),
             ("--json", "a JSON event per line, as go test -json"),

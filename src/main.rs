@@ -42,7 +42,7 @@ struct Options {
     deny_warnings: bool,
     /// `--offline`: packages only from the cache.
     offline: bool,
-    /// `csp test`'s own options (and `--coverage`), with every option as given.
+    /// `csp test`'s own options (and `--coverage`).
     test: csp::testing::flags::Flags,
 }
 
@@ -241,11 +241,9 @@ fn cli() -> ExitCode {
     // `csp --seed 5 run x.csp` and `csp run --seed 5 x.csp` are the same.
     let mut i = 0;
     while i < args.len() && (args[i].starts_with("--") || args[i] == "-j") {
-        let first = i;
         if let Flag::Exit(code) = parse_option(&args, &mut i, &mut opts) {
             return code;
         }
-        opts.test.given.extend_from_slice(&args[first..=i]);
         i += 1;
     }
     if opts.isolates.is_none() {
@@ -294,11 +292,9 @@ fn cli() -> ExitCode {
                     i += 1;
                     break;
                 }
-                let first = i;
                 if let Flag::Exit(code) = parse_option(&args, &mut i, &mut opts) {
                     return code;
                 }
-                opts.test.given.extend_from_slice(&args[first..=i]);
                 i += 1;
             }
             if let Some(msg) = opts.test.misuse(

@@ -1,5 +1,5 @@
-//! `csp test`'s runner (docs/testing.md): `-j N` processes with output in file
-//! order, `--bench` in `go test -bench`'s columns, `--json` events, and how a
+//! `csp test`'s runner (docs/testing.md): `-j N` files at once on threads of
+//! one process, with output in file order, `--bench` in `go test -bench`'s columns, `--json` events, and how a
 //! `test.eq` diff reads in the report.
 
 use std::path::PathBuf;
@@ -66,6 +66,31 @@ fn jobs_run_files_at_once_and_show_them_in_order() {
     assert_eq!((code1, out1), (code, out));
     let (code, out) = d.test(&["-j", "2", "--run", "test_c"]);
     assert_eq!((code, out.as_str()), (0, "PASS c_test.csp::test_c\n1 passed, 0 failed\n"));
+}
+
+/// `-j` runs the files in one process, each in a VM of its own: a global of
+/// one file is not another's, a file using `std/isolate` works, and a file's
+/// `exit(3)` fails that file, not the run.
+#[test]
+fn jobs_run_files_as_isolates_of_one_process() {
+    let file = |n: u32| {
+        format!(
+            "import \"std/os\"\nimport \"std/isolate\"\nlet seen = []\n\
+             fn sq(x) {{ return x * x }}\n\
+             fn test_{n}() {{\n    seen.push({n})\n    print(\"{n}:\", os.pid(), seen, wait isolate.run(sq, {n}))\n}}\n"
+        )
+    };
+    let (a, b) = (file(2), file(3));
+    let d =
+        Dir::new("isolates", &[("a_test.csp", &a), ("b_test.csp", &b), ("c_test.csp", "exit(3)\nfn test_x() { }\n")]);
+    let (code, out) = d.test(&["-j", "2"]);
+    assert_eq!(code, 1, "{out}");
+    let pid = |n: &str| out.lines().find_map(|l| l.strip_prefix(n)).map(|l| l.split(' ').nth(1).unwrap().to_string());
+    let (pa, pb) = (pid("2:").expect(&out), pid("3:").expect(&out));
+    assert_eq!(pa, pb, "one process: {out}");
+    assert!(out.contains(&format!("2: {pa} [2] 4\n")) && out.contains(&format!("3: {pa} [3] 9\n")), "{out}");
+    assert!(out.contains("FAIL c_test.csp: the file failed to load or run (exit code 3)"), "{out}");
+    assert!(out.ends_with("2 passed, 1 failed\n"), "{out}");
 }
 
 /// `--bench` runs only `bench_*`, each with `b.n` grown until a run takes

@@ -5,7 +5,7 @@
 /// What the options asked for.
 #[derive(Default, Clone, Debug)]
 pub struct Flags {
-    /// `-j N`: test files run in N processes at once (0: not given, one).
+    /// `-j N`: N test files run at once, each on a thread (0: not given, one).
     pub jobs: usize,
     /// `--coverage FILE`: write lcov counts there.
     pub coverage: Option<String>,
@@ -19,9 +19,6 @@ pub struct Flags {
     pub benchtime_ms: Option<u64>,
     /// `--json`: events as JSON lines.
     pub json: bool,
-    /// Every option given on the command line, as given: `-j`'s child
-    /// processes repeat them (less their own `-j` and `--coverage`).
-    pub given: Vec<String>,
 }
 
 impl Flags {
@@ -44,7 +41,7 @@ impl Flags {
                     self.jobs = n;
                     value(true, "")
                 }
-                None => value(false, "-j needs a positive number of processes"),
+                None => value(false, "-j needs a positive number of files to run at once"),
             },
             "--coverage" => {
                 self.coverage = next.clone();
@@ -98,23 +95,5 @@ impl Flags {
             return Some("--coverage counts one run: with --explore, give one schedule (--explore-seed S)");
         }
         None
-    }
-
-    /// The options a child process of `-j` is given: all but `-j N` and
-    /// `--coverage FILE` (it gets a file of its own).
-    pub fn for_child(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut skip = false;
-        for a in &self.given {
-            if std::mem::take(&mut skip) {
-                continue;
-            }
-            if matches!(a.as_str(), "-j" | "--jobs" | "--coverage") {
-                skip = true;
-                continue;
-            }
-            out.push(a.clone());
-        }
-        out
     }
 }

@@ -2,16 +2,18 @@
 //! driver that runs each top-level `test_*` function in its own fiber with a timeout
 //! and prints a line per test. Each file gets a fresh VM, so tests of one file
 //! cannot disturb another's. `--bench` runs the `bench_*` functions instead,
-//! `--json` turns the lines into events, `-j N` runs files in processes of their
-//! own (`parallel.rs`), `--coverage` adds each VM's counts to one report.
+//! `--json` turns the lines into events, `-j N` runs N files at once, each
+//! in a VM on a thread of its own (`parallel.rs`), `--coverage` adds each VM's counts to one report.
 
 mod driver;
 mod events;
 pub mod flags;
+mod output;
 mod parallel;
 
 use crate::syntax::ast::StmtKind;
 use crate::vm::{Value, Vm};
+use output::say;
 use std::path::{Path, PathBuf};
 
 /// What `csp test` runs and how.
@@ -93,7 +95,7 @@ fn run_file(path: &Path, opts: &TestOptions, attach: &dyn Fn(&mut Vm)) -> (i64, 
     let src = match std::fs::read_to_string(path) {
         Ok(s) => s,
         Err(e) => {
-            crate::err_println!("csp test: cannot read {shown}: {e}");
+            output::err(format!("csp test: cannot read {shown}: {e}\n").as_bytes());
             return (0, 1);
         }
     };
@@ -102,7 +104,7 @@ fn run_file(path: &Path, opts: &TestOptions, attach: &dyn Fn(&mut Vm)) -> (i64, 
     let file = std::rc::Rc::new(crate::source::SourceFile::new(shown.clone(), src.clone()));
     let plain = crate::embed::Options { caps: crate::embed::Caps::all(), stdout: true, ..Default::default() };
     if let Err(diags) = crate::runner::compile(crate::embed::Runtime::new(plain).vm(), &file) {
-        crate::err_print!("{}", crate::diag::render_all(&diags, &file, opts.color));
+        output::err(crate::diag::render_all(&diags, &file, opts.color).as_bytes());
         let text = format!("FAIL {shown}: the file does not compile");
         match opts.cli.json {
             true => say(&events::event("fail", &shown, None, serde_json::json!({ "Output": text + "\n" }))),
@@ -138,13 +140,19 @@ fn run_file(path: &Path, opts: &TestOptions, attach: &dyn Fn(&mut Vm)) -> (i64, 
     let mut vm = crate::embed::Runtime::new(opts.runtime.clone()).into_vm();
     attach(&mut vm);
     vm.sched.name_trace_process(&format!("csp test {shown}"));
-    if opts.cli.json {
+    // Kept (`-j`), the file's output is shown whole once it is done.
+    let kept = output::kept();
+    if opts.cli.json || kept {
         vm.out.capture();
     }
     let began = std::time::Instant::now();
     let (passed, failed) = run_driver(&mut vm, path, &shown, &names, opts);
+    if kept && !opts.cli.json {
+        output::err(&vm.out.take_err());
+        output::out(&vm.out.take());
+    }
     if opts.cli.json {
-        crate::err_print!("{}", String::from_utf8_lossy(&vm.out.take_err()));
+        output::err(&vm.out.take_err());
         for e in events::from_output(&shown, &String::from_utf8_lossy(&vm.out.take())) {
             say(&e);
         }
@@ -217,7 +225,7 @@ fn explore_test(
         if ok && schedules.count > 1 {
             continue;
         }
-        crate::err_print!("{}", String::from_utf8_lossy(&vm.out.take_err()));
+        output::err(&vm.out.take_err());
         say(String::from_utf8_lossy(&vm.out.take()).trim_end_matches('\n'));
         if !ok && schedules.count > 1 {
             let timeout =
@@ -235,12 +243,6 @@ fn explore_test(
     }
     say(&format!("PASS {label} ({} schedules, {})", schedules.count, crate::explore_runs::span(schedules)));
     true
-}
-
-/// A line on stdout; a closed pipe is not an error worth reporting here.
-fn say(line: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stdout(), "{line}");
 }
 
 /// Collects `*_test.csp` files under `dir`, skipping hidden folders and `target`.
