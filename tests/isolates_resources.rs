@@ -125,6 +125,30 @@ fs.remove(path)
     }
 }
 
+/// A builtin given a resource that moved, as an argument rather than as the
+/// receiver of a method, names the crossing too (not "needs a connection,
+/// not stream").
+#[test]
+fn a_moved_resource_given_to_a_builtin_names_the_crossing() {
+    let src = r#"
+import "std/isolate"
+import "std/net"
+
+let l = net.listen("127.0.0.1:0")
+go { let c = l.accept(); sleep(50); c.close() }
+let c = net.connect(l.addr())
+fn keep(c) { return 1 }
+wait isolate.run(keep, c)
+try { net.tls(c, {cert: "c.pem", key: "k.pem"}) } catch e { print(e.kind, e.message) }
+"#;
+    for sh in SETTINGS {
+        let out = ok_sh("iso_moved_arg", sh, src);
+        assert!(out.starts_with("value <stream connection to 127.0.0.1:"), "{sh}: {out}");
+        assert!(out.contains("> moved to another isolate (passed to isolate.run at "), "{sh}: {out}");
+        assert!(out.ends_with("it belongs to that isolate now and cannot be used here\n"), "{sh}: {out}");
+    }
+}
+
 #[test]
 fn a_crossing_that_fails_moves_nothing() {
     let src = r#"

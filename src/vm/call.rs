@@ -57,22 +57,28 @@ pub fn call_value(vm: &mut Vm, fiber: &mut Fiber, callee: Value, args: usize, ar
         Obj::Native(n) => match n.func {
             // Most builtins only compute a value: the short way, without a `Ret`.
             NativeFn::Value(f) => {
-                let v = f(vm, &fiber.stack[args..args + argc])?;
+                let v = f(vm, &fiber.stack[args..args + argc]).map_err(|e| moved(vm, fiber, args, argc, e))?;
                 fiber.put(ret, &v);
                 Ok(Called::Value)
             }
             NativeFn::Full(f) => {
-                let r = f(vm, fiber, &fiber.stack[args..args + argc])?;
+                let r = f(vm, fiber, &fiber.stack[args..args + argc]).map_err(|e| moved(vm, fiber, args, argc, e))?;
                 builtin_ret(vm, fiber, r, ret)
             }
             NativeFn::Host(i) => {
                 let f = vm.host_fns[i as usize].clone();
-                let r = f(vm, fiber, &fiber.stack[args..args + argc])?;
+                let r = f(vm, fiber, &fiber.stack[args..args + argc]).map_err(|e| moved(vm, fiber, args, argc, e))?;
                 builtin_ret(vm, fiber, r, ret)
             }
         },
         o => err(ErrorKind::Type, format!("cannot call {}", o.type_name())),
     }
+}
+
+/// A builtin's error, naming the crossing if it refused a resource that moved.
+#[cold]
+pub(super) fn moved(vm: &Vm, fiber: &Fiber, args: usize, argc: usize, e: super::Fault) -> super::Fault {
+    super::object_ops::moved_argument(vm, &fiber.stack[args..args + argc], e)
 }
 
 /// Acts on what a builtin returned; its result goes to `stack[ret]`.

@@ -199,7 +199,8 @@ macro_rules! loop_helpers {
                     if let Obj::Native(n) = $vm.heap.get(h) {
                         if let NativeFn::Value(f) = n.func {
                             let args = slot + 1;
-                            let v = f($vm, &$fiber.stack[args..args + argc as usize])?;
+                            let v = f($vm, &$fiber.stack[args..args + argc as usize])
+                                .map_err(|e| super::call::moved($vm, $fiber, args, argc as usize, e))?;
                             reg!(b) = v;
                             made_big!();
                             tick!();

@@ -211,6 +211,19 @@ fn unusable(vm: &Vm, v: Value) -> Res<()> {
     }
 }
 
+/// A builtin refused an argument by its type (`stream.copy(x)` given a
+/// socket that moved): if one of `args` moved to another isolate, the error
+/// names the crossing instead. Only on a builtin's error path.
+#[cold]
+pub(super) fn moved_argument(vm: &Vm, args: &[Value], fault: super::Fault) -> super::Fault {
+    match &fault {
+        super::Fault::Error(e) if matches!(e.0, ErrorKind::Type) => {
+            args.iter().find_map(|&a| unusable(vm, a).err()).unwrap_or(fault)
+        }
+        _ => fault,
+    }
+}
+
 /// The next item and state of an iteration, or None when it is exhausted.
 pub(super) fn iter_next(vm: &mut Vm, it: Value, state: Value) -> Option<(Value, Value)> {
     let (Value::Obj(h), Value::Int(i)) = (it, state) else {
