@@ -347,6 +347,33 @@ fn completion_of_the_flag_log_and_url_modules() {
     s.shutdown();
 }
 
+/// `std/isolate` as the editor knows it: its members complete (not the
+/// driver's private ones), hover shows `isolate.run`'s text, and signature
+/// help its parameters.
+#[test]
+fn the_isolate_module_completes_hovers_and_helps() {
+    let mut s = Server::start();
+    let uri = "file:///tmp/csp-lsp-isolate.csp";
+    let base = "import \"std/isolate\"\nfn sq(x) { return x * x }\nHERE\n";
+    s.open(uri, base);
+    let text = base.replace("HERE", "isolate.");
+    let got = s.complete(uri, 2, &text, "isolate.\n", 8);
+    for w in ["run", "map", "count"] {
+        assert!(got.contains(&w.to_string()), "isolate.{w} missing: {got:?}");
+    }
+    assert!(!got.iter().any(|g| g.starts_with('_')), "private names: {got:?}");
+    let text = base.replace("HERE", "print(wait isolate.run(sq, 3))");
+    let change = json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": text}]});
+    s.notify("textDocument/didChange", change);
+    assert_eq!(s.diagnostics(uri), Vec::<Value>::new());
+    let h = s.result("textDocument/hover", at(uri, &text, "run(sq", 1));
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(v.contains("fn run(f, ...args)") && v.contains("worker isolate"), "{v}");
+    let h = s.result("textDocument/signatureHelp", at(uri, &text, "sq, 3", 4));
+    assert_eq!(h["signatures"][0]["label"], "fn run(f, ...args)", "{h}");
+    s.shutdown();
+}
+
 #[test]
 fn document_symbols() {
     let mut s = Server::start();
