@@ -294,7 +294,12 @@ pub fn block(vm: &mut Vm, b: Blocking) -> Res<()> {
 
 /// Parks the running fiber on work handed to another thread (to another
 /// isolate: `isolate`).
-fn hand_off(vm: &mut Vm, start: Box<dyn FnOnce(super::pool::Reply)>, cancel: Box<dyn FnOnce()>, isolate: bool) -> Res<()> {
+fn hand_off(
+    vm: &mut Vm,
+    start: Box<dyn FnOnce(super::pool::Reply)>,
+    cancel: Box<dyn FnOnce()>,
+    isolate: bool,
+) -> Res<()> {
     let w = park(vm, Wait::Io)?;
     vm.out.flush();
     if let Err(e) = super::io::hand_off(vm, w, start, cancel, isolate) {

@@ -44,7 +44,17 @@ impl IoPool {
         let (jobs, job_rx) = channel::<Job>();
         let (done_tx, done) = channel();
         let unstarted = Some(job_rx);
-        IoPool { jobs, unstarted, done, waiting: Vec::new(), cancels: Vec::new(), stalls: Vec::new(), isolates: Vec::new(), done_tx, waker }
+        IoPool {
+            jobs,
+            unstarted,
+            done,
+            waiting: Vec::new(),
+            cancels: Vec::new(),
+            stalls: Vec::new(),
+            isolates: Vec::new(),
+            done_tx,
+            waker,
+        }
     }
 
     /// Runs `job` on the pool's threads (started now if they are not yet).
