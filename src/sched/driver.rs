@@ -73,7 +73,7 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
     let mut last_flush = Instant::now();
     let mut clock_at = vm.sched.ticks;
     let mut runs = 0u32;
-    let mut ran_one = false;
+    let ticks_at_start = vm.sched.ticks;
     deliver_events(vm);
     loop {
         if stop.is_some_and(|stop| stop(vm)) {
@@ -86,17 +86,8 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
         // fiber preempted would otherwise run again first (1-3 slices more of
         // heartbeat lag).
         let timer_due = std::mem::take(&mut vm.sched.timer_due);
-        // Exploring, the clock is virtual (ticks): runs do not move it; the
-        // isolates on this thread may take a turn between any two runs, and
-        // a turn of theirs (an allowance) is one run.
-        let exploring = vm.sched.policy.exploring();
-        runs += !exploring as u32;
-        if exploring {
-            if allowance.is_some() && ran_one {
-                return Ran::Stopped;
-            }
-            others::explore_turn(vm);
-        }
+        // Exploring, the clock is virtual (ticks): runs do not move it.
+        runs += !vm.sched.policy.exploring() as u32;
         if timer_due || vm.sched.ready.is_empty() || vm.sched.ticks - clock_at >= CLOCK_TICKS || runs >= CLOCK_RUNS {
             clock_at = vm.sched.ticks;
             runs = 0;
@@ -106,7 +97,7 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
                 vm.out.flush();
                 last_flush = Instant::now();
             }
-            if allowance.is_some_and(|a| began.elapsed() >= a) {
+            if allowance.is_some_and(|a| allowance_over(vm, began, a, ticks_at_start)) {
                 return Ran::Stopped;
             }
             if vm.sched.ending.is_some_and(|t| vm.sched.now() >= t) {
@@ -117,7 +108,6 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
             }
         }
         let Some(r) = vm.sched.ready.pop() else { return Ran::Idle };
-        ran_one = true;
         let ran = run_fiber(vm, r);
         if !matches!(ran, Ran::Idle) {
             return ran;
@@ -130,6 +120,15 @@ pub(super) fn run_ready(vm: &mut Vm, stop: Option<&dyn Fn(&Vm) -> bool>, allowan
         if vm.out.is_broken() {
             return Ran::BrokenPipe;
         }
+    }
+}
+
+/// Has a `run_ready` allowance passed? Exploring, the isolates on one thread
+/// take turns of one run each (a run moves the virtual clock).
+fn allowance_over(vm: &Vm, began: Instant, allowance: Duration, ticks_at_start: u64) -> bool {
+    match vm.sched.policy.exploring() {
+        true => vm.sched.ticks != ticks_at_start,
+        false => began.elapsed() >= allowance,
     }
 }
 
@@ -426,6 +425,11 @@ fn run_slice(vm: &mut Vm, f: &mut Fiber) -> Halt {
 
 /// A slice of exactly `budget` back-edges and calls (exploring).
 fn budget_slice(vm: &mut Vm, f: &mut Fiber, budget: u32) -> Halt {
+    // Explored with other isolates: after this run, `run_ready` looks at its
+    // events, and the others may take a turn (`others::busy_turn`).
+    if vm.sched.policy.explore_mut().is_some_and(|x| x.alongside) {
+        vm.sched.timer_due = true;
+    }
     if let Some(fault) = out_of_memory(vm, f) {
         if let Some(h) = exec::throw(vm, f, fault) {
             return h;

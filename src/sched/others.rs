@@ -98,10 +98,13 @@ pub(super) fn here(vm: &Vm) -> bool {
 
 /// Between this isolate's slices: the isolates on this thread get a turn of
 /// one slice after each slice of this one's.
+/// Exploring, after each run of this isolate's fibers (see `explore_turn`).
 #[inline]
 pub(super) fn busy_turn(vm: &mut Vm) {
-    let due = |h: &Held| h.others.here() && h.turn.elapsed() >= vm.sched.slice;
-    if !vm.sched.policy.exploring() && vm.sched.events.others.as_ref().is_some_and(due) {
+    let Some(h) = vm.sched.events.others.as_ref() else { return };
+    if vm.sched.policy.exploring() {
+        explore_turn(vm);
+    } else if h.others.here() && h.turn.elapsed() >= vm.sched.slice {
         step(vm);
     }
 }
@@ -110,7 +113,7 @@ pub(super) fn busy_turn(vm: &mut Vm) {
 /// this thread take a turn, or not, as the schedule decides. A turn is
 /// often a run or two of their fibers and sometimes a few hundred, as a
 /// thread of its own may run far ahead of this one (descheduled by the OS).
-pub(super) fn explore_turn(vm: &mut Vm) {
+fn explore_turn(vm: &mut Vm) {
     if !here(vm) {
         return;
     }

@@ -85,6 +85,9 @@ pub(super) struct Explore {
     clock: Rc<Clock>,
     /// This isolate's ticks already added to the clock.
     seen: Cell<u64>,
+    /// Explored with other isolates on this thread, which take turns
+    /// between this one's runs.
+    pub(super) alongside: bool,
     /// False once pool work outlasted `PATIENCE`: until the pool is empty again,
     /// completions are delivered as they come (replay is then best-effort).
     pub(super) patient: bool,
@@ -104,7 +107,7 @@ impl Explore {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         let rng = Rng::new(z ^ (z >> 31));
-        Explore { rng, clock: Rc::default(), seen: Cell::new(0), patient: true }
+        Explore { rng, clock: Rc::default(), seen: Cell::new(0), alongside: false, patient: true }
     }
 
     /// Another isolate's exploration, on this one's thread and clock (its
@@ -113,6 +116,7 @@ impl Explore {
         let mut x = Explore::new(self.next());
         x.clock = self.clock.clone();
         x.seen.set(ticks);
+        (x.alongside, self.alongside) = (true, true);
         x
     }
 
