@@ -330,10 +330,15 @@ fn processes(ev: &[Value]) -> Vec<(i64, String)> {
 /// The flows named `name` that start in process `from` and end in `to`.
 fn flows_between(ev: &[Value], name: &str, from: i64, to: &[i64]) -> usize {
     let starts = ev.iter().filter(|e| e["ph"] == "s" && e["name"] == name && e["pid"] == from);
+    // One end, in a process of `to`, after the start (one clock for all).
     let ends = |s: &&Value| {
         let mut f = ev.iter().filter(|f| f["ph"] == "f" && f["id"] == s["id"]);
-        f.next().is_some_and(|f| f["name"] == name && f["bp"] == "e" && to.contains(&f["pid"].as_i64().unwrap()))
-            && f.next().is_none()
+        f.next().is_some_and(|f| {
+            f["name"] == name
+                && f["bp"] == "e"
+                && to.contains(&f["pid"].as_i64().unwrap())
+                && f["ts"].as_f64() >= s["ts"].as_f64()
+        }) && f.next().is_none()
     };
     starts.filter(ends).count()
 }
@@ -361,6 +366,18 @@ fn isolates_are_processes_joined_by_flows() {
         let answers = workers.iter().map(|&w| flows_between(&ev, "answer", w, &[main])).sum::<usize>();
         let messages = workers.iter().map(|&w| flows_between(&ev, "message", w, &[main])).sum::<usize>();
         assert_eq!((jobs, answers, messages), (2, 2, 3), "--isolates {n}: {ev:#?}");
+        // Each end of a crossing is in a slice of its fiber.
+        let crossing = ev.iter().filter(|e| matches!(e["name"].as_str(), Some("job" | "answer" | "message")));
+        for e in crossing {
+            let ts = e["ts"].as_f64().unwrap();
+            let within = ev.iter().any(|x| {
+                let (t0, d) = (x["ts"].as_f64().unwrap_or(-1.0), x["dur"].as_f64().unwrap_or(0.0));
+                x["ph"] == "X" && x["pid"] == e["pid"] && x["tid"] == e["tid"] && t0 <= ts && ts <= t0 + d + 0.001
+            });
+            assert!(within, "--isolates {n}: {e} in no slice: {ev:#?}");
+        }
+        let driver = ev.iter().find(|e| e["name"] == "thread_name" && e["pid"] == workers[0] && e["tid"] == 0);
+        assert_eq!(driver.map(|e| &e["args"]["name"]), Some(&Value::from("driver (runs each job in a fiber)")));
         // Flow ids are unique across isolates.
         let mut ids: Vec<u64> = ev.iter().filter(|e| e["ph"] == "s").map(|e| e["id"].as_u64().unwrap()).collect();
         let all = ids.len();
