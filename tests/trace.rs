@@ -293,3 +293,116 @@ wait t
     // end, most sleeps see one to three.
     assert!(late.len() <= 1, "{} slices after main's timer was due: {late:#?}", late.len());
 }
+
+/// A job, its answer and values on a shared channel cross between isolates.
+const ISOLATES: &str = "\
+import \"std/isolate\"
+
+fn fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) }
+
+fn squares(out, n) {
+    for i in 0..n { out <- i * i }
+    close(out)
+}
+
+print(wait isolate.run(fib, 15))
+let ch = chan()
+isolate.run(squares, ch, 3)
+for v in ch { print(v) }
+";
+
+/// `csp run --isolates N --trace` of `src`; (exit code, stderr, events).
+fn traced_isolates(tag: &str, n: &str, src: &str) -> (i32, String, Vec<Value>) {
+    let dir = Dir::new(tag);
+    let script = dir.join("main.csp");
+    std::fs::write(&script, src).unwrap();
+    let out = dir.join("trace.json");
+    let o = csp(&["run", "--isolates", n, "--trace", out.to_str().unwrap(), script.to_str().unwrap()]);
+    (code(&o), stderr(&o), events(&out))
+}
+
+/// Each process's name, by pid.
+fn processes(ev: &[Value]) -> Vec<(i64, String)> {
+    let named = ev.iter().filter(|e| e["name"] == "process_name");
+    named.map(|e| (e["pid"].as_i64().unwrap(), e["args"]["name"].as_str().unwrap().to_string())).collect()
+}
+
+/// The flows named `name` that start in process `from` and end in `to`.
+fn flows_between(ev: &[Value], name: &str, from: i64, to: &[i64]) -> usize {
+    let starts = ev.iter().filter(|e| e["ph"] == "s" && e["name"] == name && e["pid"] == from);
+    // One end, in a process of `to`, after the start (one clock for all).
+    let ends = |s: &&Value| {
+        let mut f = ev.iter().filter(|f| f["ph"] == "f" && f["id"] == s["id"]);
+        f.next().is_some_and(|f| {
+            f["name"] == name
+                && f["bp"] == "e"
+                && to.contains(&f["pid"].as_i64().unwrap())
+                && f["ts"].as_f64() >= s["ts"].as_f64()
+        }) && f.next().is_none()
+    };
+    starts.filter(ends).count()
+}
+
+/// Each isolate is a process of the trace (`worker isolate N`), its job
+/// fibers' slices on tracks of their own; flows join the fiber that sent a
+/// job to the worker fiber that runs it, its answer back to the fiber
+/// waiting for it, and a value sent on a shared channel to the fiber that
+/// receives it. With a worker thread and with the worker on the main thread.
+#[test]
+fn isolates_are_processes_joined_by_flows() {
+    for n in ["1", "2"] {
+        let (code, err, ev) = traced_isolates(&format!("isolates{n}"), n, ISOLATES);
+        assert_eq!(code, 0, "{err}");
+        let procs = processes(&ev);
+        let main = procs.iter().find(|(_, name)| name.starts_with("csp run ")).expect("main's process").0;
+        let workers: Vec<i64> =
+            procs.iter().filter(|(_, name)| name.starts_with("worker isolate ")).map(|(pid, _)| *pid).collect();
+        assert_eq!(workers.len(), n.parse::<usize>().unwrap(), "{procs:?}");
+        assert_eq!(procs.len(), workers.len() + 1, "{procs:?}");
+        // Job fibers (not the driver, tid 0) ran slices on a worker.
+        let job_slices = ev.iter().filter(|e| e["ph"] == "X" && workers.contains(&e["pid"].as_i64().unwrap()));
+        assert!(job_slices.filter(|e| e["tid"] != 0).count() >= 2, "--isolates {n}: {ev:#?}");
+        let jobs = flows_between(&ev, "job", main, &workers);
+        let answers = workers.iter().map(|&w| flows_between(&ev, "answer", w, &[main])).sum::<usize>();
+        let messages = workers.iter().map(|&w| flows_between(&ev, "message", w, &[main])).sum::<usize>();
+        assert_eq!((jobs, answers, messages), (2, 2, 3), "--isolates {n}: {ev:#?}");
+        // Each end of a crossing is in a slice of its fiber.
+        let crossing = ev.iter().filter(|e| matches!(e["name"].as_str(), Some("job" | "answer" | "message")));
+        for e in crossing {
+            let ts = e["ts"].as_f64().unwrap();
+            let within = ev.iter().any(|x| {
+                let (t0, d) = (x["ts"].as_f64().unwrap_or(-1.0), x["dur"].as_f64().unwrap_or(0.0));
+                x["ph"] == "X" && x["pid"] == e["pid"] && x["tid"] == e["tid"] && t0 <= ts && ts <= t0 + d + 0.001
+            });
+            assert!(within, "--isolates {n}: {e} in no slice: {ev:#?}");
+        }
+        let driver = ev.iter().find(|e| e["name"] == "thread_name" && e["pid"] == workers[0] && e["tid"] == 0);
+        assert_eq!(driver.map(|e| &e["args"]["name"]), Some(&Value::from("driver (runs each job in a fiber)")));
+        // Flow ids are unique across isolates.
+        let mut ids: Vec<u64> = ev.iter().filter(|e| e["ph"] == "s").map(|e| e["id"].as_u64().unwrap()).collect();
+        let all = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), all, "--isolates {n}");
+    }
+}
+
+/// The file is whole when the program ends at once with workers running:
+/// the main isolate's `exit(code)` or uncaught error, a worker's `exit`.
+#[test]
+fn the_file_is_json_however_a_program_with_isolates_ends() {
+    let spin = "import \"std/isolate\"\nfn spin() { while true { sleep(1) } }\nisolate.run(spin)\nsleep(20)\n";
+    for n in ["1", "2"] {
+        let (code, err, ev) = traced_isolates("iso_exit", n, &format!("{spin}exit(3)\n"));
+        assert_eq!(code, 3, "{err}");
+        assert!(ev.iter().any(|e| e["ph"] == "X"));
+        let (code, err, ev) = traced_isolates("iso_error", n, &format!("{spin}throw error(\"boom\")\n"));
+        assert_eq!(code, 1, "{err}");
+        assert!(ev.iter().any(|e| e["ph"] == "X" && e["cat"] == "error"), "{ev:#?}");
+        let src = "import \"std/isolate\"\nfn quit() { sleep(5)\n exit(4) }\nwait isolate.run(quit)\n";
+        let (code, err, ev) = traced_isolates("iso_worker_exit", n, src);
+        assert_eq!(code, 4, "{err}");
+        assert!(ev.iter().any(|e| e["ph"] == "X"));
+        assert!(processes(&ev).iter().any(|(_, name)| name == "worker isolate 1"), "{ev:#?}");
+    }
+}

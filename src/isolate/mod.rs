@@ -62,6 +62,7 @@ pub fn configure(vm: &mut Vm, size: Option<usize>, factory: Factory) {
 /// The pool, started now if it is not yet.
 pub fn pool(vm: &mut Vm) -> Result<Arc<Pool>, String> {
     let exploring = vm.sched.exploring();
+    let trace = crate::sched::TraceFile::of(vm);
     let local = local(vm);
     if let Some(p) = &local.pool {
         return Ok(p.clone());
@@ -73,7 +74,7 @@ pub fn pool(vm: &mut Vm) -> Result<Arc<Pool>, String> {
     // `--isolates 1`: the worker runs on this thread; exploring, every
     // worker does, so that one schedule decides how they interleave.
     let here = size == 1 || exploring;
-    let p = Pool::start(size, &make, !here);
+    let p = Pool::start(size, &make, !here, trace.as_ref().map(|t| t.share()));
     local.pool = Some(p.clone());
     // Only the main isolate starts the pool; it ends it with the program.
     let ending = p.clone();
@@ -85,7 +86,8 @@ pub fn pool(vm: &mut Vm) -> Result<Arc<Pool>, String> {
     }
     let mut workers = Vec::new();
     for i in 0..size {
-        let mut worker = worker::Worker::new(&p, i, &make);
+        // On this thread, each records into this isolate's buffer.
+        let mut worker = worker::Worker::new(&p, i, &make, trace.clone());
         vm.sched.explore_alongside(&mut worker.vm.sched);
         let fd =
             crate::sched::session::reactor_fd(&mut worker.vm).map_err(|e| format!("cannot start an isolate: {e}"))?;

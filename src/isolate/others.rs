@@ -144,10 +144,10 @@ impl Stepping {
         while !self.stopped && Instant::now() < until {
             match self.step(Duration::from_millis(20)) {
                 Stepped::Waits(next) => session::wait(&mut self.worker.vm, next),
-                Stepped::Exit(code) => std::process::exit(code),
+                Stepped::Exit(code) => self.worker.exit(code),
                 Stepped::Fatal(text, code) => {
                     eprint!("{text}");
-                    std::process::exit(code);
+                    self.worker.exit(code);
                 }
                 _ => {}
             }

@@ -26,6 +26,8 @@ pub struct Pool {
     /// How many workers have ended (at the program's end).
     ended: Mutex<usize>,
     all_ended: Condvar,
+    /// `--trace`: the file each worker records into, as a process of its own.
+    pub trace: Option<crate::sched::TraceShare>,
 }
 
 /// What a worker receives.
@@ -95,8 +97,9 @@ fn wake(reply: Reply) {
 
 impl Pool {
     /// Starts `size` workers, each making its VM with `make`, on threads of
-    /// their own (`threads`), or not: the caller steps them.
-    pub fn start(size: usize, make: &Factory, threads: bool) -> Arc<Pool> {
+    /// their own (`threads`), or not: the caller steps them. With `trace`,
+    /// each records into the file.
+    pub fn start(size: usize, make: &Factory, threads: bool, trace: Option<crate::sched::TraceShare>) -> Arc<Pool> {
         let stuck = Arc::new(AtomicUsize::new(0));
         let inboxes = (0..size).map(|_| {
             let stuck = stuck.clone();
@@ -109,6 +112,7 @@ impl Pool {
             next_id: AtomicU64::new(1),
             ended: Mutex::new(0),
             all_ended: Condvar::new(),
+            trace,
         });
         for i in 0..pool.threads {
             super::worker::spawn(pool.clone(), i, make.clone());

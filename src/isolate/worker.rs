@@ -10,6 +10,7 @@
 use super::pool::{Factory, Inbox, Pool};
 use crate::sched::others::Stepped;
 use crate::sched::session::{self, Pumped};
+use crate::sched::TraceFile;
 use crate::source::SourceFile;
 use crate::vm::{Handle, Uncaught, Vm};
 use std::rc::Rc;
@@ -41,7 +42,8 @@ pub fn spawn(pool: Arc<Pool>, index: usize, make: Factory) {
 }
 
 fn run(pool: Arc<Pool>, index: usize, make: Factory) {
-    let mut w = Worker::new(&pool, index, &make);
+    let trace = pool.trace.as_ref().map(|t| t.open());
+    let mut w = Worker::new(&pool, index, &make, trace);
     loop {
         let Some(stepped) = w.step(Duration::from_millis(20)) else {
             w.end_fibers();
@@ -50,10 +52,10 @@ fn run(pool: Arc<Pool>, index: usize, make: Factory) {
         };
         match stepped {
             Stepped::Busy => {}
-            Stepped::Exit(code) => std::process::exit(code),
+            Stepped::Exit(code) => w.exit(code),
             Stepped::Fatal(text, code) => {
                 eprint!("{text}");
-                std::process::exit(code);
+                w.exit(code);
             }
             // Another isolate answered on a shared channel.
             _ if session::spin_for_shared(&mut w.vm) => {}
@@ -69,9 +71,15 @@ fn run(pool: Arc<Pool>, index: usize, make: Factory) {
 }
 
 impl Worker {
-    /// Makes worker `index`'s VM and starts its driver.
-    pub fn new(pool: &Arc<Pool>, index: usize, make: &Factory) -> Worker {
+    /// Makes worker `index`'s VM and starts its driver; with `trace`, the VM
+    /// records into it as `worker isolate N`.
+    pub fn new(pool: &Arc<Pool>, index: usize, make: &Factory, trace: Option<TraceFile>) -> Worker {
         let mut vm = make();
+        if let Some(t) = trace {
+            t.attach(&mut vm);
+            vm.sched.name_trace_process(&format!("worker isolate {}", index + 1));
+            vm.sched.name_trace_main("driver (runs each job in a fiber)");
+        }
         let inbox = pool.inboxes[index].clone();
         let poked = inbox.clone();
         crate::sched::shared::set_hook(&mut vm, Arc::new(move || poked.poke()));
@@ -143,7 +151,7 @@ impl Worker {
             self.errors.retain(|u| !crate::vm::error::is_kind(vm, u.value, crate::vm::ErrorKind::Cancelled));
             if let Some(text) = self.failure() {
                 eprint!("{text}");
-                std::process::exit(1);
+                self.exit(1);
             }
             match pumped {
                 Pumped::Busy => {}
@@ -157,6 +165,15 @@ impl Worker {
             }
         }
         self.vm.out.flush();
+        // Before the pool hears it ended: the program's end closes the trace.
+        crate::sched::ops::trace_flush(&mut self.vm, false);
+    }
+
+    /// The process ends now (`exit(code)`, an error nobody takes): the
+    /// trace is closed first, with this isolate's events.
+    pub fn exit(&mut self, code: i32) -> ! {
+        crate::sched::ops::trace_flush(&mut self.vm, true);
+        std::process::exit(code)
     }
 
     /// What the stuck worker's fibers wait on, for the deadlock report of an

@@ -8,6 +8,7 @@
 use super::args::arity;
 use crate::isolate::clone::{self, Packet};
 use crate::isolate::pool::{Answer, Msg, Pool};
+use crate::sched::Crossing;
 use crate::vm::builtin::{Blocking, Ret};
 use crate::vm::host::{Class, HostObject};
 use crate::vm::{err, ErrorKind, Fault, Fiber, NativeFn, Obj, Res, Value, Vm};
@@ -23,6 +24,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_hidden("isolate.take", NativeFn::Value(take));
     vm.define_hidden("isolate.call", NativeFn::Full(call));
     vm.define_hidden("isolate.reply", NativeFn::Value(reply));
+    vm.define_hidden("isolate.arrived", NativeFn::Value(arrived));
 }
 
 static CLASS: Class = Class { name: "isolate job", methods: &[], next: None, field: None };
@@ -96,8 +98,10 @@ fn result(vm: &mut Vm, _: &Fiber, args: &[Value]) -> Res<Ret> {
     arity("isolate.result", args, 1, 1)?;
     if job(vm, args[0])?.sent.is_none() {
         let pool = crate::isolate::pool(vm).or_else(|m| err(ErrorKind::Internal, m))?;
+        let flow = crate::sched::ops::trace_out(vm, Crossing::Job);
         let j = job(vm, args[0])?;
-        let call = j.call.take().unwrap_or_default();
+        let mut call = j.call.take().unwrap_or_default();
+        call.flow = flow;
         let (worker, id) = pool.submit(call, j.answer.clone());
         j.sent = Some((pool, worker, id));
     }
@@ -123,6 +127,7 @@ fn open(vm: &mut Vm, fiber: &Fiber, args: &[Value]) -> Res<Ret> {
         Ok(p) => (p, false),
         Err(p) => (p, true),
     };
+    crate::sched::ops::trace_in(vm, packet.flow, Crossing::Answer);
     let unpacked = clone::unpack(vm, &mut packet).or_else(|m| err(ErrorKind::Value, m))?;
     let v = unpacked.values.first().copied().unwrap_or(Value::Nil);
     if !failed {
@@ -171,8 +176,8 @@ fn next(vm: &mut Vm, _: &Fiber, _: &[Value]) -> Res<Ret> {
     Ok(Ret::Block(Blocking::Isolate(start, Box::new(|| {}))))
 }
 
-/// `__isolate_take()`: the inbox's messages: `[id, inits, f, args]` for a
-/// job, `[id]` for a cancellation, `[]` for the program's end. A job whose call cannot be unpacked here
+/// `__isolate_take()`: the inbox's messages: `[id, inits, f, args, flow]`
+/// for a job (`flow`: its `--trace` flow), `[id]` for a cancellation, `[]` for the program's end. A job whose call cannot be unpacked here
 /// is answered with the error at once.
 fn take(vm: &mut Vm, _: &[Value]) -> Res<Value> {
     let inbox = inbox(vm)?;
@@ -190,7 +195,8 @@ fn take(vm: &mut Vm, _: &[Value]) -> Res<Value> {
                     let inits = u.inits.iter().map(|&p| entry_closure(vm, p)).collect();
                     let inits = vm.heap.list(inits);
                     let args = vm.heap.list(u.values[1..].to_vec());
-                    out.push(vm.heap.list(vec![Value::Int(id as i64), inits, u.values[0], args]));
+                    let flow = Value::Int(call.flow as i64);
+                    out.push(vm.heap.list(vec![Value::Int(id as i64), inits, u.values[0], args, flow]));
                 }
                 Err(m) => {
                     let e = crate::vm::error::bare_error(vm, ErrorKind::Value, &m);
@@ -228,12 +234,13 @@ fn reply(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     if failed {
         strip_driver(vm, v);
     }
-    let packed = clone::pack(vm, &[v], &|| "returned by isolate.run's function".into()).or_else(|c| {
+    let mut packed = clone::pack(vm, &[v], &|| "returned by isolate.run's function".into()).or_else(|c| {
         err(
             ErrorKind::Type,
             format!("the result of isolate.run's function: {}", c.message().replace("argument 1", "the result")),
         )
     })?;
+    packed.flow = crate::sched::ops::trace_out(vm, Crossing::Answer);
     vm.out.flush();
     let inbox = inbox(vm)?;
     if let Some(answer) = inbox.answer(id) {
@@ -241,6 +248,15 @@ fn reply(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     }
     if inbox.finished(id) {
         crate::sched::ops::exempt_fibers(vm, -1);
+    }
+    Ok(Value::Nil)
+}
+
+/// `__isolate_arrived(flow)`: the job's fiber begins (`--trace`: the job's
+/// flow from the fiber that sent it ends here).
+fn arrived(vm: &mut Vm, args: &[Value]) -> Res<Value> {
+    if let Some(&Value::Int(flow)) = args.first() {
+        crate::sched::ops::trace_in(vm, flow as u64, Crossing::Job);
     }
     Ok(Value::Nil)
 }

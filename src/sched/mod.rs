@@ -51,7 +51,7 @@ pub use signal::install_default as install_signal_handlers;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 pub use task::Task;
-pub use trace::TraceFile;
+pub use trace::{Crossing, TraceFile, TraceShare};
 
 /// A parked fiber as a wait queue holds it: the park generation makes stale
 /// entries (the fiber was woken another way, or cancelled) recognisable.
@@ -496,6 +496,14 @@ impl Sched {
     pub fn name_trace_process(&mut self, name: &str) {
         if let Some(t) = self.trace.as_deref_mut() {
             t.name_process(name);
+        }
+    }
+
+    /// Names the `--trace` track of this VM's main fiber, started later, if
+    /// it is not the program's (a worker isolate's driver).
+    pub fn name_trace_main(&mut self, name: &str) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.name_main(name);
         }
     }
 

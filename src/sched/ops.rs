@@ -96,6 +96,26 @@ pub fn exempt_fibers(vm: &Vm, n: isize) {
     }
 }
 
+/// `--trace`: something leaves this isolate from the running fiber (a job,
+/// its answer): the id of the flow it carries (0: not traced).
+pub fn trace_out(vm: &mut Vm, what: super::Crossing) -> u64 {
+    super::trace::cross_out(vm, what)
+}
+
+/// `--trace`: what flow `id` carried arrived in the running fiber.
+pub fn trace_in(vm: &mut Vm, id: u64, what: super::Crossing) {
+    super::trace::cross_in(vm, id, what);
+}
+
+/// `--trace`: this isolate's events go out now (it ends); with `closing`,
+/// the document is closed too (the process ends at once).
+pub fn trace_flush(vm: &mut Vm, closing: bool) {
+    match closing {
+        true => super::trace::end_now(vm),
+        false => super::trace::flush(vm),
+    }
+}
+
 /// Starts `call[0](call[1..])` in a fiber owned by the program, not by the
 /// running fiber (see `start::spawn_detached`); returns its task.
 pub fn go_detached(vm: &mut Vm, call: &[Value], site: Site) -> Res<Value> {

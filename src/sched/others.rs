@@ -162,6 +162,8 @@ fn step(vm: &mut Vm) -> Stepped {
         Stepped::Fatal(text, code) => {
             vm.out.flush();
             eprint!("{text}");
+            // The trace is closed first, with this isolate's events.
+            super::trace::end_now(vm);
             std::process::exit(code);
         }
         s => s,

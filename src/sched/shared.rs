@@ -10,6 +10,7 @@
 use super::shared_state::{can_recv, can_send, lock, offer, take, take_value, taken, Claim, Done, Got};
 pub use super::shared_state::{Hook, Mailbox, Payload, SharedChan};
 use super::shared_state::{Remote, State};
+use super::trace::{self, Crossing};
 use super::values::Chan;
 use super::{chan, select, Wait, Waiter};
 use crate::vm::{err, ErrorKind, Handle, Obj, Res, Resume, Value, Vm};
@@ -28,6 +29,8 @@ pub struct Carrier {
     /// `select`'s other case won, the send was cancelled): the resources it
     /// carried are this isolate's again.
     pub restore: fn(&mut Vm, Payload),
+    /// Where a payload carries its `--trace` flow id.
+    pub flow: fn(&mut Payload) -> Option<&mut u64>,
 }
 
 /// What cannot cross, and the message saying where it sits.
@@ -92,6 +95,38 @@ fn unpack(vm: &mut Vm, p: Payload) -> Result<Value, String> {
     (carrier().unpack)(vm, p).map_err(|why| format!("receive from a shared channel: {why}"))
 }
 
+/// `--trace`: `p` leaves from the running fiber's slice: the flow it
+/// carries to the fiber that gets it starts there (once: a select's send
+/// offered again keeps its flow).
+fn stamp(vm: &mut Vm, p: &mut Payload) {
+    if vm.sched.trace.is_none() {
+        return;
+    }
+    if let Some(flow) = (carrier().flow)(p).filter(|f| **f == 0) {
+        *flow = trace::cross_out(vm, Crossing::Message);
+    }
+}
+
+/// `--trace`: the flow `p` carries (0: none).
+fn flow(p: &mut Payload) -> u64 {
+    (carrier().flow)(p).map_or(0, |f| *f)
+}
+
+/// A value delivered to parked fiber `fid`: unpacked, its flow to end at the
+/// fiber's next slice.
+fn arrive(vm: &mut Vm, fid: u32, mut p: Payload) -> Result<Value, String> {
+    let id = flow(&mut p);
+    trace::cross_to_parked(vm, fid, id);
+    unpack(vm, p)
+}
+
+/// A value taken now by the running fiber: unpacked, its flow ended here.
+fn take_now(vm: &mut Vm, mut p: Payload) -> Res<Value> {
+    let id = flow(&mut p);
+    trace::cross_in(vm, id, Crossing::Message);
+    unpack(vm, p).or_else(|m| err(ErrorKind::Value, m))
+}
+
 /// Completes what the locked section decided: this isolate's fibers now,
 /// other isolates' through their mailboxes.
 fn dispatch(vm: &mut Vm, done: Done) {
@@ -112,7 +147,7 @@ fn complete(vm: &mut Vm, w: Waiter, got: Got) {
     let resume = match got {
         // What cannot be unpacked here is thrown where the fiber waits (it
         // must not stay parked: the sender has gone on).
-        Got::Received(Some(p)) => match unpack(vm, p) {
+        Got::Received(Some(p)) => match arrive(vm, w.fiber, p) {
             Ok(v) => w.received(v, true),
             Err(msg) => Resume::Throw(crate::vm::error::bare_error(vm, ErrorKind::Value, &msg)),
         },
@@ -229,7 +264,8 @@ pub(super) fn send(vm: &mut Vm, h: Handle, sc: &SharedChan, v: Value) -> Res<boo
     if sc.signal_only {
         return chan::signal_only("send on");
     }
-    let p = pack(vm, v)?;
+    let mut p = pack(vm, v)?;
+    stamp(vm, &mut p);
     let to = mailbox(vm)?;
     let mut done = Vec::new();
     let mut st = lock(&sc.state);
@@ -264,7 +300,7 @@ pub(super) fn recv(vm: &mut Vm, h: Handle, sc: &SharedChan) -> Res<Option<(Value
         drop(st);
         dispatch(vm, done);
         return Ok(Some(match got {
-            Some(p) => (unpack(vm, p).or_else(|m| err(ErrorKind::Value, m))?, true),
+            Some(p) => (take_now(vm, p)?, true),
             None => (Value::Nil, false),
         }));
     }
@@ -414,9 +450,13 @@ fn select_packed(
             }
             Some(s) => {
                 let g = at(&guards, s);
+                let p = payloads[i].take().map(|mut p| {
+                    stamp(vm, &mut p);
+                    p
+                });
                 let st = &mut guards[g].1;
-                match c.send {
-                    Some(_) => match offer(st, s.cap, payloads[i].take().expect("packed"), &mut done) {
+                match p {
+                    Some(p) => match offer(st, s.cap, p, &mut done) {
                         Err(()) => return err(ErrorKind::Closed, "send on closed channel"),
                         Ok(None) => Some((Value::Nil, true)),
                         Ok(Some(p)) => {
@@ -429,9 +469,7 @@ fn select_packed(
                             drop(guards);
                             dispatch(vm, done);
                             return Ok(Some(match got {
-                                Some(p) => {
-                                    Chosen::Case(i as i64, unpack(vm, p).or_else(|m| err(ErrorKind::Value, m))?, true)
-                                }
+                                Some(p) => Chosen::Case(i as i64, take_now(vm, p)?, true),
                                 None => Chosen::Case(i as i64, Value::Nil, false),
                             }));
                         }
@@ -457,11 +495,13 @@ fn select_packed(
     for i in 0..cases.len() {
         let Some(s) = &shared[i] else { continue };
         let g = at(&guards, s);
-        let st = &mut guards[g].1;
         let r = Remote { to: to.clone(), w: Waiter { case: Some(i as u16), ..base }, claim: claim.clone() };
         match payloads[i].take() {
-            Some(p) => st.sendq.push_back((r, p)),
-            None => st.recvq.push_back(r),
+            Some(mut p) => {
+                stamp(vm, &mut p);
+                guards[g].1.sendq.push_back((r, p));
+            }
+            None => guards[g].1.recvq.push_back(r),
         }
     }
     Ok(None)

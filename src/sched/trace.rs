@@ -1,61 +1,136 @@
 //! `--trace FILE` (docs/trace.md): Chrome trace events streamed to the file as
 //! the program runs. A track per fiber, named after its `go`; a slice per time
 //! slice, with how it ended and on what it blocked; a flow arrow from the slice
-//! that woke a fiber to that fiber's next slice. Events are formatted by hand
-//! into one byte buffer: a ping-pong program makes one every few dozen
-//! nanoseconds, and `format!` per event would cost more than the program.
+//! that woke a fiber to that fiber's next slice. Each isolate is a process of
+//! the trace, and what crosses between isolates (a job, its answer, a value on
+//! a shared channel) has a flow from the fiber that sent it to the one that
+//! takes it. Events are formatted by hand into a byte buffer per thread: a
+//! ping-pong program makes one every few dozen nanoseconds, and `format!` per
+//! event would cost more than the program.
 
-use super::trace_out::{Out, Small, Stamp};
+use super::trace_out::{Out, Small, Stamp, Writer};
 use super::Wait;
 use crate::bytecode::Site;
 use crate::vm::{Obj, Vm};
 use std::cell::RefCell;
 use std::fs::File;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
-/// The open trace file, shared by every VM writing to it (`csp test` runs a
-/// VM per test file: each is a process in the trace, on one timeline).
+#[path = "trace_cross.rs"]
+mod cross;
+pub use cross::Crossing;
+pub(crate) use cross::{cross_in, cross_out, cross_to_parked};
+
+/// The open trace file as one thread writes to it, shared by every VM of
+/// that thread (`csp test` runs a VM per test file: each is a process in the
+/// trace, on one timeline; `--isolates 1` steps a worker beside the main
+/// isolate). Isolates on other threads write through a `TraceFile` of their
+/// own, opened from `TraceShare`.
 #[derive(Clone)]
 pub struct TraceFile(Rc<RefCell<Sink>>);
 
+/// What every thread's part of the trace shares: the file's writer, one
+/// clock, the process ids and the flow ids handed out.
+#[derive(Clone)]
+pub struct TraceShare(Arc<Shared>);
+
+struct Shared {
+    writer: Arc<Writer>,
+    start: Instant,
+    /// Process ids handed out (one per VM).
+    pids: AtomicU32,
+    /// Buffers opened: each hands out flow ids of its own (`FLOW_BITS`).
+    buffers: AtomicU64,
+}
+
+/// A buffer's flow ids are its number in the high bits, so they are unique
+/// across isolates without an atomic per flow (the main thread's are 1, 2,
+/// ...; up to 2^21 buffers stay below 2^53, as JSON readers need).
+const FLOW_BITS: u32 = 32;
+
 struct Sink {
     out: Out,
-    /// No event written yet: none needs a comma before it.
-    first: bool,
     /// The document is closed: later events are dropped.
     closed: bool,
     start: Instant,
-    /// Process ids handed out (one per VM).
-    pids: u32,
     /// Flow ids handed out.
     flows: u64,
+    /// This sink made the file: its end closes the document.
+    owner: bool,
+    shared: Arc<Shared>,
 }
 
 impl TraceFile {
-    /// Creates (truncates) the file and writes the document's head.
+    /// Creates (truncates) the file; the writer writes the document's head.
     pub fn create(path: &str) -> std::io::Result<TraceFile> {
-        let mut out = Out::new(File::create(path)?)?;
-        out.put(b"{\"traceEvents\":[");
-        let sink = Sink { out, first: true, closed: false, start: Instant::now(), pids: 0, flows: 0 };
-        Ok(TraceFile(Rc::new(RefCell::new(sink))))
+        let writer = Writer::start(File::create(path)?)?;
+        let shared = Shared { writer, start: Instant::now(), pids: 0.into(), buffers: 0.into() };
+        Ok(TraceShare(Arc::new(shared)).open_as(true))
     }
 
     /// Makes `vm` record its fibers into this file, as a process of its own.
     pub fn attach(&self, vm: &mut Vm) {
-        let pid = {
-            let mut s = self.0.borrow_mut();
-            s.pids += 1;
-            s.pids
-        };
+        let pid = self.0.borrow().shared.pids.fetch_add(1, Ordering::Relaxed) + 1;
         let sites = Default::default();
-        let t = Trace { sink: self.0.clone(), pid, fibers: Vec::new(), running: None, last_end: None, sites };
+        let t = Trace {
+            sink: self.0.clone(),
+            pid,
+            fibers: Vec::new(),
+            running: None,
+            last_end: None,
+            sites,
+            arrivals: Vec::new(),
+            main_track: None,
+        };
         vm.sched.trace = Some(Box::new(t));
+    }
+
+    /// What isolates on other threads open their own part of the file from.
+    pub fn share(&self) -> TraceShare {
+        TraceShare(self.0.borrow().shared.clone())
+    }
+
+    /// The file `vm` records into, if it does.
+    pub fn of(vm: &Vm) -> Option<TraceFile> {
+        vm.sched.trace.as_ref().map(|t| TraceFile(t.sink.clone()))
     }
 
     /// Ends the document and writes it out; the first write error, if any.
     pub fn finish(&self) -> std::io::Result<()> {
         self.0.borrow_mut().close()
+    }
+}
+
+impl TraceShare {
+    /// A part of the file for this thread's isolates (a buffer of its own).
+    pub fn open(&self) -> TraceFile {
+        self.open_as(false)
+    }
+
+    fn open_as(&self, owner: bool) -> TraceFile {
+        let shared = self.0.clone();
+        let n = shared.buffers.fetch_add(1, Ordering::Relaxed);
+        let out = Out::new(shared.writer.clone());
+        let sink = Sink { out, closed: false, start: shared.start, flows: n << FLOW_BITS, owner, shared };
+        TraceFile(Rc::new(RefCell::new(sink)))
+    }
+}
+
+/// This thread's events go out now (an isolate ends).
+pub(crate) fn flush(vm: &mut Vm) {
+    if let Some(t) = &vm.sched.trace {
+        t.sink.borrow_mut().out.flush();
+    }
+}
+
+/// The process ends at once (a worker's `exit(code)`, an error nobody
+/// takes): this thread's events go out and the document is closed.
+pub(crate) fn end_now(vm: &mut Vm) {
+    if let Some(t) = &vm.sched.trace {
+        let _ = t.sink.borrow_mut().close();
     }
 }
 
@@ -66,24 +141,18 @@ impl Sink {
         self.start.elapsed().as_nanos() as u64
     }
 
-    /// `{` of a new event, after a comma and a newline unless it is the first.
+    /// `,\n{` of a new event (the writer leaves out the first comma).
     #[inline]
     fn open(&mut self) {
-        if self.first {
-            self.first = false;
-            self.out.put(b"\n{");
-        } else {
-            self.out.put(b",\n{");
-        }
+        self.out.open();
     }
 
-    /// Closes the array and the document (once) and writes everything out.
+    /// Hands over what is buffered, closes the array and the document (once)
+    /// and waits for the writer. Another thread may have closed it first.
     fn close(&mut self) -> std::io::Result<()> {
-        if !self.closed {
-            self.closed = true;
-            self.out.put(b"\n]}\n");
-        }
-        self.out.close()
+        self.closed = true;
+        self.out.flush();
+        self.shared.writer.end()
     }
 
     /// A JSON string: quoted, with `"`, `\` and control characters escaped.
@@ -143,9 +212,12 @@ fn ids(pid: u32, tid: u32) -> Small {
 }
 
 impl Drop for Sink {
-    /// However the process unwinds, the file is a whole document.
+    /// However the process unwinds, the file is a whole document (another
+    /// thread's part only hands over its events: the `Out`'s drop).
     fn drop(&mut self) {
-        let _ = self.close();
+        if self.owner {
+            let _ = self.close();
+        }
     }
 }
 
@@ -184,6 +256,11 @@ pub(crate) struct Trace {
     last_end: Option<u64>,
     /// `"file:line:col"` of each blocking site seen, escaped and quoted.
     sites: foldhash::HashMap<(usize, u32), Box<[u8]>>,
+    /// Messages from other isolates delivered to parked fibers: (fiber, flow
+    /// id), to end when the fiber next runs.
+    arrivals: Vec<(u32, u64)>,
+    /// The main fiber's track's name, if not `main` (a worker's driver).
+    main_track: Option<Box<str>>,
 }
 
 #[derive(Clone, Copy)]
@@ -198,6 +275,11 @@ impl Trace {
     /// Names this VM's process in the trace.
     pub fn name_process(&mut self, name: &str) {
         self.sink.borrow_mut().metadata(false, &ids(self.pid, 0), name);
+    }
+
+    /// Names the main fiber's track, started later.
+    pub fn name_main(&mut self, name: &str) {
+        self.main_track = Some(name.into());
     }
 
     /// A fiber running now woke fiber `fid`: a flow starts in its slice (at
@@ -237,6 +319,7 @@ pub(super) fn name_fiber(vm: &mut Vm, id: u32, tid: u32, label: &str) {
         t.fibers.resize(i + 1, track);
     }
     t.fibers[i] = track;
+    let label = t.main_track.as_deref().filter(|_| tid == 0).unwrap_or(label);
     t.sink.borrow_mut().metadata(true, &track.ids, label);
 }
 
@@ -252,6 +335,9 @@ pub(super) fn slice_begins(vm: &mut Vm, id: u32) -> Option<u64> {
         if let Some(flow) = track.flow.take() {
             s.flow(false, flow, &began, &track.ids);
         }
+    }
+    if !t.arrivals.is_empty() {
+        cross::arrived(&mut t.arrivals, &mut s, id, &began, t.fibers.get(id as usize));
     }
     Some(ts)
 }

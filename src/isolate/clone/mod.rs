@@ -43,6 +43,9 @@ pub struct Packet {
     /// The REPL's imports (alias, module), when a function of a REPL entry
     /// crosses: an entry refers to what earlier ones imported.
     pub(super) repl_imports: Vec<(String, String)>,
+    /// `--trace`: the flow from the fiber that sent it to the one that gets
+    /// it (0: none).
+    pub flow: u64,
 }
 
 impl std::fmt::Debug for dyn Moving {
@@ -189,6 +192,7 @@ pub fn pack(vm: &mut Vm, values: &[Value], crossing: &dyn Fn() -> String) -> Res
         origins: Vec::new(),
         home: None,
         repl_imports: Vec::new(),
+        flow: 0,
     };
     if packet.units.iter().any(units::is_repl) {
         packet.repl_imports = vm.loader.repl_imports.iter().map(|(a, m)| (a.clone(), m.key.clone())).collect();
@@ -196,7 +200,8 @@ pub fn pack(vm: &mut Vm, values: &[Value], crossing: &dyn Fn() -> String) -> Res
     let (found, edges, handles, resources) = (p.chans, p.edges, p.handles, p.resources);
     super::local(vm).texts = texts;
     if !found.is_empty() {
-        shared::set_carrier(shared::Carrier { pack: pack_one, unpack: unpack_one, restore: resources::restore_one });
+        let restore = resources::restore_one;
+        shared::set_carrier(shared::Carrier { pack: pack_one, unpack: unpack_one, restore, flow: flow_of });
     }
     for (h, at) in found {
         match shared::share(vm, h) {
@@ -225,6 +230,11 @@ fn pack_one(vm: &mut Vm, v: Value) -> Result<shared::Payload, shared::CannotPack
             Err((c.what, msg.message()))
         }
     }
+}
+
+/// A shared channel's payload's flow (`--trace`).
+fn flow_of(p: &mut shared::Payload) -> Option<&mut u64> {
+    p.downcast_mut::<Packet>().map(|p| &mut p.flow)
 }
 
 /// A value received on a shared channel: the modules its functions come
