@@ -60,3 +60,19 @@ pub(super) fn idle_wait(vm: &mut Vm, next_timer: Option<Instant>) {
         }
     }
 }
+
+impl super::Sched {
+    /// Exploring, another isolate on this thread (`other`) is explored with
+    /// this one: on the same virtual clock, seeded from this schedule.
+    pub fn explore_alongside(&mut self, other: &mut super::Sched) {
+        if let Some(x) = self.policy.explore_mut() {
+            other.policy = super::policy::Policy::Explore(Box::new(x.alongside(other.ticks)));
+            other.start = self.start;
+        }
+    }
+
+    /// Exploring, a number drawn from the schedule (None in real time).
+    pub fn explore_draw(&mut self) -> Option<u64> {
+        self.policy.explore_mut().map(|x| x.next())
+    }
+}

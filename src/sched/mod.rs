@@ -492,21 +492,6 @@ impl Sched {
         self.ending = None;
     }
 
-    /// Names this VM's process in the `--trace` file, if it writes one.
-    pub fn name_trace_process(&mut self, name: &str) {
-        if let Some(t) = self.trace.as_deref_mut() {
-            t.name_process(name);
-        }
-    }
-
-    /// Names the `--trace` track of this VM's main fiber, started later, if
-    /// it is not the program's (a worker isolate's driver).
-    pub fn name_trace_main(&mut self, name: &str) {
-        if let Some(t) = self.trace.as_deref_mut() {
-            t.name_main(name);
-        }
-    }
-
     /// Is the schedule being explored (`--explore`)?
     pub fn exploring(&self) -> bool {
         self.policy.exploring()
@@ -516,20 +501,6 @@ impl Sched {
     /// clock (`--explore-seed`; see explore.rs).
     pub fn set_explore(&mut self, seed: u64) {
         self.policy = policy::Policy::Explore(Box::new(policy::Explore::new(seed)));
-    }
-
-    /// Exploring, another isolate on this thread (`other`) is explored with
-    /// this one: on the same virtual clock, seeded from this schedule.
-    pub fn explore_alongside(&mut self, other: &mut Sched) {
-        if let Some(x) = self.policy.explore_mut() {
-            other.policy = policy::Policy::Explore(Box::new(x.alongside(other.ticks)));
-            other.start = self.start;
-        }
-    }
-
-    /// Exploring, a number drawn from the schedule (None in real time).
-    pub fn explore_draw(&mut self) -> Option<u64> {
-        self.policy.explore_mut().map(|x| x.next())
     }
 
     /// The scheduler's clock: real, or virtual when exploring schedules.

@@ -476,3 +476,20 @@ fn wait_args(vm: &Vm, out: &mut Out, w: &Wait, id: u32) {
         _ => {}
     }
 }
+
+impl super::Sched {
+    /// Names this VM's process in the `--trace` file, if it writes one.
+    pub fn name_trace_process(&mut self, name: &str) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.name_process(name);
+        }
+    }
+
+    /// Names the `--trace` track of this VM's main fiber, started later, if
+    /// it is not the program's (a worker isolate's driver).
+    pub fn name_trace_main(&mut self, name: &str) {
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.name_main(name);
+        }
+    }
+}

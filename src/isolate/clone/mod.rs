@@ -6,6 +6,7 @@
 //! Functions cross by identity (`units.rs`): the function's module and its
 //! place there, with its captured variables copied.
 
+mod flat;
 mod resources;
 
 use super::units::{self, FnId};
@@ -155,7 +156,7 @@ struct Packer<'a> {
 /// (`crossing` says how, for the error of a use left behind: made only when
 /// one does).
 pub fn pack(vm: &mut Vm, values: &[Value], crossing: &dyn Fn() -> String) -> Result<Packet, CannotCross> {
-    if let Some(packet) = pack_flat(vm, values) {
+    if let Some(packet) = flat::pack(vm, values) {
         return Ok(packet);
     }
     let texts = std::mem::take(&mut super::local(vm).texts);
@@ -248,32 +249,6 @@ fn unpack_one(vm: &mut Vm, p: shared::Payload) -> Result<Value, String> {
         ));
     }
     Ok(unpack(vm, &mut packet)?.values.first().copied().unwrap_or(Value::Nil))
-}
-
-/// Values with nothing inside them (numbers, strings), as most messages
-/// are: packed without the walk's tables (a value streamed on a shared
-/// channel spent a third of its packing making and dropping them).
-fn pack_flat(vm: &Vm, values: &[Value]) -> Option<Packet> {
-    let mut nodes = Vec::new();
-    let mut roots = Vec::with_capacity(values.len());
-    for &v in values {
-        roots.push(match v {
-            Value::Nil => Slot::Nil,
-            Value::Bool(b) => Slot::Bool(b),
-            Value::Int(i) => Slot::Int(i),
-            Value::Float(x) => Slot::Float(x),
-            Value::Obj(h) => match vm.heap.get(h) {
-                Obj::Str(s) => {
-                    nodes.push(Node::Str(s.s.as_str().into()));
-                    Slot::Node(nodes.len() as u32 - 1)
-                }
-                _ => return None,
-            },
-        });
-    }
-    let mut packet = Packet::default();
-    (packet.nodes, packet.roots) = (nodes, roots);
-    Some(packet)
 }
 
 impl Packer<'_> {
