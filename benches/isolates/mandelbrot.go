@@ -40,7 +40,7 @@ func rows(n, from, to int) int {
 }
 
 func main() {
-	n := 1000
+	n := 1200
 	if len(os.Args) > 1 {
 		n, _ = strconv.Atoi(os.Args[1])
 	}

@@ -44,7 +44,7 @@ if (!isMainThread) {
         pool[i % workers].postMessage({ id, ...job });
     });
     (async () => {
-        const n = parseInt(process.argv[2] || '1000');
+        const n = parseInt(process.argv[2] || '1200');
         const parts = 2 * workers;
         await Promise.all(pool.map((_, i) => call(i, { n: 2, from: 0, to: 1 }))); // the workers start here
         const t0 = performance.now();

@@ -34,7 +34,7 @@ def chunk(c):
 
 
 def main():
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1200
     workers = 2
     parts = 2 * workers
     chunks = [(n, n * i // parts, n * (i + 1) // parts) for i in range(parts)]
