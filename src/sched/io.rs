@@ -66,11 +66,13 @@ pub(super) fn in_flight(vm: &Vm) -> bool {
 
 /// Is a job in flight whose completion can still wake its fiber?
 pub(super) fn pending(vm: &Vm) -> bool {
-    vm.sched
-        .events
-        .io
-        .as_ref()
-        .is_some_and(|p| p.waiting.iter().any(|&w| vm.sched.fibers.is_parked(w) && !p.stalled(w)))
+    pending_where(vm, |_, _| true)
+}
+
+/// Is a job in flight, of those `keep` accepts, whose completion can still wake its fiber?
+fn pending_where(vm: &Vm, keep: impl Fn(&IoPool, Waiter) -> bool) -> bool {
+    let parked = |p: &IoPool, w: Waiter| vm.sched.fibers.is_parked(w) && !p.stalled(w) && keep(p, w);
+    vm.sched.events.io.as_ref().is_some_and(|p| p.waiting.iter().any(|&w| parked(p, w)))
 }
 
 /// How long the idle scheduler watches for a handed-off job's answer before
@@ -173,9 +175,7 @@ pub(super) fn complete(vm: &mut Vm, done: Vec<Done>) {
 /// turns): can something that runs in real time (pool work, a descriptor,
 /// a signal) or mail already come from another isolate wake a fiber?
 pub(super) fn real_time_pending(vm: &Vm) -> bool {
-    let pool = vm.sched.events.io.as_ref();
-    let parked = |w: &&Waiter| vm.sched.fibers.is_parked(**w);
-    pool.is_some_and(|p| p.waiting.iter().filter(parked).any(|w| !p.isolates.contains(w) && !p.stalled(*w)))
+    pending_where(vm, |p, w| !p.isolates.contains(&w))
         || super::shared::pending(vm)
         || vm.sched.events.reactor.as_ref().is_some_and(|r| r.waiting())
         || super::signal::can_wake(vm)
