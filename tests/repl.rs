@@ -164,12 +164,15 @@ fn isolates_run_entries_functions_in_the_background_and_ctrl_c_cancels_one() {
     r.entry("let t = isolate.run(fn() { sleep(300); print(\"job done\"); return 5 })");
     r.p.exp_string("job done").unwrap();
     r.line("wait t", "5");
-    // Ctrl-C cancels the entry waiting on a job, and the job with it (its finally runs there).
-    r.p.send_line("wait isolate.run(fn() { try { sleep(30000) } finally { print(\"job cleaned up\") } })").unwrap();
+    // Ctrl-C cancels the entry waiting on a job, and the job with it: its
+    // finally runs there, to its end, before the next prompt.
+    let job = "wait isolate.run(fn() { try { sleep(30000) } finally { sleep(200); print(\"job cleaned up\") } })";
+    r.p.send_line(job).unwrap();
     r.p.exp_string("\r\n").unwrap();
     std::thread::sleep(std::time::Duration::from_millis(300));
     r.p.send_control('c').unwrap();
     r.p.exp_string("job cleaned up").unwrap();
+    r.p.exp_string("cancelled").unwrap();
     r.p.exp_string("csp> ").unwrap();
     r.line("1 + 1", "2");
     r.quit();

@@ -312,10 +312,11 @@ impl Session {
     fn run_entry(&mut self, proto: crate::bytecode::ProtoRef) {
         let entry = session::start_entry(&mut self.vm, proto);
         let mut cancelled = false;
+        let mut cleanup = Vec::new();
         loop {
             if INTERRUPTED.swap(false, Ordering::SeqCst) && !cancelled {
                 cancelled = true;
-                session::cancel_entry(&mut self.vm, entry);
+                cleanup = session::cancel_entry(&mut self.vm, entry);
             }
             match self.pump(Some(entry)) {
                 Pumped::Done | Pumped::Exit(_) => break,
@@ -324,24 +325,45 @@ impl Session {
                     if session::stuck(&self.vm, entry) {
                         self.fail(&session::deadlock_report(&self.vm));
                         cancelled = true;
-                        session::cancel_entry(&mut self.vm, entry);
+                        cleanup = session::cancel_entry(&mut self.vm, entry);
                     } else {
                         std::thread::sleep(self.idle_wait(next).min(TURN));
                     }
                 }
             }
         }
-        match session::result(&self.vm, entry) {
-            // Like Python's `_`, only a value that was echoed replaces it.
-            Some(v) if !matches!(v, Value::Nil) => {
-                let slot = self.vm.global_slot("_");
-                self.vm.globals[slot as usize] = v;
-                let text = crate::display::repr(&self.vm.heap, v);
-                self.console.out(&format!("{text}\n"));
+        let result = session::result(&self.vm, entry);
+        // Like Python's `_`, only a value that was echoed replaces it.
+        if let Some(v) = result.filter(|v| !matches!(v, Value::Nil)) {
+            let slot = self.vm.global_slot("_");
+            self.vm.globals[slot as usize] = v;
+            let text = crate::display::repr(&self.vm.heap, v);
+            self.console.out(&format!("{text}\n"));
+        }
+        if cancelled {
+            self.finish_cleanup(&cleanup);
+            if result.is_none() {
+                self.fail("cancelled\n");
             }
-            Some(_) => {}
-            None if cancelled => self.fail("cancelled\n"),
-            None => {}
+        }
+    }
+
+    /// The work a cancelled entry waited on (a fiber, a job on another
+    /// isolate) runs its `finally` blocks before the next prompt, so their
+    /// output comes first; for at most the grace time, and a second Ctrl-C
+    /// stops the wait (they finish in the background).
+    fn finish_cleanup(&mut self, fibers: &[(u32, Handle)]) {
+        let until = Instant::now() + session::grace(&self.vm);
+        while session::cleaning_up(&self.vm, fibers) && Instant::now() < until && self.exit.is_none() {
+            if INTERRUPTED.swap(false, Ordering::SeqCst) {
+                return;
+            }
+            match self.pump(None) {
+                Pumped::Idle(next) => std::thread::sleep(self.idle_wait(next).min(TURN)),
+                // Nothing can move them any more.
+                Pumped::Done => return,
+                Pumped::Busy | Pumped::Deadlock(_) | Pumped::Exit(_) | Pumped::OutOfBudget => {}
+            }
         }
     }
 }

@@ -152,18 +152,33 @@ pub fn deadlock_report(vm: &Vm) -> String {
 /// where it waits, so its `finally` blocks run. The tasks it started and is
 /// waiting on (`wait t`: a fiber, a job on another isolate) are its work and
 /// are cancelled with it; the others it started keep running in the background.
-pub fn cancel_entry(vm: &mut Vm, entry: Handle) {
-    let Some(fid) = task::get(&vm.heap, entry).fiber else { return };
+/// Returns the fibers of the tasks cancelled with it, for `cleaning_up`.
+pub fn cancel_entry(vm: &mut Vm, entry: Handle) -> Vec<(u32, Handle)> {
+    let Some(fid) = task::get(&vm.heap, entry).fiber else { return Vec::new() };
     let tk = task::get(&vm.heap, entry);
     let children = tk.extra.as_ref().map(|x| x.children.clone()).unwrap_or_default();
     let awaited = children.into_iter().filter(|&c| {
         let waiters = task::get(&vm.heap, c).extra.as_ref().map_or(&[][..], |x| &x.waiters[..]);
         waiters.iter().any(|&(f, _)| f == fid)
     });
+    let mut cancelled = Vec::new();
     for c in awaited.collect::<Vec<_>>() {
+        cancelled.extend(task::get(&vm.heap, c).fiber.map(|f| (f, c)));
         super::lifecycle::cancel_task(vm, c, super::lifecycle::Cause::Signal("SIGINT"));
     }
     super::lifecycle::cancel_fiber(vm, fid);
+    cancelled
+}
+
+/// Does one of these fibers (from `cancel_entry`) still run its task (its
+/// `finally` blocks, or a job's on another isolate that it waits for)?
+pub fn cleaning_up(vm: &Vm, fibers: &[(u32, Handle)]) -> bool {
+    fibers.iter().any(|&(f, t)| vm.sched.fibers.runs_task(f, t))
+}
+
+/// How long a cancelled fiber's cleanup may take (`--grace`).
+pub fn grace(vm: &Vm) -> Duration {
+    vm.sched.grace
 }
 
 /// One line per fiber for `:fibers`: id, state, what it waits on, where it is.
