@@ -201,8 +201,9 @@ fn take(vm: &mut Vm, _: &[Value]) -> Res<Value> {
                 Err(m) => {
                     let e = crate::vm::error::bare_error(vm, ErrorKind::Value, &m);
                     let packed = clone::pack(vm, &[e], &String::new).expect("an error always crosses");
-                    answer.give(Err(packed));
+                    // Out of the load before the sender hears (see `reply`).
                     inbox.finished(id);
+                    answer.give(Err(packed));
                 }
             },
         }
@@ -243,11 +244,16 @@ fn reply(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     packed.flow = crate::sched::ops::trace_out(vm, Crossing::Answer);
     vm.out.flush();
     let inbox = inbox(vm)?;
-    if let Some(answer) = inbox.answer(id) {
-        answer.give(if failed { Err(packed) } else { Ok(packed) });
-    }
+    let answer = inbox.answer(id);
+    // The job leaves this worker's load before its sender hears: a sender
+    // woken by the answer may send its next job at once, and must see this
+    // worker free (else it can pile two jobs on one worker while the other
+    // idles, as isolate.map's parts did).
     if inbox.finished(id) {
         crate::sched::ops::exempt_fibers(vm, -1);
+    }
+    if let Some(answer) = answer {
+        answer.give(if failed { Err(packed) } else { Ok(packed) });
     }
     Ok(Value::Nil)
 }
