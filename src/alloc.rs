@@ -69,6 +69,39 @@ unsafe impl GlobalAlloc for Alloc {
     }
 }
 
+/// Is `Alloc` the process's allocator (`installed`, by the `csp` binary)?
+/// Only then are a grown mapping's new bytes known to be zero.
+static INSTALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Says `Alloc` is the `#[global_allocator]` (call once, at start-up).
+pub fn installed() {
+    INSTALLED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// `items` grown to `cap` items, the new ones all-zero bytes, which must be
+/// a valid `T` (a nil value): a huge block grows by moving its pages, whose
+/// new part is zero already, so growing costs neither a copy nor a write
+/// of the new part (a map's values: docs/gc.md, "Pauses").
+pub fn grow_zeroed<T: Copy>(items: Box<[T]>, cap: usize) -> Box<[T]> {
+    let n = items.len();
+    assert!(cap >= n && std::mem::size_of::<T>() > 0);
+    let mut v = std::mem::ManuallyDrop::new(items.into_vec());
+    v.reserve_exact(cap - n);
+    let fresh = mapped(&Layout::array::<T>(v.capacity()).expect("a block's layout"))
+        && INSTALLED.load(std::sync::atomic::Ordering::Relaxed);
+    // SAFETY: the capacity is at least `cap`; the bytes from `n` on are
+    // zeroed here, or were by the kernel (a mapping grown by `remap`), and
+    // all-zero bytes are a `T` (the caller's contract).
+    unsafe {
+        if !fresh {
+            std::ptr::write_bytes(v.as_mut_ptr().add(n), 0, v.capacity() - n);
+        }
+        let cap = v.capacity();
+        v.set_len(cap);
+        std::mem::ManuallyDrop::into_inner(v).into_boxed_slice()
+    }
+}
+
 /// The paths of huge blocks, out of line: the drop glue of every type that
 /// frees memory inlines `dealloc`, which must stay a compare and a call.
 mod huge {
@@ -174,6 +207,14 @@ mod os {
         if p == libc::MAP_FAILED {
             return std::ptr::null_mut();
         }
+        if new_size > size {
+            // Past the old size, a grown block reads zero (`grow_zeroed`):
+            // the new pages are, and so must the rest of the old last page
+            // be, which a shrink may have left written.
+            let end = pages(size).min(new_size);
+            // SAFETY: `size..end` lies inside the new mapping.
+            unsafe { std::ptr::write_bytes(p.cast::<u8>().add(size), 0, end - size) };
+        }
         p.cast()
     }
 }
@@ -222,5 +263,29 @@ mod tests {
             assert!((0..HUGE).step_by(4096).all(|i| *q.add(i) == 0));
             a.dealloc(q, z);
         }
+    }
+
+    /// A mapping grown with `remap` reads zero past its old size, even
+    /// where a shrink left the old last page written (`grow_zeroed` relies
+    /// on it); and `grow_zeroed` zeroes what it adds when the block is not
+    /// known to be such a mapping.
+    #[test]
+    fn grown_blocks_read_zero_past_their_old_size() {
+        let a = Alloc;
+        let big = Layout::from_size_align(HUGE * 2, 16).unwrap();
+        unsafe {
+            let p = a.alloc(big);
+            std::ptr::write_bytes(p, 0xAB, HUGE * 2);
+            let odd = HUGE + 1000;
+            let p = a.realloc(p, big, odd);
+            let p = a.realloc(p, Layout::from_size_align(odd, 16).unwrap(), HUGE * 3);
+            assert!(!p.is_null() && *p.add(odd - 1) == 0xAB);
+            assert!((odd..HUGE * 3).step_by(97).all(|i| *p.add(i) == 0), "stale bytes past the old size");
+            a.dealloc(p, Layout::from_size_align(HUGE * 3, 16).unwrap());
+        }
+        let v: Box<[u64]> = vec![7; 1000].into_boxed_slice();
+        let v = grow_zeroed(v, 5000);
+        assert_eq!(v.len(), 5000);
+        assert!(v[..1000].iter().all(|&x| x == 7) && v[1000..].iter().all(|&x| x == 0));
     }
 }

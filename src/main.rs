@@ -77,6 +77,7 @@ extern "C" fn check_stdout() {
 }
 
 fn main() -> ExitCode {
+    csp::alloc::installed();
     csp::os::fdlimit::raise();
     // The interpreter keeps frames on the heap; the big stack is headroom for the
     // compiler's recursion over deeply nested (but accepted) source.

@@ -14,7 +14,8 @@
 //! (the map's length is its layout's). A field read goes from the slot
 //! straight to the value.
 
-use super::value::{Key, MapHasher, Value};
+use super::key_set::KeySet;
+use super::value::{Key, Value};
 use std::rc::Rc;
 
 /// The keys of one or more maps, in insertion order, with their hash index.
@@ -24,7 +25,7 @@ use std::rc::Rc;
 #[derive(Debug)]
 pub struct Layout {
     id: u64,
-    keys: indexmap::IndexSet<Key, MapHasher>,
+    keys: KeySet,
 }
 
 /// Ids are never reused, so a cached id can never name another layout.
@@ -99,7 +100,7 @@ impl Map {
 
     /// Bytes this map holds: its values, and its layout when no other map shares it.
     pub fn size(&self) -> usize {
-        let own = if Rc::strong_count(&self.layout) == 1 { 48 + self.layout.keys.capacity() * 40 } else { 0 };
+        let own = if Rc::strong_count(&self.layout) == 1 { 48 + self.layout.keys.bytes() } else { 0 };
         self.values.len() * 16 + own
     }
 
@@ -110,7 +111,7 @@ impl Map {
 
     /// The keys, to change: this map's own layout (copied if shared). With
     /// `moving`, the keys will change places, so the layout takes a new id.
-    fn keys_mut(&mut self, moving: bool) -> &mut indexmap::IndexSet<Key, MapHasher> {
+    fn keys_mut(&mut self, moving: bool) -> &mut KeySet {
         if Rc::get_mut(&mut self.layout).is_none() {
             let keys = self.layout.keys.clone();
             self.layout = Rc::new(Layout { id: next_id(), keys });
@@ -172,17 +173,24 @@ impl Map {
 
     /// Sets `k` to `v`: in place if present (returning the old value), else last.
     pub fn insert(&mut self, k: Key, v: Value) -> Option<Value> {
-        if let Some(i) = self.get_index_of(&k) {
+        let n = self.len();
+        let i = match Rc::get_mut(&mut self.layout) {
+            // One probe finds the key or adds it.
+            Some(l) => l.keys.insert_full(k).0,
+            // A shared layout is copied only if a key is added.
+            None => match self.layout.keys.get_index_of(&k) {
+                Some(i) => i,
+                None => self.keys_mut(false).insert_full(k).0,
+            },
+        };
+        if i < n {
             return Some(std::mem::replace(&mut self.values[i], v));
         }
-        let n = self.len();
         if n == self.values.len() {
-            let mut grown = vec![Value::Nil; (n * 2).max(4)];
-            grown[..n].copy_from_slice(&self.values);
-            self.values = grown.into_boxed_slice();
+            let values = std::mem::take(&mut self.values);
+            self.values = crate::alloc::grow_zeroed(values, (n * 2).max(4));
         }
         self.values[n] = v;
-        self.keys_mut(false).insert(k);
         None
     }
 
@@ -224,7 +232,7 @@ impl Map {
         self.layout.keys.iter().zip(self.live().iter())
     }
 
-    pub fn keys(&self) -> indexmap::set::Iter<'_, Key> {
+    pub fn keys(&self) -> std::slice::Iter<'_, Key> {
         self.layout.keys.iter()
     }
 
@@ -238,7 +246,7 @@ impl Map {
     }
 }
 
-pub type Iter<'a> = std::iter::Zip<indexmap::set::Iter<'a, Key>, std::slice::Iter<'a, Value>>;
+pub type Iter<'a> = std::iter::Zip<std::slice::Iter<'a, Key>, std::slice::Iter<'a, Value>>;
 
 impl<'a> IntoIterator for &'a Map {
     type Item = (&'a Key, &'a Value);
@@ -250,7 +258,7 @@ impl<'a> IntoIterator for &'a Map {
 
 impl IntoIterator for Map {
     type Item = (Key, Value);
-    type IntoIter = std::iter::Zip<indexmap::set::IntoIter<Key>, std::vec::IntoIter<Value>>;
+    type IntoIter = std::iter::Zip<std::vec::IntoIter<Key>, std::vec::IntoIter<Value>>;
     fn into_iter(self) -> Self::IntoIter {
         let mut values = self.values.into_vec();
         let keys = Rc::try_unwrap(self.layout).map(|l| l.keys).unwrap_or_else(|l| l.keys.clone());

@@ -20,6 +20,7 @@ pub mod heap;
 mod heap_limit;
 pub mod host;
 mod intern;
+pub mod key_set;
 pub mod kind;
 pub mod list;
 pub mod map;
