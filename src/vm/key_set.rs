@@ -185,8 +185,7 @@ impl KeySet {
     #[inline(always)]
     fn find(&self, k: &Key, h: u32) -> Option<usize> {
         if self.table.is_empty() {
-            let at = self.hashes.iter().zip(&self.keys).position(|(&x, key)| x == h && key == k);
-            return at;
+            return self.hashes.iter().zip(&self.keys).position(|(&x, key)| x == h && key == k);
         }
         match probe(&self.table, &self.keys, k, h) {
             Ok(pos) => Some(slot_index(self.table[pos])),
@@ -201,24 +200,22 @@ impl KeySet {
     pub fn insert_full(&mut self, k: Key) -> (usize, bool) {
         let h = hash_of(&k);
         let n = self.keys.len();
+        // The common case: one probe finds the key or the empty slot it goes to.
+        let mut empty = None;
         if self.old.is_none() && !self.table.is_empty() {
-            // The common case: one probe finds the key or where it goes.
             match probe(&self.table, &self.keys, &k, h) {
                 Ok(pos) => return (slot_index(self.table[pos]), false),
-                Err(pos) if (n + 1) * 3 <= self.table.len() * 2 => {
-                    self.table[pos] = slot(h, n);
-                    self.keys.push(k);
-                    self.hashes.push(h);
-                    return (n, true);
-                }
-                Err(_) => {}
+                Err(pos) => empty = Some(pos).filter(|_| (n + 1) * 3 <= self.table.len() * 2),
             }
         } else if let Some(i) = self.find(&k, h) {
             return (i, false);
         }
         self.keys.push(k);
         self.hashes.push(h);
-        self.indexed(h, n);
+        match empty {
+            Some(pos) => self.table[pos] = slot(h, n),
+            None => self.indexed(h, n),
+        }
         (n, true)
     }
 
