@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run the csp benchmarks against their Lua 5.4, LuaJIT's interpreter
-# (`luajit -joff`, the same .lua files) and Python 3 peers.
+# (`luajit -joff`, the same .lua files), Python 3 and, where a NAME.js exists,
+# Node peers.
 #
 #   benches/run.sh                 all benchmarks, 3 runs each
 #   RUNS=5 benches/run.sh fib loop only fib and loop, 5 runs each
@@ -19,7 +20,8 @@ RUNS="${RUNS:-3}"
 LUA="${LUA:-lua5.4}"
 LUAJIT="${LUAJIT:-luajit}"
 PYTHON="${PYTHON:-python3}"
-ALL=(fib loop binary_trees nbody strings_maps string_build)
+NODE="${NODE:-node}"
+ALL=(fib loop binary_trees nbody strings_maps string_build string_split)
 
 # shellcheck source=benches/lib.sh
 source "$here/lib.sh"
@@ -42,6 +44,8 @@ have_lj=1
 command -v "$LUAJIT" >/dev/null 2>&1 || { echo "warning: $LUAJIT not found (apt-get install luajit); skipping LuaJIT" >&2; have_lj=0; }
 have_py=1
 command -v "$PYTHON" >/dev/null 2>&1 || { echo "warning: $PYTHON not found; skipping Python" >&2; have_py=0; }
+have_node=1
+command -v "$NODE" >/dev/null 2>&1 || { echo "warning: $NODE not found; skipping Node" >&2; have_node=0; }
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -50,7 +54,7 @@ mismatch=0
 rows=()
 for b in "${benches[@]}"; do
     echo "running $b ..." >&2
-    t_csp="-"; t_lua="-"; t_lj="-"; t_py="-"
+    t_csp="-"; t_lua="-"; t_lj="-"; t_py="-"; t_js="-"
     ref=""
     if [[ $have_csp == 1 ]]; then
         t_csp="$(time_runs "$b.csp" "$CSP" run "$here/$b.csp")"
@@ -76,8 +80,12 @@ for b in "${benches[@]}"; do
         [[ "$t_py" == FAIL ]] && { echo "!!! $b: python failed" >&2; cat "$tmp/$b.py.err" >&2; mismatch=1; }
         [[ -z "$ref" && "$t_py" != FAIL ]] && ref="$b.py"
     fi
-    declare -A status=(["$b.lua"]="$t_lua" ["$b.luajit"]="$t_lj" ["$b.py"]="$t_py")
-    for peer in "$b.lua" "$b.luajit" "$b.py"; do
+    if [[ $have_node == 1 && -f "$here/$b.js" ]]; then
+        t_js="$(time_runs "$b.js" "$NODE" "$here/$b.js")"
+        [[ "$t_js" == FAIL ]] && { echo "!!! $b: node failed" >&2; cat "$tmp/$b.js.err" >&2; mismatch=1; }
+    fi
+    declare -A status=(["$b.lua"]="$t_lua" ["$b.luajit"]="$t_lj" ["$b.py"]="$t_py" ["$b.js"]="$t_js")
+    for peer in "$b.lua" "$b.luajit" "$b.py" "$b.js"; do
         [[ -n "$ref" && "$peer" != "$ref" ]] || continue
         [[ "${status[$peer]}" != "-" && "${status[$peer]}" != FAIL ]] || continue
         if ! cmp -s "$tmp/$ref.out" "$tmp/$peer.out"; then
@@ -87,7 +95,7 @@ for b in "${benches[@]}"; do
         fi
     done
     unset status
-    rows+=("$b $t_csp $t_lua $t_lj $t_py $(ratio "$t_csp" "$t_lua") $(ratio "$t_csp" "$t_lj") $(ratio "$t_csp" "$t_py")")
+    rows+=("$b $t_csp $t_lua $t_lj $t_py $t_js $(ratio "$t_csp" "$t_lua") $(ratio "$t_csp" "$t_lj") $(ratio "$t_csp" "$t_py") $(ratio "$t_csp" "$t_js")")
 done
 
 startup="-"
@@ -104,10 +112,10 @@ if [[ $have_csp == 1 ]]; then
 fi
 
 echo
-printf '%-14s %8s %8s %8s %9s %8s %9s %8s\n' benchmark "csp s" "lua s" "luajit s" "python s" csp/lua csp/lj csp/py
+printf '%-14s %8s %8s %8s %9s %8s %8s %9s %8s %8s\n' benchmark "csp s" "lua s" "luajit s" "python s" "node s" csp/lua csp/lj csp/py csp/node
 for row in "${rows[@]}"; do
     # shellcheck disable=SC2086
-    printf '%-14s %8s %8s %8s %9s %8s %9s %8s\n' $row
+    printf '%-14s %8s %8s %8s %9s %8s %8s %9s %8s %8s\n' $row
 done
 echo
 echo "median of $RUNS runs each (seconds, wall clock)"

@@ -14,16 +14,21 @@ use std::fmt::Write;
 
 /// What `print`, `str` and `"${}"` show: strings bare, everything else as `repr`.
 pub fn display(heap: &Heap, v: Value) -> String {
-    match v {
-        Value::Int(i) => return i.to_string(),
-        Value::Obj(_) => {
-            if let Some(s) = heap.as_str(v) {
-                return s.s.to_string();
-            }
-        }
-        _ => {}
+    let mut out = String::new();
+    write_display(heap, v, &mut out);
+    out
+}
+
+/// Appends `display(v)` to `out`, without a string of its own for an int or
+/// a string (interpolation builds its result this way).
+pub fn write_display(heap: &Heap, v: Value, out: &mut String) {
+    if let Value::Int(i) = v {
+        return out.push_str(itoa::Buffer::new().format(i));
     }
-    repr(heap, v)
+    match heap.as_str(v) {
+        Some(s) => out.push_str(&s.s),
+        None => write_repr(heap, v, out),
+    }
 }
 
 /// The form a value takes inside a container: strings quoted with escapes.

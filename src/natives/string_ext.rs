@@ -106,8 +106,8 @@ pub(super) fn is_class(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Re
 }
 
 pub(super) fn split(vm: &mut Vm, h: Handle, _: &str, args: &[Value]) -> Res<Value> {
-    let s = text(&vm.heap, h).0;
-    split_str(&mut vm.heap, &s, args)
+    let (s, chars) = text(&vm.heap, h);
+    split_str(&mut vm.heap, &s, chars == s.len(), args)
 }
 
 pub(super) fn splitlines(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {
@@ -144,7 +144,8 @@ fn fill_of(fill: &str, n: usize) -> String {
 
 /// `s.split(sep?, limit?)`: at most `limit` splits (Python's `maxsplit`; negative: no
 /// limit). No separator or `nil` splits on runs of whitespace; an empty one into characters.
-fn split_str(heap: &mut Heap, s: &str, args: &[Value]) -> Res<Value> {
+/// `ascii`: `s` is known to be ASCII, so its parts are.
+fn split_str(heap: &mut Heap, s: &str, ascii: bool, args: &[Value]) -> Res<Value> {
     arity("split", args, 0, 2)?;
     let limit = match args.get(1) {
         Some(v) => int_arg(heap, "split", *v)?,
@@ -155,14 +156,18 @@ fn split_str(heap: &mut Heap, s: &str, args: &[Value]) -> Res<Value> {
         None | Some(Value::Nil) => None,
         Some(v) => Some(str_arg(heap, "split", *v)?),
     };
-    // The heap is asked first: the parts of a big string must not be built
-    // past the memory limit (issue 37).
-    let bytes = match sep.as_deref() {
-        None => s.split_whitespace().take(limit.saturating_add(1)).count() * PART_BYTES,
-        Some("") => chars_bytes(s.chars().take(limit.saturating_add(1))),
-        Some(sep) => (s.matches(sep).take(limit).count() + 1) * PART_BYTES,
-    };
-    heap.reserve(bytes)?;
+    // The heap is asked before the parts are made: the parts of a big string
+    // must not be built past the memory limit (issue 37). A big string's are
+    // counted first, so that not even their list is made past it; a short
+    // one's list is small, and a second pass cost a fifth of splitting a line.
+    let big = s.len() > SHORT_TEXT;
+    if big {
+        heap.reserve(match sep.as_deref() {
+            None => s.split_whitespace().take(limit.saturating_add(1)).count() * PART_BYTES,
+            Some("") => chars_bytes(s.chars().take(limit.saturating_add(1))),
+            Some(sep) => (Matches::new(s, sep).take(limit).count() + 1) * PART_BYTES,
+        })?;
+    }
     let parts: Vec<&str> = match sep.as_deref() {
         None => {
             let mut parts = Vec::new();
@@ -193,14 +198,64 @@ fn split_str(heap: &mut Heap, s: &str, args: &[Value]) -> Res<Value> {
             }
             parts
         }
-        Some(sep) => s.splitn(limit.saturating_add(1), sep).collect(),
+        Some(sep) => {
+            let mut parts = Vec::new();
+            let mut start = 0;
+            for at in Matches::new(s, sep).take(limit) {
+                parts.push(&s[start..at]);
+                start = at + sep.len();
+            }
+            parts.push(&s[start..]);
+            parts
+        }
     };
-    let items = parts.into_iter().map(|p| heap.str(p)).collect();
+    if !big {
+        heap.reserve(parts.len() * PART_BYTES)?;
+    }
+    let items = match ascii {
+        true => parts.into_iter().map(|p| heap.ascii_str(p)).collect(),
+        false => parts.into_iter().map(|p| heap.str(p)).collect(),
+    };
     Ok(heap.list(items))
+}
+
+/// The byte offsets of `sep`'s non-overlapping occurrences in `s`, left to
+/// right: memchr for a one-byte separator (a line's `,` or a text's `\n`),
+/// else one memmem searcher for both of `split`'s passes. `str::splitn` set
+/// up a Two-Way searcher per call and stepped it byte by byte: splitting
+/// short lines spent more there than in making the parts.
+#[allow(clippy::large_enum_variant)] // one on the stack per call: boxing would cost an allocation
+enum Matches<'a> {
+    Byte(memchr::Memchr<'a>),
+    Bytes(memchr::memmem::FindIter<'a, 'a>),
+}
+
+impl<'a> Matches<'a> {
+    fn new(s: &'a str, sep: &'a str) -> Matches<'a> {
+        match sep.as_bytes() {
+            &[b] => Matches::Byte(memchr::memchr_iter(b, s.as_bytes())),
+            sep => Matches::Bytes(memchr::memmem::find_iter(s.as_bytes(), sep)),
+        }
+    }
+}
+
+impl Iterator for Matches<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            Matches::Byte(it) => it.next(),
+            Matches::Bytes(it) => it.next(),
+        }
+    }
 }
 
 /// What a list of new strings holds per item: its slot and the string's object.
 const PART_BYTES: usize = 16 + 32;
+
+/// Text up to this long is split in one pass (see `split_str`).
+const SHORT_TEXT: usize = 4096;
 
 /// What a list of these characters as strings holds: ASCII ones are shared.
 pub(super) fn chars_bytes(chars: impl Iterator<Item = char>) -> usize {

@@ -327,12 +327,10 @@ pub(super) fn concat(vm: &mut Vm, parts: &[Value]) -> Res<Value> {
         Some((&h, rest)) if vm.heap.as_str(h).is_some() => (Some(h), rest),
         _ => (None, parts),
     };
-    let mut s = String::new();
+    // Room for a short result: growing from empty reallocated two or three times.
+    let mut s = String::with_capacity(64);
     for &v in rest {
-        match vm.heap.as_str(v) {
-            Some(x) => s.push_str(&x.s),
-            None => s.push_str(&crate::display::display(&vm.heap, v)),
-        }
+        crate::display::write_display(&vm.heap, v, &mut s);
     }
     let head_len = head.and_then(|h| vm.heap.as_str(h)).map_or(0, |h| h.s.len());
     if s.len() + head_len > crate::limits::MAX_STRING {
