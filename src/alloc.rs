@@ -1,30 +1,50 @@
-//! The process's allocator: mimalloc, except for huge blocks (16 MiB and
-//! more), which are mapped from the kernel directly and grown with `mremap`.
-//! mimalloc's `realloc` always copies; a list of millions of items, a long
-//! string or a big map's entries would stall the program for tens of
-//! milliseconds each time it doubles (docs/gc.md, "Pauses"). `mremap` moves
-//! the pages instead of their bytes. glibc's malloc does the same past its
-//! mmap threshold. Elsewhere than Linux every block is mimalloc's.
+//! The process's allocator: mimalloc, except for huge blocks, which are
+//! mapped from the kernel directly and grown with `mremap`: blocks made at
+//! 16 MiB or more, and blocks grown past 1 MiB. mimalloc's `realloc` always
+//! copies; a list of millions of items, a long string or a big map's entries
+//! would stall the program for milliseconds each time it doubles (docs/gc.md,
+//! "Pauses"). `mremap` moves the pages instead of their bytes, and the new
+//! pages are faulted in as they are first written, spread over the pushes
+//! that fill them. glibc's malloc does the same past its mmap threshold.
+//! Elsewhere than Linux every block is mimalloc's.
 
 use mimalloc::MiMalloc;
 use std::alloc::{GlobalAlloc, Layout};
 
 pub struct Alloc;
 
-/// Blocks from this size on are mapped (a copy of one costs about a millisecond).
+/// Blocks made at this size or more are mapped (a copy of one costs a few
+/// milliseconds, with the faults of its fresh pages).
 const HUGE: usize = 16 << 20;
 
-/// Is a block of this layout huge (mapped, unless its alignment is past a
-/// page's)? Decided by the size alone, which `dealloc` and `realloc` are
-/// given again: one compare on every allocation and free.
+/// Blocks grown to this size or more are mapped: the copy into the mapping
+/// is of at most this much, once, and later growth moves pages. Made
+/// blocks below `HUGE` stay mimalloc's, which reuses freed memory without
+/// faulting it in again: a program that makes many such blocks and frees
+/// them pays no system calls for them.
+const GROWN: usize = 1 << 20;
+
+/// Might a block of this size be mapped? Decided by the size alone, which
+/// `dealloc` and `realloc` are given again: one compare on every free.
 #[inline(always)]
-fn huge_size(size: usize) -> bool {
-    cfg!(target_os = "linux") && size >= HUGE
+fn maybe_mapped(size: usize) -> bool {
+    cfg!(target_os = "linux") && size >= GROWN
 }
 
-/// Is a block of this layout mapped rather than mimalloc's?
-fn mapped(layout: &Layout) -> bool {
-    huge_size(layout.size()) && layout.align() <= 4096
+/// Is a block of this layout made mapped rather than mimalloc's?
+fn made_mapped(layout: &Layout) -> bool {
+    cfg!(target_os = "linux") && layout.size() >= HUGE && layout.align() <= 4096
+}
+
+/// Is the live block `ptr` of this layout a mapping? From `GROWN` to `HUGE`
+/// it may be either, and mimalloc's page map says which.
+fn is_mapped(ptr: *const u8, layout: &Layout) -> bool {
+    extern "C" {
+        // In the mimalloc library the `mimalloc` crate links (page-map.c).
+        fn mi_is_in_heap_region(p: *const u8) -> bool;
+    }
+    // SAFETY: a query of mimalloc's page map, for any address.
+    maybe_mapped(layout.size()) && layout.align() <= 4096 && !unsafe { mi_is_in_heap_region(ptr) }
 }
 
 // SAFETY: each block is freed, grown or shrunk by the allocator that made
@@ -32,7 +52,7 @@ fn mapped(layout: &Layout) -> bool {
 unsafe impl GlobalAlloc for Alloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if huge_size(layout.size()) {
+        if layout.size() >= HUGE {
             return huge::alloc(layout);
         }
         // SAFETY: the caller's contract, passed on.
@@ -41,7 +61,7 @@ unsafe impl GlobalAlloc for Alloc {
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if huge_size(layout.size()) {
+        if layout.size() >= HUGE {
             return huge::alloc_zeroed(layout);
         }
         // SAFETY: as for `alloc`.
@@ -50,7 +70,7 @@ unsafe impl GlobalAlloc for Alloc {
 
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if huge_size(layout.size()) {
+        if maybe_mapped(layout.size()) {
             // SAFETY: `ptr` was made by `huge::alloc` with this layout.
             return unsafe { huge::dealloc(ptr, layout) };
         }
@@ -60,7 +80,7 @@ unsafe impl GlobalAlloc for Alloc {
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if huge_size(layout.size().max(new_size)) {
+        if maybe_mapped(layout.size().max(new_size)) {
             // SAFETY: the caller's contract, passed on.
             return unsafe { huge::realloc(ptr, layout, new_size) };
         }
@@ -87,8 +107,8 @@ pub fn grow_zeroed<T: Copy>(items: Box<[T]>, cap: usize) -> Box<[T]> {
     assert!(cap >= n && std::mem::size_of::<T>() > 0);
     let mut v = std::mem::ManuallyDrop::new(items.into_vec());
     v.reserve_exact(cap - n);
-    let fresh = mapped(&Layout::array::<T>(v.capacity()).expect("a block's layout"))
-        && INSTALLED.load(std::sync::atomic::Ordering::Relaxed);
+    let layout = Layout::array::<T>(v.capacity()).expect("a block's layout");
+    let fresh = INSTALLED.load(std::sync::atomic::Ordering::Relaxed) && is_mapped(v.as_ptr().cast(), &layout);
     // SAFETY: the capacity is at least `cap`; the bytes from `n` on are
     // zeroed here, or were by the kernel (a mapping grown by `remap`), and
     // all-zero bytes are a `T` (the caller's contract).
@@ -105,13 +125,13 @@ pub fn grow_zeroed<T: Copy>(items: Box<[T]>, cap: usize) -> Box<[T]> {
 /// The paths of huge blocks, out of line: the drop glue of every type that
 /// frees memory inlines `dealloc`, which must stay a compare and a call.
 mod huge {
-    use super::{mapped, os, Alloc, MiMalloc};
+    use super::{is_mapped, made_mapped, os, MiMalloc, GROWN};
     use std::alloc::{GlobalAlloc, Layout};
 
     #[cold]
     #[inline(never)]
     pub fn alloc(layout: Layout) -> *mut u8 {
-        match mapped(&layout) {
+        match made_mapped(&layout) {
             true => os::map(layout.size()),
             // SAFETY: a layout `GlobalAlloc::alloc` was given.
             false => unsafe { MiMalloc.alloc(layout) },
@@ -121,7 +141,7 @@ mod huge {
     #[cold]
     #[inline(never)]
     pub fn alloc_zeroed(layout: Layout) -> *mut u8 {
-        match mapped(&layout) {
+        match made_mapped(&layout) {
             // Fresh anonymous pages are zero.
             true => os::map(layout.size()),
             // SAFETY: as for `alloc`.
@@ -134,7 +154,7 @@ mod huge {
     #[cold]
     #[inline(never)]
     pub unsafe fn dealloc(ptr: *mut u8, layout: Layout) {
-        match mapped(&layout) {
+        match is_mapped(ptr, &layout) {
             // SAFETY: see above.
             true => unsafe { os::unmap(ptr, layout.size()) },
             // SAFETY: see above.
@@ -143,25 +163,39 @@ mod huge {
     }
 
     /// # Safety
-    /// As for `GlobalAlloc::realloc`; one of the sizes is huge.
+    /// As for `GlobalAlloc::realloc`; one of the sizes is at least `GROWN`.
+    /// A block grown to `GROWN` or more becomes (or stays) a mapping; one
+    /// shrunk stays what it is while it is that big.
     #[cold]
     #[inline(never)]
     pub unsafe fn realloc(ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: the caller guarantees `new_size`, rounded up to the
         // alignment, does not overflow.
         let new = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
-        match (mapped(&layout), mapped(&new)) {
+        let was = is_mapped(ptr, &layout);
+        let will = cfg!(target_os = "linux")
+            && new_size >= GROWN
+            && layout.align() <= 4096
+            && (was || new_size > layout.size() || made_mapped(&new));
+        match (was, will) {
             // SAFETY: as for `GlobalAlloc::realloc`.
             (false, false) => unsafe { MiMalloc.realloc(ptr, layout, new_size) },
             // SAFETY: `ptr` was mapped with the old size.
             (true, true) => unsafe { os::remap(ptr, layout.size(), new_size) },
             _ => {
-                // SAFETY: both blocks are live and at least this long.
+                // SAFETY: both blocks are live and at least this long;
+                // each is freed by the allocator that made it.
                 unsafe {
-                    let to = Alloc.alloc(new);
+                    let to = match will {
+                        true => os::map(new_size),
+                        false => MiMalloc.alloc(new),
+                    };
                     if !to.is_null() {
                         std::ptr::copy_nonoverlapping(ptr, to, layout.size().min(new_size));
-                        Alloc.dealloc(ptr, layout);
+                        match was {
+                            true => os::unmap(ptr, layout.size()),
+                            false => MiMalloc.dealloc(ptr, layout),
+                        }
                     }
                     to
                 }
@@ -237,12 +271,18 @@ mod os {
 mod tests {
     use super::*;
 
+    fn fill(p: *mut u8, n: usize) {
+        (0..n).step_by(4093).for_each(|i| unsafe { *p.add(i) = (i % 251) as u8 });
+    }
+
+    fn check(p: *mut u8, n: usize) -> bool {
+        (0..n).step_by(4093).all(|i| unsafe { *p.add(i) } == (i % 251) as u8)
+    }
+
     /// A block grows from mimalloc's into a mapping, grows as a mapping
     /// (moved or not), shrinks back into mimalloc's, keeping its bytes.
     #[test]
     fn blocks_keep_their_bytes_across_the_threshold() {
-        let fill = |p: *mut u8, n: usize| (0..n).step_by(4093).for_each(|i| unsafe { *p.add(i) = (i % 251) as u8 });
-        let check = |p: *mut u8, n: usize| (0..n).step_by(4093).all(|i| unsafe { *p.add(i) } == (i % 251) as u8);
         let a = Alloc;
         let small = Layout::from_size_align(HUGE / 2, 16).unwrap();
         unsafe {
@@ -262,6 +302,29 @@ mod tests {
             let q = a.alloc_zeroed(z);
             assert!((0..HUGE).step_by(4096).all(|i| *q.add(i) == 0));
             a.dealloc(q, z);
+        }
+    }
+
+    /// A block grown past `GROWN` moves into a mapping and keeps its bytes;
+    /// shrunk while still that big it stays one; shrunk below, it goes back
+    /// to mimalloc. A block *made* that big is mimalloc's.
+    #[test]
+    fn blocks_grown_past_a_mebibyte_become_mappings() {
+        let a = Alloc;
+        let lay = |n| Layout::from_size_align(n, 16).unwrap();
+        unsafe {
+            let made = a.alloc(lay(GROWN * 2));
+            assert!(!is_mapped(made, &lay(GROWN * 2)));
+            a.dealloc(made, lay(GROWN * 2));
+            let p = a.alloc(lay(GROWN / 2));
+            fill(p, GROWN / 2);
+            let p = a.realloc(p, lay(GROWN / 2), GROWN * 3);
+            assert!(is_mapped(p, &lay(GROWN * 3)) && check(p, GROWN / 2));
+            let p = a.realloc(p, lay(GROWN * 3), GROWN + 5);
+            assert!(is_mapped(p, &lay(GROWN + 5)) && check(p, GROWN / 2));
+            let p = a.realloc(p, lay(GROWN + 5), GROWN / 4);
+            assert!(!is_mapped(p, &lay(GROWN / 4)) && check(p, GROWN / 4));
+            a.dealloc(p, lay(GROWN / 4));
         }
     }
 
