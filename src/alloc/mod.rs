@@ -104,17 +104,24 @@ pub fn installed() {
 /// of the new part (a map's values: docs/gc.md, "Pauses").
 pub fn grow_zeroed<T: Copy>(items: Box<[T]>, cap: usize) -> Box<[T]> {
     let n = items.len();
-    assert!(cap >= n && std::mem::size_of::<T>() > 0);
+    let size = std::mem::size_of::<T>();
+    assert!(cap >= n && size > 0);
     let mut v = std::mem::ManuallyDrop::new(items.into_vec());
     v.reserve_exact(cap - n);
     let layout = Layout::array::<T>(v.capacity()).expect("a block's layout");
-    let fresh = INSTALLED.load(std::sync::atomic::Ordering::Relaxed) && is_mapped(v.as_ptr().cast(), &layout);
-    // SAFETY: the capacity is at least `cap`; the bytes from `n` on are
-    // zeroed here, or were by the kernel (a mapping grown by `remap`), and
-    // all-zero bytes are a `T` (the caller's contract).
+    let p = v.as_mut_ptr();
+    // A mapping's bytes are zero from `zero_from` on (src/alloc/maps.rs).
+    let dirty = match INSTALLED.load(std::sync::atomic::Ordering::Relaxed) && is_mapped(p.cast(), &layout) {
+        // SAFETY: a live mapped block.
+        true => unsafe { maps::zero_from(p.cast()) }.div_ceil(size).min(v.capacity()),
+        false => v.capacity(),
+    };
+    // SAFETY: the capacity is at least `cap`; the items from `n` on are
+    // zeroed here up to `dirty`, and are zero past it, and all-zero bytes
+    // are a `T` (the caller's contract).
     unsafe {
-        if !fresh {
-            std::ptr::write_bytes(v.as_mut_ptr().add(n), 0, v.capacity() - n);
+        if dirty > n {
+            std::ptr::write_bytes(p.add(n), 0, dirty - n);
         }
         let cap = v.capacity();
         v.set_len(cap);
@@ -125,14 +132,14 @@ pub fn grow_zeroed<T: Copy>(items: Box<[T]>, cap: usize) -> Box<[T]> {
 /// The paths of huge blocks, out of line: the drop glue of every type that
 /// frees memory inlines `dealloc`, which must stay a compare and a call.
 mod huge {
-    use super::{is_mapped, made_mapped, os, MiMalloc, GROWN};
+    use super::{is_mapped, made_mapped, maps, MiMalloc, GROWN};
     use std::alloc::{GlobalAlloc, Layout};
 
     #[cold]
     #[inline(never)]
     pub fn alloc(layout: Layout) -> *mut u8 {
         match made_mapped(&layout) {
-            true => os::map(layout.size()),
+            true => maps::map(layout.size(), false),
             // SAFETY: a layout `GlobalAlloc::alloc` was given.
             false => unsafe { MiMalloc.alloc(layout) },
         }
@@ -142,8 +149,7 @@ mod huge {
     #[inline(never)]
     pub fn alloc_zeroed(layout: Layout) -> *mut u8 {
         match made_mapped(&layout) {
-            // Fresh anonymous pages are zero.
-            true => os::map(layout.size()),
+            true => maps::map(layout.size(), true),
             // SAFETY: as for `alloc`.
             false => unsafe { MiMalloc.alloc_zeroed(layout) },
         }
@@ -156,7 +162,7 @@ mod huge {
     pub unsafe fn dealloc(ptr: *mut u8, layout: Layout) {
         match is_mapped(ptr, &layout) {
             // SAFETY: see above.
-            true => unsafe { os::unmap(ptr, layout.size()) },
+            true => unsafe { maps::unmap(ptr, layout.size()) },
             // SAFETY: see above.
             false => unsafe { MiMalloc.dealloc(ptr, layout) },
         }
@@ -181,19 +187,19 @@ mod huge {
             // SAFETY: as for `GlobalAlloc::realloc`.
             (false, false) => unsafe { MiMalloc.realloc(ptr, layout, new_size) },
             // SAFETY: `ptr` was mapped with the old size.
-            (true, true) => unsafe { os::remap(ptr, layout.size(), new_size) },
+            (true, true) => unsafe { maps::remap(ptr, layout.size(), new_size) },
             _ => {
                 // SAFETY: both blocks are live and at least this long;
                 // each is freed by the allocator that made it.
                 unsafe {
                     let to = match will {
-                        true => os::map(new_size),
+                        true => maps::map(new_size, false),
                         false => MiMalloc.alloc(new),
                     };
                     if !to.is_null() {
                         std::ptr::copy_nonoverlapping(ptr, to, layout.size().min(new_size));
                         match was {
-                            true => os::unmap(ptr, layout.size()),
+                            true => maps::unmap(ptr, layout.size()),
                             false => MiMalloc.dealloc(ptr, layout),
                         }
                     }
@@ -205,58 +211,12 @@ mod huge {
 }
 
 #[cfg(target_os = "linux")]
-mod os {
-    const PAGE: usize = 4096;
+mod maps;
 
-    fn pages(n: usize) -> usize {
-        n.div_ceil(PAGE) * PAGE
-    }
-
-    pub fn map(size: usize) -> *mut u8 {
-        let prot = libc::PROT_READ | libc::PROT_WRITE;
-        let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
-        // SAFETY: a new anonymous mapping, touching no memory of ours.
-        let p = unsafe { libc::mmap(std::ptr::null_mut(), pages(size), prot, flags, -1, 0) };
-        if p == libc::MAP_FAILED {
-            return std::ptr::null_mut();
-        }
-        p.cast()
-    }
-
-    /// # Safety
-    /// `ptr` is a mapping of `size` bytes from `map` or `remap`.
-    pub unsafe fn unmap(ptr: *mut u8, size: usize) {
-        // SAFETY: see above.
-        unsafe { libc::munmap(ptr.cast(), pages(size)) };
-    }
-
-    /// Grows or shrinks a mapping, moving its pages (not their bytes) if
-    /// it cannot grow where it is. On failure the old mapping stays.
-    ///
-    /// # Safety
-    /// As for `unmap`.
-    pub unsafe fn remap(ptr: *mut u8, size: usize, new_size: usize) -> *mut u8 {
-        // SAFETY: see above.
-        let p = unsafe { libc::mremap(ptr.cast(), pages(size), pages(new_size), libc::MREMAP_MAYMOVE) };
-        if p == libc::MAP_FAILED {
-            return std::ptr::null_mut();
-        }
-        if new_size > size {
-            // Past the old size, a grown block reads zero (`grow_zeroed`):
-            // the new pages are, and so must the rest of the old last page
-            // be, which a shrink may have left written.
-            let end = pages(size).min(new_size);
-            // SAFETY: `size..end` lies inside the new mapping.
-            unsafe { std::ptr::write_bytes(p.cast::<u8>().add(size), 0, end - size) };
-        }
-        p.cast()
-    }
-}
-
-/// Never used: `mapped` is false elsewhere than Linux.
+/// Never used: nothing is mapped elsewhere than Linux.
 #[cfg(not(target_os = "linux"))]
-mod os {
-    pub fn map(_: usize) -> *mut u8 {
+mod maps {
+    pub fn map(_: usize, _: bool) -> *mut u8 {
         std::ptr::null_mut()
     }
 
@@ -264,6 +224,10 @@ mod os {
 
     pub unsafe fn remap(_: *mut u8, _: usize, _: usize) -> *mut u8 {
         std::ptr::null_mut()
+    }
+
+    pub unsafe fn zero_from(_: *mut u8) -> usize {
+        0
     }
 }
 
@@ -328,23 +292,36 @@ mod tests {
         }
     }
 
-    /// A mapping grown with `remap` reads zero past its old size, even
-    /// where a shrink left the old last page written (`grow_zeroed` relies
-    /// on it); and `grow_zeroed` zeroes what it adds when the block is not
-    /// known to be such a mapping.
+    /// A mapping knows where its written bytes end: past what a shrink or a
+    /// free left, it reads zero (what `grow_zeroed` relies on). A freed
+    /// mapping is reused, pages and all, by the next block that fits, which
+    /// grows in place while the mapping is long enough.
     #[test]
-    fn grown_blocks_read_zero_past_their_old_size() {
+    #[cfg(target_os = "linux")]
+    fn mappings_know_their_dirty_bytes_and_are_reused() {
         let a = Alloc;
-        let big = Layout::from_size_align(HUGE * 2, 16).unwrap();
+        let lay = |n| Layout::from_size_align(n, 16).unwrap();
         unsafe {
-            let p = a.alloc(big);
+            let p = a.alloc(lay(HUGE * 2));
+            assert_eq!(maps::zero_from(p), 0);
             std::ptr::write_bytes(p, 0xAB, HUGE * 2);
             let odd = HUGE + 1000;
-            let p = a.realloc(p, big, odd);
-            let p = a.realloc(p, Layout::from_size_align(odd, 16).unwrap(), HUGE * 3);
+            let p = a.realloc(p, lay(HUGE * 2), odd);
+            let p = a.realloc(p, lay(odd), HUGE * 3);
             assert!(!p.is_null() && *p.add(odd - 1) == 0xAB);
-            assert!((odd..HUGE * 3).step_by(97).all(|i| *p.add(i) == 0), "stale bytes past the old size");
-            a.dealloc(p, Layout::from_size_align(HUGE * 3, 16).unwrap());
+            let from = maps::zero_from(p);
+            assert_eq!(from, HUGE * 2);
+            assert!((from..HUGE * 3).step_by(97).all(|i| *p.add(i) == 0), "stale bytes past the bound");
+            a.dealloc(p, lay(HUGE * 3));
+            // Freed into this thread's cache: the next block that fits gets it.
+            let q = a.realloc(a.alloc(lay(GROWN / 2)), lay(GROWN / 2), GROWN);
+            assert_eq!(q, p, "the cached mapping is reused");
+            assert_eq!(maps::zero_from(q), HUGE * 3);
+            assert_eq!(a.realloc(q, lay(GROWN), HUGE * 3), q, "grown in place");
+            a.dealloc(q, lay(HUGE * 3));
+            let z = a.alloc_zeroed(lay(HUGE));
+            assert!(z != p && (0..HUGE).step_by(4096).all(|i| *z.add(i) == 0), "zeroed blocks are fresh");
+            a.dealloc(z, lay(HUGE));
         }
         let v: Box<[u64]> = vec![7; 1000].into_boxed_slice();
         let v = grow_zeroed(v, 5000);
