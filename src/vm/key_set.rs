@@ -57,6 +57,34 @@ struct Moving {
     at: usize,
 }
 
+thread_local! {
+    /// How many tables this thread's maps are moving (`Moving`s alive).
+    static MOVES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Is a big map's index being rebuilt on this thread? While it is, most
+/// insertions write a page of the fresh table that no one has touched, and
+/// its fault (several microseconds in a VM) makes each of them far slower
+/// than the preemption countdown assumes: the scheduler counts shorter
+/// slices (src/sched/driver.rs).
+pub fn moving() -> bool {
+    MOVES.with(|m| m.get() > 0)
+}
+
+impl Moving {
+    fn new(table: Box<[Slot]>) -> Box<Moving> {
+        MOVES.with(|m| m.set(m.get() + 1));
+        Box::new(Moving { table, at: 0 })
+    }
+}
+
+impl Drop for Moving {
+    fn drop(&mut self) {
+        // Ignored while the thread ends (the count goes with it).
+        let _ = MOVES.try_with(|m| m.set(m.get() - 1));
+    }
+}
+
 #[inline]
 fn hash_of(k: &Key) -> u32 {
     (MapHasher.hash_one(k) >> 32) as u32
@@ -237,7 +265,7 @@ impl KeySet {
                 return;
             }
             let table = std::mem::replace(&mut self.table, zeroed(slots));
-            self.old = Some(Box::new(Moving { table, at: 0 }));
+            self.old = Some(Moving::new(table));
         }
         place(&mut self.table, h, i);
         self.move_some(MOVE);

@@ -100,3 +100,37 @@ fn keys_of_every_kind() {
         assert_eq!(s.get_index_of(k), Some(i));
     }
 }
+
+/// `moving` says whether some set on this thread is rebuilding its index a
+/// piece at a time: from the growth that starts it until the move ends, or
+/// until the set is dropped or cut short mid-move.
+#[test]
+fn moving_is_true_exactly_while_a_move_is_under_way() {
+    let mut s = KeySet::default();
+    let mut i = 0;
+    while !moving() {
+        s.insert_full(Key::Int(i));
+        i += 1;
+        assert!(i < 1 << 20, "a big set grows a piece at a time");
+    }
+    assert!(s.old.is_some());
+    while s.old.is_some() {
+        assert!(moving());
+        s.insert_full(Key::Int(i));
+        i += 1;
+    }
+    assert!(!moving());
+    while !moving() {
+        s.insert_full(Key::Int(i));
+        i += 1;
+    }
+    drop(s);
+    assert!(!moving(), "a set dropped mid-move is not moving");
+    let mut t: KeySet = (0..100_000).map(Key::Int).collect();
+    while !moving() {
+        t.insert_full(Key::Int(i));
+        i += 1;
+    }
+    t.truncate(10);
+    assert!(!moving(), "a set cut short is not moving");
+}
