@@ -105,7 +105,7 @@ fn slot_index(s: Slot) -> usize {
     (s as u32 as usize) - 1
 }
 
-/// A zeroed table: a huge one is mapped pages, zero until written (src/alloc.rs).
+/// A zeroed table: a huge one is mapped pages, zero until written (src/alloc/).
 fn zeroed(slots: usize) -> Box<[Slot]> {
     vec![0; slots].into_boxed_slice()
 }
