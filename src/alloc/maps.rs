@@ -121,8 +121,9 @@ pub unsafe fn unmap(block: *mut u8, size: usize) {
 }
 
 /// The block of `size` bytes grown or shrunk to `new_size`: in place while
-/// its mapping is long enough, else moved by the kernel (pages, not bytes).
-/// Null on failure, the old block kept.
+/// its mapping is long enough (and not more than twice so), else remapped
+/// by the kernel (pages moved, not bytes). Null on failure, the old block
+/// kept.
 ///
 /// # Safety
 /// As for `unmap`.
@@ -133,7 +134,9 @@ pub unsafe fn remap(block: *mut u8, size: usize, new_size: usize) -> *mut u8 {
         h.dirty = h.dirty.max(size);
     }
     let len = pages(new_size) + PAGE;
-    if len <= h.len {
+    // Growing within the mapping, or shrinking by less than half, keeps it
+    // whole; a big shrink gives the pages back (`mremap` to fewer).
+    if len <= h.len && (new_size >= size || len > h.len / 2) {
         return block;
     }
     // SAFETY: the mapping is `h.len` bytes from its header page.
@@ -141,9 +144,12 @@ pub unsafe fn remap(block: *mut u8, size: usize, new_size: usize) -> *mut u8 {
     if p == libc::MAP_FAILED {
         return std::ptr::null_mut();
     }
-    // SAFETY: the header moved with the mapping; its new pages are zero.
+    // SAFETY: the header moved with the mapping; its new pages are zero,
+    // and pages given back come back zero.
     unsafe {
-        (*p.cast::<Header>()).len = len;
+        let h = &mut *p.cast::<Header>();
+        h.len = len;
+        h.dirty = h.dirty.min(len - PAGE);
         p.cast::<u8>().add(PAGE)
     }
 }

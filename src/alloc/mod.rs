@@ -317,8 +317,15 @@ mod tests {
             let q = a.realloc(a.alloc(lay(GROWN / 2)), lay(GROWN / 2), GROWN);
             assert_eq!(q, p, "the cached mapping is reused");
             assert_eq!(maps::zero_from(q), HUGE * 3);
-            assert_eq!(a.realloc(q, lay(GROWN), HUGE * 3), q, "grown in place");
-            a.dealloc(q, lay(HUGE * 3));
+            assert_eq!(a.realloc(q, lay(GROWN), GROWN * 2), q, "grown in place, the mapping kept whole");
+            assert_eq!(a.realloc(q, lay(GROWN * 2), HUGE * 3), q, "grown in place");
+            // Shrunk to less than half its mapping, a block gives pages back;
+            // what it kept stays known dirty, what comes back is zero.
+            let q = a.realloc(q, lay(HUGE * 3), HUGE);
+            assert_eq!(maps::zero_from(q), HUGE);
+            let q = a.realloc(q, lay(HUGE), HUGE * 2);
+            assert!((HUGE..HUGE * 2).step_by(97).all(|i| *q.add(i) == 0));
+            a.dealloc(q, lay(HUGE * 2));
             let z = a.alloc_zeroed(lay(HUGE));
             assert!(z != p && (0..HUGE).step_by(4096).all(|i| *z.add(i) == 0), "zeroed blocks are fresh");
             a.dealloc(z, lay(HUGE));
