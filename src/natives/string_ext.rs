@@ -163,26 +163,13 @@ fn split_str(heap: &mut Heap, s: &str, ascii: bool, args: &[Value]) -> Res<Value
     let big = s.len() > SHORT_TEXT;
     if big {
         heap.reserve(match sep.as_deref() {
-            None => s.split_whitespace().take(limit.saturating_add(1)).count() * PART_BYTES,
+            None => Words::new(s, ascii, limit).count() * PART_BYTES,
             Some("") => chars_bytes(s.chars().take(limit.saturating_add(1))),
             Some(sep) => (Matches::new(s, sep).take(limit).count() + 1) * PART_BYTES,
         })?;
     }
     let parts: Vec<&str> = match sep.as_deref() {
-        None => {
-            let mut parts = Vec::new();
-            let mut rest = s.trim_start();
-            while !rest.is_empty() {
-                if parts.len() == limit {
-                    parts.push(rest);
-                    break;
-                }
-                let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-                parts.push(&rest[..end]);
-                rest = rest[end..].trim_start();
-            }
-            parts
-        }
+        None => Words::new(s, ascii, limit).collect(),
         Some("") => {
             let mut parts: Vec<&str> = Vec::new();
             let mut it = s.char_indices().peekable();
@@ -217,6 +204,58 @@ fn split_str(heap: &mut Heap, s: &str, ascii: bool, args: &[Value]) -> Res<Value
         false => parts.into_iter().map(|p| heap.str(p)).collect(),
     };
     Ok(heap.list(items))
+}
+
+/// `split()`'s parts: the runs of text between whitespace (Unicode's
+/// White_Space), at most `limit` of them and then the rest (its trailing
+/// whitespace kept, as Python's `maxsplit`). ASCII text is scanned byte by
+/// byte; decoding each character cost a third of splitting words.
+struct Words<'a> {
+    rest: &'a str,
+    ascii: bool,
+    left: usize,
+}
+
+impl<'a> Words<'a> {
+    fn new(s: &'a str, ascii: bool, limit: usize) -> Words<'a> {
+        let mut w = Words { rest: s, ascii, left: limit };
+        w.skip_space();
+        w
+    }
+
+    fn skip_space(&mut self) {
+        self.rest = match self.ascii {
+            true => &self.rest[self.rest.bytes().position(|b| !ascii_space(b)).unwrap_or(self.rest.len())..],
+            false => self.rest.trim_start(),
+        };
+    }
+}
+
+/// Is `b` White_Space, for ASCII text (`char::is_whitespace`'s ASCII part)?
+fn ascii_space(b: u8) -> bool {
+    b == b' ' || (b'\t'..=b'\r').contains(&b)
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        if self.left == 0 {
+            return Some(std::mem::take(&mut self.rest));
+        }
+        self.left -= 1;
+        let end = match self.ascii {
+            true => self.rest.bytes().position(ascii_space),
+            false => self.rest.find(char::is_whitespace),
+        };
+        let (word, rest) = self.rest.split_at(end.unwrap_or(self.rest.len()));
+        self.rest = rest;
+        self.skip_space();
+        Some(word)
+    }
 }
 
 /// The byte offsets of `sep`'s non-overlapping occurrences in `s`, left to
