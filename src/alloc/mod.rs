@@ -48,12 +48,12 @@ fn is_mapped(ptr: *const u8, layout: &Layout) -> bool {
 }
 
 // SAFETY: each block is freed, grown or shrunk by the allocator that made
-// it, which `mapped` tells from the layout the caller passes back.
+// it, which `is_mapped` tells from its size and address.
 unsafe impl GlobalAlloc for Alloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if layout.size() >= HUGE {
-            return huge::alloc(layout);
+            return huge::alloc(layout, false);
         }
         // SAFETY: the caller's contract, passed on.
         unsafe { MiMalloc.alloc(layout) }
@@ -62,7 +62,7 @@ unsafe impl GlobalAlloc for Alloc {
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if layout.size() >= HUGE {
-            return huge::alloc_zeroed(layout);
+            return huge::alloc(layout, true);
         }
         // SAFETY: as for `alloc`.
         unsafe { MiMalloc.alloc_zeroed(layout) }
@@ -90,7 +90,8 @@ unsafe impl GlobalAlloc for Alloc {
 }
 
 /// Is `Alloc` the process's allocator (`installed`, by the `csp` binary)?
-/// Only then are a grown mapping's new bytes known to be zero.
+/// Only then is a block that is not mimalloc's one of our mappings, with
+/// its header to say where its written bytes end.
 static INSTALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Says `Alloc` is the `#[global_allocator]` (call once, at start-up).
@@ -135,23 +136,16 @@ mod huge {
     use super::{is_mapped, made_mapped, maps, MiMalloc, GROWN};
     use std::alloc::{GlobalAlloc, Layout};
 
+    /// A block of `layout`, all zero if `zeroed`.
     #[cold]
     #[inline(never)]
-    pub fn alloc(layout: Layout) -> *mut u8 {
-        match made_mapped(&layout) {
-            true => maps::map(layout.size(), false),
+    pub fn alloc(layout: Layout, zeroed: bool) -> *mut u8 {
+        match (made_mapped(&layout), zeroed) {
+            (true, _) => maps::map(layout.size(), zeroed),
             // SAFETY: a layout `GlobalAlloc::alloc` was given.
-            false => unsafe { MiMalloc.alloc(layout) },
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    pub fn alloc_zeroed(layout: Layout) -> *mut u8 {
-        match made_mapped(&layout) {
-            true => maps::map(layout.size(), true),
-            // SAFETY: as for `alloc`.
-            false => unsafe { MiMalloc.alloc_zeroed(layout) },
+            (false, false) => unsafe { MiMalloc.alloc(layout) },
+            // SAFETY: as above.
+            (false, true) => unsafe { MiMalloc.alloc_zeroed(layout) },
         }
     }
 
@@ -182,7 +176,7 @@ mod huge {
         let will = cfg!(target_os = "linux")
             && new_size >= GROWN
             && layout.align() <= 4096
-            && (was || new_size > layout.size() || made_mapped(&new));
+            && (was || new_size > layout.size());
         match (was, will) {
             // SAFETY: as for `GlobalAlloc::realloc`.
             (false, false) => unsafe { MiMalloc.realloc(ptr, layout, new_size) },
