@@ -129,6 +129,17 @@ impl Heap {
         self.alloc_counting(obj.size(), obj)
     }
 
+    /// `alloc` of a string, the object made most (a line read, a field split
+    /// off): an ASCII one's size counted here rather than by `Obj::size`,
+    /// whose call and match were a tenth of making it.
+    #[inline]
+    fn alloc_str(&mut self, s: StrObj) -> Handle {
+        match s.is_ascii() {
+            true => self.alloc_counting(std::mem::size_of::<Obj>() + s.ascii_bytes(), Obj::Str(s)),
+            false => self.alloc(Obj::Str(s)),
+        }
+    }
+
     /// `alloc`, counting `bytes` towards the next collection.
     fn alloc_counting(&mut self, bytes: usize, obj: Obj) -> Handle {
         self.allocated += bytes;
@@ -355,7 +366,7 @@ impl Heap {
             }
             Err(hash) => {
                 let text = self.strings.text(hash, s);
-                let h = self.alloc(Obj::Str(StrObj::new(text)));
+                let h = self.alloc_str(StrObj::new(text));
                 self.strings.insert(hash, h);
                 Value::Obj(h)
             }
@@ -366,7 +377,7 @@ impl Heap {
         if s.len() <= SHORT {
             return self.intern(s);
         }
-        Value::Obj(self.alloc(Obj::Str(StrObj::new(Str::from(s)))))
+        Value::Obj(self.alloc_str(StrObj::new(Str::from(s))))
     }
 
     /// `str` of text known to be ASCII (its length is its count of chars).
@@ -375,7 +386,7 @@ impl Heap {
         if s.len() <= SHORT {
             return self.intern(s);
         }
-        Value::Obj(self.alloc(Obj::Str(StrObj { s: Str::from(s), chars: s.len() })))
+        Value::Obj(self.alloc_str(StrObj { s: Str::from(s), chars: s.len() }))
     }
 
     pub fn string(&mut self, s: String) -> Value {
@@ -388,7 +399,7 @@ impl Heap {
         if let Some(t) = ShortText::join(parts) {
             return self.intern(t.as_str());
         }
-        Value::Obj(self.alloc(Obj::Str(StrObj::new(Str::concat(parts)))))
+        Value::Obj(self.alloc_str(StrObj::new(Str::concat(parts))))
     }
 
     /// The string `a + tail`, `a` a string: when long, made by `StrObj::plus`
@@ -408,7 +419,7 @@ impl Heap {
         if s.len() <= SHORT {
             return self.intern(&s);
         }
-        Value::Obj(self.alloc(Obj::Str(StrObj::new(s))))
+        Value::Obj(self.alloc_str(StrObj::new(s)))
     }
 
     pub fn list(&mut self, items: Vec<Value>) -> Value {

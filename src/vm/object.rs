@@ -73,6 +73,12 @@ impl StrObj {
     pub fn is_ascii(&self) -> bool {
         self.chars == self.s.len()
     }
+
+    /// Bytes it holds beyond its slot when ASCII: the text and its buffer's header.
+    #[inline]
+    pub fn ascii_bytes(&self) -> usize {
+        self.s.len() + 16
+    }
 }
 
 pub struct Closure {
@@ -184,8 +190,8 @@ impl Obj {
         let extra = match self {
             // The text and its buffer's header, and the character index of text
             // that is not ASCII (its header is read only then).
-            Obj::Str(s) if s.is_ascii() => s.s.len() + 16,
-            Obj::Str(s) => s.s.len() + 16 + s.s.index_bytes(),
+            Obj::Str(s) if s.is_ascii() => s.ascii_bytes(),
+            Obj::Str(s) => s.ascii_bytes() + s.s.index_bytes(),
             Obj::Bytes(b) => b.len(),
             Obj::List(l) => l.heap_bytes(),
             Obj::Map(m) => m.size(),
