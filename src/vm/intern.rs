@@ -13,7 +13,7 @@ use super::str::Str;
 use super::value::{Handle, MapHasher};
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hasher};
 
 /// The longest interned string, in bytes (Lua's LUAI_MAXSHORTLEN).
 pub const SHORT: usize = 40;
@@ -40,8 +40,12 @@ fn text_of(objs: &[Obj], h: Handle) -> &str {
 }
 
 fn hash(s: &str) -> u64 {
-    // Seeded like the maps' hash: strings come from the network too.
-    MapHasher.hash_one(s)
+    // Seeded like the maps' hash: strings come from the network too. The
+    // bytes alone, without the end marker `Hash for str` adds (for keys made
+    // of several strings): the table holds one string per key.
+    let mut h = MapHasher.build_hasher();
+    h.write(s.as_bytes());
+    h.finish()
 }
 
 impl Interned {
