@@ -8,6 +8,7 @@
 
 use crate::limits::MAX_STRING;
 use crate::vm::object::Obj;
+use crate::vm::value::MapHasher;
 use crate::vm::{Handle, Heap, Key, Value};
 use std::collections::HashSet;
 use std::fmt::Write;
@@ -38,6 +39,9 @@ pub fn repr(heap: &Heap, v: Value) -> String {
     out
 }
 
+/// The containers being printed (a cycle prints as `[...]`).
+type Opened = HashSet<u32, MapHasher>;
+
 /// A container part-way through printing: its handle and the next item to print.
 enum Open {
     List(Handle, usize),
@@ -48,7 +52,9 @@ enum Open {
 /// bytes (a DAG of shared lists can be exponentially large when printed).
 pub fn write_repr(heap: &Heap, v: Value, out: &mut String) {
     let mut stack: Vec<Open> = Vec::new();
-    let mut open: HashSet<u32> = HashSet::new();
+    // Free to make until a container is entered: std's default hasher reads
+    // and bumps per-thread keys, which was most of printing a bool or a float.
+    let mut open = Opened::with_hasher(MapHasher);
     enter(heap, v, out, &mut stack, &mut open);
     while let Some(top) = stack.last_mut() {
         if out.len() > MAX_STRING - 3 {
@@ -100,11 +106,11 @@ pub fn write_repr(heap: &Heap, v: Value, out: &mut String) {
 
 /// Writes a scalar whole, or opens a container (pushing it on `stack`), or writes
 /// `[...]`/`{...}` for a container that is already open.
-fn enter(heap: &Heap, v: Value, out: &mut String, stack: &mut Vec<Open>, open: &mut HashSet<u32>) {
+fn enter(heap: &Heap, v: Value, out: &mut String, stack: &mut Vec<Open>, open: &mut Opened) {
     let h = match v {
         Value::Nil => return out.push_str("nil"),
         Value::Bool(b) => return out.push_str(if b { "true" } else { "false" }),
-        Value::Int(i) => return write!(out, "{i}").unwrap(),
+        Value::Int(i) => return out.push_str(itoa::Buffer::new().format(i)),
         Value::Float(f) => return out.push_str(&fmt_float(f)),
         Value::Obj(h) => h,
     };
