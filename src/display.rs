@@ -53,7 +53,7 @@ enum Open {
 pub fn write_repr(heap: &Heap, v: Value, out: &mut String) {
     let mut stack: Vec<Open> = Vec::new();
     // Free to make until a container is entered: std's default hasher reads
-    // and bumps per-thread keys, which was most of printing a bool or a float.
+    // and bumps per-thread keys even for a scalar, which enters none.
     let mut open = Opened::with_hasher(MapHasher);
     enter(heap, v, out, &mut stack, &mut open);
     while let Some(top) = stack.last_mut() {
