@@ -158,6 +158,26 @@ impl Map {
         self.values.get(i)
     }
 
+    /// `value_at` without the bounds check.
+    ///
+    /// # Safety
+    /// `i` must be below `self.len()`.
+    #[inline(always)]
+    pub unsafe fn value_unchecked(&self, i: usize) -> &Value {
+        debug_assert!(i < self.len());
+        self.values.get_unchecked(i)
+    }
+
+    /// `value_unchecked`, to change.
+    ///
+    /// # Safety
+    /// As for `value_unchecked`.
+    #[inline(always)]
+    pub unsafe fn value_unchecked_mut(&mut self, i: usize) -> &mut Value {
+        debug_assert!(i < self.len());
+        self.values.get_unchecked_mut(i)
+    }
+
     /// `value_at`, to change.
     #[inline(always)]
     pub fn value_at_mut(&mut self, i: usize) -> Option<&mut Value> {
