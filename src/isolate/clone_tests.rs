@@ -142,7 +142,7 @@ fn same(va: &Vm, a: Value, vb: &Vm, b: Value, seen: &mut HashMap<u32, u32>) -> R
     }
     seen.insert(ha.0, hb.0);
     match (va.heap.get(ha), vb.heap.get(hb)) {
-        (Obj::Str(x), Obj::Str(y)) if x.s.as_str() == y.s.as_str() && x.chars == y.chars => Ok(()),
+        (Obj::Str(x), Obj::Str(y)) if x.s.as_str() == y.s.as_str() && x.chars() == y.chars() => Ok(()),
         (Obj::Bytes(x), Obj::Bytes(y)) if x == y => Ok(()),
         (Obj::Range(a0, a1), Obj::Range(b0, b1)) if (a0, a1) == (b0, b1) => Ok(()),
         (Obj::List(x), Obj::List(y)) if x.len() == y.len() => {

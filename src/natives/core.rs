@@ -121,7 +121,7 @@ fn len(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("len", args, 1, 1)?;
     let n = match args[0] {
         Value::Obj(h) => match vm.heap.get(h) {
-            Obj::Str(s) => s.chars as i64,
+            Obj::Str(s) => s.chars() as i64,
             Obj::Bytes(b) => b.len() as i64,
             Obj::List(l) => l.len() as i64,
             Obj::Map(m) => m.len() as i64,

@@ -166,9 +166,9 @@ fn buffered_line(vm: &mut Vm, h: Handle) -> Option<Value> {
     let mut f = front.borrow_mut();
     f.line(limit, |line, ascii| match ascii || line.is_ascii() {
         // SAFETY: ASCII is UTF-8.
-        true => Some(heap.ascii_str(unsafe { std::str::from_utf8_unchecked(line) })),
+        true => Some(heap.read_str(unsafe { std::str::from_utf8_unchecked(line) }, true)),
         // Invalid UTF-8 is left for `read_line` to report.
-        false => std::str::from_utf8(line).ok().map(|text| heap.str(text)),
+        false => std::str::from_utf8(line).ok().map(|text| heap.read_str(text, false)),
     })
 }
 
@@ -187,8 +187,8 @@ fn read_line(vm: &mut Vm, h: Handle, max: Option<usize>) -> Res<Ret> {
     let heap = &mut vm.heap;
     let r = s.read_line(max, cap.bytes, |line| match line.is_ascii() {
         // SAFETY: ASCII is UTF-8 (one pass instead of validating, then counting chars).
-        true => Ok(heap.ascii_str(unsafe { std::str::from_utf8_unchecked(line) })),
-        false => super::bytes::utf8(line).map(|text| heap.str(text)),
+        true => Ok(heap.read_str(unsafe { std::str::from_utf8_unchecked(line) }, true)),
+        false => super::bytes::utf8(line).map(|text| heap.read_str(text, false)),
     });
     let r = match r {
         Ok(Step::Done(Some(Ok(v)))) => Ok(Ret::Value(v)),

@@ -50,7 +50,7 @@ pub static CLASS: Class = Class {
 /// and its length in characters.
 pub(super) fn text(heap: &Heap, h: Handle) -> (crate::vm::Str, usize) {
     let so = heap.as_str(Value::Obj(h)).expect("receiver is a string");
-    (so.s.clone(), so.chars)
+    (so.s.clone(), so.chars())
 }
 
 fn len(vm: &mut Vm, h: Handle, name: &str, args: &[Value]) -> Res<Value> {

@@ -24,7 +24,7 @@ pub fn add(heap: &mut Heap, a: Value, b: Value) -> Res<Value> {
                     return err(ErrorKind::Limit, format!("string too long ({len} bytes)"));
                 }
                 heap.reserve(len)?;
-                let (tail, chars) = (y.s.clone(), y.chars);
+                let (tail, chars) = (y.s.clone(), y.chars());
                 Ok(heap.append(ha, &tail, chars))
             }
             (Obj::List(x), Obj::List(y)) => {

@@ -366,7 +366,7 @@ impl Heap {
             }
             Err(hash) => {
                 let text = self.strings.text(hash, s);
-                let h = self.alloc_str(StrObj::new(text));
+                let h = self.alloc_str(StrObj::new(text).interned());
                 self.strings.insert(hash, h);
                 Value::Obj(h)
             }
@@ -386,7 +386,15 @@ impl Heap {
         if s.len() <= SHORT {
             return self.intern(s);
         }
-        Value::Obj(self.alloc_str(StrObj { s: Str::from(s), chars: s.len() }))
+        Value::Obj(self.alloc_str(StrObj::ascii(Str::from(s))))
+    }
+
+    /// A string of text read in (a line), never interned whatever its
+    /// length: lines seldom repeat, and looking each one up, then dropping it
+    /// from the table when it is freed, cost a tenth of grep's time.
+    pub fn read_str(&mut self, s: &str, ascii: bool) -> Value {
+        let s = Str::from(s);
+        Value::Obj(self.alloc_str(if ascii { StrObj::ascii(s) } else { StrObj::new(s) }))
     }
 
     pub fn string(&mut self, s: String) -> Value {

@@ -1,14 +1,17 @@
-//! The table of short strings: every string value of at most `SHORT` bytes is
-//! one heap object per text, as in Lua. A program that makes the same words
-//! over and over (splitting lines, `"w" + i`, map keys read back) then holds
-//! one object per distinct word and allocates nothing per repeat, and two
-//! short strings are equal exactly when their handles are.
+//! The table of short strings: a string value of at most `SHORT` bytes made
+//! by the program is one heap object per text, as in Lua. A program that
+//! makes the same words over and over (splitting lines, `"w" + i`, map keys
+//! read back) then holds one object per distinct word and allocates nothing
+//! per repeat. Equality still compares text (`arith::equal`): lines read from
+//! a stream stay out of the table (`Heap::read_str`), since they seldom
+//! repeat and each would cost a lookup when made and another when freed.
 //!
 //! The table is weak: the collector frees an unreachable short string like
-//! any other and `forget`s it here. A string found here while a cycle is under
-//! way may be one the cycle was about to free; `Heap::intern` marks it.
+//! any other and `forget`s it here (`StrObj::is_interned`). A string found
+//! here while a cycle is under way may be one the cycle was about to free;
+//! `Heap::intern` marks it.
 
-use super::object::{Obj, StrObj};
+use super::object::Obj;
 use super::str::Str;
 use super::value::{Handle, MapHasher};
 use hashbrown::hash_table::Entry;
@@ -94,9 +97,9 @@ impl Interned {
     /// being freed.
     #[inline]
     pub fn forget(&mut self, h: Handle, obj: &Obj) {
-        if let Obj::Str(StrObj { s, .. }) = obj {
-            if s.len() <= SHORT {
-                if let Ok(e) = self.table.find_entry(hash(s), |&(_, x)| x == h) {
+        if let Obj::Str(s) = obj {
+            if s.is_interned() {
+                if let Ok(e) = self.table.find_entry(hash(&s.s), |&(_, x)| x == h) {
                     e.remove();
                 }
             }
@@ -172,6 +175,27 @@ mod tests {
         assert_eq!(handle(vm.heap.str("kept")), handle(kept));
         let again = handle(vm.heap.str("dropped"));
         assert!(matches!(vm.heap.get(again), Obj::Str(s) if &*s.s == "dropped"));
+    }
+
+    /// A line read in is a string of its own, kept out of the table, and
+    /// the collector frees it without looking there; it still equals the
+    /// interned string of its text.
+    #[test]
+    fn a_read_string_is_not_interned() {
+        let mut vm = Vm::new();
+        let word = vm.heap.str("word");
+        let before = vm.heap.strings.len();
+        let read = vm.heap.read_str("word", true);
+        assert_ne!(handle(read), handle(word));
+        assert!(crate::vm::arith::equal(&vm.heap, read, word));
+        assert!(matches!(vm.heap.get(handle(read)), Obj::Str(s) if !s.is_interned() && s.chars() == 4));
+        assert!(matches!(vm.heap.get(handle(word)), Obj::Str(s) if s.is_interned()));
+        vm.heap.read_str("día", false);
+        assert_eq!(vm.heap.strings.len(), before);
+        vm.globals.push(word);
+        gc::collect(&mut vm, vec![]);
+        assert_eq!(vm.heap.strings.len(), before);
+        assert_eq!(handle(vm.heap.str("word")), handle(word));
     }
 
     /// A string unreachable when a cycle began, found again while it runs,

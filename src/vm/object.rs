@@ -56,9 +56,14 @@ const _: () = {
 pub struct StrObj {
     pub s: Str,
     /// Number of chars (Unicode scalar values); equal to `s.len()` for ASCII, which
-    /// makes indexing O(1) in the common case.
-    pub chars: usize,
+    /// makes indexing O(1) in the common case. In the top bit `INTERNED`.
+    chars: usize,
 }
+
+/// In `StrObj::chars`: the object is in the table of short strings
+/// (intern.rs), which must drop it when it is freed. Short strings made
+/// elsewhere (lines read) are not, and are freed without a look there.
+const INTERNED: usize = 1 << (usize::BITS - 1);
 
 impl StrObj {
     pub fn new(s: Str) -> StrObj {
@@ -66,12 +71,33 @@ impl StrObj {
         StrObj { s, chars }
     }
 
+    /// A string of ASCII text.
+    pub fn ascii(s: Str) -> StrObj {
+        StrObj { chars: s.len(), s }
+    }
+
+    /// `self`, marked as the table of short strings' object for its text.
+    pub fn interned(self) -> StrObj {
+        StrObj { chars: self.chars | INTERNED, ..self }
+    }
+
+    pub fn is_interned(&self) -> bool {
+        self.chars & INTERNED != 0
+    }
+
+    /// Number of chars (Unicode scalar values).
+    #[inline]
+    pub fn chars(&self) -> usize {
+        self.chars & !INTERNED
+    }
+
     /// `self` followed by `tail` (see `Str::plus`: in place when it can be).
     pub fn plus(&self, tail: &str, tail_chars: usize) -> StrObj {
-        StrObj { s: self.s.plus(tail), chars: self.chars + tail_chars }
+        StrObj { s: self.s.plus(tail), chars: self.chars() + tail_chars }
     }
+
     pub fn is_ascii(&self) -> bool {
-        self.chars == self.s.len()
+        self.chars() == self.s.len()
     }
 
     /// Bytes it holds beyond its slot when ASCII: the text and its buffer's header.

@@ -104,7 +104,7 @@ pub fn str_index(heap: &mut Heap, s: Value, i: i64) -> Res<Value> {
     let Some(so) = heap.as_str(s) else {
         return err(ErrorKind::Type, "not a string");
     };
-    let len = so.chars;
+    let len = so.chars();
     let Some(j) = resolve_index(i, len) else {
         return err(ErrorKind::Index, format!("string index {i} out of range for length {len}"));
     };
