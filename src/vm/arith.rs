@@ -302,9 +302,15 @@ pub fn contains(heap: &Heap, item: Value, coll: Value) -> Res<bool> {
 }
 
 /// `a is b`: the same heap object; nil, bools and numbers compare as by `==`.
+/// Short strings are one object per text (intern.rs), so equal ones are the
+/// same: also a line read in, which has an object of its own.
 pub fn identical(heap: &Heap, a: Value, b: Value) -> bool {
     match (a, b) {
-        (Value::Obj(x), Value::Obj(y)) => x == y,
+        (Value::Obj(x), Value::Obj(y)) if x == y => true,
+        (Value::Obj(x), Value::Obj(y)) => match (heap.get(x), heap.get(y)) {
+            (Obj::Str(p), Obj::Str(q)) => p.s.len() <= super::intern::SHORT && p.s == q.s,
+            _ => false,
+        },
         (Value::Obj(_), _) | (_, Value::Obj(_)) => false,
         _ => equal(heap, a, b),
     }
