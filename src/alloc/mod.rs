@@ -270,10 +270,10 @@ mod tests {
             let lay = Layout::from_size_align(size, align).unwrap();
             unsafe {
                 let z = a.alloc_zeroed(lay);
-                assert!(z as usize % align == 0 && check_zero(z, size));
+                assert!((z as usize).is_multiple_of(align) && check_zero(z, size));
                 a.dealloc(z, lay);
                 let p = a.alloc(lay);
-                assert_eq!(p as usize % align, 0);
+                assert!((p as usize).is_multiple_of(align));
                 (0..size).for_each(|i| *p.add(i) = i as u8);
                 let p = a.realloc(p, lay, size * 3);
                 assert!(!p.is_null() && (0..size).all(|i| *p.add(i) == i as u8));
