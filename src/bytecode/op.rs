@@ -368,6 +368,28 @@ pub enum Op {
         key: u8,
         k: u16,
     },
+    /// dst = obj[key + off]: an index such as `a[i - 1]` in one instruction
+    /// (`off` < 0 from `key - n`, else from `key + n`).
+    IndexAdd {
+        dst: u8,
+        obj: u8,
+        key: u8,
+        off: i8,
+    },
+    /// obj[key + off] = src
+    SetIndexAdd {
+        obj: u8,
+        key: u8,
+        off: i8,
+        src: u8,
+    },
+    /// obj[key + off] = consts[k] (`flags[i - 2] = false`)
+    SetIndexKAdd {
+        obj: u8,
+        key: u8,
+        off: i8,
+        k: u16,
+    },
     /// dst = obj.name (map key, or a property such as `e.message`)
     Field {
         dst: u8,

@@ -137,6 +137,12 @@ impl Compiler<'_> {
                     self.emit(Op::IndexI { dst, obj: ro, idx: i as u8 });
                     return;
                 }
+                if let Some((base, off)) = offset_key(k) {
+                    let rk = self.expr_any(base);
+                    self.span = e.span;
+                    self.emit(Op::IndexAdd { dst, obj: ro, key: rk, off });
+                    return;
+                }
                 let rk = self.expr_any(k);
                 self.span = e.span;
                 self.emit(Op::Index { dst, obj: ro, key: rk });
@@ -375,7 +381,8 @@ impl Compiler<'_> {
     fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, dst: u8) {
         if let ExprKind::Int(i) = b.kind {
             let imm = match op {
-                BinOp::Sub => i.checked_neg(),
+                // A negative AddI is a subtraction (for its error's operator).
+                BinOp::Sub => i.checked_neg().filter(|n| *n < 0),
                 BinOp::Mod if i == 0 => None,
                 _ => Some(i),
             };
@@ -499,6 +506,20 @@ impl Compiler<'_> {
         f.protos.push(proto);
         let n = f.protos.len();
         self.table_index(n, "nested functions and imports")
+    }
+}
+
+/// An index `x + n` or `x - n`, `n` a positive int literal of at most 127
+/// (`a[i - 1]`, from 1-based code): `x` and the offset, for IndexAdd and its
+/// setters, which save the addition's instruction. The offset's sign says
+/// which operator a type error names.
+pub(crate) fn offset_key(k: &Expr) -> Option<(&Expr, i8)> {
+    let ExprKind::Binary(op, x, n) = &k.kind else { return None };
+    let ExprKind::Int(n @ 1..=127) = n.kind else { return None };
+    match op {
+        BinOp::Add => Some((x, n as i8)),
+        BinOp::Sub => Some((x, -(n as i8))),
+        _ => None,
     }
 }
 

@@ -530,6 +530,16 @@ impl Compiler<'_> {
         f.scopes.last_mut().unwrap().push(Local { name: name.to_string(), reg, cell: false, info });
     }
 
+    /// The register of `e` when it is a name of a local of this function
+    /// that no closure captures; nothing is reported for other names.
+    pub(crate) fn local_reg(&self, e: &crate::syntax::ast::Expr) -> Option<u8> {
+        let crate::syntax::ast::ExprKind::Name(n) = &e.kind else { return None };
+        match find_local(&self.funcs[self.funcs.len() - 1], n) {
+            Some((reg, false)) => Some(reg),
+            _ => None,
+        }
+    }
+
     pub(crate) fn resolve(&mut self, name: &str, span: Span) -> Option<Var> {
         let depth = self.funcs.len() - 1;
         if let Some((reg, cell)) = find_local(&self.funcs[depth], name) {

@@ -239,6 +239,23 @@ impl Compiler<'_> {
             }
             ExprKind::Index(obj, key) => {
                 let ro = self.expr_any(obj);
+                // `a[i - 1] = v` in one instruction when `v` is a literal or a
+                // local: nothing runs between reading `i` and the store.
+                let offset = super::expr::offset_key(key).filter(|_| op.is_none());
+                if let Some((base, off)) = offset {
+                    if let Some(k) = self.literal_const(value) {
+                        let rk = self.expr_any(base);
+                        self.span = target.span;
+                        self.emit(Op::SetIndexKAdd { obj: ro, key: rk, off, k });
+                        return;
+                    }
+                    if let Some(rv) = self.local_reg(value) {
+                        let rk = self.expr_any(base);
+                        self.span = target.span;
+                        self.emit(Op::SetIndexAdd { obj: ro, key: rk, off, src: rv });
+                        return;
+                    }
+                }
                 let rk = self.expr_any(key);
                 let Some(op) = op else {
                     // A plain value stays where it is (a local needs no move).

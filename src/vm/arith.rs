@@ -440,6 +440,8 @@ pub(super) fn compare_slow(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
 #[inline(never)]
 pub(super) fn arith_slow(vm: &mut Vm, op: Op, x: Value, y: Value) -> Res<Value> {
     match op {
+        // `x - n`, compiled as an AddI of -n.
+        Op::AddI { imm, .. } if imm < 0 => sub(&vm.heap, x, Value::Int(-(imm as i64))),
         Op::Add { .. } | Op::AddI { .. } => add(&mut vm.heap, x, y),
         Op::Sub { .. } => sub(&vm.heap, x, y),
         Op::Mul { .. } | Op::MulI { .. } => mul(&mut vm.heap, x, y),

@@ -646,6 +646,39 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 }
                 t!(set_index(vm, reg!(obj), reg!(key), *proto.konst(k)));
             }
+            Op::IndexAdd { dst, obj, key, off } => {
+                // An int key's sum cannot wrap into a list's range.
+                if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
+                    if let Some(v) = vm.heap.get(*h).list_item(i.wrapping_add(off as i64) as u64 as usize) {
+                        reg!(dst) = *v;
+                        continue;
+                    }
+                }
+                let v = t!(super::exec_rare::index_add(vm, reg!(obj), reg!(key), off));
+                reg!(dst) = v;
+            }
+            Op::SetIndexAdd { obj, key, off, src } => {
+                if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
+                    let at = i.wrapping_add(off as i64) as u64 as usize;
+                    if let Some(v) = vm.heap.get_mut_items(*h).list_item_mut(at) {
+                        let old = std::mem::replace(v, reg!(src));
+                        vm.heap.overwritten(old);
+                        continue;
+                    }
+                }
+                t!(super::exec_rare::set_index_add(vm, reg!(obj), reg!(key), off, reg!(src)));
+            }
+            Op::SetIndexKAdd { obj, key, off, k } => {
+                if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
+                    let at = i.wrapping_add(off as i64) as u64 as usize;
+                    if let Some(v) = vm.heap.get_mut_items(*h).list_item_mut(at) {
+                        let old = std::mem::replace(v, *proto.konst(k));
+                        vm.heap.overwritten(old);
+                        continue;
+                    }
+                }
+                t!(super::exec_rare::set_index_add(vm, reg!(obj), reg!(key), off, *proto.konst(k)));
+            }
             Op::Field { dst, obj, name } => {
                 let name = proto.name(name);
                 if let Value::Obj(h) = reg!(obj) {

@@ -17,6 +17,30 @@ pub(super) fn contains(vm: &Vm, a: Value, b: Value) -> Res<bool> {
     arith::contains(&vm.heap, a, b)
 }
 
+/// `key + off` as IndexAdd's source wrote it: `key - n` for a negative
+/// offset (a type error names the operator the program used).
+fn offset_key(vm: &mut Vm, key: Value, off: i8) -> Res<Value> {
+    match off < 0 {
+        true => arith::sub(&vm.heap, key, Value::Int(-(off as i64))),
+        false => arith::add(&mut vm.heap, key, Value::Int(off as i64)),
+    }
+}
+
+/// `obj[key + off]` off the fast path: a map, a string, a negative index,
+/// an error.
+#[inline(never)]
+pub(super) fn index_add(vm: &mut Vm, obj: Value, key: Value, off: i8) -> Res<Value> {
+    let key = offset_key(vm, key, off)?;
+    super::object_ops::index(vm, obj, key)
+}
+
+/// `obj[key + off] = v` off the fast path.
+#[inline(never)]
+pub(super) fn set_index_add(vm: &mut Vm, obj: Value, key: Value, off: i8, v: Value) -> Res<()> {
+    let key = offset_key(vm, key, off)?;
+    super::object_ops::set_index(vm, obj, key, v)
+}
+
 /// Runs `op` for the frame whose registers start at `base`.
 #[inline(never)]
 pub(super) fn rare_op(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<()> {
