@@ -308,7 +308,7 @@ pub fn identical(heap: &Heap, a: Value, b: Value) -> bool {
     match (a, b) {
         (Value::Obj(x), Value::Obj(y)) if x == y => true,
         (Value::Obj(x), Value::Obj(y)) => match (heap.get(x), heap.get(y)) {
-            (Obj::Str(p), Obj::Str(q)) => p.s.len() <= super::intern::SHORT && p.s == q.s,
+            (Obj::Str(p), Obj::Str(q)) => p.s.len() <= super::object::SHORT && p.s == q.s,
             _ => false,
         },
         (Value::Obj(_), _) | (_, Value::Obj(_)) => false,

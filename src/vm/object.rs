@@ -53,6 +53,9 @@ const _: () = {
     assert!(free > VEC_WORD + 1 && range > VEC_WORD + 1 && free != range, "an object's kind is its first word");
 };
 
+/// The longest interned string, in bytes (Lua's LUAI_MAXSHORTLEN; intern.rs).
+pub const SHORT: usize = 40;
+
 pub struct StrObj {
     pub s: Str,
     /// Number of chars (Unicode scalar values); equal to `s.len()` for ASCII, which
