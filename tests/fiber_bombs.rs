@@ -132,11 +132,14 @@ fn timeout_ends_a_tree_of_wait_blocks_promptly() {
 }
 
 /// SIGTERM cancels as `--timeout` does: exit 143 soon after the signal.
+/// The signal must come while the bomb still grows: a release build reaches
+/// 256 MB in about 0.6 s and 512 MB in 1.4 s, so it comes at 0.4 s, under
+/// a limit of 512 MB.
 #[test]
 fn sigterm_ends_a_fiber_bomb_promptly() {
     let script = Script::new("bomb.csp", BOMB);
-    let child = spawn(&["--max-memory", "256M", "--grace", "20s"], &script);
-    std::thread::sleep(Duration::from_millis(700));
+    let child = spawn(&["--max-memory", "512M", "--grace", "20s"], &script);
+    std::thread::sleep(Duration::from_millis(400));
     // SAFETY: signals our own child, not yet reaped.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
     let sent = Instant::now();
