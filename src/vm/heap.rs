@@ -90,7 +90,8 @@ pub struct Heap {
     /// indexed or iterated, would otherwise hash every character it gives.
     /// Roots too.
     others: Option<Box<OtherChars>>,
-    /// Every string of at most `SHORT` bytes, one object per text (intern.rs).
+    /// The strings of at most `SHORT` bytes the program makes, one object per
+    /// text (intern.rs); lines read in are not among them.
     pub(crate) strings: Interned,
 }
 
