@@ -282,6 +282,16 @@ impl Compiler<'_> {
         }
     }
 
+    /// The register of `e` when it is a name of a local of this function
+    /// that no closure captures; nothing is reported for other names.
+    pub(crate) fn local_reg(&self, e: &Expr) -> Option<u8> {
+        let ExprKind::Name(n) = &e.kind else { return None };
+        match super::find_local(&self.funcs[self.funcs.len() - 1], n) {
+            Some((reg, false)) => Some(reg),
+            _ => None,
+        }
+    }
+
     fn is_local(&mut self, r: u8) -> bool {
         self.fs().scopes.iter().flatten().any(|l| l.reg == r)
     }

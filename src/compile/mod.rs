@@ -530,16 +530,6 @@ impl Compiler<'_> {
         f.scopes.last_mut().unwrap().push(Local { name: name.to_string(), reg, cell: false, info });
     }
 
-    /// The register of `e` when it is a name of a local of this function
-    /// that no closure captures; nothing is reported for other names.
-    pub(crate) fn local_reg(&self, e: &crate::syntax::ast::Expr) -> Option<u8> {
-        let crate::syntax::ast::ExprKind::Name(n) = &e.kind else { return None };
-        match find_local(&self.funcs[self.funcs.len() - 1], n) {
-            Some((reg, false)) => Some(reg),
-            _ => None,
-        }
-    }
-
     pub(crate) fn resolve(&mut self, name: &str, span: Span) -> Option<Var> {
         let depth = self.funcs.len() - 1;
         if let Some((reg, cell)) = find_local(&self.funcs[depth], name) {
@@ -601,6 +591,6 @@ impl Compiler<'_> {
     }
 }
 
-fn find_local(f: &FuncState, name: &str) -> Option<(u8, bool)> {
+pub(super) fn find_local(f: &FuncState, name: &str) -> Option<(u8, bool)> {
     f.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|l| l.name == name).map(|l| (l.reg, l.cell))
 }
