@@ -309,6 +309,19 @@ fn disasm() {
     assert_exit(&o, 2);
 }
 
+/// Arithmetic and orderings with a float literal take the constant operand in
+/// the instruction itself (tests/lang/arith/float_literal_operand.csp checks
+/// that they agree with the general forms).
+#[test]
+fn disasm_float_literal_operands() {
+    let s = Script::new("cli.csp", "fn f(x, y) { if x * x > 4.0 { return 2.0 * y - 1.5 } return y / 2.0 }\n");
+    let out = stdout(&csp(&["disasm", s.path()]));
+    for op in ["MulK { dst: 2, a: 1, k: 2, rev: true }", "SubK", "DivK", "JmpUnlessK { cmp: Gt"] {
+        assert!(out.contains(op), "{op} in {out}");
+    }
+    assert!(!out.contains("LoadK"), "{out}");
+}
+
 #[test]
 fn run_with_args() {
     let s = Script::new("cli.csp", "print(args())\nprint(len(args()))\n");

@@ -3,6 +3,7 @@
 
 pub mod disasm;
 pub mod op;
+pub mod operand;
 pub mod proto;
 pub mod verify;
 

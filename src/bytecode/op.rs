@@ -5,55 +5,7 @@
 //! (see there). Calls use a window of consecutive
 //! registers: callee at `base`, arguments from `base + 1`, the result lands in `base`.
 
-/// Comparison selector of the fused compare-and-jump instructions.
-/// Each discriminant is the set of orderings it holds for: bit 0 less, bit 1
-/// equal, bit 2 greater, so `ints` is a shift instead of a second jump table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Cmp {
-    Eq = 0b010,
-    Ne = 0b101,
-    Lt = 0b001,
-    Le = 0b011,
-    /// Only in the immediate forms; register forms swap their operands instead.
-    Gt = 0b100,
-    Ge = 0b110,
-}
-
-impl Cmp {
-    pub fn is_equality(self) -> bool {
-        matches!(self, Cmp::Eq | Cmp::Ne)
-    }
-
-    /// `!=` for `==` and back; the orderings are not negated (NaN).
-    pub fn negated(self) -> Cmp {
-        match self {
-            Cmp::Eq => Cmp::Ne,
-            Cmp::Ne => Cmp::Eq,
-            other => unreachable!("negating {other:?}"),
-        }
-    }
-
-    /// The comparison on two ints (the fast path of every compare instruction).
-    #[inline(always)]
-    pub fn ints(self, x: i64, y: i64) -> bool {
-        // 0 when x < y, 1 when equal, 2 when greater.
-        let ordering = 1 + (x > y) as u8 - (x < y) as u8;
-        (self as u8 >> ordering) & 1 != 0
-    }
-}
-
-/// The operation of a `Bitwise` instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BitOp {
-    And,
-    Or,
-    Xor,
-    /// Bits shifted out are dropped; a shift by a negative amount or 64 or more is an error.
-    Shl,
-    /// Arithmetic (sign-extending) shift.
-    Shr,
-}
+pub use super::operand::{BitOp, Cmp};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Op {
@@ -148,6 +100,32 @@ pub enum Op {
         dst: u8,
         a: u8,
         imm: i16,
+    },
+    /// dst = a + consts[k], a float literal (consts[k] + a when `rev`: the
+    /// order only an error message shows); so `SubK`, `MulK`, `DivK`
+    AddK {
+        dst: u8,
+        a: u8,
+        k: u8,
+        rev: bool,
+    },
+    SubK {
+        dst: u8,
+        a: u8,
+        k: u8,
+        rev: bool,
+    },
+    MulK {
+        dst: u8,
+        a: u8,
+        k: u8,
+        rev: bool,
+    },
+    DivK {
+        dst: u8,
+        a: u8,
+        k: u8,
+        rev: bool,
     },
 
     Div {
@@ -244,8 +222,9 @@ pub enum Op {
         imm: i8,
         target: u32,
     },
-    /// unless (a <cmp> consts[k]), pc = target; `==` and `!=` against a
-    /// literal other than a small int and nil (`c == "{"`, `x == true`)
+    /// unless (a <cmp> consts[k]), pc = target: `==` and `!=` against a
+    /// literal other than a small int and nil (`c == "{"`, `x == true`), an
+    /// ordering against a float literal (`x * x > 4.0`)
     JmpUnlessK {
         cmp: Cmp,
         a: u8,

@@ -51,6 +51,9 @@ fn check(p: &Proto, op: Op) -> Result<(), String> {
         | Compare { dst, a, b, .. }
         | Bitwise { dst, a, b, .. } => v.regs(&[dst, a, b]),
         AddI { dst, a, .. } | MulI { dst, a, .. } | ModI { dst, a, .. } => v.regs(&[dst, a]),
+        AddK { dst, a, k, .. } | SubK { dst, a, k, .. } | MulK { dst, a, k, .. } | DivK { dst, a, k, .. } => {
+            v.regs(&[dst, a]).and(v.float(k as usize))
+        }
         CompareK { dst, a, k, .. } => v.regs(&[dst, a]).and(v.konst(k as usize)),
         Jmp { target } => v.target(target),
         JmpIf { src, target } | JmpIfNot { src, target } | LoopIf { src, target } => v.reg(src).and(v.target(target)),
@@ -133,6 +136,15 @@ impl Verifier<'_> {
 
     fn konst(&self, k: usize) -> Result<(), String> {
         self.index(k, self.p.consts.len(), "constant")
+    }
+
+    /// A float constant (the operand of the arithmetic `...K` forms).
+    fn float(&self, k: usize) -> Result<(), String> {
+        self.konst(k)?;
+        match self.p.consts[k] {
+            crate::vm::value::Value::Float(_) => Ok(()),
+            other => Err(format!("constant {k} is {other:?}, not a float")),
+        }
     }
 
     fn name(&self, i: u16) -> Result<(), String> {

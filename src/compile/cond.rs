@@ -10,11 +10,11 @@ use crate::vm::value::Value;
 impl Compiler<'_> {
     /// The operands of a comparison `a op b` for a conditional jump: a register
     /// and a small integer literal, a register and a literal's constant (`==`
-    /// and `!=`), or two registers (`>` and `>=` swapped to `<` and `<=`). None
-    /// if `cond` is not a comparison.
+    /// and `!=`; an ordering against a float), or two registers (`>` and `>=`
+    /// swapped to `<` and `<=`). None if `cond` is not a comparison.
     fn comparison(&mut self, cond: &Expr) -> Option<Compared> {
         let ExprKind::Binary(op, a, b) = &cond.kind else { return None };
-        if let Some((cmp, x, lit)) = eq_literal(*op, a, b) {
+        if let Some((cmp, x, lit)) = literal_compare(*op, a, b) {
             if !matches!(lit.kind, ExprKind::Int(i) if i8::try_from(i).is_ok()) {
                 let r = self.expr_any(x);
                 // A constant among the first 256, or the general form.
@@ -156,7 +156,7 @@ impl Compiler<'_> {
 enum Compared {
     Imm(Cmp, u8, i8),
     Regs(Cmp, u8, u8),
-    /// `==` or `!=` against constant k.
+    /// Against constant k: `==` or `!=`, or an ordering against a float.
     K(Cmp, u8, u8),
 }
 
@@ -186,14 +186,28 @@ impl Compared {
     }
 }
 
-/// `x == literal` or `x != literal` (either way round): the comparison, `x`
-/// and the literal, for the constant-operand instructions.
-pub(super) fn eq_literal<'e>(op: BinOp, a: &'e Expr, b: &'e Expr) -> Option<(Cmp, &'e Expr, &'e Expr)> {
-    let cmp = match op {
-        BinOp::Eq => Cmp::Eq,
-        BinOp::Ne => Cmp::Ne,
+/// `x == literal` or `x != literal`, or an ordering of `x` and a float literal
+/// (either way round): the comparison as `x <cmp> literal`, `x` and the
+/// literal, for the constant-operand instructions.
+pub(super) fn literal_compare<'e>(op: BinOp, a: &'e Expr, b: &'e Expr) -> Option<(Cmp, &'e Expr, &'e Expr)> {
+    let (cmp, flipped) = match op {
+        BinOp::Eq => return literal_operand(Cmp::Eq, a, b),
+        BinOp::Ne => return literal_operand(Cmp::Ne, a, b),
+        BinOp::Lt => (Cmp::Lt, Cmp::Gt),
+        BinOp::Le => (Cmp::Le, Cmp::Ge),
+        BinOp::Gt => (Cmp::Gt, Cmp::Lt),
+        BinOp::Ge => (Cmp::Ge, Cmp::Le),
         _ => return None,
     };
+    match (&a.kind, &b.kind) {
+        (_, ExprKind::Float(_)) => Some((cmp, a, b)),
+        (ExprKind::Float(_), _) => Some((flipped, b, a)),
+        _ => None,
+    }
+}
+
+/// `literal_compare` for `==` and `!=`: any literal.
+fn literal_operand<'e>(cmp: Cmp, a: &'e Expr, b: &'e Expr) -> Option<(Cmp, &'e Expr, &'e Expr)> {
     let literal = |e: &Expr| {
         matches!(e.kind, ExprKind::Nil | ExprKind::Bool(_) | ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_))
     };

@@ -1,6 +1,6 @@
 //! Expressions: each compiles into a destination register.
 
-use super::cond::eq_literal;
+use super::cond::literal_compare;
 use super::{captures, Compiler, Var};
 use crate::bytecode::{BitOp, Cmp, Op};
 use crate::syntax::ast::*;
@@ -410,7 +410,19 @@ impl Compiler<'_> {
                 }
             }
         }
-        if let Some((cmp, x, lit)) = eq_literal(op, a, b) {
+        if let Some((x, lit, rev)) = float_operand(op, a, b) {
+            if let Some(k) = self.literal_const(lit).and_then(|k| u8::try_from(k).ok()) {
+                let ra = self.left_operand(x, dst);
+                self.emit(match op {
+                    BinOp::Add => Op::AddK { dst, a: ra, k, rev },
+                    BinOp::Sub => Op::SubK { dst, a: ra, k, rev },
+                    BinOp::Mul => Op::MulK { dst, a: ra, k, rev },
+                    _ => Op::DivK { dst, a: ra, k, rev },
+                });
+                return;
+            }
+        }
+        if let Some((cmp, x, lit)) = literal_compare(op, a, b) {
             let ra = self.left_operand(x, dst);
             let k = self.literal_const(lit).expect("a literal's constant");
             self.emit(Op::CompareK { cmp, dst, a: ra, k });
@@ -568,4 +580,17 @@ fn constant_keys(pairs: &[(Expr, Expr)]) -> Option<Vec<&str>> {
         keys.push(s.as_str());
     }
     (!keys.is_empty()).then_some(keys)
+}
+
+/// `x <op> 2.5` or `2.5 <op> x` for `+ - * /`: `x`, the float literal and
+/// whether the literal came first (the arithmetic instructions with a constant).
+fn float_operand<'e>(op: BinOp, a: &'e Expr, b: &'e Expr) -> Option<(&'e Expr, &'e Expr, bool)> {
+    if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) {
+        return None;
+    }
+    match (&a.kind, &b.kind) {
+        (_, ExprKind::Float(_)) => Some((a, b, false)),
+        (ExprKind::Float(_), _) => Some((b, a, true)),
+        _ => None,
+    }
 }

@@ -435,6 +435,23 @@ pub(super) fn compare_slow(vm: &Vm, cmp: Cmp, a: Value, b: Value) -> Res<bool> {
     }
 }
 
+/// Slow path of `AddK`, `SubK`, `MulK` and `DivK`: `a <op> k`, or `k <op> a`
+/// when the constant was written first.
+#[cold]
+#[inline(never)]
+pub(super) fn arith_k_slow(vm: &mut Vm, op: Op, a: Value, k: Value) -> Res<Value> {
+    let (Op::AddK { rev, .. } | Op::SubK { rev, .. } | Op::MulK { rev, .. } | Op::DivK { rev, .. }) = op else {
+        unreachable!("arith_k_slow on {op:?}")
+    };
+    let (x, y) = if rev { (k, a) } else { (a, k) };
+    match op {
+        Op::AddK { .. } => add(&mut vm.heap, x, y),
+        Op::SubK { .. } => sub(&vm.heap, x, y),
+        Op::MulK { .. } => mul(&mut vm.heap, x, y),
+        _ => div(&vm.heap, x, y),
+    }
+}
+
 /// Slow path of the arithmetic instructions (anything but int/int without overflow).
 #[cold]
 #[inline(never)]

@@ -233,6 +233,26 @@ macro_rules! loop_helpers {
                 reg!($d dst) = v;
             }};
         }
+        // `dst = a <op> k` for a float constant k: an int `a` counts as a float,
+        // as in `arith::add`; anything else takes the general path.
+        macro_rules! arith_k {
+            ($d op:expr, $d dst:expr, $d a:expr, $d k:expr, |$d x:ident, $d y:ident| $d e:expr) => {{
+                if let Value::Float($d y) = *$proto.konst($d k as u16) {
+                    let x = match &reg!($d a) {
+                        Value::Float(x) => Some(*x),
+                        Value::Int(i) => Some(*i as f64),
+                        _ => None,
+                    };
+                    if let Some($d x) = x {
+                        reg!($d dst) = Value::Float($d e);
+                        continue;
+                    }
+                }
+                let (x, k) = (reg!($d a), *$proto.konst($d k as u16));
+                let v = t!(arith::arith_k_slow($vm, $d op, x, k));
+                reg!($d dst) = v;
+            }};
+        }
         // `x <cmp> y`, two places (registers or a constant).
         macro_rules! compare {
             ($d cmp:expr, $d x:expr, $d y:expr) => {{
@@ -240,6 +260,7 @@ macro_rules! loop_helpers {
                 let (x, y): (&Value, &Value) = (&$d x, &$d y);
                 let fast = match (x, y) {
                     (Value::Int(i), Value::Int(j)) => Some($d cmp.ints(*i, *j)),
+                    (Value::Float(x), Value::Float(y)) => Some($d cmp.floats(*x, *y)),
                     // `x == nil`, `x != nil`: nil equals only nil.
                     (Value::Nil, v) | (v, Value::Nil) if eq => Some(matches!(v, Value::Nil) == ($d cmp == Cmp::Eq)),
                     // Two strings (`c == "{"`): by content.
@@ -360,6 +381,12 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 let v = t!(arith::div(&vm.heap, reg!(a), reg!(b)));
                 reg!(dst) = v;
             }
+            // Float addition and multiplication commute exactly, so `rev` matters
+            // only to the slow path's error message.
+            Op::AddK { dst, a, k, .. } => arith_k!(*op, dst, a, k, |x, y| x + y),
+            Op::MulK { dst, a, k, .. } => arith_k!(*op, dst, a, k, |x, y| x * y),
+            Op::SubK { dst, a, k, rev } => arith_k!(*op, dst, a, k, |x, y| if rev { y - x } else { x - y }),
+            Op::DivK { dst, a, k, rev } => arith_k!(*op, dst, a, k, |x, y| if rev { y / x } else { x / y }),
             Op::Mod { dst, a, b } => {
                 if let (Value::Int(i), Value::Int(j)) = (&reg!(a), &reg!(b)) {
                     if *j > 0 {
