@@ -309,17 +309,22 @@ fn disasm() {
     assert_exit(&o, 2);
 }
 
-/// Arithmetic and orderings with a float literal take the constant operand in
-/// the instruction itself (tests/lang/arith/float_literal_operand.csp checks
+/// Arithmetic and orderings with a float literal, and compound assignments
+/// with a number literal, carry it in the instruction itself
+/// (tests/lang/arith/float_literal_operand.csp and compound_literal.csp check
 /// that they agree with the general forms).
 #[test]
 fn disasm_float_literal_operands() {
-    let s = Script::new("cli.csp", "fn f(x, y) { if x * x > 4.0 { return 2.0 * y - 1.5 } return y / 2.0 }\n");
+    let src = "fn f(x, y) { if x * x > 4.0 { return 2.0 * y - 1.5 } return y / 2.0 }\n\
+               fn g(o) { o.n += 1\n o.x *= 0.5 }\n";
+    let s = Script::new("cli.csp", src);
     let out = stdout(&csp(&["disasm", s.path()]));
-    for op in ["MulK { dst: 2, a: 1, k: 2, rev: true }", "SubK", "DivK", "JmpUnlessK { cmp: Gt"] {
+    for op in
+        ["MulK { dst: 2, a: 1, k: 2, rev: true }", "SubK", "DivK", "JmpUnlessK { cmp: Gt", "AddI", "MulK { dst: 1"]
+    {
         assert!(out.contains(op), "{op} in {out}");
     }
-    assert!(!out.contains("LoadK"), "{out}");
+    assert!(!out.contains("LoadK") && !out.contains("LoadInt"), "{out}");
 }
 
 #[test]

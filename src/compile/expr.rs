@@ -389,38 +389,16 @@ impl Compiler<'_> {
     }
 
     fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, dst: u8) {
-        if let ExprKind::Int(i) = b.kind {
-            let imm = match op {
-                // A negative AddI is a subtraction (for its error's operator).
-                BinOp::Sub => i.checked_neg().filter(|n| *n < 0),
-                BinOp::Mod if i == 0 => None,
-                _ => Some(i),
-            };
-            if let Some(imm) = imm.and_then(|v| i16::try_from(v).ok()) {
-                let make: Option<fn(u8, u8, i16) -> Op> = match op {
-                    BinOp::Add | BinOp::Sub => Some(|dst, a, imm| Op::AddI { dst, a, imm }),
-                    BinOp::Mul => Some(|dst, a, imm| Op::MulI { dst, a, imm }),
-                    BinOp::Mod => Some(|dst, a, imm| Op::ModI { dst, a, imm }),
-                    _ => None,
-                };
-                if let Some(make) = make {
-                    let ra = self.left_operand(a, dst);
-                    self.emit(make(dst, ra, imm));
-                    return;
-                }
-            }
-        }
-        if let Some((x, lit, rev)) = float_operand(op, a, b) {
-            if let Some(k) = self.literal_const(lit).and_then(|k| u8::try_from(k).ok()) {
-                let ra = self.left_operand(x, dst);
-                self.emit(match op {
-                    BinOp::Add => Op::AddK { dst, a: ra, k, rev },
-                    BinOp::Sub => Op::SubK { dst, a: ra, k, rev },
-                    BinOp::Mul => Op::MulK { dst, a: ra, k, rev },
-                    _ => Op::DivK { dst, a: ra, k, rev },
-                });
-                return;
-            }
+        // `x + 1`, `x * 2.5`, `2.5 - x`: the literal in the instruction.
+        let literal = |e: &Expr| matches!(e.kind, ExprKind::Int(_) | ExprKind::Float(_));
+        let (x, lit, rev) = match literal(b) || !matches!(a.kind, ExprKind::Float(_)) {
+            true => (a, b, false),
+            false => (b, a, true),
+        };
+        if let Some(rhs) = self.literal_operand(op, lit, rev) {
+            let ra = self.left_operand(x, dst);
+            self.emit(rhs.op(op, dst, ra));
+            return;
         }
         if let Some((cmp, x, lit)) = literal_compare(op, a, b) {
             let ra = self.left_operand(x, dst);
@@ -580,17 +558,4 @@ fn constant_keys(pairs: &[(Expr, Expr)]) -> Option<Vec<&str>> {
         keys.push(s.as_str());
     }
     (!keys.is_empty()).then_some(keys)
-}
-
-/// `x <op> 2.5` or `2.5 <op> x` for `+ - * /`: `x`, the float literal and
-/// whether the literal came first (the arithmetic instructions with a constant).
-fn float_operand<'e>(op: BinOp, a: &'e Expr, b: &'e Expr) -> Option<(&'e Expr, &'e Expr, bool)> {
-    if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) {
-        return None;
-    }
-    match (&a.kind, &b.kind) {
-        (_, ExprKind::Float(_)) => Some((a, b, false)),
-        (ExprKind::Float(_), _) => Some((b, a, true)),
-        _ => None,
-    }
 }

@@ -8,6 +8,7 @@ mod cover;
 mod expr;
 mod import;
 mod loader;
+mod operand;
 mod stmt;
 
 pub use import::{std_source, Module};

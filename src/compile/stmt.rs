@@ -1,6 +1,7 @@
 //! Statements, loops, and the exits (`break`, `continue`, `return`) that must run
 //! pending `finally` blocks on their way out.
 
+use super::operand::Rhs;
 use super::{Compiler, Ctx, Var};
 use crate::bytecode::Op;
 use crate::syntax::ast::*;
@@ -222,7 +223,7 @@ impl Compiler<'_> {
                     self.fs().rereads.push((read as u32, write as u32));
                     return;
                 }
-                let rb = self.expr_any(value);
+                let rb = self.compound_rhs(op, value);
                 let t = self.alloc();
                 self.span = target.span;
                 let read = self.emit(match var {
@@ -271,7 +272,7 @@ impl Compiler<'_> {
                     self.emit(Op::SetIndex { obj: ro, key: rk, src: rv });
                     return;
                 };
-                let rb = self.expr_any(value);
+                let rb = self.compound_rhs(op, value);
                 let rv = self.alloc();
                 self.span = target.span;
                 let read = self.emit(Op::Index { dst: rv, obj: ro, key: rk });
@@ -294,7 +295,7 @@ impl Compiler<'_> {
                     self.emit(Op::SetField { obj: ro, name: k, src: rv });
                     return;
                 };
-                let rb = self.expr_any(value);
+                let rb = self.compound_rhs(op, value);
                 let rv = self.alloc();
                 self.span = target.span;
                 let read = self.emit(Op::Field { dst: rv, obj: ro, name: k });
@@ -338,16 +339,17 @@ impl Compiler<'_> {
         })
     }
 
-    fn emit_binop(&mut self, op: BinOp, dst: u8, a: u8, b: u8) {
-        let op = match op {
-            BinOp::Add => Op::Add { dst, a, b },
-            BinOp::Sub => Op::Sub { dst, a, b },
-            BinOp::Mul => Op::Mul { dst, a, b },
-            BinOp::Div => Op::Div { dst, a, b },
-            BinOp::Pow => Op::Pow { dst, a, b },
-            _ => Op::Mod { dst, a, b },
-        };
-        self.emit(op);
+    /// A compound assignment's value: a literal its instruction carries
+    /// (`n += 1`, `x *= 0.5`), else evaluated into a register.
+    fn compound_rhs(&mut self, op: BinOp, value: &Expr) -> Rhs {
+        match self.literal_operand(op, value, false) {
+            Some(rhs) => rhs,
+            None => Rhs::Reg(self.expr_any(value)),
+        }
+    }
+
+    fn emit_binop(&mut self, op: BinOp, dst: u8, a: u8, rhs: Rhs) {
+        self.emit(rhs.op(op, dst, a));
     }
 
     /// `for var in iter { body }`; a syntactic range becomes a counting loop.
