@@ -189,10 +189,19 @@ macro_rules! loop_helpers {
                 // SAFETY: slot is a register of this frame.
                 let callee = unsafe { load_value($regs.add(b as usize)) };
                 enter_closure!(callee, slot + 1, argc, slot);
+                call_other!(b, argc);
+            }};
+        }
+        // The rest of `call!`, past a closure given exactly its parameters: the
+        // callee in `base`, the pc saved.
+        macro_rules! call_other {
+            ($d b:expr, $d argc:expr) => {{
+                let (b, argc) = ($d b, $d argc);
+                let slot = $base + b as usize;
                 // Leaving the loop from here on (an error, a builtin's call) needs it.
                 *$budget = $left;
                 // Read again rather than kept: fewer values live across the fast path.
-                // SAFETY: as above.
+                // SAFETY: slot is a register of this frame.
                 let callee = unsafe { load_value($regs.add(b as usize)) };
                 // A builtin that only computes a value (`sqrt`, `len`, `abs`).
                 if let Value::Obj(h) = callee {
@@ -540,7 +549,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 enter_closure!(callee, at + 1, argc, at);
                 // SAFETY: both point at live values.
                 unsafe { copy_value(regs.add(b as usize), slot) }
-                call!(b, argc)
+                call_other!(b, argc)
             }
             Op::Invoke { base: b, argc, name } => {
                 save_pc_only!();
