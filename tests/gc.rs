@@ -119,3 +119,20 @@ print(total[0])
     let live = vm.heap.count();
     assert!(live < 20_000, "{live} objects: finished tasks were left for the collector");
 }
+
+/// Guards: a call's window does not keep what its registers held before. Each
+/// round builds a tree of about 5 MB and checks it; while `make` runs, the
+/// register its result will land in held the round before's tree, and a call
+/// through a global that left it there kept two trees live (the run then
+/// needed more than 14 MB; it needs under 8).
+#[test]
+fn a_call_window_drops_the_last_rounds_result() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/gc/call_window_garbage.csp");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_csp"))
+        .args(["run", "--max-memory", "11M", script])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1572858\n");
+}
