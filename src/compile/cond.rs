@@ -16,11 +16,9 @@ impl Compiler<'_> {
         let ExprKind::Binary(op, a, b) = &cond.kind else { return None };
         if let Some((cmp, x, lit)) = literal_compare(*op, a, b) {
             if !matches!(lit.kind, ExprKind::Int(i) if i8::try_from(i).is_ok()) {
-                let r = self.expr_any(x);
-                // A constant among the first 256, or the general form.
-                match self.literal_const(lit).and_then(|k| u8::try_from(k).ok()) {
-                    Some(k) => return Some(Compared::K(cmp, r, k)),
-                    None => return Some(Compared::Regs(cmp, r, self.expr_any(lit))),
+                // A constant among the first 256, or the general form below.
+                if let Some(k) = self.literal_const(lit).and_then(|k| u8::try_from(k).ok()) {
+                    return Some(Compared::K(cmp, self.expr_any(x), k));
                 }
             }
         }
@@ -191,8 +189,8 @@ impl Compared {
 /// literal, for the constant-operand instructions.
 pub(super) fn literal_compare<'e>(op: BinOp, a: &'e Expr, b: &'e Expr) -> Option<(Cmp, &'e Expr, &'e Expr)> {
     let (cmp, flipped) = match op {
-        BinOp::Eq => return literal_operand(Cmp::Eq, a, b),
-        BinOp::Ne => return literal_operand(Cmp::Ne, a, b),
+        BinOp::Eq => return equality_literal(Cmp::Eq, a, b),
+        BinOp::Ne => return equality_literal(Cmp::Ne, a, b),
         BinOp::Lt => (Cmp::Lt, Cmp::Gt),
         BinOp::Le => (Cmp::Le, Cmp::Ge),
         BinOp::Gt => (Cmp::Gt, Cmp::Lt),
@@ -207,7 +205,7 @@ pub(super) fn literal_compare<'e>(op: BinOp, a: &'e Expr, b: &'e Expr) -> Option
 }
 
 /// `literal_compare` for `==` and `!=`: any literal.
-fn literal_operand<'e>(cmp: Cmp, a: &'e Expr, b: &'e Expr) -> Option<(Cmp, &'e Expr, &'e Expr)> {
+fn equality_literal<'e>(cmp: Cmp, a: &'e Expr, b: &'e Expr) -> Option<(Cmp, &'e Expr, &'e Expr)> {
     let literal = |e: &Expr| {
         matches!(e.kind, ExprKind::Nil | ExprKind::Bool(_) | ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_))
     };
