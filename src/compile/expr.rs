@@ -391,10 +391,8 @@ impl Compiler<'_> {
     fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, dst: u8) {
         // `x + 1`, `x * 2.5`, `2.5 - x`: the literal in the instruction.
         let literal = |e: &Expr| matches!(e.kind, ExprKind::Int(_) | ExprKind::Float(_));
-        let (x, lit, rev) = match literal(b) || !matches!(a.kind, ExprKind::Float(_)) {
-            true => (a, b, false),
-            false => (b, a, true),
-        };
+        let (x, lit, rev) =
+            if literal(b) || !matches!(a.kind, ExprKind::Float(_)) { (a, b, false) } else { (b, a, true) };
         if let Some(rhs) = self.literal_operand(op, lit, rev) {
             let ra = self.left_operand(x, dst);
             self.emit(rhs.op(op, dst, ra));

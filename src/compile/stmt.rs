@@ -233,7 +233,7 @@ impl Compiler<'_> {
                     Var::Local(_) => unreachable!("handled above"),
                 });
                 self.span = target.span.to(value.span);
-                self.emit_binop(op, t, t, rb);
+                self.emit(rb.op(op, t, t));
                 self.span = target.span;
                 let write = self.store_temp(var, t);
                 self.fs().rereads.push((read as u32, write as u32));
@@ -277,7 +277,7 @@ impl Compiler<'_> {
                 self.span = target.span;
                 let read = self.emit(Op::Index { dst: rv, obj: ro, key: rk });
                 self.span = target.span.to(value.span);
-                self.emit_binop(op, rv, rv, rb);
+                self.emit(rb.op(op, rv, rv));
                 self.span = target.span;
                 let write = self.emit(Op::SetIndex { obj: ro, key: rk, src: rv });
                 self.fs().rereads.push((read as u32, write as u32));
@@ -300,7 +300,7 @@ impl Compiler<'_> {
                 self.span = target.span;
                 let read = self.emit(Op::Field { dst: rv, obj: ro, name: k });
                 self.span = target.span.to(value.span);
-                self.emit_binop(op, rv, rv, rb);
+                self.emit(rb.op(op, rv, rv));
                 self.span = target.span;
                 let write = self.emit(Op::SetField { obj: ro, name: k, src: rv });
                 self.fs().rereads.push((read as u32, write as u32));
@@ -346,10 +346,6 @@ impl Compiler<'_> {
             Some(rhs) => rhs,
             None => Rhs::Reg(self.expr_any(value)),
         }
-    }
-
-    fn emit_binop(&mut self, op: BinOp, dst: u8, a: u8, rhs: Rhs) {
-        self.emit(rhs.op(op, dst, a));
     }
 
     /// `for var in iter { body }`; a syntactic range becomes a counting loop.
