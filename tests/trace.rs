@@ -116,6 +116,29 @@ fn blocked_slices_say_on_what() {
     assert_eq!(select["args"]["chans"].as_array().map(Vec::len), Some(2), "{select}");
 }
 
+/// A file the page cache holds is read on the fiber's own thread (`preadv2`
+/// with `RWF_NOWAIT`): reading a just-written megabyte line by line waits on
+/// the I/O pool once, to open it, where each 256 KiB read used to wait too.
+#[test]
+fn a_cached_file_is_read_without_waiting_on_the_pool() {
+    let src = "import \"std/fs\"
+let f = fs.temp_file()
+write_file(f, \"a line of text\\n\" * 70000)
+let n = 0
+for line in fs.open(f) { n += 1 }
+fs.remove(f)
+print(n)
+";
+    let (code, err, ev) = traced("cached", src);
+    assert_eq!(code, 0, "{err}");
+    let waits = ev
+        .iter()
+        .filter(|e| e["cat"] == "block" && e["name"] == "io")
+        .filter(|e| e["args"]["at"].as_str().is_some_and(|at| at.ends_with("main.csp:5:13")))
+        .count();
+    assert_eq!(waits, 1, "{ev:#?}");
+}
+
 /// A send that wakes a parked receiver starts a flow in the sender's slice;
 /// it ends (bound to the enclosing slice) at the receiver's next slice.
 #[test]

@@ -47,3 +47,29 @@ pub(super) fn read_up_to(f: &std::fs::File, buf: &mut Vec<u8>, room: usize) -> s
         }
     }
 }
+
+/// Reads up to `CHUNK` bytes onto the end of `buf` only if the page cache
+/// already holds them (`preadv2` with `RWF_NOWAIT`, at the file's position):
+/// then a file is read at once, on the calling thread, where a pool job cost
+/// two thread switches a chunk and the data came in on the other core. None
+/// when the read would wait for the disk, or fails, or the kernel cannot say
+/// (the caller reads through the pool then, and reports any error from there).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub(super) fn read_cached(f: &std::fs::File, buf: &mut Vec<u8>) -> Option<usize> {
+    buf.reserve(CHUNK);
+    let spare = buf.spare_capacity_mut();
+    let iov = libc::iovec { iov_base: spare.as_mut_ptr().cast(), iov_len: spare.len().min(CHUNK) };
+    // SAFETY: the kernel writes at most `iov_len` bytes into the spare
+    // capacity, and only the bytes it reports are then counted as initialised.
+    let n = unsafe { libc::preadv2(f.as_raw_fd(), &iov, 1, -1, libc::RWF_NOWAIT) };
+    if n < 0 {
+        return None;
+    }
+    unsafe { buf.set_len(buf.len() + n as usize) };
+    Some(n as usize)
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub(super) fn read_cached(_: &std::fs::File, _: &mut Vec<u8>) -> Option<usize> {
+    None
+}

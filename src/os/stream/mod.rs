@@ -12,7 +12,7 @@ mod room;
 pub use moving::MovingStream;
 
 pub use super::front::Front;
-use super::read::{read_some, read_through_scratch, CHUNK};
+use super::read::{read_cached, read_some, read_through_scratch, CHUNK};
 use super::watched::Watched;
 use crate::vm::builtin::{Blocking, Ready};
 use room::{release_big, room_for};
@@ -354,6 +354,13 @@ impl Stream {
                 // allocates is freed from this one, which kept mimalloc taking
                 // fresh memory (grep's peak RSS).
                 s.rbuf.reserve(CHUNK);
+                if let Some(n) = read_cached(file, &mut s.rbuf) {
+                    s.eof = n == 0;
+                    if s.eof && !self.writable {
+                        s.file = None;
+                    }
+                    return Ok(None);
+                }
                 let shared = self.shared.clone();
                 let name = self.name.clone().to_string();
                 let read_only = !self.writable;
