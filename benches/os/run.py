@@ -26,8 +26,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 ALL = ["spawn", "grep", "walk"]
 PEERS = ["csp", "go1", "python", "node"]
 WORD = "needle"
-# The issue's goals: (max csp/go1, must csp beat python, max csp peak RSS in MB).
-GOALS = {"spawn": (1.2, False, None), "grep": (1.5, True, 20), "walk": (1.2, False, None)}
+# The issues' goals: (max csp/go1, must csp beat python, max csp peak RSS in MB).
+# grep's was 1.5x when the OS layer was built; issue 40 asks for 1.2x.
+GOALS = {"spawn": (1.2, False, None), "grep": (1.2, True, 20), "walk": (1.2, False, None)}
 
 
 def env_num(name, default, kind=float):
