@@ -1,6 +1,7 @@
 //! The stream's buffer, driven through a socket pair.
 
 use super::*;
+use std::io::Write;
 use std::os::unix::net::UnixStream;
 
 #[test]
