@@ -31,21 +31,8 @@ pub(super) fn read_some(f: &std::fs::File, buf: &mut Vec<u8>) -> std::io::Result
 
 /// Reads onto the end of `buf`, into its spare capacity (at least `room` bytes).
 pub(super) fn read_up_to(f: &std::fs::File, buf: &mut Vec<u8>, room: usize) -> std::io::Result<usize> {
-    buf.reserve(room);
-    let spare = buf.spare_capacity_mut();
-    loop {
-        // SAFETY: read(2) writes at most `spare.len()` bytes into the spare
-        // capacity, and only the bytes it reports are then counted as initialised.
-        let n = unsafe { libc::read(f.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
-        if n >= 0 {
-            unsafe { buf.set_len(buf.len() + n as usize) };
-            return Ok(n as usize);
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
+    // SAFETY: read(2) writes at most `len` bytes at `at`.
+    into_spare(buf, room, |at, len| unsafe { libc::read(f.as_raw_fd(), at, len) })
 }
 
 /// Reads up to `CHUNK` bytes onto the end of `buf` only if the page cache
@@ -56,20 +43,40 @@ pub(super) fn read_up_to(f: &std::fs::File, buf: &mut Vec<u8>, room: usize) -> s
 /// (the caller reads through the pool then, and reports any error from there).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 pub(super) fn read_cached(f: &std::fs::File, buf: &mut Vec<u8>) -> Option<usize> {
-    buf.reserve(CHUNK);
-    let spare = buf.spare_capacity_mut();
-    let iov = libc::iovec { iov_base: spare.as_mut_ptr().cast(), iov_len: spare.len().min(CHUNK) };
-    // SAFETY: the kernel writes at most `iov_len` bytes into the spare
-    // capacity, and only the bytes it reports are then counted as initialised.
-    let n = unsafe { libc::preadv2(f.as_raw_fd(), &iov, 1, -1, libc::RWF_NOWAIT) };
-    if n < 0 {
-        return None;
-    }
-    unsafe { buf.set_len(buf.len() + n as usize) };
-    Some(n as usize)
+    into_spare(buf, CHUNK, |at, len| {
+        // At most a chunk, however big the buffer grew: the thread is not held up.
+        let iov = libc::iovec { iov_base: at, iov_len: len.min(CHUNK) };
+        // SAFETY: preadv2 writes at most `iov_len` bytes at `at`.
+        unsafe { libc::preadv2(f.as_raw_fd(), &iov, 1, -1, libc::RWF_NOWAIT) }
+    })
+    .ok()
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub(super) fn read_cached(_: &std::fs::File, _: &mut Vec<u8>) -> Option<usize> {
     None
+}
+
+/// Runs `read(at, len)`, a system call writing at most `len` bytes at `at`,
+/// into `buf`'s spare capacity (at least `room` bytes), and counts what it
+/// wrote as `buf`'s; again when interrupted by a signal.
+fn into_spare(
+    buf: &mut Vec<u8>,
+    room: usize,
+    mut read: impl FnMut(*mut libc::c_void, usize) -> isize,
+) -> std::io::Result<usize> {
+    buf.reserve(room);
+    let spare = buf.spare_capacity_mut();
+    loop {
+        let n = read(spare.as_mut_ptr().cast(), spare.len());
+        if n >= 0 {
+            // SAFETY: the call wrote `n` bytes into the spare capacity.
+            unsafe { buf.set_len(buf.len() + n as usize) };
+            return Ok(n as usize);
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
 }

@@ -61,6 +61,17 @@ struct Shared {
     tls: Option<Box<super::tls::Tls>>,
 }
 
+impl Shared {
+    /// After `n` bytes were read from a file: at its end, a stream that is
+    /// only read closes its descriptor (see docs/os.md).
+    fn read_file(&mut self, n: usize, read_only: bool) {
+        self.eof = n == 0;
+        if self.eof && read_only {
+            self.file = None;
+        }
+    }
+}
+
 /// The outcome of a stream operation.
 pub enum Step<T> {
     Done(T),
@@ -348,17 +359,14 @@ impl Stream {
                 Err(e) => Err(self.failed("read", &e)),
             },
             Kind::File => {
+                if let Some(n) = read_cached(file, &mut s.rbuf) {
+                    s.read_file(n, !self.writable);
+                    return Ok(None);
+                }
                 // Grown here rather than by the job: a buffer the pool's thread
                 // allocates is freed from this one, which kept mimalloc taking
                 // fresh memory (grep's peak RSS).
                 s.rbuf.reserve(CHUNK);
-                if let Some(n) = read_cached(file, &mut s.rbuf) {
-                    s.eof = n == 0;
-                    if s.eof && !self.writable {
-                        s.file = None;
-                    }
-                    return Ok(None);
-                }
                 let shared = self.shared.clone();
                 let name = self.name.clone().to_string();
                 let read_only = !self.writable;
@@ -368,10 +376,7 @@ impl Stream {
                     let out = match s.file.as_ref() {
                         Some(f) => match read_some(f, &mut s.rbuf) {
                             Ok(n) => {
-                                s.eof = n == 0;
-                                if s.eof && read_only {
-                                    s.file = None;
-                                }
+                                s.read_file(n, read_only);
                                 Ok(crate::vm::Value::Nil)
                             }
                             Err(e) => Err(format!("cannot read {name}: {}", crate::os::io_reason(&e))),
