@@ -303,6 +303,11 @@ fn disasm() {
     let out = stdout(&o);
     assert!(out.contains("Return"), "{out}");
     assert!(out.contains("<main>") && out.contains("f"), "{out}");
+    // A loop that only tests its item says it may make each over the last.
+    let s = Script::new("cli.csp", "for l in [\"a\"] { if l == \"b\" { print(1) } }\nfor l in [\"a\"] { print(l) }\n");
+    let out = stdout(&csp(&["disasm", s.path()]));
+    assert_eq!(out.matches("IterNext").count(), 2, "{out}");
+    assert_eq!(out.matches("(each item made over the last)").count(), 1, "{out}");
     // Compile errors are reported as by `check`.
     let s = Script::new("cli.csp", "let = 1\n");
     let o = csp(&["disasm", s.path()]);

@@ -5,6 +5,7 @@ pub mod disasm;
 pub mod op;
 pub mod operand;
 pub mod proto;
+pub mod reuse;
 pub mod verify;
 
 pub use op::{BitOp, Cmp, Op};

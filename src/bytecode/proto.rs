@@ -41,6 +41,9 @@ pub struct Proto {
     /// an instruction in one that must run again after a collection restarts
     /// from the read, so no other fiber's update is lost (`rerun_from`).
     pub rereads: Box<[(u32, u32)]>,
+    /// The pcs, in order, of the `IterNext`s whose loops let no item out
+    /// (reuse.rs): a stream may make each line over the last.
+    pub reuses: Box<[u32]>,
     /// Field and method names (operands of Field, SetField, Invoke), each
     /// with its inline cache.
     pub names: Box<[crate::vm::value::Name]>,

@@ -7,7 +7,8 @@
 //! debug test and fuzz run checks the compiler's output; release builds trust it.
 
 use super::op::{with_absolute_target, Op};
-use super::proto::Proto;
+use super::proto::{Proto, UpvalDesc};
+use std::cell::Cell;
 
 /// The first broken assumption of `p`, as "pc N: what" (None: all hold).
 pub fn verify(p: &Proto) -> Option<String> {
@@ -25,11 +26,24 @@ pub fn verify(p: &Proto) -> Option<String> {
     None
 }
 
+/// Does `op` (its target absolute) name register `r`, alone, in a window or
+/// as a closure's capture? Code the verifier refuses names every register.
+pub fn names_register(p: &Proto, op: Op, r: u8) -> bool {
+    let v = Verifier { p, probe: Some(r), hit: Cell::new(false) };
+    check_with(&v, op).is_err() || v.hit.get()
+}
+
 /// Checks the registers one instruction names and the indices it uses in the
 /// proto's tables (its target absolute).
 fn check(p: &Proto, op: Op) -> Result<(), String> {
+    check_with(&Verifier { p, probe: None, hit: Cell::new(false) }, op)
+}
+
+/// The one list of every instruction's operands, for checking and for
+/// `names_register`.
+fn check_with(v: &Verifier, op: Op) -> Result<(), String> {
     use Op::*;
-    let v = Verifier { p };
+    let p = v.p;
     match op {
         LoadNil { dst } | LoadBool { dst, .. } | LoadInt { dst, .. } => v.reg(dst),
         Move { dst, src } | BitNot { dst, src } | Neg { dst, src } | Not { dst, src } => v.regs(&[dst, src]),
@@ -70,7 +84,14 @@ fn check(p: &Proto, op: Op) -> Result<(), String> {
         Go { base, argc, method, .. } => v.window(base, argc as usize + 1 + method as usize),
         ReturnNil | TryEnd | Shield | Unshield | ScopeBegin | ScopeEnd => Ok(()),
         Trap => Err("a trap in compiled code (only a debugger patches traps in)".into()),
-        Closure { dst, proto } => v.reg(dst).and(v.index(proto as usize, p.protos.len(), "nested proto")),
+        Closure { dst, proto } => {
+            v.index(proto as usize, p.protos.len(), "nested proto")?;
+            let mut captured = p.protos[proto as usize].upvals.iter().filter_map(|d| match *d {
+                UpvalDesc::Local(r) => Some(r),
+                UpvalDesc::Upval(_) => None,
+            });
+            v.reg(dst).and(captured.try_for_each(|r| v.reg(r)))
+        }
         NewList { dst, start, count } | Concat { dst, start, count } => v.reg(dst).and(v.window(start, count as usize)),
         NewMap { dst, start, count } => v.reg(dst).and(v.window(start, 2 * count as usize)),
         NewMapK { dst, start, keys } => {
@@ -110,6 +131,9 @@ fn check(p: &Proto, op: Op) -> Result<(), String> {
 
 struct Verifier<'a> {
     p: &'a Proto,
+    /// `names_register`'s register: windows only record whether they hold it.
+    probe: Option<u8>,
+    hit: Cell<bool>,
 }
 
 impl Verifier<'_> {
@@ -124,6 +148,10 @@ impl Verifier<'_> {
     /// Registers `start .. start + n` (a call's or a literal's window).
     fn window(&self, start: u8, n: usize) -> Result<(), String> {
         let end = start as usize + n;
+        if let Some(r) = self.probe {
+            self.hit.set(self.hit.get() || (start as usize..end).contains(&(r as usize)));
+            return Ok(());
+        }
         if end > self.p.nregs as usize {
             return Err(format!("registers {start}..{end} pass the frame's {}", self.p.nregs));
         }

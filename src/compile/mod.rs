@@ -284,7 +284,7 @@ impl Compiler<'_> {
     pub(crate) fn end_func(&mut self, span: Span, params: (u8, u8, bool)) -> ProtoRef {
         let mut f = self.funcs.pop().unwrap();
         crate::bytecode::op::to_relative(&mut f.code);
-        let proto = Proto {
+        let mut proto = Proto {
             name: f.name,
             code: f.code,
             spans: f.spans,
@@ -292,6 +292,7 @@ impl Compiler<'_> {
             names: f.names.into_iter().map(crate::vm::value::Name::new).collect(),
             selects: f.selects,
             rereads: f.rereads.into_boxed_slice(),
+            reuses: Box::new([]),
             templates: f.templates.into_boxed_slice(),
             protos: f.protos,
             upvals: f.upvals,
@@ -305,6 +306,7 @@ impl Compiler<'_> {
             span,
             trace_lines: Default::default(),
         };
+        proto.reuses = crate::bytecode::reuse::loops(&proto);
         // Debug builds check what the dispatch loop's unchecked accessors
         // assume: a compiler bug is caught here, not as memory corruption. A
         // file with errors never runs, so its protos need not hold.

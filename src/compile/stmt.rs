@@ -389,8 +389,11 @@ impl Compiler<'_> {
             self.expr_to(iter, state);
             self.span = iter.span;
             self.emit(Op::IterInit { base: state });
-            head = self.here();
             let v = self.alloc();
+            // Nil before the first item: a loop that lets no item out may
+            // have each made over the last one in `v` (bytecode/reuse.rs).
+            self.emit(Op::LoadNil { dst: v });
+            head = self.here();
             exit = self.emit(Op::IterNext { base: state, dst: v, target: 0 });
             self.declare(&var.name, v);
         }

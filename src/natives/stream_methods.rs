@@ -7,7 +7,7 @@ use crate::os::stream::{Fail, Kind, ReadRes, Step, Stream};
 use crate::vm::builtin::io;
 use crate::vm::host::{Class, HostObject, Iteration, Moving};
 use crate::vm::read_cap::ReadCap;
-use crate::vm::{err, ErrorKind, Fiber, Handle, Heap, NativeFn, Obj, Res, Ret, Value, Vm};
+use crate::vm::{err, spare_item, ErrorKind, Fiber, Handle, Heap, NativeFn, Obj, Res, Ret, Value, Vm};
 
 pub fn register(vm: &mut Vm) {
     vm.define_hidden("fs.open", NativeFn::Full(open));
@@ -73,7 +73,10 @@ pub static CLASS: Class = Class {
         ("shutdown", super::net::shutdown),
         ("write", write),
     ],
-    next: Some(Iteration { at_hand: buffered_line, next: |vm, h| read_line(vm, h, None) }),
+    next: Some(Iteration {
+        at_hand: buffered_line,
+        next: |vm, h, fiber, slot| read_line(vm, h, None, spare_item(vm, fiber, slot)),
+    }),
     field: None,
 };
 
@@ -159,22 +162,24 @@ fn over(heap: &mut Heap, cap: ReadCap, name: &str) -> crate::vm::Fault {
 /// `for line in f` over a read-only file while its next line is in the buffer
 /// (almost always): the line without `read_line`'s locking and answer, which
 /// cost a fifth of grep's time. None: ask `read_line`.
-fn buffered_line(vm: &mut Vm, h: Handle) -> Option<Value> {
+fn buffered_line(vm: &mut Vm, h: Handle, fiber: &Fiber, slot: usize) -> Option<Value> {
+    let spare = spare_item(vm, fiber, slot);
     let s = stream(vm, h);
     let (front, limit) = (s.front()?.clone(), s.line_limit.unwrap_or(usize::MAX));
     let heap = &mut vm.heap;
     let mut f = front.borrow_mut();
     f.line(limit, |line, ascii| match ascii || line.is_ascii() {
         // SAFETY: ASCII is UTF-8.
-        true => Some(heap.read_str(unsafe { std::str::from_utf8_unchecked(line) }, true)),
+        true => Some(heap.reread_str(spare, unsafe { std::str::from_utf8_unchecked(line) }, true)),
         // Invalid UTF-8 is left for `read_line` to report.
-        false => std::str::from_utf8(line).ok().map(|text| heap.read_str(text, false)),
+        false => std::str::from_utf8(line).ok().map(|text| heap.reread_str(spare, text, false)),
     })
 }
 
-/// `s.read_line(max)` and `for line in s`: a line as a string, nil at the
-/// end, or a wait. `max` (None: the stream's limit) bounds the line's length.
-fn read_line(vm: &mut Vm, h: Handle, max: Option<usize>) -> Res<Ret> {
+/// `s.read_line(max)` and `for line in s`: a line as a string (made over
+/// `spare`: see `Iteration`), nil at the end, or a wait. `max` (None: the
+/// stream's limit) bounds the line's length.
+fn read_line(vm: &mut Vm, h: Handle, max: Option<usize>, spare: Option<Handle>) -> Res<Ret> {
     // The line goes straight from the stream's buffer into a new string on
     // the heap, which needs the heap mutably: the stream leaves its slot for
     // that time (nothing runs that could look at the slot, and the free list
@@ -187,8 +192,8 @@ fn read_line(vm: &mut Vm, h: Handle, max: Option<usize>) -> Res<Ret> {
     let heap = &mut vm.heap;
     let r = s.read_line(max, cap.bytes, |line| match line.is_ascii() {
         // SAFETY: ASCII is UTF-8 (one pass instead of validating, then counting chars).
-        true => Ok(heap.read_str(unsafe { std::str::from_utf8_unchecked(line) }, true)),
-        false => super::bytes::utf8(line).map(|text| heap.read_str(text, false)),
+        true => Ok(heap.reread_str(spare, unsafe { std::str::from_utf8_unchecked(line) }, true)),
+        false => super::bytes::utf8(line).map(|text| heap.reread_str(spare, text, false)),
     });
     let r = match r {
         Ok(Step::Done(Some(Ok(v)))) => Ok(Ret::Value(v)),
@@ -212,7 +217,7 @@ fn read_line_method(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value
             return err(ErrorKind::Value, format!("read_line() needs a positive int length, not {what}"));
         }
     };
-    read_line(vm, h, max)
+    read_line(vm, h, max, None)
 }
 
 fn read_text(vm: &mut Vm, _: &Fiber, h: Handle, name: &str, args: &[Value]) -> Res<Ret> {

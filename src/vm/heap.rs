@@ -398,6 +398,22 @@ impl Heap {
         Value::Obj(self.alloc_str(if ascii { StrObj::ascii(s) } else { StrObj::new(s) }))
     }
 
+    /// `read_str`, made over the string `spare` when there is one (see
+    /// `StrObj::refill`): the next item of a loop that lets none out.
+    #[inline]
+    pub fn reread_str(&mut self, spare: Option<Handle>, s: &str, ascii: bool) -> Value {
+        if let Some(h) = spare {
+            if let Obj::Str(x) = self.get_mut(h) {
+                if !x.is_interned() {
+                    let made = x.refill(s, ascii);
+                    self.allocated += made;
+                    return Value::Obj(h);
+                }
+            }
+        }
+        self.read_str(s, ascii)
+    }
+
     pub fn string(&mut self, s: String) -> Value {
         self.str(&s)
     }
@@ -531,5 +547,21 @@ mod tests {
         h.live = 80 << 20;
         h.after_collection(0);
         assert_eq!(h.threshold, 20 << 20, "the room left under the limit");
+    }
+
+    /// A loop's next line is made over its last one: the same object, the
+    /// new text and char count, whatever its length.
+    #[test]
+    fn a_line_is_made_over_the_spare_one() {
+        let mut h = Heap::new();
+        let Value::Obj(a) = h.read_str("first", true) else { panic!("a string") };
+        let long = "é".repeat(100);
+        for text in ["second", "", long.as_str(), "third"] {
+            let v = h.reread_str(Some(a), text, text.is_ascii());
+            assert!(matches!(v, Value::Obj(b) if b == a));
+            let Obj::Str(s) = h.get(a) else { panic!("a string") };
+            assert_eq!((&*s.s, s.chars()), (text, text.chars().count()));
+        }
+        assert!(matches!(h.reread_str(None, "fresh", true), Value::Obj(b) if b != a));
     }
 }

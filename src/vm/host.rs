@@ -25,11 +25,14 @@ pub type Method = fn(&mut Vm, &Fiber, Handle, &str, &[Value]) -> Res<Ret>;
 pub struct Iteration {
     /// The next item when it is at hand (a line already buffered): no wait,
     /// no error, no `Ret` to build, so a loop over a file stays cheap. None:
-    /// ask `next`.
-    pub at_hand: fn(&mut Vm, Handle) -> Option<Value>,
+    /// ask `next`. Both get the running fiber and the stack slot of the loop
+    /// variable: `vm::spare_item` of them is the last item when the loop lets
+    /// none out (`Proto::reuses`), and a string item may be made over it
+    /// (`Heap::reread_str`).
+    pub at_hand: fn(&mut Vm, Handle, &Fiber, usize) -> Option<Value>,
     /// The next item, `nil` at the end, or a wait (after which the loop's
     /// instruction runs again).
-    pub next: fn(&mut Vm, Handle) -> Res<Ret>,
+    pub next: fn(&mut Vm, Handle, &Fiber, usize) -> Res<Ret>,
 }
 
 /// `obj.name` of a host object: its value, or None when it has no such field.

@@ -38,6 +38,7 @@ pub mod value;
 
 pub use builtin::{Blocking, IoDone, IoWork, NativeFn, Ret};
 pub use entry::resume;
+pub use exec_iter::spare_item;
 pub use fiber::{Fiber, Frame, Resume, Uncaught};
 pub use heap::Heap;
 pub use kind::{err, ErrorKind, Fault, Res};

@@ -103,6 +103,22 @@ impl StrObj {
         self.chars() == self.s.len()
     }
 
+    /// Makes this string `text` (ASCII when `ascii`): over its own bytes when
+    /// it can (`Str::overwrite`), else in a new buffer with room for longer
+    /// text, whose size it returns. Only for a string no other value can
+    /// reach, which cannot be interned (`Proto::reuses`).
+    #[inline]
+    pub fn refill(&mut self, text: &str, ascii: bool) -> usize {
+        debug_assert!(!self.is_interned());
+        let mut made = 0;
+        if !self.s.overwrite(text) {
+            self.s = Str::with_room(text, (2 * text.len()).max(64));
+            made = self.s.capacity() + 16;
+        }
+        self.chars = if ascii { text.len() } else { text.chars().count() };
+        made
+    }
+
     /// Bytes it holds beyond its slot when ASCII: the text and its buffer's header.
     #[inline]
     pub fn ascii_bytes(&self) -> usize {

@@ -129,6 +129,27 @@ impl Str {
         a.buf == b.buf && a.len == b.len
     }
 
+    /// Writes `text` over this string's bytes, when this is its buffer's only
+    /// string, the buffer has the room and no character index. Strings never
+    /// change, so only for one no other value can reach (`Proto::reuses`).
+    #[inline]
+    pub fn overwrite(&mut self, text: &str) -> bool {
+        let h = self.header();
+        if h.refs.get() != 1 || h.index.get() != 0 || h.cap() < text.len() {
+            return false;
+        }
+        // SAFETY: the buffer has room for `text`, and no other `Str` views it.
+        unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), Self::data(self.buf), text.len()) };
+        h.filled.set(text.len());
+        self.len = text.len();
+        true
+    }
+
+    /// `text` in a buffer of `room` bytes or more.
+    pub fn with_room(text: &str, room: usize) -> Str {
+        Self::build(&[text], room.max(text.len()), false)
+    }
+
     /// Bytes of the buffer, shared with other strings or not.
     pub fn capacity(&self) -> usize {
         self.header().cap()
@@ -314,6 +335,18 @@ mod tests {
         }
         assert_eq!(s.len(), 300_000);
         assert!(buffers < 30, "{buffers} buffers");
+    }
+
+    #[test]
+    fn overwrite_writes_in_place_only_over_a_sole_string_with_room() {
+        let mut a = Str::with_room("first line", 64);
+        let buf = a.buf;
+        assert!(a.overwrite("second"));
+        assert_eq!((&*a, a.buf), ("second", buf));
+        assert!(!a.overwrite(&"y".repeat(65)), "no room");
+        let shared = a.clone();
+        assert!(!a.overwrite("third"), "another string views the buffer");
+        assert_eq!((&*a, &*shared), ("second", "second"));
     }
 
     #[test]

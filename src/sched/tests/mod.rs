@@ -118,6 +118,7 @@ fn site(vm: &mut Vm) -> Site {
         consts: Vec::new(),
         selects: Vec::new(),
         rereads: Box::new([]),
+        reuses: Box::new([]),
         names: Box::new([]),
         templates: Box::new([]),
         protos: Vec::new(),
