@@ -163,9 +163,9 @@ fn over(heap: &mut Heap, cap: ReadCap, name: &str) -> crate::vm::Fault {
 /// (almost always): the line without `read_line`'s locking and answer, which
 /// cost a fifth of grep's time. None: ask `read_line`.
 fn buffered_line(vm: &mut Vm, h: Handle, fiber: &Fiber, slot: usize) -> Option<Value> {
-    let spare = spare_item(vm, fiber, slot);
     let s = stream(vm, h);
     let (front, limit) = (s.front()?.clone(), s.line_limit.unwrap_or(usize::MAX));
+    let spare = spare_item(vm, fiber, slot);
     let heap = &mut vm.heap;
     let mut f = front.borrow_mut();
     f.line(limit, |line, ascii| match ascii || line.is_ascii() {

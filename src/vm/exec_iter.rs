@@ -82,7 +82,7 @@ pub(super) fn next_of_source(vm: &mut Vm, fiber: &mut Fiber, h: Handle, slot: us
 pub fn spare_item(vm: &Vm, fiber: &Fiber, slot: usize) -> Option<Handle> {
     let f = fiber.frames.last()?;
     let pc = f.pc.checked_sub(1)?;
-    if f.proto.reuses.is_empty() || vm.debug.is_some() || !f.proto.reuses.contains(&pc) {
+    if vm.debug.is_some() || !f.proto.reuses.contains(&pc) {
         return None;
     }
     match fiber.stack[slot] {

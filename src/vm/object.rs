@@ -106,10 +106,9 @@ impl StrObj {
     /// Makes this string `text` (ASCII when `ascii`): over its own bytes when
     /// it can (`Str::overwrite`), else in a new buffer with room for longer
     /// text, whose size it returns. Only for a string no other value can
-    /// reach, which cannot be interned (`Proto::reuses`).
+    /// reach and not interned (`Heap::reread_str` checks; `Proto::reuses`).
     #[inline]
     pub fn refill(&mut self, text: &str, ascii: bool) -> usize {
-        debug_assert!(!self.is_interned());
         let mut made = 0;
         if !self.s.overwrite(text) {
             self.s = Str::with_room(text, (2 * text.len()).max(64));
