@@ -7,20 +7,10 @@ use std::path::Path;
 
 fn main() {
     println!("cargo:rerun-if-changed=grammar");
-    compiler_version();
     lalrpop::Configuration::new().set_in_dir("grammar").emit_rerun_directives(true).process().unwrap();
     golden_tests();
     std_modules();
     startup_layout();
-}
-
-/// The compiler building this (`CSP_RUSTC`, for tests that depend on its code
-/// generation: tests/code_layout.rs compares it with rust-toolchain.toml's).
-fn compiler_version() {
-    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let out = std::process::Command::new(rustc).arg("--version").output();
-    let version = out.ok().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_default();
-    println!("cargo:rustc-env=CSP_RUSTC={version}");
 }
 
 /// Links the `csp` binary for a small start-up (benches/README.md, "Startup
@@ -35,16 +25,8 @@ fn startup_layout() {
     if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" {
         return;
     }
-    // The start-up order, with the dispatch loop's pin (`link/dispatch-pad`,
-    // one number that `benches/startup_order.py --pin` rewrites) put in.
     println!("cargo:rerun-if-changed=link/startup.ld");
-    println!("cargo:rerun-if-changed=link/dispatch-pad");
-    let root = var("CARGO_MANIFEST_DIR");
-    let order = std::fs::read_to_string(format!("{root}/link/startup.ld")).expect("link/startup.ld");
-    let pad = std::fs::read_to_string(format!("{root}/link/dispatch-pad")).expect("link/dispatch-pad");
-    let pad: u32 = pad.trim().parse().expect("link/dispatch-pad holds a number of bytes");
-    let script = Path::new(&var("OUT_DIR")).join("startup.ld");
-    std::fs::write(&script, order.replace(". += PAD;", &format!(". += {pad};"))).expect("write the linker script");
+    let script = Path::new(&var("CARGO_MANIFEST_DIR")).join("link/startup.ld");
     println!("cargo:rustc-link-arg-bins=-Wl,-T,{}", script.display());
     if var("HOST") == var("TARGET") && glibc_at_least(2, 36) {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");

@@ -7,7 +7,10 @@
 
 pub use super::operand::{BitOp, Cmp};
 
+/// `repr(u8)`: the first byte is the variant's index, which the dispatch
+/// loop reads to find the instruction's handler (vm/exec.rs, `Op::tag`).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(u8)]
 pub enum Op {
     /// dst = src
     Move {
@@ -512,10 +515,21 @@ pub enum Op {
         id: u32,
     },
     /// A debugger's breakpoint or step (never compiled; dap/ patches it in, keeping the original).
+    /// Stays the last variant: `Op::COUNT` is its index plus one.
     Trap,
 }
 
 impl Op {
+    /// How many kinds of instruction there are (`Trap` is the last).
+    pub const COUNT: usize = Op::Trap.tag() as usize + 1;
+
+    /// The variant's index: its first byte (`repr(u8)`).
+    #[inline(always)]
+    pub const fn tag(&self) -> u8 {
+        // SAFETY: a `repr(u8)` enum starts with its discriminant.
+        unsafe { *(self as *const Op as *const u8) }
+    }
+
     /// The target of any jump (absolute while compiling).
     pub fn target_mut(&mut self) -> Option<&mut u32> {
         match self {

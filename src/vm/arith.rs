@@ -167,6 +167,26 @@ pub fn str_eq(heap: &Heap, a: Handle, b: Handle) -> Option<bool> {
     }
 }
 
+/// `str_eq` where it needs no look at the bytes: the same string, lengths
+/// that differ, or two interned strings (one object per content). None
+/// otherwise, and unless both are strings. Makes no call, for the dispatch
+/// loop's fast paths.
+#[inline(always)]
+pub fn str_eq_quick(heap: &Heap, a: Handle, b: Handle) -> Option<bool> {
+    match (heap.get(a), heap.get(b)) {
+        (Obj::Str(x), Obj::Str(y)) => {
+            if super::str::Str::ptr_eq(&x.s, &y.s) {
+                Some(true)
+            } else if x.s.as_str().len() != y.s.as_str().len() || (x.is_interned() && y.is_interned()) {
+                Some(false)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
 /// `==`: numbers compare numerically, strings by content, lists and maps
 /// structurally, other objects by identity.
 pub fn equal(heap: &Heap, a: Value, b: Value) -> bool {

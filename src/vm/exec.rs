@@ -1,6 +1,20 @@
-//! The dispatch loop. It never recurses into itself and never blocks: script calls
-//! push a `Frame` onto the fiber, and `run` returns a `Halt` when the fiber finishes,
-//! spends its budget, or fails.
+//! The dispatch loop, as threaded handlers: one function per kind of
+//! instruction, each ending in a tail call of the next instruction's handler
+//! (`TABLE`, indexed by `Op::tag`). The interpreter's state travels in the six
+//! argument registers (`ip`, `regs`, the `Vm`, the fiber, the `Cx` with the
+//! rest, the budget left), so each handler's registers are its own: in one
+//! `match` loop, LLVM spilled the register base and more to the stack for the
+//! sake of the rarest arms, and every instruction reloaded them
+//! (benches/README.md, "Threaded handlers"). It never recurses into itself and
+//! never blocks: script calls push a `Frame` onto the fiber, and `dispatch`
+//! returns a `Halt` when the fiber finishes, spends its budget, or fails.
+//!
+//! A tail call is LLVM's choice, not a guarantee of Rust's: optimised builds
+//! make every handler's `next!` a jump (tests/code_layout.rs checks the
+//! binary), and in case one did not, `tick!` (every back-edge and call) hands
+//! back to `dispatch` once the machine stack has grown by `STACK_SLACK`. Builds
+//! with debug assertions (unoptimised) return to `dispatch` after every
+//! instruction instead.
 
 use super::arith::{arith_slow, compare_slow};
 use super::builtin::NativeFn;
@@ -16,20 +30,125 @@ use super::object_ops::{
     concat, field, get_upval, index, invoke, iter_next, iter_start, new_closure, new_map_from, set_field, set_index,
     set_upval,
 };
-use super::value::{cached_get, cached_get_mut, copy_value, int_payload, load_value, set_int_payload, Value};
+use super::value::{
+    cached_get, cached_get_mut, cached_hit, cached_hit_mut, copy_value, int_payload, load_value, set_int_payload, Value,
+};
 use super::{arith, coroutine, err, Fault, Res, Vm};
 use crate::bytecode::{Cmp, Op, ProtoRef};
 use crate::vm::ErrorKind;
 
-// The loop's helper macros (`reg!`, `t!`, `call!`, `jump_by!`, ...), defined
-// inside `dispatch` by `loop_helpers!` so that they work on the loop's own
-// locals: the loop stays one function, whose register allocation decides its
-// speed (benches/README.md, "Instruction counts").
-/// Defines the dispatch loop's macros over its locals, which the caller names:
-/// a macro written out here cannot name a function's locals itself (hygiene).
-/// `$d` is `$`, for the inner macros' own arguments.
+/// The loop's state that is not in argument registers: the running frame's
+/// proto, register base and code, and what the loop stops with.
+pub(super) struct Cx {
+    /// The running fiber (`dispatch`'s, which does not touch it while
+    /// handlers run).
+    fiber: *mut Fiber,
+    proto: ProtoRef,
+    base: usize,
+    code: *const Op,
+    /// The budget left: back-edges and calls until the fiber's slice ends.
+    left: u32,
+    /// Set when the loop stops: what `dispatch` returns.
+    out: Option<Res<Halt>>,
+    /// Where the next handler starts when a handler returns without stopping.
+    ip: *const Op,
+    regs: *mut Value,
+    /// Below this the machine stack has grown by `STACK_SLACK` since `dispatch`.
+    #[cfg_attr(debug_assertions, allow(dead_code))]
+    stack_floor: usize,
+}
+
+/// An instruction's handler: the instruction at `ip`, the frame's registers
+/// at `regs`. Four arguments, so that five of x86-64's nine caller-saved
+/// registers are left for the handler's own values (with six, the float
+/// `Mul` saved and restored two callee-saved ones).
+type OpFn = fn(*const Op, *mut Value, &mut Vm, &mut Cx);
+
+/// How far the machine stack may grow below `dispatch` before `tick!` hands
+/// back to it (only if a handler's tail call was compiled as a call).
+const STACK_SLACK: usize = 256 * 1024;
+
+/// The handler of every kind of instruction, by `Op::tag`.
+static TABLE: [OpFn; Op::COUNT] = {
+    let mut table: [OpFn; Op::COUNT] = [h_trap; Op::COUNT];
+    let mut tag = 0;
+    while tag < Op::COUNT {
+        // An instruction of each kind: every operand byte 1, a valid value of
+        // each operand type (`Cmp::Lt`, `BitOp::Or`, `true`, numbers).
+        // SAFETY: `Op` is `repr(u8)` and 8 bytes; the first byte is below COUNT.
+        let op: Op = unsafe { std::mem::transmute::<[u8; 8], Op>([tag as u8, 1, 1, 1, 1, 1, 1, 1]) };
+        table[tag] = handler_of(&op);
+        tag += 1;
+    }
+    table
+};
+
+const _: () = assert!(std::mem::size_of::<Op>() == 8);
+
+#[inline(always)]
+fn handler_at(ip: *const Op) -> OpFn {
+    // SAFETY: ip points at an instruction, whose tag is below COUNT.
+    unsafe { *TABLE.get_unchecked((*ip).tag() as usize) }
+}
+
+/// The machine stack's current depth (a stack address).
+#[inline(always)]
+fn stack_pointer() -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let sp: usize;
+        // SAFETY: reads the stack pointer register.
+        unsafe { std::arch::asm!("mov {}, rsp", out(reg) sp, options(nomem, nostack, preserves_flags)) };
+        sp
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let here = 0u8;
+        std::hint::black_box(&here) as *const u8 as usize
+    }
+}
+
+/// Runs the fiber's top frame until it finishes, spends `budget`, blocks or
+/// fails. The register file of the running frame is `stack[base..]` through a
+/// raw pointer, valid until the stack is resized, which only calls do;
+/// `reload!` refreshes it. The compiler guarantees every register operand is
+/// below the Proto's `nregs`, and `call_value` sizes the stack for that.
+pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
+    let frame = fiber.frames.last().expect("a frame to run");
+    let proto = frame.proto;
+    let base = frame.base as usize;
+    let code: *const Op = proto.code.as_ptr();
+    // SAFETY: a saved pc is within its Proto's code.
+    let ip = unsafe { code.add(frame.pc as usize) };
+    let regs = fiber.stack[base..].as_mut_ptr();
+    let mut cx = Cx {
+        fiber,
+        proto,
+        base,
+        code,
+        left: *budget,
+        out: None,
+        ip,
+        regs,
+        stack_floor: stack_pointer().saturating_sub(STACK_SLACK),
+    };
+    let out = loop {
+        let (ip, regs) = (cx.ip, cx.regs);
+        handler_at(ip)(ip, regs, vm, &mut cx);
+        if let Some(out) = cx.out.take() {
+            break out;
+        }
+    };
+    *budget = cx.left;
+    out
+}
+
+/// Defines the handlers' macros (`reg!`, `t!`, `next!`, `call!`, ...) over
+/// the handlers' parameters and locals, which the caller names: a macro
+/// written out here cannot name a function's locals itself (hygiene). `$d` is
+/// `$`, for the inner macros' own arguments.
 macro_rules! loop_helpers {
-    ($d:tt, $vm:ident, $fiber:ident, $budget:ident, $proto:ident, $base:ident, $code:ident, $ip:ident, $regs:ident, $left:ident) => {
+    ($d:tt, $vm:ident, $fiber:ident, $cx:ident, $proto:ident, $base:ident, $ip:ident, $regs:ident) => {
         macro_rules! reg {
             ($d r:expr) => {
                 // SAFETY: see the function's doc comment.
@@ -43,14 +162,9 @@ macro_rules! loop_helpers {
                 unsafe { $fiber.frames.last().unwrap_unchecked() }
             };
         }
+        // The running frame's pc: where an error, a call or a stop resumes
+        // or reports from.
         macro_rules! save_pc {
-            () => {{
-                save_pc_only!();
-                *$budget = $left;
-            }};
-        }
-        // The running frame's pc, for a call that continues in this loop.
-        macro_rules! save_pc_only {
             () => {{
                 // SAFETY: a running fiber has a frame.
                 unsafe { $fiber.frames.last_mut().unwrap_unchecked() }.pc = pc!();
@@ -69,13 +183,13 @@ macro_rules! loop_helpers {
         macro_rules! pc {
             () => {
                 // SAFETY: ip points into `code`, at or past its start.
-                unsafe { $ip.offset_from($code) as u32 }
+                unsafe { $ip.offset_from($cx.code) as u32 }
             };
         }
         macro_rules! jump {
             ($d target:expr) => {
                 // SAFETY: the compiler emits jump targets within the Proto's code.
-                $ip = unsafe { $code.add($d target as usize) }
+                $ip = unsafe { $cx.code.add($d target as usize) }
             };
         }
         // A jump of `Op::relative_target`'s: from the next instruction.
@@ -98,10 +212,48 @@ macro_rules! loop_helpers {
                     Ok(v) => v,
                     Err(f) => {
                         save_pc!();
-                        return Err(f);
+                        stop!(Err(f));
                     }
                 }
             };
+        }
+        // `?`: the pc and budget are already saved.
+        macro_rules! q {
+            ($d e:expr) => {
+                match $d e {
+                    Ok(v) => v,
+                    Err(f) => stop!(Err(f)),
+                }
+            };
+        }
+        // Ends the loop: `dispatch` returns `r`.
+        macro_rules! stop {
+            ($d r:expr) => {{
+                // `out` is None while handlers run (`dispatch` takes it):
+                // written without a drop, which would be a call.
+                // SAFETY: a valid place.
+                let r = $d r;
+                unsafe { std::ptr::write(&mut $cx.out, Some(r)) };
+                return;
+            }};
+        }
+        // Hands the position back to `dispatch`, which runs on from it.
+        macro_rules! park {
+            () => {{
+                $cx.ip = $ip;
+                $cx.regs = $regs;
+                return;
+            }};
+        }
+        // On to the next instruction: a tail call of its handler (a return to
+        // `dispatch` in unoptimised builds, which make no tail calls).
+        macro_rules! next {
+            () => {{
+                #[cfg(not(debug_assertions))]
+                return handler_at($ip)($ip, $regs, $vm, $cx);
+                #[cfg(debug_assertions)]
+                park!();
+            }};
         }
         macro_rules! reload {
             () => {{
@@ -109,7 +261,9 @@ macro_rules! loop_helpers {
                 let f = unsafe { $fiber.frames.last().unwrap_unchecked() };
                 $proto = f.proto;
                 $base = f.base as usize;
-                $code = $proto.code.as_ptr();
+                $cx.proto = $proto;
+                $cx.base = $base;
+                $cx.code = $proto.code.as_ptr();
                 jump!(f.pc);
                 // SAFETY: a frame's registers are on the stack (`call_value` and
                 // `enter_closure!` size it before pushing the frame).
@@ -118,17 +272,24 @@ macro_rules! loop_helpers {
         }
         macro_rules! tick {
             () => {
-                $left -= 1;
-                if $left == 0 {
+                $cx.left -= 1;
+                if $cx.left == 0 {
                     save_pc!();
-                    return Ok(Halt::Preempted);
+                    stop!(Ok(Halt::Preempted));
+                }
+                #[cfg(not(debug_assertions))]
+                if stack_pointer() < $cx.stack_floor {
+                    park!();
                 }
             };
         }
         // The common call: a closure given exactly its parameters gets a frame
         // here, without `call_value`'s general checks; anything else falls through.
+        // `$d at`: a register the callee goes into once the call is sure to
+        // be made here (after the cold steps, whose slow half runs the
+        // instruction again from its start).
         macro_rules! enter_closure {
-            ($d callee:expr, $d args:expr, $d argc:expr, $d ret:expr) => {
+            ($d callee:expr, $d args:expr, $d argc:expr, $d ret:expr $d(, $d at:expr)?) => {
                 if let Value::Obj(h) = $d callee {
                     if let Obj::Closure(c) = $vm.heap.get(h) {
                         let p = c.proto;
@@ -136,24 +297,37 @@ macro_rules! loop_helpers {
                             let args = $d args;
                             let need = args + p.nregs as usize;
                             if $fiber.stack.len() < need {
-                                $fiber.grow_stack(need, &mut $vm.heap);
+                                cold! { $fiber.grow_stack(need, &mut $vm.heap) }
                             }
-                            $fiber.frames.push(Frame {
+                            if $fiber.frames.len() == $fiber.frames.capacity() {
+                                cold! { $fiber.frames.reserve(1) }
+                            }
+                            $d(reg!($d at) = $d callee;)?
+                            let frame = Frame {
                                 proto: p,
                                 closure: Some(h),
                                 pc: 0,
                                 base: args as u32,
                                 ret: $d ret as u32,
                                 argc: $d argc,
-                            });
+                            };
+                            // SAFETY: below the capacity (just checked); a
+                            // push would keep its own growing call here.
+                            unsafe {
+                                let n = $fiber.frames.len();
+                                $fiber.frames.as_mut_ptr().add(n).write(frame);
+                                $fiber.frames.set_len(n + 1);
+                            }
                             $proto = p;
                             $base = args;
-                            $code = p.code.as_ptr();
-                            $ip = $code;
+                            $cx.proto = p;
+                            $cx.base = args;
+                            $cx.code = p.code.as_ptr();
+                            $ip = $cx.code;
                             // SAFETY: the stack was sized above.
                             $regs = unsafe { $fiber.stack.as_mut_ptr().add($base) };
                             tick!();
-                            continue;
+                            next!();
                         }
                     }
                 }
@@ -165,9 +339,23 @@ macro_rules! loop_helpers {
                 match $d called {
                     Called::Frame => reload!(),
                     Called::Value => made_big!(),
-                    Called::Blocked => return Ok(Halt::Blocked),
+                    Called::Blocked => stop!(Ok(Halt::Blocked)),
                 }
                 tick!();
+            }};
+        }
+        // A return from the fiber's first frame: the fiber's result, or a
+        // coroutine's (which goes on in its caller).
+        macro_rules! return_out {
+            ($d v:expr) => {{
+                let v = $d v;
+                $fiber.frames.pop();
+                if $fiber.in_coroutine() {
+                    coroutine::finish($vm, $fiber, v);
+                    reload!();
+                    next!();
+                }
+                stop!(Ok(Halt::Done(v)));
             }};
         }
         // After a builtin: one that made a big object past the collector's
@@ -176,7 +364,7 @@ macro_rules! loop_helpers {
             () => {
                 if $vm.heap.end_slice {
                     $vm.heap.end_slice = false;
-                    $left = 1;
+                    $cx.left = 1;
                 }
             };
         }
@@ -184,7 +372,7 @@ macro_rules! loop_helpers {
         macro_rules! call {
             ($d b:expr, $d argc:expr) => {{
                 let (b, argc) = ($d b, $d argc);
-                save_pc_only!();
+                save_pc!();
                 let slot = $base + b as usize;
                 // SAFETY: slot is a register of this frame.
                 let callee = unsafe { load_value($regs.add(b as usize)) };
@@ -195,11 +383,9 @@ macro_rules! loop_helpers {
         // The rest of `call!`, past a closure given exactly its parameters: the
         // callee in `base`, the pc saved.
         macro_rules! call_other {
-            ($d b:expr, $d argc:expr) => {{
+            ($d b:expr, $d argc:expr) => {{ cold! {
                 let (b, argc) = ($d b, $d argc);
                 let slot = $base + b as usize;
-                // Leaving the loop from here on (an error, a builtin's call) needs it.
-                *$budget = $left;
                 // Read again rather than kept: fewer values live across the fast path.
                 // SAFETY: slot is a register of this frame.
                 let callee = unsafe { load_value($regs.add(b as usize)) };
@@ -208,17 +394,48 @@ macro_rules! loop_helpers {
                     if let Obj::Native(n) = $vm.heap.get(h) {
                         if let NativeFn::Value(f) = n.func {
                             let args = slot + 1;
-                            let v = f($vm, &$fiber.stack[args..args + argc as usize])
-                                .map_err(|e| super::call::moved($vm, $fiber, args, argc as usize, e))?;
+                            let v = q!(call_native(f, $vm, $fiber, args, argc as usize));
                             reg!(b) = v;
                             made_big!();
                             tick!();
-                            continue;
+                            next!();
                         }
                     }
                 }
-                called!(call_value($vm, $fiber, callee, slot + 1, argc as usize, slot)?);
-            }};
+                called!(q!(call_value($vm, $fiber, callee, slot + 1, argc as usize, slot)));
+            } }};
+        }
+        // `key + off` as a list index when `key` is an int (a negative one
+        // becomes an index past any list: `as u64`).
+        macro_rules! int_at {
+            ($d key:expr, $d off:expr) => {
+                match reg!($d key) {
+                    Value::Int(i) => Some(i.wrapping_add($d off as i64) as u64 as usize),
+                    _ => None,
+                }
+            };
+        }
+        // `list[at] = v` in place, when `obj` is a list with `at` in range:
+        // without the collector's barrier while it does not mark (the
+        // barrier may call), with it in the slow half.
+        macro_rules! set_item {
+            ($d obj:expr, $d at:expr, $d v:expr) => {
+                if let (Value::Obj(h), Some(at)) = (reg!($d obj), $d at) {
+                    if !$vm.heap.marking() {
+                        if let Some(item) = $vm.heap.get_mut_items(h).list_item_mut(at) {
+                            *item = $d v;
+                            next!();
+                        }
+                    }
+                    cold! {
+                        if let Some(item) = $vm.heap.get_mut_items(h).list_item_mut(at) {
+                            let old = std::mem::replace(item, $d v);
+                            $vm.heap.overwritten(old);
+                            next!();
+                        }
+                    }
+                }
+            };
         }
         macro_rules! arith {
             ($d op:expr, $d dst:expr, $d a:expr, $d b:expr, $d fast:ident, $d fop:tt) => {{
@@ -228,18 +445,20 @@ macro_rules! loop_helpers {
                     (Value::Int(i), Value::Int(j)) => {
                         if let Some(r) = i.$d fast(*j) {
                             reg!($d dst) = Value::Int(r);
-                            continue;
+                            next!();
                         }
                     }
                     (Value::Float(x), Value::Float(y)) => {
                         reg!($d dst) = Value::Float(x $d fop y);
-                        continue;
+                        next!();
                     }
                     _ => {}
                 }
-                let (x, y) = (reg!($d a), reg!($d b));
-                let v = t!(arith_slow($vm, $d op, x, y));
-                reg!($d dst) = v;
+                cold! {
+                    let (x, y) = (reg!($d a), reg!($d b));
+                    let v = t!(arith_slow($vm, $d op, x, y));
+                    reg!($d dst) = v;
+                }
             }};
         }
         // `dst = a <op> k` for a float constant k: an int `a` counts as a float,
@@ -254,36 +473,42 @@ macro_rules! loop_helpers {
                     };
                     if let Some($d x) = x {
                         reg!($d dst) = Value::Float($d e);
-                        continue;
+                        next!();
                     }
                 }
-                let (x, k) = (reg!($d a), *$proto.konst($d k as u16));
-                let v = t!(arith::arith_k_slow($vm, $d op, x, k));
-                reg!($d dst) = v;
+                cold! {
+                    let (x, k) = (reg!($d a), *$proto.konst($d k as u16));
+                    let v = t!(arith::arith_k_slow($vm, $d op, x, k));
+                    reg!($d dst) = v;
+                }
             }};
         }
         // `x <cmp> y`, two places (registers or a constant).
         macro_rules! compare {
             ($d cmp:expr, $d x:expr, $d y:expr) => {{
-                let eq = matches!($d cmp, Cmp::Eq | Cmp::Ne);
                 let (x, y): (&Value, &Value) = (&$d x, &$d y);
-                let fast = match (x, y) {
-                    (Value::Int(i), Value::Int(j)) => Some($d cmp.ints(*i, *j)),
-                    (Value::Float(x), Value::Float(y)) => Some($d cmp.floats(*x, *y)),
+                match (x, y) {
+                    (Value::Int(i), Value::Int(j)) => $d cmp.ints(*i, *j),
+                    (Value::Float(x), Value::Float(y)) => $d cmp.floats(*x, *y),
                     // `x == nil`, `x != nil`: nil equals only nil.
-                    (Value::Nil, v) | (v, Value::Nil) if eq => Some(matches!(v, Value::Nil) == ($d cmp == Cmp::Eq)),
-                    // Two strings (`c == "{"`): by content.
-                    (Value::Obj(a), Value::Obj(b)) if eq => {
-                        arith::str_eq(&$vm.heap, *a, *b).map(|same| same == ($d cmp == Cmp::Eq))
+                    (Value::Nil, v) | (v, Value::Nil) if $d cmp.is_equality() => {
+                        matches!(v, Value::Nil) == ($d cmp == Cmp::Eq)
                     }
-                    _ => None,
-                };
-                match fast {
-                    Some(r) => r,
-                    None => {
+                    // Two strings (`c == "{"`): the same object, lengths that
+                    // differ or two interned strings answer without reading them.
+                    (Value::Obj(a), Value::Obj(b)) if $d cmp.is_equality() => {
+                        match arith::str_eq_quick(&$vm.heap, *a, *b) {
+                            Some(same) => same == ($d cmp == Cmp::Eq),
+                            None => cold! {
+                                let (x, y) = (*x, *y);
+                                t!(compare_slow($vm, $d cmp, x, y))
+                            },
+                        }
+                    }
+                    _ => cold! {
                         let (x, y) = (*x, *y);
                         t!(compare_slow($vm, $d cmp, x, y))
-                    }
+                    },
                 }
             }};
         }
@@ -293,10 +518,10 @@ macro_rules! loop_helpers {
             ($d cmp:expr, $d a:expr, $d imm:expr) => {
                 match &reg!($d a) {
                     Value::Int(i) => $d cmp.ints(*i, $d imm as i64),
-                    _ => {
+                    _ => cold! {
                         let x = reg!($d a);
                         t!(compare_slow($vm, $d cmp, x, Value::Int($d imm as i64)))
-                    }
+                    },
                 }
             };
         }
@@ -316,55 +541,126 @@ fn keep_branch() {
     }
 }
 
-/// The register file of the running frame: `stack[base..]` through a raw pointer.
-/// Valid until the stack is resized, which only calls do; `reload!` refreshes it.
-/// The compiler guarantees every register operand is below the Proto's `nregs`,
-/// and `call_value` sizes the stack for that.
-pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<Halt> {
-    let frame = fiber.frames.last().expect("a frame to run");
-    let mut proto = frame.proto;
-    let mut base = frame.base as usize;
-    let mut code: *const Op = proto.code.as_ptr();
-    // The next instruction, as a pointer rather than an index into `code`: one
-    // register fewer in the loop, and no address arithmetic per dispatch.
-    // SAFETY: a saved pc is within its Proto's code.
-    let mut ip: *const Op = unsafe { code.add(frame.pc as usize) };
-    let mut regs: *mut Value = fiber.stack[base..].as_mut_ptr();
-    let mut left = *budget;
+/// Calls builtin `f` on `argc` arguments at `stack[args..]`. Out of line,
+/// like the helpers below: a handler that keeps a value on its stack while
+/// it calls (the result of a call through a function pointer, a map being
+/// filled) calls the next handler instead of jumping to it
+/// (tests/code_layout.rs).
+#[inline(never)]
+fn call_native(f: super::builtin::ValueFn, vm: &mut Vm, fiber: &mut Fiber, args: usize, argc: usize) -> Res<Value> {
+    f(vm, &fiber.stack[args..args + argc]).map_err(|e| super::call::moved(vm, fiber, args, argc, e))
+}
 
-    loop_helpers!($, vm, fiber, budget, proto, base, code, ip, regs, left);
+#[inline(never)]
+fn concurrency(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
+    concurrency_op(vm, fiber, op, base)
+}
 
-    loop {
-        // SAFETY: every code path of a Proto ends in a return, so ip stays in bounds.
-        // A reference, not a copy: a copied `Op` is split into all its operand
-        // fields before the jump, and each arm's own loads are cheaper (5-7%
-        // fewer instructions on every AWFY benchmark).
-        let op: &Op = unsafe { &*ip };
-        ip = unsafe { ip.add(1) };
-        match *op {
+/// A map of `pairs`' keys and values (`NewMap`).
+#[inline(never)]
+fn new_map_of(vm: &mut Vm, pairs: &[Value]) -> Res<Value> {
+    let mut m = crate::vm::value::new_map(pairs.len() / 2);
+    for kv in pairs.chunks_exact(2) {
+        m.insert(arith::to_key(&vm.heap, kv[0])?, kv[1]);
+    }
+    Ok(Value::Obj(vm.heap.alloc(Obj::Map(m))))
+}
+
+/// Defines a handler per arm (`name(pattern) => body`) and `handler_of`,
+/// whose `match` lists every kind of instruction once (the compiler checks
+/// that none is missing). A handler reads its instruction, steps `ip` past
+/// it, runs the body and goes on to the next one; a body leaves early with
+/// `next!()` (the old loop's `continue`) or `stop!`.
+macro_rules! handlers {
+    ([$d:tt, $vm:ident, $fiber:ident, $cx:ident, $proto:ident, $base:ident, $ip:ident, $regs:ident, $op:ident]
+     $($name:ident / $slow:ident ($($pat:pat_param)|+) => $body:block)*) => {
+        $(
+            #[allow(unused_mut, unused_variables, unused_assignments, unused_macros, unreachable_code, clippy::needless_return)]
+            fn $name(mut $ip: *const Op, mut $regs: *mut Value, $vm: &mut Vm, $cx: &mut Cx) {
+                // SAFETY: `TABLE` sends an instruction only to its own handler.
+                let $op: &Op = unsafe { &*$ip };
+                // SAFETY: every code path of a Proto ends in a return, so ip stays in bounds.
+                $ip = unsafe { $ip.add(1) };
+                let mut $proto = $cx.proto;
+                let mut $base = $cx.base;
+                // SAFETY: `Cx::fiber`.
+                let $fiber: &mut Fiber = unsafe { &mut *$cx.fiber };
+                loop_helpers!($d, $vm, $fiber, $cx, $proto, $base, $ip, $regs);
+                // The rest of the instruction, in the other function.
+                macro_rules! cold {
+                    ($d($d t:tt)*) => {
+                        return $slow($op, $regs, $vm, $cx)
+                    };
+                }
+                match *$op {
+                    $($pat)|+ => $body,
+                    // SAFETY: as above.
+                    _ => unsafe { std::hint::unreachable_unchecked() },
+                }
+                next!();
+            }
+
+            /// The whole instruction, its `cold!` parts included.
+            #[allow(unused_mut, unused_variables, unused_assignments, unused_macros, unreachable_code, clippy::needless_return, dead_code)]
+            #[inline(never)]
+            fn $slow(mut $ip: *const Op, mut $regs: *mut Value, $vm: &mut Vm, $cx: &mut Cx) {
+                // SAFETY: as in the other function.
+                let $op: &Op = unsafe { &*$ip };
+                $ip = unsafe { $ip.add(1) };
+                let mut $proto = $cx.proto;
+                let mut $base = $cx.base;
+                // SAFETY: `Cx::fiber`.
+                let $fiber: &mut Fiber = unsafe { &mut *$cx.fiber };
+                loop_helpers!($d, $vm, $fiber, $cx, $proto, $base, $ip, $regs);
+                macro_rules! cold {
+                    ($d($d t:tt)*) => {
+                        { $d($d t)* }
+                    };
+                }
+                match *$op {
+                    $($pat)|+ => $body,
+                    // SAFETY: as above.
+                    _ => unsafe { std::hint::unreachable_unchecked() },
+                }
+                next!();
+            }
+        )*
+
+        /// The handler of `op`'s kind of instruction.
+        #[allow(unused_variables)]
+        const fn handler_of(op: &Op) -> OpFn {
+            match *op {
+                $($($pat)|+ => $name as OpFn,)*
+            }
+        }
+    };
+}
+
+handlers! {
+    [$, vm, fiber, cx, proto, base, ip, regs, op]
             // SAFETY: registers are in bounds (see above).
-            Op::Move { dst, src } => unsafe { copy_value(regs.add(dst as usize), regs.add(src as usize)) },
-            Op::LoadNil { dst } => reg!(dst) = Value::Nil,
-            Op::LoadBool { dst, val } => reg!(dst) = Value::Bool(val),
-            Op::LoadInt { dst, val } => reg!(dst) = Value::Int(val as i64),
-            Op::LoadK { dst, k } => reg!(dst) = *proto.konst(k),
-            Op::GetGlobal { dst, idx } => {
+            h_move / s_move(Op::Move { dst, src }) => { unsafe { copy_value(regs.add(dst as usize), regs.add(src as usize)) } }
+            h_load_nil / s_load_nil(Op::LoadNil { dst }) => { reg!(dst) = Value::Nil }
+            h_load_bool / s_load_bool(Op::LoadBool { dst, val }) => { reg!(dst) = Value::Bool(val) }
+            h_load_int / s_load_int(Op::LoadInt { dst, val }) => { reg!(dst) = Value::Int(val as i64) }
+            h_load_k / s_load_k(Op::LoadK { dst, k }) => { reg!(dst) = *proto.konst(k) }
+            h_get_global / s_get_global(Op::GetGlobal { dst, idx }) => {
                 let slot: *const Value = global!(idx);
                 // SAFETY: both point at live values.
                 unsafe { copy_value(regs.add(dst as usize), slot) }
             }
-            Op::SetGlobal { src, idx } => {
+            h_set_global / s_set_global(Op::SetGlobal { src, idx }) => {
                 let slot: *mut Value = global!(idx);
                 // SAFETY: both point at live values.
                 unsafe { copy_value(slot, regs.add(src as usize)) }
             }
-            Op::GetUpval { dst, idx } => reg!(dst) = get_upval(vm, frame!().closure, idx),
-            Op::SetUpval { src, idx } => set_upval(vm, frame!().closure, idx, reg!(src)),
-            Op::NewCell { reg } => {
+            h_get_upval / s_get_upval(Op::GetUpval { dst, idx }) => { reg!(dst) = get_upval(vm, frame!().closure, idx) }
+            h_set_upval / s_set_upval(Op::SetUpval { src, idx }) => { set_upval(vm, frame!().closure, idx, reg!(src)) }
+            h_new_cell / s_new_cell(Op::NewCell { reg }) => {
                 let h = vm.heap.alloc(Obj::Cell(reg!(reg)));
                 reg!(reg) = Value::Obj(h);
             }
-            Op::GetCell { dst, cell } => {
+            h_get_cell / s_get_cell(Op::GetCell { dst, cell }) => {
                 reg!(dst) = match reg!(cell) {
                     Value::Obj(h) => match vm.heap.get(h) {
                         Obj::Cell(v) => *v,
@@ -373,174 +669,175 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     _ => Value::Nil,
                 };
             }
-            Op::SetCell { cell, src } => {
+            h_set_cell / s_set_cell(Op::SetCell { cell, src }) => {
                 if let Value::Obj(h) = reg!(cell) {
                     let v = reg!(src);
                     *vm.heap.get_mut(h) = Obj::Cell(v);
                 }
             }
-            Op::Add { dst, a, b } => arith!(*op, dst, a, b, checked_add, +),
-            Op::Sub { dst, a, b } => arith!(*op, dst, a, b, checked_sub, -),
-            Op::Mul { dst, a, b } => arith!(*op, dst, a, b, checked_mul, *),
-            Op::Div { dst, a, b } => {
+            h_add / s_add(Op::Add { dst, a, b }) => { arith!(*op, dst, a, b, checked_add, +) }
+            h_sub / s_sub(Op::Sub { dst, a, b }) => { arith!(*op, dst, a, b, checked_sub, -) }
+            h_mul / s_mul(Op::Mul { dst, a, b }) => { arith!(*op, dst, a, b, checked_mul, *) }
+            h_div / s_div(Op::Div { dst, a, b }) => {
                 if let (Value::Float(x), Value::Float(y)) = (&reg!(a), &reg!(b)) {
                     reg!(dst) = Value::Float(x / y);
-                    continue;
+                    next!();
                 }
-                let v = t!(arith::div(&vm.heap, reg!(a), reg!(b)));
-                reg!(dst) = v;
+                cold! {
+                    let v = t!(arith::div(&vm.heap, reg!(a), reg!(b)));
+                    reg!(dst) = v;
+                }
             }
             // Float addition and multiplication commute exactly, so `rev` matters
             // only to the slow path's error message.
-            Op::AddK { dst, a, k, .. } => arith_k!(*op, dst, a, k, |x, y| x + y),
-            Op::MulK { dst, a, k, .. } => arith_k!(*op, dst, a, k, |x, y| x * y),
-            Op::SubK { dst, a, k, rev } => arith_k!(*op, dst, a, k, |x, y| if rev { y - x } else { x - y }),
-            Op::DivK { dst, a, k, rev } => arith_k!(*op, dst, a, k, |x, y| if rev { y / x } else { x / y }),
-            Op::Mod { dst, a, b } => {
+            h_add_k / s_add_k(Op::AddK { dst, a, k, .. }) => { arith_k!(*op, dst, a, k, |x, y| x + y) }
+            h_mul_k / s_mul_k(Op::MulK { dst, a, k, .. }) => { arith_k!(*op, dst, a, k, |x, y| x * y) }
+            h_sub_k / s_sub_k(Op::SubK { dst, a, k, rev }) => { arith_k!(*op, dst, a, k, |x, y| if rev { y - x } else { x - y }) }
+            h_div_k / s_div_k(Op::DivK { dst, a, k, rev }) => { arith_k!(*op, dst, a, k, |x, y| if rev { y / x } else { x / y }) }
+            h_mod / s_mod(Op::Mod { dst, a, b }) => {
                 if let (Value::Int(i), Value::Int(j)) = (&reg!(a), &reg!(b)) {
                     if *j > 0 {
                         reg!(dst) = Value::Int(i % j);
-                        continue;
+                        next!();
                     }
                 }
-                let (x, y) = (reg!(a), reg!(b));
-                let v = t!(arith_slow(vm, *op, x, y));
-                reg!(dst) = v;
+                cold! {
+                    let (x, y) = (reg!(a), reg!(b));
+                    let v = t!(arith_slow(vm, *op, x, y));
+                    reg!(dst) = v;
+                }
             }
-            Op::AddI { dst, a, imm } => {
+            h_add_i / s_add_i(Op::AddI { dst, a, imm }) => {
                 if let Value::Int(i) = &reg!(a) {
                     if let Some(r) = i.checked_add(imm as i64) {
                         reg!(dst) = Value::Int(r);
-                        continue;
+                        next!();
                     }
                 }
-                let x = reg!(a);
-                let v = t!(arith_slow(vm, *op, x, Value::Int(imm as i64)));
-                reg!(dst) = v;
+                cold! {
+                    let x = reg!(a);
+                    let v = t!(arith_slow(vm, *op, x, Value::Int(imm as i64)));
+                    reg!(dst) = v;
+                }
             }
-            Op::MulI { dst, a, imm } => {
+            h_mul_i / s_mul_i(Op::MulI { dst, a, imm }) => {
                 if let Value::Int(i) = &reg!(a) {
                     if let Some(r) = i.checked_mul(imm as i64) {
                         reg!(dst) = Value::Int(r);
-                        continue;
+                        next!();
                     }
                 }
-                let x = reg!(a);
-                let v = t!(arith_slow(vm, *op, x, Value::Int(imm as i64)));
-                reg!(dst) = v;
+                cold! {
+                    let x = reg!(a);
+                    let v = t!(arith_slow(vm, *op, x, Value::Int(imm as i64)));
+                    reg!(dst) = v;
+                }
             }
-            Op::ModI { dst, a, imm } => {
+            h_mod_i / s_mod_i(Op::ModI { dst, a, imm }) => {
                 if let Value::Int(i) = &reg!(a) {
                     if imm > 0 {
                         reg!(dst) = Value::Int(i % imm as i64);
-                        continue;
+                        next!();
                     }
                 }
-                let x = reg!(a);
-                let v = t!(arith_slow(vm, *op, x, Value::Int(imm as i64)));
-                reg!(dst) = v;
+                cold! {
+                    let x = reg!(a);
+                    let v = t!(arith_slow(vm, *op, x, Value::Int(imm as i64)));
+                    reg!(dst) = v;
+                }
             }
-            Op::Compare { cmp, dst, a, b } => {
+            h_compare / s_compare(Op::Compare { cmp, dst, a, b }) => {
                 let r = compare!(cmp, reg!(a), reg!(b));
                 reg!(dst) = Value::Bool(r);
             }
-            Op::CompareK { cmp, dst, a, k } => {
+            h_compare_k / s_compare_k(Op::CompareK { cmp, dst, a, k }) => {
                 let r = compare!(cmp, reg!(a), *proto.konst(k));
                 reg!(dst) = Value::Bool(r);
             }
-            Op::In { dst, a, b } => {
+            h_in / s_in(Op::In { dst, a, b }) => {
                 // Out of line, but not through `rare_op`: `word in line` runs once
                 // a line in grep-like loops.
                 let r = t!(super::exec_rare::contains(vm, reg!(a), reg!(b)));
                 reg!(dst) = Value::Bool(r);
             }
-            Op::Is { .. }
-            | Op::Bitwise { .. }
-            | Op::Pow { .. }
-            | Op::BitNot { .. }
-            | Op::Unpack { .. }
-            | Op::IterPair { .. }
-            | Op::Shield
-            | Op::Unshield
-            | Op::Count { .. }
-            | Op::Range { .. } => {
+            h_rare / s_rare(Op::Is { .. } | Op::Bitwise { .. } | Op::Pow { .. } | Op::BitNot { .. } | Op::Unpack { .. } | Op::IterPair { .. } | Op::Shield | Op::Unshield | Op::Count { .. } | Op::Range { .. }) => {
                 save_pc!();
                 t!(super::exec_rare::rare_op(vm, fiber, *op, base));
             }
-            Op::Neg { dst, src } => {
+            h_neg / s_neg(Op::Neg { dst, src }) => {
                 let v = t!(arith::neg(&vm.heap, reg!(src)));
                 reg!(dst) = v;
             }
-            Op::Not { dst, src } => reg!(dst) = Value::Bool(!reg!(src).truthy()),
-            Op::Jmp { target } => {
+            h_not / s_not(Op::Not { dst, src }) => { reg!(dst) = Value::Bool(!reg!(src).truthy()) }
+            h_jmp / s_jmp(Op::Jmp { target }) => {
                 jump_by!(target);
                 if (target as i32) < 0 {
                     tick!();
                 }
             }
-            Op::JmpIf { src, target } => {
+            h_jmp_if / s_jmp_if(Op::JmpIf { src, target }) => {
                 if !matches!(&reg!(src), Value::Nil | Value::Bool(false)) {
                     branch_by!(target);
                 }
             }
-            Op::JmpIfNot { src, target } => {
+            h_jmp_if_not / s_jmp_if_not(Op::JmpIfNot { src, target }) => {
                 if matches!(&reg!(src), Value::Nil | Value::Bool(false)) {
                     branch_by!(target);
                 }
             }
-            Op::JmpUnless { cmp, a, b, target } => {
+            h_jmp_unless / s_jmp_unless(Op::JmpUnless { cmp, a, b, target }) => {
                 if !compare!(cmp, reg!(a), reg!(b)) {
                     branch_by!(target);
                 }
             }
-            Op::JmpUnlessI { cmp, a, imm, target } => {
+            h_jmp_unless_i / s_jmp_unless_i(Op::JmpUnlessI { cmp, a, imm, target }) => {
                 if !compare_imm!(cmp, a, imm) {
                     branch_by!(target);
                 }
             }
-            Op::JmpUnlessK { cmp, a, k, target } => {
+            h_jmp_unless_k / s_jmp_unless_k(Op::JmpUnlessK { cmp, a, k, target }) => {
                 if !compare!(cmp, reg!(a), *proto.konst(k as u16)) {
                     branch_by!(target);
                 }
             }
-            Op::JmpUnlessNil { a, nil, target } => {
+            h_jmp_unless_nil / s_jmp_unless_nil(Op::JmpUnlessNil { a, nil, target }) => {
                 if matches!(reg!(a), Value::Nil) != nil {
                     branch_by!(target);
                 }
             }
-            Op::LoopIf { src, target } => {
+            h_loop_if / s_loop_if(Op::LoopIf { src, target }) => {
                 if !matches!(&reg!(src), Value::Nil | Value::Bool(false)) {
                     jump_by!(target);
                     tick!();
                 }
             }
-            Op::LoopWhen { cmp, a, b, target } => {
+            h_loop_when / s_loop_when(Op::LoopWhen { cmp, a, b, target }) => {
                 if compare!(cmp, reg!(a), reg!(b)) {
                     jump_by!(target);
                     tick!();
                 }
             }
-            Op::LoopWhenI { cmp, a, imm, target } => {
+            h_loop_when_i / s_loop_when_i(Op::LoopWhenI { cmp, a, imm, target }) => {
                 if compare_imm!(cmp, a, imm) {
                     jump_by!(target);
                     tick!();
                 }
             }
-            Op::LoopWhenK { cmp, a, k, target } => {
+            h_loop_when_k / s_loop_when_k(Op::LoopWhenK { cmp, a, k, target }) => {
                 if compare!(cmp, reg!(a), *proto.konst(k as u16)) {
                     jump_by!(target);
                     tick!();
                 }
             }
-            Op::JmpIfArg { idx, target } => {
+            h_jmp_if_arg / s_jmp_if_arg(Op::JmpIfArg { idx, target }) => {
                 if idx < frame!().argc {
                     jump!(target);
                 }
             }
-            Op::Call { base: b, argc } => call!(b, argc),
-            Op::CallGlobal { base: b, argc, idx } => {
+            h_call / s_call(Op::Call { base: b, argc }) => { call!(b, argc) }
+            h_call_global / s_call_global(Op::CallGlobal { base: b, argc, idx }) => {
                 let slot: *const Value = global!(idx);
-                save_pc_only!();
+                save_pc!();
                 // SAFETY: a global's slot holds a live value.
                 let callee = unsafe { load_value(slot) };
                 // Into `base` as well, though the frame holds it: what `base`
@@ -551,8 +848,8 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                 enter_closure!(callee, at + 1, argc, at);
                 call_other!(b, argc)
             }
-            Op::Invoke { base: b, argc, name } => {
-                save_pc_only!();
+            h_invoke / s_invoke(Op::Invoke { base: b, argc, name }) => {
+                save_pc!();
                 let slot = base + b as usize;
                 // SAFETY: slot + 1 is a register of this frame.
                 let recv = unsafe { load_value(regs.add(b as usize + 1)) };
@@ -562,9 +859,8 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                         // A map's field holding a function (an object's method, a
                         // module's function): called without the receiver.
                         Obj::Map(m) => {
-                            if let Some(&f) = cached_get(m, name) {
-                                reg!(b + 1) = f;
-                                enter_closure!(f, slot + 2, argc, slot);
+                            if let Some(&f) = cached_hit(m, name) {
+                                enter_closure!(f, slot + 2, argc, slot, b + 1);
                             }
                         }
                         // `xs.push(v)` with room in the list: the common case
@@ -575,184 +871,187 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                         {
                             let v = reg!(b + 2);
                             if let Some(l) = vm.heap.get_mut_items(h).list_vec_mut() {
-                                l.push(v);
+                                // SAFETY: below the capacity (checked above);
+                                // a push would keep its growing call here.
+                                unsafe {
+                                    let n = l.len();
+                                    l.as_mut_ptr().add(n).write(v);
+                                    l.set_len(n + 1);
+                                }
                             }
                             vm.heap.note_growth(16);
                             reg!(b) = Value::Nil;
-                            continue;
+                            next!();
                         }
                         _ => {}
                     }
                 }
-                *budget = left;
-                called!(invoke(vm, fiber, recv, name, slot, argc as usize)?);
-            }
-            Op::Return { src } => {
-                // SAFETY: a running fiber has a frame.
-                let f = unsafe { fiber.frames.pop().unwrap_unchecked() };
-                if fiber.frames.is_empty() {
-                    let v = reg!(src);
-                    if fiber.in_coroutine() {
-                        coroutine::finish(vm, fiber, v);
-                        reload!();
-                        continue;
+                cold! {
+                // A method not cached yet, a host object's, a builtin type's.
+                if let Value::Obj(h) = recv {
+                    if let Obj::Map(m) = vm.heap.get(h) {
+                        if let Some(&f) = cached_get(m, name) {
+                            reg!(b + 1) = f;
+                            enter_closure!(f, slot + 2, argc, slot);
+                        }
                     }
-                    *budget = left;
-                    return Ok(Halt::Done(v));
                 }
+                called!(q!(invoke(vm, fiber, recv, name, slot, argc as usize)));
+                }
+            }
+            h_return / s_return(Op::Return { src }) => {
+                if fiber.frames.len() == 1 {
+                    cold! { return_out!(reg!(src)) }
+                }
+                // SAFETY: the caller's frame is below.
+                let f = unsafe { fiber.frames.pop().unwrap_unchecked() };
                 // SAFETY: the return slot is below the callee's registers, both live.
                 let slot: *mut Value = unsafe { fiber.stack.as_mut_ptr().add(f.ret as usize) };
                 unsafe { copy_value(slot, regs.add(src as usize)) }
                 reload!();
             }
-            Op::ReturnNil => {
-                // SAFETY: a running fiber has a frame.
-                let f = unsafe { fiber.frames.pop().unwrap_unchecked() };
-                if fiber.frames.is_empty() {
-                    if fiber.in_coroutine() {
-                        coroutine::finish(vm, fiber, Value::Nil);
-                        reload!();
-                        continue;
-                    }
-                    *budget = left;
-                    return Ok(Halt::Done(Value::Nil));
+            h_return_nil / s_return_nil(Op::ReturnNil) => {
+                if fiber.frames.len() == 1 {
+                    cold! { return_out!(Value::Nil) }
                 }
                 // SAFETY: as for `Return`.
+                let f = unsafe { fiber.frames.pop().unwrap_unchecked() };
                 unsafe { *fiber.stack.as_mut_ptr().add(f.ret as usize) = Value::Nil };
                 reload!();
             }
-            Op::Closure { dst, proto: idx } => {
+            h_closure / s_closure(Op::Closure { dst, proto: idx }) => {
                 let p: ProtoRef = proto.protos[idx as usize];
                 let v = new_closure(vm, p, &fiber.stack[base..], frame!().closure);
                 reg!(dst) = v;
             }
-            Op::NewList { dst, start, count } => {
+            h_new_list / s_new_list(Op::NewList { dst, start, count }) => {
                 let s = base + start as usize;
                 reg!(dst) = vm.heap.list_of(&fiber.stack[s..s + count as usize]);
             }
-            Op::ListPush { list, src } => {
+            h_list_push / s_list_push(Op::ListPush { list, src }) => {
                 let v = reg!(src);
                 if let Value::Obj(h) = reg!(list) {
                     t!(super::seq_ops::push(&mut vm.heap, h, v));
                 }
             }
-            Op::NewMap { dst, start, count } => {
-                let mut m = crate::vm::value::new_map(count as usize);
-                for i in 0..count as usize {
-                    let k = t!(arith::to_key(&vm.heap, reg!(start as usize + 2 * i)));
-                    m.insert(k, reg!(start as usize + 2 * i + 1));
-                }
-                reg!(dst) = Value::Obj(vm.heap.alloc(Obj::Map(m)));
+            h_new_map / s_new_map(Op::NewMap { dst, start, count }) => {
+                let s = base + start as usize;
+                let v = t!(new_map_of(vm, &fiber.stack[s..s + 2 * count as usize]));
+                reg!(dst) = v;
             }
-            Op::NewMapK { dst, start, keys } => {
+            h_new_map_k / s_new_map_k(Op::NewMapK { dst, start, keys }) => {
                 let s = base + start as usize;
                 reg!(dst) = new_map_from(vm, proto.template(keys), &fiber.stack[s..]);
             }
-            Op::Index { dst, obj, key } => {
+            h_index / s_index(Op::Index { dst, obj, key }) => {
                 // A list at a non-negative index in range: inline.
                 if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
                     if let Some(v) = vm.heap.get(*h).list_item(*i as u64 as usize) {
                         reg!(dst) = *v;
-                        continue;
+                        next!();
                     }
                 }
-                let v = t!(index(vm, reg!(obj), reg!(key)));
-                reg!(dst) = v;
+                cold! {
+                    let v = t!(index(vm, reg!(obj), reg!(key)));
+                    reg!(dst) = v;
+                }
             }
-            Op::IndexI { dst, obj, idx } => {
+            h_index_i / s_index_i(Op::IndexI { dst, obj, idx }) => {
                 if let Value::Obj(h) = &reg!(obj) {
                     if let Some(v) = vm.heap.get(*h).list_item(idx as usize) {
                         reg!(dst) = *v;
-                        continue;
+                        next!();
                     }
                 }
-                let v = t!(index(vm, reg!(obj), Value::Int(idx as i64)));
-                reg!(dst) = v;
-            }
-            Op::SetIndex { obj, key, src } => {
-                if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
-                    if let Some(v) = vm.heap.get_mut_items(*h).list_item_mut(*i as u64 as usize) {
-                        let old = std::mem::replace(v, reg!(src));
-                        vm.heap.overwritten(old);
-                        continue;
-                    }
+                cold! {
+                    let v = t!(index(vm, reg!(obj), Value::Int(idx as i64)));
+                    reg!(dst) = v;
                 }
-                t!(set_index(vm, reg!(obj), reg!(key), reg!(src)));
             }
-            Op::SetIndexK { obj, key, k } => {
-                if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
-                    if let Some(v) = vm.heap.get_mut_items(*h).list_item_mut(*i as u64 as usize) {
-                        let old = std::mem::replace(v, *proto.konst(k));
-                        vm.heap.overwritten(old);
-                        continue;
-                    }
-                }
-                t!(set_index(vm, reg!(obj), reg!(key), *proto.konst(k)));
+            h_set_index / s_set_index(Op::SetIndex { obj, key, src }) => {
+                set_item!(obj, int_at!(key, 0), reg!(src));
+                cold! { t!(set_index(vm, reg!(obj), reg!(key), reg!(src))) }
             }
-            Op::IndexAdd { dst, obj, key, off } => {
+            h_set_index_k / s_set_index_k(Op::SetIndexK { obj, key, k }) => {
+                set_item!(obj, int_at!(key, 0), *proto.konst(k));
+                cold! { t!(set_index(vm, reg!(obj), reg!(key), *proto.konst(k))) }
+            }
+            h_index_add / s_index_add(Op::IndexAdd { dst, obj, key, off }) => {
                 // An int key's sum cannot wrap into a list's range.
                 if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
                     if let Some(v) = vm.heap.get(*h).list_item(i.wrapping_add(off as i64) as u64 as usize) {
                         reg!(dst) = *v;
-                        continue;
+                        next!();
                     }
                 }
-                let v = t!(super::exec_rare::index_add(vm, reg!(obj), reg!(key), off));
-                reg!(dst) = v;
-            }
-            Op::SetIndexAdd { obj, key, off, src } => {
-                if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
-                    let at = i.wrapping_add(off as i64) as u64 as usize;
-                    if let Some(v) = vm.heap.get_mut_items(*h).list_item_mut(at) {
-                        let old = std::mem::replace(v, reg!(src));
-                        vm.heap.overwritten(old);
-                        continue;
-                    }
+                cold! {
+                    let v = t!(super::exec_rare::index_add(vm, reg!(obj), reg!(key), off));
+                    reg!(dst) = v;
                 }
-                t!(super::exec_rare::set_index_add(vm, reg!(obj), reg!(key), off, reg!(src)));
             }
-            Op::SetIndexKAdd { obj, key, off, k } => {
-                if let (Value::Obj(h), Value::Int(i)) = (&reg!(obj), &reg!(key)) {
-                    let at = i.wrapping_add(off as i64) as u64 as usize;
-                    if let Some(v) = vm.heap.get_mut_items(*h).list_item_mut(at) {
-                        let old = std::mem::replace(v, *proto.konst(k));
-                        vm.heap.overwritten(old);
-                        continue;
-                    }
-                }
-                t!(super::exec_rare::set_index_add(vm, reg!(obj), reg!(key), off, *proto.konst(k)));
+            h_set_index_add / s_set_index_add(Op::SetIndexAdd { obj, key, off, src }) => {
+                set_item!(obj, int_at!(key, off), reg!(src));
+                cold! { t!(super::exec_rare::set_index_add(vm, reg!(obj), reg!(key), off, reg!(src))) }
             }
-            Op::Field { dst, obj, name } => {
-                let name = proto.name(name);
+            h_set_index_k_add / s_set_index_k_add(Op::SetIndexKAdd { obj, key, off, k }) => {
+                set_item!(obj, int_at!(key, off), *proto.konst(k));
+                cold! { t!(super::exec_rare::set_index_add(vm, reg!(obj), reg!(key), off, *proto.konst(k))) }
+            }
+            h_field / s_field(Op::Field { dst, obj, name }) => {
                 if let Value::Obj(h) = reg!(obj) {
                     if let Obj::Map(m) = vm.heap.get(h) {
-                        reg!(dst) = cached_get(m, name).copied().unwrap_or(Value::Nil);
-                        continue;
-                    }
-                }
-                let v = t!(field(vm, reg!(obj), name.key()));
-                reg!(dst) = v;
-            }
-            Op::SetField { obj, name, src } => {
-                let name = proto.name(name);
-                if let Value::Obj(h) = reg!(obj) {
-                    if let Obj::Map(m) = vm.heap.get_mut_items(h) {
-                        if let Some(v) = cached_get_mut(m, name) {
-                            let old = std::mem::replace(v, reg!(src));
-                            vm.heap.overwritten(old);
-                            continue;
+                        if let Some(v) = cached_hit(m, proto.name(name)) {
+                            reg!(dst) = *v;
+                            next!();
                         }
                     }
                 }
-                t!(set_field(vm, reg!(obj), name.key(), reg!(src)));
+                cold! {
+                    let name = proto.name(name);
+                    if let Value::Obj(h) = reg!(obj) {
+                        if let Obj::Map(m) = vm.heap.get(h) {
+                            reg!(dst) = cached_get(m, name).copied().unwrap_or(Value::Nil);
+                            next!();
+                        }
+                    }
+                    let v = t!(field(vm, reg!(obj), name.key()));
+                    reg!(dst) = v;
+                }
             }
-            Op::ForPrep { base: b, inclusive, target } => {
+            h_set_field / s_set_field(Op::SetField { obj, name, src }) => {
+                if !vm.heap.marking() {
+                    if let Value::Obj(h) = reg!(obj) {
+                        if let Obj::Map(m) = vm.heap.get_mut_items(h) {
+                            if let Some(v) = cached_hit_mut(m, proto.name(name)) {
+                                *v = reg!(src);
+                                next!();
+                            }
+                        }
+                    }
+                }
+                cold! {
+                    let name = proto.name(name);
+                    if let Value::Obj(h) = reg!(obj) {
+                        if let Obj::Map(m) = vm.heap.get_mut_items(h) {
+                            if let Some(v) = cached_get_mut(m, name) {
+                                let old = std::mem::replace(v, reg!(src));
+                                vm.heap.overwritten(old);
+                                next!();
+                            }
+                        }
+                    }
+                    t!(set_field(vm, reg!(obj), name.key(), reg!(src)));
+                }
+            }
+            h_for_prep / s_for_prep(Op::ForPrep { base: b, inclusive, target }) => {
                 let (lo, hi) = match (reg!(b), reg!(b + 1)) {
                     (Value::Int(l), Value::Int(h)) => (l, h),
-                    (l, h) => t!(err(
-                        ErrorKind::Type,
-                        format!("range bounds must be ints, not {} and {}", vm.heap.type_name(l), vm.heap.type_name(h))
-                    )),
+                    (l, h) => cold! {
+                        t!(err(
+                            ErrorKind::Type,
+                            format!("range bounds must be ints, not {} and {}", vm.heap.type_name(l), vm.heap.type_name(h))
+                        ))
+                    },
                 };
                 let hi = if inclusive { hi.saturating_add(1) } else { hi };
                 reg!(b + 1) = Value::Int(hi);
@@ -761,7 +1060,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     jump!(target);
                 }
             }
-            Op::ForLoop { base: b, target } => {
+            h_for_loop / s_for_loop(Op::ForLoop { base: b, target }) => {
                 // Registers b and b+1 are the loop's own (no name reaches
                 // them) and only ForPrep writes them, always ints; their tags
                 // are not checked again. The counter is below the end here,
@@ -778,12 +1077,12 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     tick!();
                 }
             }
-            Op::IterInit { base: b } => {
+            h_iter_init / s_iter_init(Op::IterInit { base: b }) => {
                 let it = reg!(b);
                 let start = t!(iter_start(vm, it));
                 reg!(b + 1) = start;
             }
-            Op::IterNext { base: b, dst, target } => {
+            h_iter_next / s_iter_next(Op::IterNext { base: b, dst, target }) => {
                 let (it, state) = (reg!(b), reg!(b + 1));
                 if let Value::Obj(h) = it {
                     if matches!(vm.heap.get(h), Obj::Coroutine(_) | Obj::Chan(_) | Obj::Host(_)) {
@@ -792,9 +1091,9 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                             IterStep::Item => {}
                             IterStep::End => jump!(target),
                             IterStep::Entered => reload!(),
-                            IterStep::Blocked => return Ok(Halt::Blocked),
+                            IterStep::Blocked => stop!(Ok(Halt::Blocked)),
                         }
-                        continue;
+                        next!();
                     }
                 }
                 match iter_next(vm, it, state) {
@@ -805,44 +1104,33 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
                     None => jump!(target),
                 }
             }
-            Op::TryBegin { reg, target } => {
+            h_try_begin / s_try_begin(Op::TryBegin { reg, target }) => {
                 fiber.handlers.push(Handler { depth: fiber.frames.len() as u32, target, reg, shield: fiber.shield })
             }
-            Op::TryEnd => drop(fiber.handlers.pop()),
-            Op::Throw { src } => {
-                save_pc!();
-                return Err(Fault::Throw(reg!(src)));
+            h_try_end / s_try_end(Op::TryEnd) => {
+                fiber.handlers.pop();
             }
-            Op::Concat { dst, start, count } => {
+            h_throw / s_throw(Op::Throw { src }) => {
+                save_pc!();
+                stop!(Err(Fault::Throw(reg!(src))));
+            }
+            h_concat / s_concat(Op::Concat { dst, start, count }) => {
                 let s = base + start as usize;
                 let v = t!(concat(vm, &fiber.stack[s..s + count as usize]));
                 reg!(dst) = v;
             }
-            Op::Go { .. }
-            | Op::Recv { .. }
-            | Op::Recv2 { .. }
-            | Op::Send { .. }
-            | Op::Select { .. }
-            | Op::WaitOn { .. }
-            | Op::ScopeBegin
-            | Op::ScopeEnd
-            | Op::ScopeAbort { .. }
-            | Op::Lock { .. }
-            | Op::Unlock { .. }
-            | Op::Yield { .. } => {
+            h_concurrency / s_concurrency(Op::Go { .. } | Op::Recv { .. } | Op::Recv2 { .. } | Op::Send { .. } | Op::Select { .. } | Op::WaitOn { .. } | Op::ScopeBegin | Op::ScopeEnd | Op::ScopeAbort { .. } | Op::Lock { .. } | Op::Unlock { .. } | Op::Yield { .. }) => {
                 save_pc!();
-                match t!(concurrency_op(vm, fiber, *op, base)) {
+                match t!(concurrency(vm, fiber, *op, base)) {
                     Step::Next => {}
                     Step::Reload => reload!(),
-                    Step::Halt(h) => return Ok(h),
+                    Step::Halt(h) => stop!(Ok(h)),
                 }
             }
             // A debugger's trap: leave with the pc on it (entry.rs hands it to the debugger).
-            Op::Trap => {
+            h_trap / s_trap(Op::Trap) => {
                 ip = unsafe { ip.sub(1) };
                 save_pc!();
-                return Err(Fault::Trap);
+                stop!(Err(Fault::Trap));
             }
-        }
-    }
 }

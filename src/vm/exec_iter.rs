@@ -25,6 +25,7 @@ pub(super) enum IterStep {
 
 /// The next item of coroutine, channel or stream `h` into `stack[slot]`.
 /// The caller has saved its pc; `target` is where the loop ends.
+#[inline(never)]
 pub(super) fn next_of_source(vm: &mut Vm, fiber: &mut Fiber, h: Handle, slot: usize, target: u32) -> Res<IterStep> {
     match vm.heap.get(h) {
         Obj::Coroutine(c) => {

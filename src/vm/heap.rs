@@ -285,6 +285,12 @@ impl Heap {
         unsafe { self.objs.get_unchecked_mut(h.0 as usize) }
     }
 
+    /// Is the collector marking (when changes need its barrier)?
+    #[inline(always)]
+    pub fn marking(&self) -> bool {
+        self.gc.phase == super::gc::Phase::Mark
+    }
+
     /// A reference just removed from an object changed through
     /// `get_mut_items` (an item overwritten or popped): while the collector
     /// marks, what it refers to is greyed, as the barrier would have.

@@ -125,6 +125,8 @@ fn key_name(key: &Key) -> &str {
 }
 
 /// `obj.name = v` on a map.
+/// Out of line, as `field`.
+#[inline(never)]
 pub(super) fn set_field(vm: &mut Vm, obj: Value, key: &Key, v: Value) -> Res<()> {
     if let Value::Obj(h) = obj {
         if let Obj::Map(m) = vm.heap.get_mut_items(h) {
@@ -145,6 +147,9 @@ pub(super) fn set_field(vm: &mut Vm, obj: Value, key: &Key, v: Value) -> Res<()>
 }
 
 /// `obj.name`: a map key, or a property of an error (`message trace others kind`).
+/// Out of line: inlined into a handler of the dispatch loop, what it keeps on
+/// the stack made the handler's next a call instead of a jump (tests/code_layout.rs).
+#[inline(never)]
 pub(super) fn field(vm: &mut Vm, obj: Value, key: &Key) -> Res<Value> {
     let name = key_name(key);
     if let Value::Obj(h) = obj {
@@ -225,6 +230,8 @@ pub(super) fn moved_argument(vm: &Vm, args: &[Value], fault: super::Fault) -> su
 }
 
 /// The next item and state of an iteration, or None when it is exhausted.
+/// Out of line, as `field`.
+#[inline(never)]
 pub(super) fn iter_next(vm: &mut Vm, it: Value, state: Value) -> Option<(Value, Value)> {
     let (Value::Obj(h), Value::Int(i)) = (it, state) else {
         return None;

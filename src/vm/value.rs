@@ -283,6 +283,23 @@ pub fn cached_get<'m>(m: &'m Map, name: &Name) -> Option<&'m Value> {
     }
 }
 
+/// `cached_get`'s hit alone: None when `m` has another layout (or lacks
+/// the name). Neither the search nor even the look at the cached index in
+/// another layout: each costs the dispatch loop's fast paths registers
+/// (`Field` saved three more), so they are left to the slow halves.
+#[inline(always)]
+pub fn cached_hit<'m>(m: &'m Map, name: &Name) -> Option<&'m Value> {
+    // SAFETY: as for `cached_get`.
+    name.hit(m).map(|i| unsafe { m.value_unchecked(i) })
+}
+
+/// `cached_hit` for changing the value.
+#[inline(always)]
+pub fn cached_hit_mut<'m>(m: &'m mut Map, name: &Name) -> Option<&'m mut Value> {
+    // SAFETY: as for `cached_get`.
+    name.hit(m).map(|i| unsafe { m.value_unchecked_mut(i) })
+}
+
 /// `cached_get` for changing the value.
 #[inline(always)]
 pub fn cached_get_mut<'m>(m: &'m mut Map, name: &Name) -> Option<&'m mut Value> {
