@@ -1,16 +1,19 @@
 //! The dispatch loop, as threaded handlers: one function per kind of
 //! instruction, each ending in a tail call of the next instruction's handler
-//! (`TABLE`, indexed by `Op::tag`). The interpreter's state travels in the six
-//! argument registers (`ip`, `regs`, the `Vm`, the fiber, the `Cx` with the
-//! rest, the budget left), so each handler's registers are its own: in one
-//! `match` loop, LLVM spilled the register base and more to the stack for the
-//! sake of the rarest arms, and every instruction reloaded them
-//! (benches/README.md, "Threaded handlers"). It never recurses into itself and
-//! never blocks: script calls push a `Frame` onto the fiber, and `dispatch`
-//! returns a `Halt` when the fiber finishes, spends its budget, or fails.
+//! (`TABLE`, indexed by `Op::tag`). The interpreter's state travels in four
+//! argument registers (`ip`, `regs`, the `Vm`, the `Cx` with the rest), so
+//! each handler's registers are its own: in one `match` loop, LLVM spilled
+//! the register base and more to the stack for the sake of the rarest arms,
+//! and every instruction reloaded them (benches/README.md, "Threaded
+//! handlers"). A handler's fast path (`h_*`) makes no call: where its body
+//! says `cold!`, it tail-calls its slow half (`s_*`), which runs the whole
+//! body again from the start, so nothing is written before a `cold!`. It
+//! never recurses into itself and never blocks: script calls push a `Frame`
+//! onto the fiber, and `dispatch` returns a `Halt` when the fiber finishes,
+//! spends its budget, or fails.
 //!
 //! A tail call is LLVM's choice, not a guarantee of Rust's: optimised builds
-//! make every handler's `next!` a jump (tests/code_layout.rs checks the
+//! make the handlers' `next!` a jump (tests/code_layout.rs checks the
 //! binary), and in case one did not, `tick!` (every back-edge and call) hands
 //! back to `dispatch` once the machine stack has grown by `STACK_SLACK`. Builds
 //! with debug assertions (unoptimised) return to `dispatch` after every
@@ -217,7 +220,7 @@ macro_rules! loop_helpers {
                 }
             };
         }
-        // `?`: the pc and budget are already saved.
+        // `?`: the pc is already saved.
         macro_rules! q {
             ($d e:expr) => {
                 match $d e {
