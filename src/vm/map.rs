@@ -2,7 +2,7 @@
 //! shape share, and the values in a plain array beside it.
 //!
 //! Why split: objects made by one literal (`{x: x, y: y}`) share one layout,
-//! so a field access checks the layout's id against its inline cache and
+//! so a field access checks the layout's address against its inline cache and
 //! reads the value, without touching the keys (vm/value.rs, `cached_get`).
 //! The values of a 6-field object fill 96 bytes instead of 240 (IndexMap's
 //! 40-byte buckets), and a literal copies one array instead of hashing
@@ -84,6 +84,22 @@ impl Map {
     #[inline(always)]
     pub fn layout_id(&self) -> u64 {
         self.layout.id
+    }
+
+    /// Where this map's layout is, as the `Rc` holds it: what an inline
+    /// cache compares (vm/value.rs, `Name`). The `Rc`'s own word rather than
+    /// `Rc::as_ptr`, which adds the counts' offset to it: one instruction
+    /// per field read.
+    #[inline(always)]
+    pub fn layout_word(&self) -> usize {
+        const _: () = assert!(std::mem::size_of::<Rc<Layout>>() == std::mem::size_of::<usize>());
+        // SAFETY: an `Rc` of a sized type is one pointer (asserted above); its
+        // bits identify the allocation for as long as the `Rc` lives.
+        unsafe { std::mem::transmute_copy::<Rc<Layout>, usize>(&self.layout) }
+    }
+
+    pub fn layout(&self) -> &Rc<Layout> {
+        &self.layout
     }
 
     pub fn len(&self) -> usize {

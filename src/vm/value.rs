@@ -185,19 +185,32 @@ pub fn map_slot(m: &Map, key: &Key) -> Option<usize> {
 
 /// A field or method name of a Proto (the operand of Field, SetField and
 /// Invoke) with its inline cache: the layout of the map it was last found in
-/// (`Layout`'s id) and its index there. Maps made by one literal share a
-/// layout, so the check is one compare; a map of another layout with the
-/// name at the same index (objects built alike) hits too, after a look at
-/// its key. Always a string key, which `new` makes sure of, so that look
-/// reads the string without checking the key's tag.
-#[derive(Debug)]
+/// and its index there. Maps made by one literal share a layout, so the
+/// check is one compare of the layout's address with the map's; a map of
+/// another layout with the name at the same index (objects built alike)
+/// hits too, after a look at its key. Always a string key, which `new`
+/// makes sure of, so that look reads the string without checking the key's
+/// tag.
+///
+/// The cache holds its layout (`kept`), so that address names no other
+/// layout while cached, and the layout, shared, never changes in place: a
+/// map whose keys change gets a copy (map.rs, `keys_mut`). The address, not
+/// the layout's id, because the id is one load further from the map (a
+/// field read waits on that chain of loads; NBody).
 pub struct Name {
     key: Key,
-    layout: std::cell::Cell<u64>,
+    layout: std::cell::Cell<usize>,
+    kept: std::cell::Cell<Option<std::rc::Rc<Layout>>>,
     slot: std::cell::Cell<u32>,
     /// The method of a host class last called through this name: a call
     /// site's method is looked up by name once, not at every call.
     method: std::cell::Cell<Option<(&'static Class, Method)>>,
+}
+
+impl std::fmt::Debug for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Name").field("key", &self.key).field("slot", &self.slot).finish_non_exhaustive()
+    }
 }
 
 impl std::fmt::Debug for Class {
@@ -208,9 +221,15 @@ impl std::fmt::Debug for Class {
 
 impl Name {
     pub fn new(s: Str) -> Name {
-        // Layout ids start at 1: 0 matches no map.
-        let (layout, slot, method) = Default::default();
-        Name { key: Key::Str(s), layout, slot, method }
+        // 0 matches no map (an `Rc` is never null).
+        let (layout, kept, slot, method) = Default::default();
+        Name { key: Key::Str(s), layout, kept, slot, method }
+    }
+
+    /// Caches `m`'s layout (and keeps it).
+    fn remember(&self, m: &Map) {
+        self.layout.set(m.layout_word());
+        self.kept.set(Some(m.layout().clone()));
     }
 
     pub fn key(&self) -> &Key {
@@ -227,11 +246,11 @@ impl Name {
     }
 
     /// The cached index, when `m` has the cached layout. It is then below
-    /// `m`'s length: a layout's id changes when its keys move, not when it
-    /// grows, and a map has a value for every key of its layout (map.rs).
+    /// `m`'s length: the cached layout does not change (see the type), and a
+    /// map has a value for every key of its layout (map.rs).
     #[inline(always)]
     fn hit(&self, m: &Map) -> Option<usize> {
-        (m.layout_id() == self.layout.get()).then(|| self.slot.get() as usize)
+        (m.layout_word() == self.layout.get()).then(|| self.slot.get() as usize)
     }
 
     /// The index of this name in `m` when the cache missed: searched for
@@ -242,7 +261,7 @@ impl Name {
     fn index_past_miss(&self, m: &Map) -> Option<usize> {
         let i = self.slot.get() as usize;
         if matches!(m.key_at(i), Some(Key::Str(k)) if Str::ptr_eq(k, self.str())) {
-            self.layout.set(m.layout_id());
+            self.remember(m);
             return Some(i);
         }
         self.index_missed(m)
@@ -264,7 +283,7 @@ impl Name {
     fn index_missed(&self, m: &Map) -> Option<usize> {
         let found = map_slot(m, &self.key);
         if let Some(i) = found {
-            self.layout.set(m.layout_id());
+            self.remember(m);
             self.slot.set(i as u32);
         }
         found
