@@ -226,8 +226,16 @@ impl Name {
         Name { key: Key::Str(s), layout, kept, slot, method }
     }
 
-    /// Caches `m`'s layout (and keeps it).
+    /// Caches `m`'s layout (and keeps it). Not a large one: a cache would
+    /// keep a dictionary's keys alive after the dictionary (one layout per
+    /// name, but each as large as its map).
     fn remember(&self, m: &Map) {
+        const KEEP_MAX: usize = 1024;
+        if m.len() > KEEP_MAX {
+            self.layout.set(0);
+            self.kept.set(None);
+            return;
+        }
         self.layout.set(m.layout_word());
         self.kept.set(Some(m.layout().clone()));
     }
