@@ -158,7 +158,7 @@ pub fn vm() -> Vm {
         let Value::Obj(h) = vm.globals[slot as usize] else { continue };
         let Obj::Native(n) = vm.heap.get(h) else { continue };
         if !is_pure(&name) {
-            let native = Native { name: n.name, func: NativeFn::Value(disabled) };
+            let native = Native::new(n.name, NativeFn::Value(disabled));
             vm.globals[slot as usize] = Value::Obj(vm.heap.alloc(Obj::Native(Box::new(native))));
         }
     }

@@ -15,8 +15,8 @@ fn tool(name: &str, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// The handlers (`h_*`, the fast halves) and their slow halves (`s_*`):
-/// (name, start, size).
+/// The handlers (`h_*`, the fast halves), their slow halves (`s_*`) and
+/// `call_quick`, which finishes a call instruction: (name, start, size).
 fn handlers() -> Vec<(String, u64, u64)> {
     let table = tool("nm", &["-S", "--defined-only", CSP]);
     table
@@ -27,7 +27,8 @@ fn handlers() -> Vec<(String, u64, u64)> {
             // v0 mangling (.cargo/config.toml): `...3csp2vm4exec5h_mul`.
             let (_, tail) = name.split_once("3csp2vm4exec")?;
             let short = tail.trim_start_matches(|c: char| c.is_ascii_digit());
-            let handler = (short.starts_with("h_") || short.starts_with("s_")) && !short.contains(char::is_uppercase);
+            let handler = (short.starts_with("h_") || short.starts_with("s_") || short == "call_quick")
+                && !short.contains(char::is_uppercase);
             (f.len() == 4 && handler).then(|| {
                 (short.to_string(), u64::from_str_radix(f[0], 16).unwrap(), u64::from_str_radix(f[1], 16).unwrap())
             })

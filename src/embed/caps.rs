@@ -155,7 +155,7 @@ pub(crate) fn apply(vm: &mut Vm, caps: &Caps) {
             Some(Access::Pure) => continue,
             None => |_, _| denied("this builtin"),
         };
-        let native = Native { name: n.name, func: NativeFn::Value(denied) };
+        let native = Native::new(n.name, NativeFn::Value(denied));
         vm.globals[slot as usize] = Value::Obj(vm.heap.alloc(Obj::Native(Box::new(native))));
     }
     // Resolving packages reads csp.toml and may run git or curl: not for a

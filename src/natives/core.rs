@@ -5,7 +5,7 @@ use super::args::{arity, int_arg};
 use crate::display::{display, repr};
 use crate::limits::MAX_LIST;
 use crate::vm::object::Obj;
-use crate::vm::{err, ErrorKind, Fiber, NativeFn, Res, Ret, Value, Vm};
+use crate::vm::{err, ErrorKind, Fiber, Heap, NativeFn, Res, Ret, Value, Vm};
 
 pub fn register(vm: &mut Vm) {
     vm.define_native("print", print);
@@ -13,7 +13,7 @@ pub fn register(vm: &mut Vm) {
     vm.define_native("int", int);
     vm.define_native("float", float);
     vm.define_native("type", type_of);
-    vm.define_native("len", len);
+    vm.define_quick("len", len, quick_len);
     vm.define_native("range", range);
     vm.define_builtin("error", NativeFn::Full(error));
     vm.define_builtin("__timeout_error", NativeFn::Full(timeout_error));
@@ -119,19 +119,33 @@ fn type_of(vm: &mut Vm, args: &[Value]) -> Res<Value> {
 /// `len(v)` of a string (in characters), bytes, list, map or range. Channels add an arm here.
 fn len(vm: &mut Vm, args: &[Value]) -> Res<Value> {
     arity("len", args, 1, 1)?;
-    let n = match args[0] {
-        Value::Obj(h) => match vm.heap.get(h) {
+    match len_of(&vm.heap, args[0]) {
+        Some(n) => Ok(n),
+        None => err(ErrorKind::Type, format!("len() of {} is not defined", vm.heap.type_name(args[0]))),
+    }
+}
+
+/// `len`'s fast path in the dispatch loop (`QuickFn`).
+fn quick_len(heap: &Heap, v: &Value, out: &mut Value) -> bool {
+    crate::vm::object::quick_out(out, len_of(heap, *v))
+}
+
+/// `len(v)` of whatever has a length.
+#[inline(always)]
+fn len_of(heap: &Heap, v: Value) -> Option<Value> {
+    let n = match v {
+        Value::Obj(h) => match heap.get(h) {
             Obj::Str(s) => s.chars() as i64,
             Obj::Bytes(b) => b.len() as i64,
             Obj::List(l) => l.len() as i64,
             Obj::Map(m) => m.len() as i64,
             Obj::Range(lo, hi) => hi.saturating_sub(*lo).max(0),
             Obj::Chan(c) => c.len() as i64,
-            o => return err(ErrorKind::Type, format!("len() of {} is not defined", o.type_name())),
+            _ => return None,
         },
-        v => return err(ErrorKind::Type, format!("len() of {} is not defined", vm.heap.type_name(v))),
+        _ => return None,
     };
-    Ok(Value::Int(n))
+    Some(Value::Int(n))
 }
 
 /// `range(n)`, `range(a, b)`, `range(a, b, step)`: a list of ints from `a` up to

@@ -9,17 +9,17 @@ use crate::vm::{err, ErrorKind, Fiber, NativeFn, Obj, Res, Ret, Value, Vm};
 use std::cmp::Ordering;
 
 pub fn register(vm: &mut Vm) {
-    vm.define_native("sqrt", sqrt);
-    vm.define_native("sin", sin);
-    vm.define_native("cos", cos);
-    vm.define_native("tan", tan);
-    vm.define_native("asin", asin);
-    vm.define_native("acos", acos);
-    vm.define_native("atan", atan);
+    vm.define_quick("sqrt", sqrt, quick::sqrt);
+    vm.define_quick("sin", sin, quick::sin);
+    vm.define_quick("cos", cos, quick::cos);
+    vm.define_quick("tan", tan, quick::tan);
+    vm.define_quick("asin", asin, quick::asin);
+    vm.define_quick("acos", acos, quick::acos);
+    vm.define_quick("atan", atan, quick::atan);
     vm.define_native("log", log);
-    vm.define_native("log10", log10);
-    vm.define_native("log2", log2);
-    vm.define_native("exp", exp);
+    vm.define_quick("log10", log10, quick::log10);
+    vm.define_quick("log2", log2, quick::log2);
+    vm.define_quick("exp", exp, quick::exp);
     vm.define_native("atan2", atan2);
     vm.define_native("hypot", hypot);
     vm.define_native("is_nan", is_nan);
@@ -28,9 +28,9 @@ pub fn register(vm: &mut Vm) {
     vm.define_native("div", div);
     vm.define_native("mod", modulo);
     vm.define_native("divmod", divmod);
-    vm.define_native("abs", abs);
-    vm.define_native("floor", floor);
-    vm.define_native("ceil", ceil);
+    vm.define_quick("abs", abs, quick::abs);
+    vm.define_quick("floor", floor, quick::floor);
+    vm.define_quick("ceil", ceil, quick::ceil);
     vm.define_native("round", round);
     vm.define_native("pow", pow);
     vm.define_builtin("min", NativeFn::Full(min));
@@ -50,6 +50,47 @@ macro_rules! float_fn {
             Ok(Value::Float(f(x)))
         }
     };
+}
+
+/// The dispatch loop's fast paths (`QuickFn`) of the one-argument functions:
+/// the same answers for numbers, `None` (the full function, and its error)
+/// for anything else.
+mod quick {
+    use crate::vm::object::quick_out;
+    use crate::vm::{Heap, Value};
+
+    macro_rules! quick_fn {
+        ($name:ident, $int:expr, $f:expr) => {
+            pub fn $name(_: &Heap, v: &Value, out: &mut Value) -> bool {
+                let int: fn(i64) -> Option<Value> = $int;
+                let f: fn(f64) -> f64 = $f;
+                let r = match *v {
+                    Value::Int(i) => int(i),
+                    Value::Float(x) => Some(Value::Float(f(x))),
+                    _ => None,
+                };
+                quick_out(out, r)
+            }
+        };
+        ($name:ident, $f:expr) => {
+            quick_fn!($name, |i| Some(Value::Float(($f)(i as f64))), $f);
+        };
+    }
+
+    quick_fn!(sqrt, f64::sqrt);
+    quick_fn!(sin, f64::sin);
+    quick_fn!(cos, f64::cos);
+    quick_fn!(tan, f64::tan);
+    quick_fn!(asin, f64::asin);
+    quick_fn!(acos, f64::acos);
+    quick_fn!(atan, f64::atan);
+    quick_fn!(log10, f64::log10);
+    quick_fn!(log2, f64::log2);
+    quick_fn!(exp, f64::exp);
+    // `abs` of i64::MIN overflows: the full function reports it.
+    quick_fn!(abs, |i| i.checked_abs().map(Value::Int), f64::abs);
+    quick_fn!(floor, |i| Some(Value::Int(i)), f64::floor);
+    quick_fn!(ceil, |i| Some(Value::Int(i)), f64::ceil);
 }
 
 float_fn!(sqrt, f64::sqrt);

@@ -28,7 +28,7 @@ use super::exec_conc::{concurrency_op, Step};
 use super::exec_iter::IterStep;
 pub use super::fiber::Halt;
 use super::fiber::{Fiber, Frame, Handler};
-use super::object::Obj;
+use super::object::{Obj, QuickFn};
 use super::object_ops::{
     concat, field, get_upval, index, invoke, iter_next, iter_start, new_closure, new_map_from, set_field, set_index,
     set_upval,
@@ -386,8 +386,23 @@ macro_rules! loop_helpers {
         // The rest of `call!`, past a closure given exactly its parameters: the
         // callee in `base`, the pc saved.
         macro_rules! call_other {
-            ($d b:expr, $d argc:expr) => {{ cold! {
+            ($d b:expr, $d argc:expr) => {{
                 let (b, argc) = ($d b, $d argc);
+                // A builtin with a fast path (`sqrt(x)`, `len(xs)`), in the
+                // fast half only: the slow half is where it falls back to.
+                hot! {
+                    if argc == 1 {
+                        // SAFETY: slot is a register of this frame.
+                        if let Value::Obj(h) = unsafe { load_value($regs.add(b as usize)) } {
+                            if let Obj::Native(n) = $vm.heap.get(h) {
+                                if let Some(f) = n.quick {
+                                    return call_quick(f, $ip, $regs, $vm, $cx, b);
+                                }
+                            }
+                        }
+                    }
+                }
+                cold! {
                 let slot = $base + b as usize;
                 // Read again rather than kept: fewer values live across the fast path.
                 // SAFETY: slot is a register of this frame.
@@ -554,6 +569,35 @@ fn call_native(f: super::builtin::ValueFn, vm: &mut Vm, fiber: &mut Fiber, args:
     f(vm, &fiber.stack[args..args + argc]).map_err(|e| super::call::moved(vm, fiber, args, argc, e))
 }
 
+/// A call of a builtin's fast path (`Native::quick`) on the argument in
+/// `b + 1`, the builtin in `b`; the call instruction's slow half when the
+/// fast path declines (its error, or a case it leaves to the builtin).
+#[inline(never)]
+fn call_quick(f: QuickFn, ip: *const Op, regs: *mut Value, vm: &mut Vm, cx: &mut Cx, b: u8) {
+    // SAFETY: b and b + 1 are registers of this frame (the builtin and the
+    // call's argument).
+    let (out, arg) = unsafe { (&mut *regs.add(b as usize), &*regs.add(b as usize + 1)) };
+    match f(&vm.heap, arg, out) {
+        true => {
+            #[cfg(not(debug_assertions))]
+            return handler_at(ip)(ip, regs, vm, cx);
+            #[cfg(debug_assertions)]
+            {
+                cx.ip = ip;
+                cx.regs = regs;
+            }
+        }
+        false => {
+            // SAFETY: ip is past the call instruction.
+            let op = unsafe { ip.sub(1) };
+            match unsafe { &*op } {
+                Op::CallGlobal { .. } => s_call_global(op, regs, vm, cx),
+                _ => s_call(op, regs, vm, cx),
+            }
+        }
+    }
+}
+
 #[inline(never)]
 fn concurrency(vm: &mut Vm, fiber: &mut Fiber, op: Op, base: usize) -> Res<Step> {
     concurrency_op(vm, fiber, op, base)
@@ -595,6 +639,12 @@ macro_rules! handlers {
                         return $slow($op, $regs, $vm, $cx)
                     };
                 }
+                // A shortcut the slow half goes without.
+                macro_rules! hot {
+                    ($d($d t:tt)*) => {
+                        { $d($d t)* }
+                    };
+                }
                 match *$op {
                     $($pat)|+ => $body,
                     // SAFETY: as above.
@@ -619,6 +669,9 @@ macro_rules! handlers {
                     ($d($d t:tt)*) => {
                         { $d($d t)* }
                     };
+                }
+                macro_rules! hot {
+                    ($d($d t:tt)*) => {};
                 }
                 match *$op {
                     $($pat)|+ => $body,

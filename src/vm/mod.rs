@@ -139,9 +139,18 @@ impl Vm {
         self.define_builtin(name, NativeFn::Value(func));
     }
 
+    /// Registers a one-argument builtin that computes a value, with the fast
+    /// path the dispatch loop calls directly (`object::QuickFn`).
+    pub fn define_quick(&mut self, name: &'static str, func: builtin::ValueFn, quick: object::QuickFn) {
+        let native = object::Native { quick: Some(quick), ..object::Native::new(name, NativeFn::Value(func)) };
+        let h = self.heap.alloc(Obj::Native(Box::new(native)));
+        let slot = self.global_slot(name);
+        self.globals[slot as usize] = Value::Obj(h);
+    }
+
     /// Registers a builtin of the whole protocol (it may block or call back).
     pub fn define_builtin(&mut self, name: &'static str, func: NativeFn) {
-        let h = self.heap.alloc(Obj::Native(Box::new(object::Native { name, func })));
+        let h = self.heap.alloc(Obj::Native(Box::new(object::Native::new(name, func))));
         let slot = self.global_slot(name);
         self.globals[slot as usize] = Value::Obj(h);
     }
@@ -150,7 +159,7 @@ impl Vm {
     /// (`fs.read`): the global is hidden (`__fs_read`: no suggestion, no
     /// completion), while the function prints and reports as `fs.read`.
     pub fn define_hidden(&mut self, public: &'static str, func: NativeFn) {
-        let h = self.heap.alloc(Obj::Native(Box::new(object::Native { name: public, func })));
+        let h = self.heap.alloc(Obj::Native(Box::new(object::Native::new(public, func))));
         let slot = self.global_slot(&format!("__{}", public.replace('.', "_")));
         self.globals[slot as usize] = Value::Obj(h);
     }

@@ -135,6 +135,34 @@ pub struct Closure {
 pub struct Native {
     pub name: &'static str,
     pub func: NativeFn,
+    /// The fast path of a one-argument builtin that only computes (`sqrt`,
+    /// `len`), which the dispatch loop calls without `func`'s protocol.
+    pub quick: Option<QuickFn>,
+}
+
+/// A builtin's answer, into `out`, for the one argument it can handle
+/// without failing or allocating; false for the rest, which then go to
+/// `func` (whose errors are the builtin's). References, not values in and
+/// out: a `Value` crosses a call in memory, and a handler that lent its own
+/// stack to the call could not jump on to the next handler.
+pub type QuickFn = fn(&super::Heap, &Value, &mut Value) -> bool;
+
+/// `QuickFn`'s result from an `Option`.
+#[inline(always)]
+pub fn quick_out(out: &mut Value, v: Option<Value>) -> bool {
+    match v {
+        Some(v) => {
+            *out = v;
+            true
+        }
+        None => false,
+    }
+}
+
+impl Native {
+    pub fn new(name: &'static str, func: NativeFn) -> Native {
+        Native { name, func, quick: None }
+    }
 }
 
 pub struct ErrorObj {

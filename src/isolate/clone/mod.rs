@@ -502,7 +502,7 @@ pub fn unpack(vm: &mut Vm, packet: &mut Packet) -> Result<Unpacked, String> {
                     handles.push(h);
                     continue;
                 }
-                None => Obj::Native(Box::new(Native { name, func: missing_native(name) })),
+                None => Obj::Native(Box::new(Native::new(name, missing_native(name)))),
             },
         };
         handles.push(vm.heap.alloc(obj));
