@@ -61,6 +61,11 @@ pub struct Proto {
     /// Parameters without a default value.
     pub nrequired: u8,
     pub has_rest: bool,
+    /// The argument count the dispatch loop's call binds without
+    /// `call_value`: `nparams`, or 255 with a rest parameter, a count no call
+    /// has (its callee and arguments would need 256 registers). One compare
+    /// instead of two per call.
+    pub exact_argc: u8,
     /// Registers the frame needs.
     pub nregs: u8,
     pub file: Rc<SourceFile>,
@@ -68,6 +73,15 @@ pub struct Proto {
     /// Stack-trace lines already made, by pc: a million fibers cancelled at
     /// the same place each carry the same lines (see `trace_line`).
     pub trace_lines: std::cell::RefCell<foldhash::HashMap<u32, Rc<str>>>,
+}
+
+/// `Proto::exact_argc` of a function with these parameters.
+pub fn exact_argc(nparams: u8, has_rest: bool) -> u8 {
+    if has_rest {
+        u8::MAX
+    } else {
+        nparams
+    }
 }
 
 impl Proto {

@@ -301,6 +301,7 @@ impl Compiler<'_> {
             nparams: params.0,
             nrequired: params.1,
             has_rest: params.2,
+            exact_argc: crate::bytecode::proto::exact_argc(params.0, params.2),
             nregs: (f.max_reg + 1).min(255) as u8,
             file: self.file.clone(),
             span,

@@ -128,6 +128,7 @@ fn site(vm: &mut Vm) -> Site {
         nparams: 0,
         nrequired: 0,
         has_rest: false,
+        exact_argc: 0,
         nregs: 0,
         file: Rc::new(SourceFile::new("test", "")),
         span: Span::default(),
