@@ -90,10 +90,22 @@ static TABLE: [OpFn; Op::COUNT] = {
 
 const _: () = assert!(std::mem::size_of::<Op>() == 8);
 
+/// `TABLE`, copied into each `Vm` (`Vm::handlers`): the handlers reach it
+/// through the `Vm` they hold in a register, where the static table needs its
+/// address made first in position-independent code (a `lea` per instruction
+/// run).
+pub(crate) struct Handlers([OpFn; Op::COUNT]);
+
+impl Default for Handlers {
+    fn default() -> Handlers {
+        Handlers(TABLE)
+    }
+}
+
 #[inline(always)]
-fn handler_at(ip: *const Op) -> OpFn {
+fn handler_at(vm: &Vm, ip: *const Op) -> OpFn {
     // SAFETY: ip points at an instruction, whose tag is below COUNT.
-    unsafe { *TABLE.get_unchecked((*ip).tag() as usize) }
+    unsafe { *vm.handlers.0.get_unchecked((*ip).tag() as usize) }
 }
 
 /// The machine stack's current depth (a stack address).
@@ -139,7 +151,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
     };
     let out = loop {
         let (ip, regs) = (cx.ip, cx.regs);
-        handler_at(ip)(ip, regs, vm, &mut cx);
+        handler_at(vm, ip)(ip, regs, vm, &mut cx);
         if let Some(out) = cx.out.take() {
             break out;
         }
@@ -155,11 +167,11 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
 macro_rules! loop_helpers {
     ($d:tt, $vm:ident, $fiber:ident, $cx:ident, $proto:ident, $base:ident, $ip:ident, $regs:ident) => {
         macro_rules! reg {
-                    ($d r:expr) => {
-                        // SAFETY: see the function's doc comment.
-                        *unsafe { &mut *$regs.add($d r as usize) }
-                    };
-                }
+                            ($d r:expr) => {
+                                // SAFETY: see the function's doc comment.
+                                *unsafe { &mut *$regs.add($d r as usize) }
+                            };
+                        }
         // The running frame.
         macro_rules! frame {
             () => {
@@ -178,12 +190,12 @@ macro_rules! loop_helpers {
         // A global's slot. The compiler takes indices from `Vm::global_slot`, and
         // `globals` never shrinks, so no bounds check.
         macro_rules! global {
-                    ($d idx:expr) => {{
-                        debug_assert!(($d idx as usize) < $vm.globals.len());
-                        // SAFETY: see above.
-                        unsafe { $vm.globals.as_mut_ptr().add($d idx as usize) }
-                    }};
-                }
+                            ($d idx:expr) => {{
+                                debug_assert!(($d idx as usize) < $vm.globals.len());
+                                // SAFETY: see above.
+                                unsafe { $vm.globals.as_mut_ptr().add($d idx as usize) }
+                            }};
+                        }
         // The index of the next instruction (what a Frame saves).
         macro_rules! pc {
             () => {
@@ -192,56 +204,56 @@ macro_rules! loop_helpers {
             };
         }
         macro_rules! jump {
-                    ($d target:expr) => {
-                        // SAFETY: the compiler emits jump targets within the Proto's code.
-                        $ip = unsafe { $cx.code.add($d target as usize) }
-                    };
-                }
+                            ($d target:expr) => {
+                                // SAFETY: the compiler emits jump targets within the Proto's code.
+                                $ip = unsafe { $cx.code.add($d target as usize) }
+                            };
+                        }
         // A jump of `Op::relative_target`'s: from the next instruction.
         macro_rules! jump_by {
-                    ($d offset:expr) => {
-                        // SAFETY: the compiler emits jump targets within the Proto's code.
-                        $ip = unsafe { $ip.offset($d offset as i32 as isize) }
-                    };
-                }
+                            ($d offset:expr) => {
+                                // SAFETY: the compiler emits jump targets within the Proto's code.
+                                $ip = unsafe { $ip.offset($d offset as i32 as isize) }
+                            };
+                        }
         // A forward conditional jump (see `keep_branch`).
         macro_rules! branch_by {
-                    ($d offset:expr) => {{
-                        keep_branch();
-                        jump_by!($d offset);
-                    }};
-                }
-        macro_rules! t {
-                    ($d e:expr) => {
-                        match $d e {
-                            Ok(v) => v,
-                            Err(f) => {
-                                save_pc!();
-                                stop!(Err(f));
-                            }
+                            ($d offset:expr) => {{
+                                keep_branch();
+                                jump_by!($d offset);
+                            }};
                         }
-                    };
-                }
+        macro_rules! t {
+                            ($d e:expr) => {
+                                match $d e {
+                                    Ok(v) => v,
+                                    Err(f) => {
+                                        save_pc!();
+                                        stop!(Err(f));
+                                    }
+                                }
+                            };
+                        }
         // `?`: the pc is already saved.
         macro_rules! q {
-                    ($d e:expr) => {
-                        match $d e {
-                            Ok(v) => v,
-                            Err(f) => stop!(Err(f)),
+                            ($d e:expr) => {
+                                match $d e {
+                                    Ok(v) => v,
+                                    Err(f) => stop!(Err(f)),
+                                }
+                            };
                         }
-                    };
-                }
         // Ends the loop: `dispatch` returns `r`.
         macro_rules! stop {
-                    ($d r:expr) => {{
-                        // `out` is None while handlers run (`dispatch` takes it):
-                        // written without a drop, which would be a call.
-                        // SAFETY: a valid place.
-                        let r = $d r;
-                        unsafe { std::ptr::write(&mut $cx.out, Some(r)) };
-                        return;
-                    }};
-                }
+                            ($d r:expr) => {{
+                                // `out` is None while handlers run (`dispatch` takes it):
+                                // written without a drop, which would be a call.
+                                // SAFETY: a valid place.
+                                let r = $d r;
+                                unsafe { std::ptr::write(&mut $cx.out, Some(r)) };
+                                return;
+                            }};
+                        }
         // Hands the position back to `dispatch`, which runs on from it.
         macro_rules! park {
             () => {{
@@ -255,7 +267,7 @@ macro_rules! loop_helpers {
         macro_rules! next {
             () => {{
                 #[cfg(not(debug_assertions))]
-                return handler_at($ip)($ip, $regs, $vm, $cx);
+                return handler_at($vm, $ip)($ip, $regs, $vm, $cx);
                 #[cfg(debug_assertions)]
                 park!();
             }};
@@ -291,75 +303,75 @@ macro_rules! loop_helpers {
         // be made here (after the cold steps, whose slow half runs the
         // instruction again from its start).
         macro_rules! enter_closure {
-                    ($d callee:expr, $d args:expr, $d argc:expr, $d ret:expr $d(, $d at:expr)?) => {
-                        if let Value::Obj(h) = $d callee {
-                            if let Obj::Closure(c) = $vm.heap.get(h) {
-                                let p = c.proto;
-                                if p.exact_argc == $d argc && $fiber.frames.len() < crate::limits::MAX_FRAMES {
-                                    let args = $d args;
-                                    let need = args + p.nregs as usize;
-                                    if $fiber.stack.len() < need {
-                                        cold! { $fiber.grow_stack(need, &mut $vm.heap) }
+                            ($d callee:expr, $d args:expr, $d argc:expr, $d ret:expr $d(, $d at:expr)?) => {
+                                if let Value::Obj(h) = $d callee {
+                                    if let Obj::Closure(c) = $vm.heap.get(h) {
+                                        let p = c.proto;
+                                        if p.exact_argc == $d argc && $fiber.frames.len() < crate::limits::MAX_FRAMES {
+                                            let args = $d args;
+                                            let need = args + p.nregs as usize;
+                                            if $fiber.stack.len() < need {
+                                                cold! { $fiber.grow_stack(need, &mut $vm.heap) }
+                                            }
+                                            if $fiber.frames.len() == $fiber.frames.capacity() {
+                                                cold! { $fiber.frames.reserve(1) }
+                                            }
+                                            $d(reg!($d at) = $d callee;)?
+                                            let frame = Frame {
+                                                proto: p,
+                                                closure: Some(h),
+                                                pc: 0,
+                                                base: args as u32,
+                                                ret: $d ret as u32,
+                                                argc: $d argc,
+                                            };
+                                            // SAFETY: below the capacity (just checked); a
+                                            // push would keep its own growing call here.
+                                            unsafe {
+                                                let n = $fiber.frames.len();
+                                                $fiber.frames.as_mut_ptr().add(n).write(frame);
+                                                $fiber.frames.set_len(n + 1);
+                                            }
+                                            $proto = p;
+                                            $base = args;
+                                            $cx.proto = p;
+                                            $cx.base = args;
+                                            $cx.code = p.code.as_ptr();
+                                            $ip = $cx.code;
+                                            // SAFETY: the stack was sized above.
+                                            $regs = unsafe { $fiber.stack.as_mut_ptr().add($base) };
+                                            tick!();
+                                            next!();
+                                        }
                                     }
-                                    if $fiber.frames.len() == $fiber.frames.capacity() {
-                                        cold! { $fiber.frames.reserve(1) }
-                                    }
-                                    $d(reg!($d at) = $d callee;)?
-                                    let frame = Frame {
-                                        proto: p,
-                                        closure: Some(h),
-                                        pc: 0,
-                                        base: args as u32,
-                                        ret: $d ret as u32,
-                                        argc: $d argc,
-                                    };
-                                    // SAFETY: below the capacity (just checked); a
-                                    // push would keep its own growing call here.
-                                    unsafe {
-                                        let n = $fiber.frames.len();
-                                        $fiber.frames.as_mut_ptr().add(n).write(frame);
-                                        $fiber.frames.set_len(n + 1);
-                                    }
-                                    $proto = p;
-                                    $base = args;
-                                    $cx.proto = p;
-                                    $cx.base = args;
-                                    $cx.code = p.code.as_ptr();
-                                    $ip = $cx.code;
-                                    // SAFETY: the stack was sized above.
-                                    $regs = unsafe { $fiber.stack.as_mut_ptr().add($base) };
-                                    tick!();
-                                    next!();
                                 }
-                            }
+                            };
                         }
-                    };
-                }
         // After a call made out of line: a frame to run, a value in place, or a wait.
         macro_rules! called {
-                    ($d called:expr) => {{
-                        match $d called {
-                            Called::Frame => reload!(),
-                            Called::Value => made_big!(),
-                            Called::Blocked => stop!(Ok(Halt::Blocked)),
+                            ($d called:expr) => {{
+                                match $d called {
+                                    Called::Frame => reload!(),
+                                    Called::Value => made_big!(),
+                                    Called::Blocked => stop!(Ok(Halt::Blocked)),
+                                }
+                                tick!();
+                            }};
                         }
-                        tick!();
-                    }};
-                }
         // A return from the fiber's first frame: the fiber's result, or a
         // coroutine's (which goes on in its caller).
         macro_rules! return_out {
-                    ($d v:expr) => {{
-                        let v = $d v;
-                        $fiber.frames.pop();
-                        if $fiber.in_coroutine() {
-                            coroutine::finish($vm, $fiber, v);
-                            reload!();
-                            next!();
+                            ($d v:expr) => {{
+                                let v = $d v;
+                                $fiber.frames.pop();
+                                if $fiber.in_coroutine() {
+                                    coroutine::finish($vm, $fiber, v);
+                                    reload!();
+                                    next!();
+                                }
+                                stop!(Ok(Halt::Done(v)));
+                            }};
                         }
-                        stop!(Ok(Halt::Done(v)));
-                    }};
-                }
         // After a builtin: one that made a big object past the collector's
         // trigger ends the slice at the next `tick!` (see `Heap::end_slice`).
         macro_rules! made_big {
@@ -372,176 +384,176 @@ macro_rules! loop_helpers {
         }
         // `base = base(base+1 .. base+argc)`, the callee already in `base`.
         macro_rules! call {
-                    ($d b:expr, $d argc:expr) => {{
-                        let (b, argc) = ($d b, $d argc);
-                        save_pc!();
-                        let slot = $base + b as usize;
-                        // SAFETY: slot is a register of this frame.
-                        let callee = unsafe { load_value($regs.add(b as usize)) };
-                        enter_closure!(callee, slot + 1, argc, slot);
-                        call_other!(b, argc);
-                    }};
-                }
+                            ($d b:expr, $d argc:expr) => {{
+                                let (b, argc) = ($d b, $d argc);
+                                save_pc!();
+                                let slot = $base + b as usize;
+                                // SAFETY: slot is a register of this frame.
+                                let callee = unsafe { load_value($regs.add(b as usize)) };
+                                enter_closure!(callee, slot + 1, argc, slot);
+                                call_other!(b, argc);
+                            }};
+                        }
         // The rest of `call!`, past a closure given exactly its parameters: the
         // callee in `base`, the pc saved.
         macro_rules! call_other {
-                    ($d b:expr, $d argc:expr) => {{
-                        let (b, argc) = ($d b, $d argc);
-                        // A builtin with a fast path (`sqrt(x)`, `len(xs)`), in the
-                        // fast half only: the slow half is where it falls back to.
-                        hot! {
-                            if argc == 1 {
-                                // SAFETY: slot is a register of this frame.
-                                if let Value::Obj(h) = unsafe { load_value($regs.add(b as usize)) } {
-                                    if let Obj::Native(n) = $vm.heap.get(h) {
-                                        if let Some(f) = n.quick {
-                                            return call_quick($ip, $regs, $vm, $cx, f, b);
+                            ($d b:expr, $d argc:expr) => {{
+                                let (b, argc) = ($d b, $d argc);
+                                // A builtin with a fast path (`sqrt(x)`, `len(xs)`), in the
+                                // fast half only: the slow half is where it falls back to.
+                                hot! {
+                                    if argc == 1 {
+                                        // SAFETY: slot is a register of this frame.
+                                        if let Value::Obj(h) = unsafe { load_value($regs.add(b as usize)) } {
+                                            if let Obj::Native(n) = $vm.heap.get(h) {
+                                                if let Some(f) = n.quick {
+                                                    return call_quick($ip, $regs, $vm, $cx, f, b);
+                                                }
+                                            }
                                         }
                                     }
                                 }
-                            }
-                        }
-                        cold! {
-                        let slot = $base + b as usize;
-                        // Read again rather than kept: fewer values live across the fast path.
-                        // SAFETY: slot is a register of this frame.
-                        let callee = unsafe { load_value($regs.add(b as usize)) };
-                        // A builtin that only computes a value (`sqrt`, `len`, `abs`).
-                        if let Value::Obj(h) = callee {
-                            if let Obj::Native(n) = $vm.heap.get(h) {
-                                if let NativeFn::Value(f) = n.func {
-                                    let args = slot + 1;
-                                    let v = q!(call_native(f, $vm, $fiber, args, argc as usize));
-                                    reg!(b) = v;
-                                    made_big!();
-                                    tick!();
-                                    next!();
+                                cold! {
+                                let slot = $base + b as usize;
+                                // Read again rather than kept: fewer values live across the fast path.
+                                // SAFETY: slot is a register of this frame.
+                                let callee = unsafe { load_value($regs.add(b as usize)) };
+                                // A builtin that only computes a value (`sqrt`, `len`, `abs`).
+                                if let Value::Obj(h) = callee {
+                                    if let Obj::Native(n) = $vm.heap.get(h) {
+                                        if let NativeFn::Value(f) = n.func {
+                                            let args = slot + 1;
+                                            let v = q!(call_native(f, $vm, $fiber, args, argc as usize));
+                                            reg!(b) = v;
+                                            made_big!();
+                                            tick!();
+                                            next!();
+                                        }
+                                    }
                                 }
-                            }
+                                called!(q!(call_value($vm, $fiber, callee, slot + 1, argc as usize, slot)));
+                            } }};
                         }
-                        called!(q!(call_value($vm, $fiber, callee, slot + 1, argc as usize, slot)));
-                    } }};
-                }
         // `key + off` as a list index when `key` is an int (a negative one
         // becomes an index past any list: `as u64`).
         macro_rules! int_at {
-                    ($d key:expr, $d off:expr) => {
-                        match reg!($d key) {
-                            Value::Int(i) => Some(i.wrapping_add($d off as i64) as u64 as usize),
-                            _ => None,
+                            ($d key:expr, $d off:expr) => {
+                                match reg!($d key) {
+                                    Value::Int(i) => Some(i.wrapping_add($d off as i64) as u64 as usize),
+                                    _ => None,
+                                }
+                            };
                         }
-                    };
-                }
         // `list[at] = v` in place, when `obj` is a list with `at` in range:
         // without the collector's barrier while it does not mark (the
         // barrier may call), with it in the slow half.
         macro_rules! set_item {
-                    ($d obj:expr, $d at:expr, $d v:expr) => {
-                        if let (Value::Obj(h), Some(at)) = (reg!($d obj), $d at) {
-                            if !$vm.heap.marking() {
-                                if let Some(item) = $vm.heap.get_mut_items(h).list_item_mut(at) {
-                                    *item = $d v;
-                                    next!();
+                            ($d obj:expr, $d at:expr, $d v:expr) => {
+                                if let (Value::Obj(h), Some(at)) = (reg!($d obj), $d at) {
+                                    if !$vm.heap.marking() {
+                                        if let Some(item) = $vm.heap.get_mut_items(h).list_item_mut(at) {
+                                            *item = $d v;
+                                            next!();
+                                        }
+                                    }
+                                    cold! {
+                                        if let Some(item) = $vm.heap.get_mut_items(h).list_item_mut(at) {
+                                            let old = std::mem::replace(item, $d v);
+                                            $vm.heap.overwritten(old);
+                                            next!();
+                                        }
+                                    }
                                 }
-                            }
-                            cold! {
-                                if let Some(item) = $vm.heap.get_mut_items(h).list_item_mut(at) {
-                                    let old = std::mem::replace(item, $d v);
-                                    $vm.heap.overwritten(old);
-                                    next!();
-                                }
-                            }
+                            };
                         }
-                    };
-                }
         macro_rules! arith {
-                    ($d op:expr, $d dst:expr, $d a:expr, $d b:expr, $d fast:ident, $d fop:tt) => {{
-                        // Matching on references reads the tag and payload in place
-                        // instead of copying whole values through the stack.
-                        match (&reg!($d a), &reg!($d b)) {
-                            (Value::Int(i), Value::Int(j)) => {
-                                if let Some(r) = i.$d fast(*j) {
-                                    reg!($d dst) = Value::Int(r);
-                                    next!();
+                            ($d op:expr, $d dst:expr, $d a:expr, $d b:expr, $d fast:ident, $d fop:tt) => {{
+                                // Matching on references reads the tag and payload in place
+                                // instead of copying whole values through the stack.
+                                match (&reg!($d a), &reg!($d b)) {
+                                    (Value::Int(i), Value::Int(j)) => {
+                                        if let Some(r) = i.$d fast(*j) {
+                                            reg!($d dst) = Value::Int(r);
+                                            next!();
+                                        }
+                                    }
+                                    (Value::Float(x), Value::Float(y)) => {
+                                        reg!($d dst) = Value::Float(x $d fop y);
+                                        next!();
+                                    }
+                                    _ => {}
                                 }
-                            }
-                            (Value::Float(x), Value::Float(y)) => {
-                                reg!($d dst) = Value::Float(x $d fop y);
-                                next!();
-                            }
-                            _ => {}
+                                cold! {
+                                    let (x, y) = (reg!($d a), reg!($d b));
+                                    let v = t!(arith_slow($vm, $d op, x, y));
+                                    reg!($d dst) = v;
+                                }
+                            }};
                         }
-                        cold! {
-                            let (x, y) = (reg!($d a), reg!($d b));
-                            let v = t!(arith_slow($vm, $d op, x, y));
-                            reg!($d dst) = v;
-                        }
-                    }};
-                }
         // `dst = a <op> k` for a float constant k: an int `a` counts as a float,
         // as in `arith::add`; anything else takes the general path.
         macro_rules! arith_k {
-                    ($d op:expr, $d dst:expr, $d a:expr, $d k:expr, |$d x:ident, $d y:ident| $d e:expr) => {{
-                        if let Value::Float($d y) = *$proto.konst($d k as u16) {
-                            let x = match &reg!($d a) {
-                                Value::Float(x) => Some(*x),
-                                Value::Int(i) => Some(*i as f64),
-                                _ => None,
-                            };
-                            if let Some($d x) = x {
-                                reg!($d dst) = Value::Float($d e);
-                                next!();
-                            }
+                            ($d op:expr, $d dst:expr, $d a:expr, $d k:expr, |$d x:ident, $d y:ident| $d e:expr) => {{
+                                if let Value::Float($d y) = *$proto.konst($d k as u16) {
+                                    let x = match &reg!($d a) {
+                                        Value::Float(x) => Some(*x),
+                                        Value::Int(i) => Some(*i as f64),
+                                        _ => None,
+                                    };
+                                    if let Some($d x) = x {
+                                        reg!($d dst) = Value::Float($d e);
+                                        next!();
+                                    }
+                                }
+                                cold! {
+                                    let (x, k) = (reg!($d a), *$proto.konst($d k as u16));
+                                    let v = t!(arith::arith_k_slow($vm, $d op, x, k));
+                                    reg!($d dst) = v;
+                                }
+                            }};
                         }
-                        cold! {
-                            let (x, k) = (reg!($d a), *$proto.konst($d k as u16));
-                            let v = t!(arith::arith_k_slow($vm, $d op, x, k));
-                            reg!($d dst) = v;
-                        }
-                    }};
-                }
         // `x <cmp> y`, two places (registers or a constant).
         macro_rules! compare {
-                    ($d cmp:expr, $d x:expr, $d y:expr) => {{
-                        let (x, y): (&Value, &Value) = (&$d x, &$d y);
-                        match (x, y) {
-                            (Value::Int(i), Value::Int(j)) => $d cmp.ints(*i, *j),
-                            (Value::Float(x), Value::Float(y)) => $d cmp.floats(*x, *y),
-                            // `x == nil`, `x != nil`: nil equals only nil.
-                            (Value::Nil, v) | (v, Value::Nil) if $d cmp.is_equality() => {
-                                matches!(v, Value::Nil) == ($d cmp == Cmp::Eq)
-                            }
-                            // Two strings (`c == "{"`): the same object, lengths that
-                            // differ or two interned strings answer without reading them.
-                            (Value::Obj(a), Value::Obj(b)) if $d cmp.is_equality() => {
-                                match arith::str_eq_quick(&$vm.heap, *a, *b) {
-                                    Some(same) => same == ($d cmp == Cmp::Eq),
-                                    None => cold! {
+                            ($d cmp:expr, $d x:expr, $d y:expr) => {{
+                                let (x, y): (&Value, &Value) = (&$d x, &$d y);
+                                match (x, y) {
+                                    (Value::Int(i), Value::Int(j)) => $d cmp.ints(*i, *j),
+                                    (Value::Float(x), Value::Float(y)) => $d cmp.floats(*x, *y),
+                                    // `x == nil`, `x != nil`: nil equals only nil.
+                                    (Value::Nil, v) | (v, Value::Nil) if $d cmp.is_equality() => {
+                                        matches!(v, Value::Nil) == ($d cmp == Cmp::Eq)
+                                    }
+                                    // Two strings (`c == "{"`): the same object, lengths that
+                                    // differ or two interned strings answer without reading them.
+                                    (Value::Obj(a), Value::Obj(b)) if $d cmp.is_equality() => {
+                                        match arith::str_eq_quick(&$vm.heap, *a, *b) {
+                                            Some(same) => same == ($d cmp == Cmp::Eq),
+                                            None => cold! {
+                                                let (x, y) = (*x, *y);
+                                                t!(compare_slow($vm, $d cmp, x, y))
+                                            },
+                                        }
+                                    }
+                                    _ => cold! {
                                         let (x, y) = (*x, *y);
                                         t!(compare_slow($vm, $d cmp, x, y))
                                     },
                                 }
-                            }
-                            _ => cold! {
-                                let (x, y) = (*x, *y);
-                                t!(compare_slow($vm, $d cmp, x, y))
-                            },
+                            }};
                         }
-                    }};
-                }
 
         // `a <cmp> imm`, for an integer literal.
         macro_rules! compare_imm {
-                    ($d cmp:expr, $d a:expr, $d imm:expr) => {
-                        match &reg!($d a) {
-                            Value::Int(i) => $d cmp.ints(*i, $d imm as i64),
-                            _ => cold! {
-                                let x = reg!($d a);
-                                t!(compare_slow($vm, $d cmp, x, Value::Int($d imm as i64)))
-                            },
+                            ($d cmp:expr, $d a:expr, $d imm:expr) => {
+                                match &reg!($d a) {
+                                    Value::Int(i) => $d cmp.ints(*i, $d imm as i64),
+                                    _ => cold! {
+                                        let x = reg!($d a);
+                                        t!(compare_slow($vm, $d cmp, x, Value::Int($d imm as i64)))
+                                    },
+                                }
+                            };
                         }
-                    };
-                }
     };
 }
 
@@ -579,7 +591,7 @@ fn call_quick(ip: *const Op, regs: *mut Value, vm: &mut Vm, cx: &mut Cx, f: Quic
     match f(&vm.heap, arg, out) {
         true => {
             #[cfg(not(debug_assertions))]
-            return handler_at(ip)(ip, regs, vm, cx);
+            return handler_at(vm, ip)(ip, regs, vm, cx);
             #[cfg(debug_assertions)]
             {
                 cx.ip = ip;

@@ -58,6 +58,8 @@ use std::rc::Rc;
 /// loading modules needs is apart, in `loader`.
 pub struct Vm {
     pub heap: Heap,
+    /// The dispatch loop's handler table (`exec::Handlers`).
+    pub(super) handlers: exec::Handlers,
     /// Global slots: builtins first, then each file's top-level names.
     pub globals: Vec<Value>,
     /// Name → index into `globals`.
@@ -104,6 +106,7 @@ impl Vm {
     pub fn new() -> Vm {
         Vm {
             heap: Heap::new(),
+            handlers: Default::default(),
             globals: Vec::new(),
             global_names: IndexMap::new(),
             protos: Vec::new(),
