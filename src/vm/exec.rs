@@ -491,19 +491,23 @@ macro_rules! loop_helpers {
                             }};
                         }
         // `dst = a <op> k` for a float constant k: an int `a` counts as a float,
-        // as in `arith::add`; anything else takes the general path.
+        // as in `arith::add`; anything else takes the general path. The
+        // constant is a float (the compiler's rule, which bytecode/verify.rs
+        // checks), so its tag is not read again.
         macro_rules! arith_k {
                             ($d op:expr, $d dst:expr, $d a:expr, $d k:expr, |$d x:ident, $d y:ident| $d e:expr) => {{
-                                if let Value::Float($d y) = *$proto.konst($d k as u16) {
-                                    let x = match &reg!($d a) {
-                                        Value::Float(x) => Some(*x),
-                                        Value::Int(i) => Some(*i as f64),
-                                        _ => None,
-                                    };
-                                    if let Some($d x) = x {
-                                        reg!($d dst) = Value::Float($d e);
-                                        next!();
-                                    }
+                                let kp: *const Value = $proto.konst($d k as u16);
+                                // SAFETY: a constant; a float's payload (see above).
+                                debug_assert!(matches!(unsafe { *kp }, Value::Float(_)));
+                                let $d y = f64::from_bits(unsafe { int_payload(kp) } as u64);
+                                let x = match &reg!($d a) {
+                                    Value::Float(x) => Some(*x),
+                                    Value::Int(i) => Some(*i as f64),
+                                    _ => None,
+                                };
+                                if let Some($d x) = x {
+                                    reg!($d dst) = Value::Float($d e);
+                                    next!();
                                 }
                                 cold! {
                                     let (x, k) = (reg!($d a), *$proto.konst($d k as u16));
@@ -567,6 +571,17 @@ fn keep_branch() {
     // SAFETY: an empty asm statement does nothing.
     unsafe {
         std::arch::asm!("", options(nomem, nostack, preserves_flags))
+    }
+}
+
+/// A point the compiler cannot move loads across (an asm statement that may
+/// read memory): the tests before it stay before it.
+#[inline(always)]
+fn keep_order() {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    // SAFETY: an empty asm statement does nothing.
+    unsafe {
+        std::arch::asm!("", options(nostack, preserves_flags))
     }
 }
 
@@ -763,7 +778,18 @@ handlers! {
             }
             h_add / s_add(Op::Add { dst, a, b }) => { arith!(*op, dst, a, b, checked_add, +) }
             h_sub / s_sub(Op::Sub { dst, a, b }) => { arith!(*op, dst, a, b, checked_sub, -) }
-            h_mul / s_mul(Op::Mul { dst, a, b }) => { arith!(*op, dst, a, b, checked_mul, *) }
+            h_mul / s_mul(Op::Mul { dst, a, b }) => {
+                // Floats first: products are mostly of floats (NBody,
+                // Mandelbrot), while int code mostly adds.
+                if let (Value::Float(x), Value::Float(y)) = (&reg!(a), &reg!(b)) {
+                    reg!(dst) = Value::Float(x * y);
+                    next!();
+                }
+                // Keeps the test above first: LLVM otherwise merges it into
+                // `arith!`'s, ints first.
+                keep_order();
+                arith!(*op, dst, a, b, checked_mul, *)
+            }
             h_div / s_div(Op::Div { dst, a, b }) => {
                 if let (Value::Float(x), Value::Float(y)) = (&reg!(a), &reg!(b)) {
                     reg!(dst) = Value::Float(x / y);
@@ -955,7 +981,7 @@ handlers! {
                             && o.list_vec().is_some_and(|l| l.len() < l.capacity())
                             && name.key().is_str("push") =>
                         {
-                            let v = reg!(b + 2);
+                            let v = reg!(b as usize + 2);
                             if let Some(l) = vm.heap.get_mut_items(h).list_vec_mut() {
                                 // SAFETY: below the capacity (checked above);
                                 // a push would keep its growing call here.
@@ -977,7 +1003,7 @@ handlers! {
                 if let Value::Obj(h) = recv {
                     if let Obj::Map(m) = vm.heap.get(h) {
                         if let Some(&f) = cached_get(m, name) {
-                            reg!(b + 1) = f;
+                            reg!(b as usize + 1) = f;
                             enter_closure!(f, slot + 2, argc, slot);
                         }
                     }
@@ -1130,7 +1156,7 @@ handlers! {
                 }
             }
             h_for_prep / s_for_prep(Op::ForPrep { base: b, inclusive, target }) => {
-                let (lo, hi) = match (reg!(b), reg!(b + 1)) {
+                let (lo, hi) = match (reg!(b), reg!(b as usize + 1)) {
                     (Value::Int(l), Value::Int(h)) => (l, h),
                     (l, h) => cold! {
                         t!(err(
@@ -1140,8 +1166,8 @@ handlers! {
                     },
                 };
                 let hi = if inclusive { hi.saturating_add(1) } else { hi };
-                reg!(b + 1) = Value::Int(hi);
-                reg!(b + 2) = Value::Int(lo);
+                reg!(b as usize + 1) = Value::Int(hi);
+                reg!(b as usize + 2) = Value::Int(lo);
                 if lo >= hi {
                     jump!(target);
                 }
@@ -1151,14 +1177,14 @@ handlers! {
                 // them) and only ForPrep writes them, always ints; their tags
                 // are not checked again. The counter is below the end here,
                 // so adding one cannot overflow.
-                debug_assert!(matches!((reg!(b), reg!(b + 1)), (Value::Int(_), Value::Int(_))));
+                debug_assert!(matches!((reg!(b), reg!(b as usize + 1)), (Value::Int(_), Value::Int(_))));
                 // SAFETY: registers of this frame, both ints (see above).
                 let (i, end) = unsafe { (int_payload(regs.add(b as usize)), int_payload(regs.add(b as usize + 1))) };
                 let next = i + 1;
                 if next < end {
                     // SAFETY: as above.
                     unsafe { set_int_payload(regs.add(b as usize), next) };
-                    reg!(b + 2) = Value::Int(next);
+                    reg!(b as usize + 2) = Value::Int(next);
                     jump_by!(target);
                     tick!();
                 }
@@ -1166,10 +1192,10 @@ handlers! {
             h_iter_init / s_iter_init(Op::IterInit { base: b }) => {
                 let it = reg!(b);
                 let start = t!(iter_start(vm, it));
-                reg!(b + 1) = start;
+                reg!(b as usize + 1) = start;
             }
             h_iter_next / s_iter_next(Op::IterNext { base: b, dst, target }) => {
-                let (it, state) = (reg!(b), reg!(b + 1));
+                let (it, state) = (reg!(b), reg!(b as usize + 1));
                 if let Value::Obj(h) = it {
                     if matches!(vm.heap.get(h), Obj::Coroutine(_) | Obj::Chan(_) | Obj::Host(_)) {
                         save_pc!();
@@ -1185,7 +1211,7 @@ handlers! {
                 match iter_next(vm, it, state) {
                     Some((v, next)) => {
                         reg!(dst) = v;
-                        reg!(b + 1) = next;
+                        reg!(b as usize + 1) = next;
                     }
                     None => jump!(target),
                 }
