@@ -174,24 +174,25 @@ impl Map {
         self.values.get(i)
     }
 
-    /// `value_at` without the bounds check.
+    /// The value `off` bytes into the values (a cached field's offset,
+    /// `Name`): the index times the size of a value.
     ///
     /// # Safety
-    /// `i` must be below `self.len()`.
+    /// `off / size_of::<Value>()` must be below `self.len()`.
     #[inline(always)]
-    pub unsafe fn value_unchecked(&self, i: usize) -> &Value {
-        debug_assert!(i < self.len());
-        self.values.get_unchecked(i)
+    pub unsafe fn value_at_offset(&self, off: usize) -> &Value {
+        debug_assert!(off / std::mem::size_of::<Value>() < self.len());
+        &*self.values.as_ptr().cast::<u8>().add(off).cast::<Value>()
     }
 
-    /// `value_unchecked`, to change.
+    /// `value_at_offset`, to change.
     ///
     /// # Safety
-    /// As for `value_unchecked`.
+    /// As for `value_at_offset`.
     #[inline(always)]
-    pub unsafe fn value_unchecked_mut(&mut self, i: usize) -> &mut Value {
-        debug_assert!(i < self.len());
-        self.values.get_unchecked_mut(i)
+    pub unsafe fn value_at_offset_mut(&mut self, off: usize) -> &mut Value {
+        debug_assert!(off / std::mem::size_of::<Value>() < self.len());
+        &mut *self.values.as_mut_ptr().cast::<u8>().add(off).cast::<Value>()
     }
 
     /// `value_at`, to change.

@@ -201,7 +201,10 @@ pub struct Name {
     key: Key,
     layout: std::cell::Cell<usize>,
     kept: std::cell::Cell<Option<std::rc::Rc<Layout>>>,
-    slot: std::cell::Cell<u32>,
+    /// Where the name's value is in a map of the cached layout: its index
+    /// times the size of a value, so a hit adds it to the values' address
+    /// as it is.
+    offset: std::cell::Cell<u32>,
     /// The method of a host class last called through this name: a call
     /// site's method is looked up by name once, not at every call.
     method: std::cell::Cell<Option<(&'static Class, Method)>>,
@@ -209,7 +212,7 @@ pub struct Name {
 
 impl std::fmt::Debug for Name {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Name").field("key", &self.key).field("slot", &self.slot).finish_non_exhaustive()
+        f.debug_struct("Name").field("key", &self.key).field("offset", &self.offset).finish_non_exhaustive()
     }
 }
 
@@ -222,8 +225,8 @@ impl std::fmt::Debug for Class {
 impl Name {
     pub fn new(s: Str) -> Name {
         // 0 matches no map (an `Rc` is never null).
-        let (layout, kept, slot, method) = Default::default();
-        Name { key: Key::Str(s), layout, kept, slot, method }
+        let (layout, kept, offset, method) = Default::default();
+        Name { key: Key::Str(s), layout, kept, offset, method }
     }
 
     /// Caches `m`'s layout (and keeps it). Not a large one: a cache would
@@ -253,12 +256,12 @@ impl Name {
         }
     }
 
-    /// The cached index, when `m` has the cached layout. It is then below
+    /// The cached offset, when `m` has the cached layout. It is then below
     /// `m`'s length: the cached layout does not change (see the type), and a
     /// map has a value for every key of its layout (map.rs).
     #[inline(always)]
     fn hit(&self, m: &Map) -> Option<usize> {
-        (m.layout_word() == self.layout.get()).then(|| self.slot.get() as usize)
+        (m.layout_word() == self.layout.get()).then(|| self.offset.get() as usize)
     }
 
     /// The index of this name in `m` when the cache missed: searched for
@@ -267,7 +270,7 @@ impl Name {
     /// without a search.
     #[inline(never)]
     fn index_past_miss(&self, m: &Map) -> Option<usize> {
-        let i = self.slot.get() as usize;
+        let i = self.offset.get() as usize / std::mem::size_of::<Value>();
         if matches!(m.key_at(i), Some(Key::Str(k)) if Str::ptr_eq(k, self.str())) {
             self.remember(m);
             return Some(i);
@@ -292,7 +295,8 @@ impl Name {
         let found = map_slot(m, &self.key);
         if let Some(i) = found {
             self.remember(m);
-            self.slot.set(i as u32);
+            // A map too large for the offset is too large to cache (`remember`).
+            self.offset.set(u32::try_from(i * std::mem::size_of::<Value>()).unwrap_or(0));
         }
         found
     }
@@ -305,7 +309,7 @@ impl Name {
 pub fn cached_get<'m>(m: &'m Map, name: &Name) -> Option<&'m Value> {
     match name.hit(m) {
         // SAFETY: a hit's index is below the map's length (`Name::hit`).
-        Some(i) => Some(unsafe { m.value_unchecked(i) }),
+        Some(off) => Some(unsafe { m.value_at_offset(off) }),
         None => m.value_at(name.index_past_miss(m)?),
     }
 }
@@ -317,14 +321,14 @@ pub fn cached_get<'m>(m: &'m Map, name: &Name) -> Option<&'m Value> {
 #[inline(always)]
 pub fn cached_hit<'m>(m: &'m Map, name: &Name) -> Option<&'m Value> {
     // SAFETY: as for `cached_get`.
-    name.hit(m).map(|i| unsafe { m.value_unchecked(i) })
+    name.hit(m).map(|off| unsafe { m.value_at_offset(off) })
 }
 
 /// `cached_hit` for changing the value.
 #[inline(always)]
 pub fn cached_hit_mut<'m>(m: &'m mut Map, name: &Name) -> Option<&'m mut Value> {
     // SAFETY: as for `cached_get`.
-    name.hit(m).map(|i| unsafe { m.value_unchecked_mut(i) })
+    name.hit(m).map(|off| unsafe { m.value_at_offset_mut(off) })
 }
 
 /// `cached_get` for changing the value.
@@ -332,7 +336,7 @@ pub fn cached_hit_mut<'m>(m: &'m mut Map, name: &Name) -> Option<&'m mut Value> 
 pub fn cached_get_mut<'m>(m: &'m mut Map, name: &Name) -> Option<&'m mut Value> {
     match name.hit(m) {
         // SAFETY: as for `cached_get`.
-        Some(i) => Some(unsafe { m.value_unchecked_mut(i) }),
+        Some(off) => Some(unsafe { m.value_at_offset_mut(off) }),
         None => {
             let i = name.index_past_miss(m)?;
             m.value_at_mut(i)
