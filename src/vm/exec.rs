@@ -908,6 +908,16 @@ handlers! {
                 }
             }
             h_jmp_unless_k / s_jmp_unless_k(Op::JmpUnlessK { cmp, a, k, target }) => {
+                // A float against a float literal first (`d > 4.0`): the
+                // constant's kind is the compiler's, so the test is all but
+                // always right or all but always wrong at one site.
+                if let (Value::Float(x), Value::Float(y)) = (&reg!(a), proto.konst(k as u16)) {
+                    if !cmp.floats(*x, *y) {
+                        branch_by!(target);
+                    }
+                    next!();
+                }
+                keep_order();
                 if !compare!(cmp, reg!(a), *proto.konst(k as u16)) {
                     branch_by!(target);
                 }
