@@ -490,6 +490,23 @@ macro_rules! loop_helpers {
                                 }
                             }};
                         }
+        // `dst = a <op> imm` for a small int immediate: ints in line,
+        // anything else (an overflow too) by the general path.
+        macro_rules! arith_i {
+            ($d op:expr, $d dst:expr, $d a:expr, $d imm:expr, $d fast:ident) => {{
+                if let Value::Int(i) = &reg!($d a) {
+                    if let Some(r) = i.$d fast($d imm as i64) {
+                        reg!($d dst) = Value::Int(r);
+                        next!();
+                    }
+                }
+                cold! {
+                    let x = reg!($d a);
+                    let v = t!(arith_slow($vm, $d op, x, Value::Int($d imm as i64)));
+                    reg!($d dst) = v;
+                }
+            }};
+        }
         // `dst = a <op> k` for a float constant k: an int `a` counts as a float,
         // as in `arith::add`; anything else takes the general path. The
         // constant is a float (the compiler's rule, which bytecode/verify.rs
@@ -639,91 +656,22 @@ fn new_map_of(vm: &mut Vm, pairs: &[Value]) -> Res<Value> {
     Ok(Value::Obj(vm.heap.alloc(Obj::Map(m))))
 }
 
-/// Defines a handler per arm (`name(pattern) => body`) and `handler_of`,
-/// whose `match` lists every kind of instruction once (the compiler checks
-/// that none is missing). A handler reads its instruction, steps `ip` past
-/// it, runs the body and goes on to the next one; a body leaves early with
-/// `next!()` (the old loop's `continue`) or `stop!`.
+/// Defines a handler per arm (`name / slow(pattern) => body`), both its
+/// halves (`handler_half!`), and `handler_of`, whose `match` lists every kind
+/// of instruction once (the compiler checks that none is missing).
 macro_rules! handlers {
     ([$d:tt, $vm:ident, $fiber:ident, $cx:ident, $proto:ident, $base:ident, $ip:ident, $regs:ident, $op:ident]
      $($name:ident / $slow:ident ($($pat:pat_param)|+) => $body:block)*) => {
         $(
-            #[allow(unused_mut, unused_variables, unused_assignments, unused_macros, unreachable_code, clippy::needless_return)]
-            fn $name(mut $ip: *const Op, mut $regs: *mut Value, $vm: &mut Vm, $cx: &mut Cx) {
-                // SAFETY: `TABLE` sends an instruction only to its own handler.
-                let $op: &Op = unsafe { &*$ip };
-                // SAFETY: every code path of a Proto ends in a return, so ip stays in bounds.
-                $ip = unsafe { $ip.add(1) };
-                let mut $proto = $cx.proto;
-                let mut $base = $cx.base;
-                // SAFETY: `Cx::fiber`.
-                let $fiber: &mut Fiber = unsafe { &mut *$cx.fiber };
-                loop_helpers!($d, $vm, $fiber, $cx, $proto, $base, $ip, $regs);
-                // The rest of the instruction, in the other function.
-                macro_rules! cold {
-                    ($d($d t:tt)*) => {
-                        return $slow($op, $regs, $vm, $cx)
-                    };
-                }
-                // A shortcut the slow half goes without.
-                macro_rules! hot {
-                    ($d($d t:tt)*) => {
-                        { $d($d t)* }
-                    };
-                }
-                // A fast half always jumps on, which tests/code_layout.rs
-                // checks on x86-64: only a slow half's call can grow the
-                // machine stack there.
-                macro_rules! guard_stack {
-                    () => {
-                        #[cfg(not(any(debug_assertions, target_arch = "x86_64")))]
-                        if stack_pointer() < $cx.stack_floor {
-                            park!();
-                        }
-                    };
-                }
-                match *$op {
-                    $($pat)|+ => $body,
-                    // SAFETY: as above.
-                    _ => unsafe { std::hint::unreachable_unchecked() },
-                }
-                next!();
+            handler_half! {
+                [$d, $vm, $fiber, $cx, $proto, $base, $ip, $regs, $op]
+                $name / $slow (false) ($($pat)|+) => $body
             }
-
-            /// The whole instruction, its `cold!` parts included.
-            #[allow(unused_mut, unused_variables, unused_assignments, unused_macros, unreachable_code, clippy::needless_return, dead_code)]
-            #[inline(never)]
-            fn $slow(mut $ip: *const Op, mut $regs: *mut Value, $vm: &mut Vm, $cx: &mut Cx) {
-                // SAFETY: as in the other function.
-                let $op: &Op = unsafe { &*$ip };
-                $ip = unsafe { $ip.add(1) };
-                let mut $proto = $cx.proto;
-                let mut $base = $cx.base;
-                // SAFETY: `Cx::fiber`.
-                let $fiber: &mut Fiber = unsafe { &mut *$cx.fiber };
-                loop_helpers!($d, $vm, $fiber, $cx, $proto, $base, $ip, $regs);
-                macro_rules! cold {
-                    ($d($d t:tt)*) => {
-                        { $d($d t)* }
-                    };
-                }
-                macro_rules! hot {
-                    ($d($d t:tt)*) => {};
-                }
-                macro_rules! guard_stack {
-                    () => {
-                        #[cfg(not(debug_assertions))]
-                        if stack_pointer() < $cx.stack_floor {
-                            park!();
-                        }
-                    };
-                }
-                match *$op {
-                    $($pat)|+ => $body,
-                    // SAFETY: as above.
-                    _ => unsafe { std::hint::unreachable_unchecked() },
-                }
-                next!();
+            handler_half! {
+                [$d, $vm, $fiber, $cx, $proto, $base, $ip, $regs, $op]
+                /// The whole instruction, its `cold!` parts included.
+                #[inline(never)]
+                $slow / $slow (true) ($($pat)|+) => $body
             }
         )*
 
@@ -733,6 +681,67 @@ macro_rules! handlers {
             match *op {
                 $($($pat)|+ => $name as OpFn,)*
             }
+        }
+    };
+}
+
+/// One half of a handler, `name`: the fast half (`SLOW` false), whose
+/// `cold!` tail-calls the slow half `slow`, or the slow half, which runs the
+/// `cold!` parts in line. Either reads its instruction, steps `ip` past it,
+/// runs the body and goes on to the next one; a body leaves early with
+/// `next!()` or `stop!`. The half's parts are chosen by a constant, so the
+/// other half's code is compiled away.
+macro_rules! handler_half {
+    ([$d:tt, $vm:ident, $fiber:ident, $cx:ident, $proto:ident, $base:ident, $ip:ident, $regs:ident, $op:ident]
+     $(#[$attr:meta])* $name:ident / $slow:ident ($is_slow:literal) ($($pat:pat_param)|+) => $body:block) => {
+        $(#[$attr])*
+        #[allow(unused_mut, unused_variables, unused_assignments, unused_macros, unreachable_code, clippy::needless_return, dead_code)]
+        fn $name(mut $ip: *const Op, mut $regs: *mut Value, $vm: &mut Vm, $cx: &mut Cx) {
+            const SLOW: bool = $is_slow;
+            // SAFETY: `TABLE` sends an instruction only to its own handler.
+            let $op: &Op = unsafe { &*$ip };
+            // SAFETY: every code path of a Proto ends in a return, so ip stays in bounds.
+            $ip = unsafe { $ip.add(1) };
+            let mut $proto = $cx.proto;
+            let mut $base = $cx.base;
+            // SAFETY: `Cx::fiber`.
+            let $fiber: &mut Fiber = unsafe { &mut *$cx.fiber };
+            loop_helpers!($d, $vm, $fiber, $cx, $proto, $base, $ip, $regs);
+            // The rest of the instruction: in the other function from the
+            // fast half.
+            macro_rules! cold {
+                ($d($d t:tt)*) => {{
+                    if !SLOW {
+                        return $slow($op, $regs, $vm, $cx);
+                    }
+                    $d($d t)*
+                }};
+            }
+            // A shortcut the slow half goes without.
+            macro_rules! hot {
+                ($d($d t:tt)*) => {
+                    if !SLOW {
+                        $d($d t)*
+                    }
+                };
+            }
+            // A fast half always jumps on, which tests/code_layout.rs checks
+            // on x86-64: only a slow half's call can grow the machine stack
+            // there.
+            macro_rules! guard_stack {
+                () => {
+                    #[cfg(not(debug_assertions))]
+                    if (SLOW || !cfg!(target_arch = "x86_64")) && stack_pointer() < $cx.stack_floor {
+                        park!();
+                    }
+                };
+            }
+            match *$op {
+                $($pat)|+ => $body,
+                // SAFETY: as above.
+                _ => unsafe { std::hint::unreachable_unchecked() },
+            }
+            next!();
         }
     };
 }
@@ -819,32 +828,8 @@ handlers! {
                     reg!(dst) = v;
                 }
             }
-            h_add_i / s_add_i(Op::AddI { dst, a, imm }) => {
-                if let Value::Int(i) = &reg!(a) {
-                    if let Some(r) = i.checked_add(imm as i64) {
-                        reg!(dst) = Value::Int(r);
-                        next!();
-                    }
-                }
-                cold! {
-                    let x = reg!(a);
-                    let v = t!(arith_slow(vm, *op, x, Value::Int(imm as i64)));
-                    reg!(dst) = v;
-                }
-            }
-            h_mul_i / s_mul_i(Op::MulI { dst, a, imm }) => {
-                if let Value::Int(i) = &reg!(a) {
-                    if let Some(r) = i.checked_mul(imm as i64) {
-                        reg!(dst) = Value::Int(r);
-                        next!();
-                    }
-                }
-                cold! {
-                    let x = reg!(a);
-                    let v = t!(arith_slow(vm, *op, x, Value::Int(imm as i64)));
-                    reg!(dst) = v;
-                }
-            }
+            h_add_i / s_add_i(Op::AddI { dst, a, imm }) => { arith_i!(*op, dst, a, imm, checked_add) }
+            h_mul_i / s_mul_i(Op::MulI { dst, a, imm }) => { arith_i!(*op, dst, a, imm, checked_mul) }
             h_mod_i / s_mod_i(Op::ModI { dst, a, imm }) => {
                 if let Value::Int(i) = &reg!(a) {
                     if imm > 0 {
