@@ -307,15 +307,19 @@ macro_rules! loop_helpers {
                                 if let Value::Obj(h) = $d callee {
                                     if let Obj::Closure(c) = $vm.heap.get(h) {
                                         let p = c.proto;
-                                        if p.exact_argc == $d argc && $fiber.frames.len() < crate::limits::MAX_FRAMES {
-                                            let args = $d args;
+                                        let args = $d args;
+                                        if p.exact_argc == $d argc {
                                             let need = args + p.nregs as usize;
                                             if $fiber.stack.len() < need {
                                                 cold! { $fiber.grow_stack(need, &mut $vm.heap) }
                                             }
+                                            // Full only at the depth limit once grown
+                                            // (`Frames`): then `call_value` says so.
                                             if $fiber.frames.len() == $fiber.frames.capacity() {
-                                                cold! { $fiber.frames.reserve(1) }
+                                                cold! { $fiber.frames.grow() }
                                             }
+                                        }
+                                        if p.exact_argc == $d argc && $fiber.frames.len() != $fiber.frames.capacity() {
                                             $d(reg!($d at) = $d callee;)?
                                             let frame = Frame {
                                                 proto: p,

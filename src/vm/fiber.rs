@@ -1,6 +1,7 @@
 //! A fiber: its own value stack, heap-allocated call frames and handler stack.
 //! Its scheduling state (parking, cancellation, its task) is the scheduler's.
 
+use super::frames::Frames;
 use super::value::{Handle, Value};
 use crate::bytecode::{ProtoRef, Site};
 use std::rc::Rc;
@@ -134,7 +135,7 @@ impl Start {
 #[derive(Default)]
 pub struct Fiber {
     pub stack: Vec<Value>,
-    pub frames: Vec<Frame>,
+    pub frames: Frames,
     pub handlers: Handlers,
     /// Coroutines running in this fiber, innermost last (each holds its
     /// resumer's context), with the frames of all the resumers' contexts so far,
@@ -287,7 +288,7 @@ impl Fiber {
 #[derive(Default)]
 pub struct Context {
     pub stack: Vec<Value>,
-    pub frames: Vec<Frame>,
+    pub frames: Frames,
     pub handlers: Handlers,
     /// `Fiber::shield` of the context.
     pub shield: u16,
