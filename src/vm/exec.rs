@@ -1134,7 +1134,10 @@ handlers! {
                     if let Value::Obj(h) = reg!(obj) {
                         if let Obj::Map(m) = vm.heap.get_mut_items(h) {
                             if let Some(v) = cached_hit_mut(m, proto.name(name)) {
-                                *v = reg!(src);
+                                // Word by word: `src` was most often just written so,
+                                // by the arithmetic before (see `copy_value`).
+                                // SAFETY: `src` is a register of this frame.
+                                unsafe { copy_value(v, regs.add(src as usize)) }
                                 next!();
                             }
                         }
