@@ -299,11 +299,11 @@ macro_rules! loop_helpers {
         }
         // The common call: a closure given exactly its parameters gets a frame
         // here, without `call_value`'s general checks; anything else falls through.
-        // `$d at`: a register the callee goes into once the call is sure to
-        // be made here (after the cold steps, whose slow half runs the
-        // instruction again from its start).
+        // `$d then`: a statement run once the call is sure to be made here
+        // (after the cold steps, whose slow half runs the instruction again
+        // from its start).
         macro_rules! enter_closure {
-                            ($d callee:expr, $d args:expr, $d argc:expr, $d ret:expr $d(, $d at:expr)?) => {
+                            ($d callee:expr, $d args:expr, $d argc:expr, $d ret:expr $d(; $d then:expr)?) => {
                                 if let Value::Obj(h) = $d callee {
                                     if let Obj::Closure(c) = $vm.heap.get(h) {
                                         let p = c.proto;
@@ -320,7 +320,7 @@ macro_rules! loop_helpers {
                                             }
                                         }
                                         if p.exact_argc == $d argc && $fiber.frames.len() != $fiber.frames.capacity() {
-                                            $d(reg!($d at) = $d callee;)?
+                                            $d($d then;)?
                                             let frame = Frame {
                                                 proto: p,
                                                 closure: Some(h),
@@ -350,6 +350,33 @@ macro_rules! loop_helpers {
                                     }
                                 }
                             };
+                        }
+        // A return to the caller's frame, below: `$d put` stores the result
+        // in its `slot`. What it needs is read before that store, which LLVM
+        // would otherwise have to assume overwrote it.
+        macro_rules! return_to {
+                            (|$d slot:ident| $d put:expr) => {{
+                                let n = $fiber.frames.len();
+                                let frames = $fiber.frames.as_mut_ptr();
+                                let stack = $fiber.stack.as_mut_ptr();
+                                // SAFETY: two frames at least (the caller checked), and
+                                // frames are plain data (no drop to run).
+                                let (ret, caller) = unsafe { ((*frames.add(n - 1)).ret, frames.add(n - 2)) };
+                                unsafe { $fiber.frames.set_len(n - 1) };
+                                // SAFETY: the return slot is on the stack.
+                                let $d slot: *mut Value = unsafe { stack.add(ret as usize) };
+                                $d put;
+                                // SAFETY: the caller's frame is live.
+                                let f = unsafe { &*caller };
+                                $proto = f.proto;
+                                $base = f.base as usize;
+                                $cx.proto = $proto;
+                                $cx.base = $base;
+                                $cx.code = $proto.code.as_ptr();
+                                jump!(f.pc);
+                                // SAFETY: as in `reload!`.
+                                $regs = unsafe { stack.add($base) };
+                            }};
                         }
         // After a call made out of line: a frame to run, a value in place, or a wait.
         macro_rules! called {
@@ -951,12 +978,13 @@ handlers! {
                 save_pc!();
                 // SAFETY: a global's slot holds a live value.
                 let callee = unsafe { load_value(slot) };
-                // Into `base` as well, though the frame holds it: what `base`
-                // held before (last round's result) must not stay reachable
-                // through the call (binary_trees' peak +30 % when it did).
-                reg!(b) = callee;
+                // What `base` held before (last round's result) must not stay
+                // reachable through the call (binary_trees' peak +30 % when it
+                // did): nil there, the tag alone (the frame holds the callee).
                 let at = base + b as usize;
-                enter_closure!(callee, at + 1, argc, at);
+                // SAFETY: `b` is a register of this frame; nil's payload is padding.
+                enter_closure!(callee, at + 1, argc, at; unsafe { *(regs.add(b as usize) as *mut u64) = 0 });
+                reg!(b) = callee;
                 call_other!(b, argc)
             }
             h_invoke / s_invoke(Op::Invoke { base: b, argc, name }) => {
@@ -971,7 +999,7 @@ handlers! {
                         // module's function): called without the receiver.
                         Obj::Map(m) => {
                             if let Some(&f) = cached_hit(m, name) {
-                                enter_closure!(f, slot + 2, argc, slot, b + 1);
+                                enter_closure!(f, slot + 2, argc, slot; reg!(b + 1) = f);
                             }
                         }
                         // `xs.push(v)` with room in the list: the common case
@@ -1014,21 +1042,15 @@ handlers! {
                 if fiber.frames.len() == 1 {
                     cold! { return_out!(reg!(src)) }
                 }
-                // SAFETY: the caller's frame is below.
-                let f = unsafe { fiber.frames.pop().unwrap_unchecked() };
                 // SAFETY: the return slot is below the callee's registers, both live.
-                let slot: *mut Value = unsafe { fiber.stack.as_mut_ptr().add(f.ret as usize) };
-                unsafe { copy_value(slot, regs.add(src as usize)) }
-                reload!();
+                return_to!(|slot| unsafe { copy_value(slot, regs.add(src as usize)) })
             }
             h_return_nil / s_return_nil(Op::ReturnNil) => {
                 if fiber.frames.len() == 1 {
                     cold! { return_out!(Value::Nil) }
                 }
                 // SAFETY: as for `Return`.
-                let f = unsafe { fiber.frames.pop().unwrap_unchecked() };
-                unsafe { *fiber.stack.as_mut_ptr().add(f.ret as usize) = Value::Nil };
-                reload!();
+                return_to!(|slot| unsafe { *slot = Value::Nil })
             }
             h_closure / s_closure(Op::Closure { dst, proto: idx }) => {
                 let p: ProtoRef = proto.protos[idx as usize];
