@@ -358,6 +358,25 @@ pub enum Op {
         key: u8,
         off: i8,
     },
+    /// dst = obj.name[key + off] (`self.items[i - 1]`, `self.items[i]` with
+    /// `off` 0): a field and an index read in one instruction, for a local
+    /// `obj` and `key` (nothing runs between the two reads).
+    FieldIndex {
+        dst: u8,
+        obj: u8,
+        name: u16,
+        key: u8,
+        off: i8,
+    },
+    /// obj.name[key + off] = src (`off` 0: obj.name[key] = src), for locals
+    /// `obj`, `key` and `src`.
+    FieldSetIndex {
+        obj: u8,
+        name: u16,
+        key: u8,
+        off: i8,
+        src: u8,
+    },
     /// obj[key + off] = src
     SetIndexAdd {
         obj: u8,

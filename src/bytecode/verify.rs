@@ -107,6 +107,8 @@ fn check_with(v: &Verifier, op: Op) -> Result<(), String> {
         SetIndexAdd { obj, key, src, .. } => v.regs(&[obj, key, src]),
         SetIndexKAdd { obj, key, k, .. } => v.regs(&[obj, key]).and(v.konst(k as usize)),
         Field { dst, obj, name } => v.regs(&[dst, obj]).and(v.name(name)),
+        FieldIndex { dst, obj, name, key, .. } => v.regs(&[dst, obj, key]).and(v.name(name)),
+        FieldSetIndex { obj, name, key, src, .. } => v.regs(&[obj, key, src]).and(v.name(name)),
         SetField { obj, name, src } => v.regs(&[obj, src]).and(v.name(name)),
         Range { dst, lo, hi, .. } => v.regs(&[dst, lo, hi]),
         ForPrep { base, target, .. } | ForLoop { base, target } => v.window(base, 3).and(v.target(target)),

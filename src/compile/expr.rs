@@ -131,6 +131,11 @@ impl Compiler<'_> {
                 self.emit(Op::Range { dst, lo: l, hi: h, inclusive: *inclusive });
             }
             ExprKind::Index(o, k) => {
+                if let Some((obj, name, key, off)) = self.field_index_operands(o, k) {
+                    self.span = e.span;
+                    self.emit(Op::FieldIndex { dst, obj, name, key, off });
+                    return;
+                }
                 let ro = self.expr_any(o);
                 if let ExprKind::Int(i @ 0..=255) = k.kind {
                     self.span = e.span;
@@ -290,6 +295,19 @@ impl Compiler<'_> {
             Some((reg, false)) => Some(reg),
             _ => None,
         }
+    }
+
+    /// `obj.name[key]` or `obj.name[key ± n]` with `obj` and `key` locals (so
+    /// nothing runs between the field's read and the index's): the operands of
+    /// FieldIndex and FieldSetIndex (registers, the name's constant, the offset).
+    pub(crate) fn field_index_operands(&mut self, o: &Expr, k: &Expr) -> Option<(u8, u16, u8, i8)> {
+        let ExprKind::Field(obj, name) = &o.kind else { return None };
+        let ro = self.local_reg(obj)?;
+        let (rk, off) = match offset_key(k) {
+            Some((x, off)) => (self.local_reg(x)?, off),
+            None => (self.local_reg(k)?, 0),
+        };
+        Some((ro, self.name_const(&name.name), rk, off))
     }
 
     fn is_local(&mut self, r: u8) -> bool {

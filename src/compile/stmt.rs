@@ -239,6 +239,13 @@ impl Compiler<'_> {
                 self.fs().rereads.push((read as u32, write as u32));
             }
             ExprKind::Index(obj, key) => {
+                if let (None, Some(src)) = (op, self.local_reg(value)) {
+                    if let Some((obj, name, key, off)) = self.field_index_operands(obj, key) {
+                        self.span = target.span;
+                        self.emit(Op::FieldSetIndex { obj, name, key, off, src });
+                        return;
+                    }
+                }
                 let ro = self.expr_any(obj);
                 // `a[i - 1] = v` in one instruction when `v` is a literal or a
                 // local: nothing runs between reading `i` and the store.

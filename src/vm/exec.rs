@@ -32,8 +32,7 @@ pub use super::fiber::Halt;
 use super::fiber::{Fiber, Frame, Handler};
 use super::object::{Obj, QuickFn};
 use super::object_ops::{
-    concat, field, get_upval, index, invoke, iter_next, iter_start, new_closure, new_map_from, set_field, set_index,
-    set_upval,
+    concat, get_upval, index, invoke, iter_next, iter_start, new_closure, new_map_from, set_field, set_index, set_upval,
 };
 use super::value::{
     cached_get, cached_get_mut, cached_hit, cached_hit_mut, copy_value, int_payload, load_value, set_int_payload, Value,
@@ -1140,15 +1139,45 @@ handlers! {
                     }
                 }
                 cold! {
-                    let name = proto.name(name);
-                    if let Value::Obj(h) = reg!(obj) {
-                        if let Obj::Map(m) = vm.heap.get(h) {
-                            reg!(dst) = cached_get(m, name).copied().unwrap_or(Value::Nil);
-                            next!();
+                    let v = t!(super::exec_rare::field_of(vm, reg!(obj), proto.name(name)));
+                    reg!(dst) = v;
+                }
+            }
+            h_field_index / s_field_index(Op::FieldIndex { dst, obj, name, key, off }) => {
+                if let Value::Obj(h) = reg!(obj) {
+                    if let Obj::Map(m) = vm.heap.get(h) {
+                        if let Some(Value::Obj(l)) = cached_hit(m, proto.name(name)) {
+                            if let Some(at) = int_at!(key, off) {
+                                if let Some(v) = vm.heap.get(*l).list_item(at) {
+                                    reg!(dst) = *v;
+                                    next!();
+                                }
+                            }
                         }
                     }
-                    let v = t!(field(vm, reg!(obj), name.key()));
+                }
+                cold! {
+                    let v = t!(super::exec_rare::field_index(vm, reg!(obj), proto.name(name), reg!(key), off));
                     reg!(dst) = v;
+                }
+            }
+            h_field_set_index / s_field_set_index(Op::FieldSetIndex { obj, name, key, off, src }) => {
+                if !vm.heap.marking() {
+                    if let Value::Obj(h) = reg!(obj) {
+                        if let Obj::Map(m) = vm.heap.get(h) {
+                            if let Some(&Value::Obj(l)) = cached_hit(m, proto.name(name)) {
+                                if let Some(at) = int_at!(key, off) {
+                                    if let Some(item) = vm.heap.get_mut_items(l).list_item_mut(at) {
+                                        *item = reg!(src);
+                                        next!();
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                cold! {
+                    t!(super::exec_rare::field_set_index(vm, reg!(obj), proto.name(name), reg!(key), off, reg!(src)))
                 }
             }
             h_set_field / s_set_field(Op::SetField { obj, name, src }) => {

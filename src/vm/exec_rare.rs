@@ -4,7 +4,7 @@
 
 use super::fiber::Fiber;
 use super::object::Obj;
-use super::value::Value;
+use super::value::{cached_get, Name, Value};
 use super::{arith, err, ErrorKind, Res, Vm};
 use crate::bytecode::Op;
 
@@ -39,6 +39,38 @@ pub(super) fn index_add(vm: &mut Vm, obj: Value, key: Value, off: i8) -> Res<Val
 pub(super) fn set_index_add(vm: &mut Vm, obj: Value, key: Value, off: i8, v: Value) -> Res<()> {
     let key = offset_key(vm, key, off)?;
     super::object_ops::set_index(vm, obj, key, v)
+}
+
+/// `obj.name` off the fast path: a map's field (nil when it has none), or
+/// what `field` says of anything else.
+pub(super) fn field_of(vm: &mut Vm, obj: Value, name: &Name) -> Res<Value> {
+    if let Value::Obj(h) = obj {
+        if let Obj::Map(m) = vm.heap.get(h) {
+            return Ok(cached_get(m, name).copied().unwrap_or(Value::Nil));
+        }
+    }
+    super::object_ops::field(vm, obj, name.key())
+}
+
+/// `obj.name[key + off]` (FieldIndex) off the fast path: the field read,
+/// then the index as `Index` (`off` 0) or `IndexAdd` would.
+#[inline(never)]
+pub(super) fn field_index(vm: &mut Vm, obj: Value, name: &Name, key: Value, off: i8) -> Res<Value> {
+    let o = field_of(vm, obj, name)?;
+    match off {
+        0 => super::object_ops::index(vm, o, key),
+        _ => index_add(vm, o, key, off),
+    }
+}
+
+/// `obj.name[key + off] = v` (FieldSetIndex) off the fast path.
+#[inline(never)]
+pub(super) fn field_set_index(vm: &mut Vm, obj: Value, name: &Name, key: Value, off: i8, v: Value) -> Res<()> {
+    let o = field_of(vm, obj, name)?;
+    match off {
+        0 => super::object_ops::set_index(vm, o, key, v),
+        _ => set_index_add(vm, o, key, off, v),
+    }
 }
 
 /// Runs `op` for the frame whose registers start at `base`.
