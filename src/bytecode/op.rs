@@ -17,6 +17,20 @@ pub enum Op {
         dst: u8,
         src: u8,
     },
+    /// dst, dst + 1 = a, b: a call's arguments that are locals, two at a time
+    /// (`f(x, y)`); `dst` is above every source.
+    Move2 {
+        dst: u8,
+        a: u8,
+        b: u8,
+    },
+    /// dst, dst + 1, dst + 2 = a, b, c (`f(x, y, z)`)
+    Move3 {
+        dst: u8,
+        a: u8,
+        b: u8,
+        c: u8,
+    },
     /// dst = nil
     LoadNil {
         dst: u8,

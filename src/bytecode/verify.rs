@@ -46,6 +46,8 @@ fn check_with(v: &Verifier, op: Op) -> Result<(), String> {
     let p = v.p;
     match op {
         LoadNil { dst } | LoadBool { dst, .. } | LoadInt { dst, .. } => v.reg(dst),
+        Move2 { dst, a, b } => v.window(dst, 2).and(v.regs(&[a, b])),
+        Move3 { dst, a, b, c } => v.window(dst, 3).and(v.regs(&[a, b, c])),
         Move { dst, src } | BitNot { dst, src } | Neg { dst, src } | Not { dst, src } => v.regs(&[dst, src]),
         LoadK { dst, k } => v.reg(dst).and(v.konst(k as usize)),
         GetGlobal { dst: r, .. } | SetGlobal { src: r, .. } | NewCell { reg: r } | Return { src: r } => v.reg(r),

@@ -328,9 +328,25 @@ impl Compiler<'_> {
         if args.len() > 250 {
             self.error(self.span, "too many arguments (at most 250)");
         }
-        for a in args {
+        let mut rest = args;
+        while let Some((a, after)) = rest.split_first() {
+            // Arguments that are locals, two or three at a time (one
+            // instruction): nothing runs between reading them.
+            let run: Vec<u8> = rest.iter().take(3).map_while(|x| self.local_reg(x)).collect();
+            if run.len() >= 2 {
+                let dst = self.alloc();
+                run[1..].iter().for_each(|_| _ = self.alloc());
+                self.emit(match run[..] {
+                    [a, b] => Op::Move2 { dst, a, b },
+                    [a, b, c] => Op::Move3 { dst, a, b, c },
+                    _ => unreachable!("two or three"),
+                });
+                rest = &rest[run.len()..];
+                continue;
+            }
             let r = self.alloc();
             self.expr_to(a, r);
+            rest = after;
         }
     }
 

@@ -780,6 +780,20 @@ handlers! {
     [$, vm, fiber, cx, proto, base, ip, regs, op]
             // SAFETY: registers are in bounds (see above).
             h_move / s_move(Op::Move { dst, src }) => { unsafe { copy_value(regs.add(dst as usize), regs.add(src as usize)) } }
+            // SAFETY (both): registers of this frame, the destinations above the sources.
+            h_move2 / s_move2(Op::Move2 { dst, a, b }) => {
+                unsafe {
+                    copy_value(regs.add(dst as usize), regs.add(a as usize));
+                    copy_value(regs.add(dst as usize + 1), regs.add(b as usize));
+                }
+            }
+            h_move3 / s_move3(Op::Move3 { dst, a, b, c }) => {
+                unsafe {
+                    copy_value(regs.add(dst as usize), regs.add(a as usize));
+                    copy_value(regs.add(dst as usize + 1), regs.add(b as usize));
+                    copy_value(regs.add(dst as usize + 2), regs.add(c as usize));
+                }
+            }
             h_load_nil / s_load_nil(Op::LoadNil { dst }) => { reg!(dst) = Value::Nil }
             h_load_bool / s_load_bool(Op::LoadBool { dst, val }) => { reg!(dst) = Value::Bool(val) }
             h_load_int / s_load_int(Op::LoadInt { dst, val }) => { reg!(dst) = Value::Int(val as i64) }
