@@ -35,7 +35,8 @@ use super::object_ops::{
     concat, get_upval, index, invoke, iter_next, iter_start, new_closure, new_map_from, set_field, set_index, set_upval,
 };
 use super::value::{
-    cached_get, cached_get_mut, cached_hit, cached_hit_mut, copy_value, int_payload, load_value, set_int_payload, Value,
+    cached_get, cached_get_mut, cached_hit, cached_hit_mut, copy_value, int_payload, load_value, set_int_payload, Name,
+    Value,
 };
 use super::{arith, coroutine, err, Fault, Res, Vm};
 use crate::bytecode::{Cmp, Op, ProtoRef};
@@ -48,6 +49,8 @@ pub(super) struct Cx {
     /// handlers run).
     fiber: *mut Fiber,
     proto: ProtoRef,
+    /// `proto.names`' start: a field read's cache one load nearer.
+    names: *const Name,
     base: usize,
     code: *const Op,
     /// The budget left: back-edges and calls until the fiber's slice ends.
@@ -140,6 +143,7 @@ pub(super) fn dispatch(vm: &mut Vm, fiber: &mut Fiber, budget: &mut u32) -> Res<
     let mut cx = Cx {
         fiber,
         proto,
+        names: proto.names.as_ptr(),
         base,
         code,
         left: *budget,
@@ -171,6 +175,13 @@ macro_rules! loop_helpers {
                                 *unsafe { &mut *$regs.add($d r as usize) }
                             };
                         }
+        // Field name `i` of the running Proto (`Proto::name`, through `Cx::names`).
+        macro_rules! name {
+            ($d i:expr) => {
+                // SAFETY: the compiler emits only indices of names it added.
+                unsafe { &*$cx.names.add($d i as usize) }
+            };
+        }
         // The running frame.
         macro_rules! frame {
             () => {
@@ -278,6 +289,7 @@ macro_rules! loop_helpers {
                 $proto = f.proto;
                 $base = f.base as usize;
                 $cx.proto = $proto;
+                $cx.names = $proto.names.as_ptr();
                 $cx.base = $base;
                 $cx.code = $proto.code.as_ptr();
                 jump!(f.pc);
@@ -338,6 +350,7 @@ macro_rules! loop_helpers {
                                             $proto = p;
                                             $base = args;
                                             $cx.proto = p;
+                                            $cx.names = p.names.as_ptr();
                                             $cx.base = args;
                                             $cx.code = p.code.as_ptr();
                                             $ip = $cx.code;
@@ -370,6 +383,7 @@ macro_rules! loop_helpers {
                                 $proto = f.proto;
                                 $base = f.base as usize;
                                 $cx.proto = $proto;
+                $cx.names = $proto.names.as_ptr();
                                 $cx.base = $base;
                                 $cx.code = $proto.code.as_ptr();
                                 jump!(f.pc);
@@ -1005,7 +1019,7 @@ handlers! {
                 let slot = base + b as usize;
                 // SAFETY: slot + 1 is a register of this frame.
                 let recv = unsafe { load_value(regs.add(b as usize + 1)) };
-                let name = proto.name(name);
+                let name = name!(name);
                 if let Value::Obj(h) = recv {
                     match vm.heap.get(h) {
                         // A map's field holding a function (an object's method, a
@@ -1146,7 +1160,7 @@ handlers! {
             h_field / s_field(Op::Field { dst, obj, name }) => {
                 if let Value::Obj(h) = reg!(obj) {
                     if let Obj::Map(m) = vm.heap.get(h) {
-                        if let Some(v) = cached_hit(m, proto.name(name)) {
+                        if let Some(v) = cached_hit(m, name!(name)) {
                             reg!(dst) = *v;
                             next!();
                         }
@@ -1160,7 +1174,7 @@ handlers! {
             h_field_index / s_field_index(Op::FieldIndex { dst, obj, name, key, off }) => {
                 if let Value::Obj(h) = reg!(obj) {
                     if let Obj::Map(m) = vm.heap.get(h) {
-                        if let Some(Value::Obj(l)) = cached_hit(m, proto.name(name)) {
+                        if let Some(Value::Obj(l)) = cached_hit(m, name!(name)) {
                             if let Some(at) = int_at!(key, off) {
                                 if let Some(v) = vm.heap.get(*l).list_item(at) {
                                     reg!(dst) = *v;
@@ -1179,7 +1193,7 @@ handlers! {
                 if !vm.heap.marking() {
                     if let Value::Obj(h) = reg!(obj) {
                         if let Obj::Map(m) = vm.heap.get(h) {
-                            if let Some(&Value::Obj(l)) = cached_hit(m, proto.name(name)) {
+                            if let Some(&Value::Obj(l)) = cached_hit(m, name!(name)) {
                                 if let Some(at) = int_at!(key, off) {
                                     if let Some(item) = vm.heap.get_mut_items(l).list_item_mut(at) {
                                         *item = reg!(src);
@@ -1198,7 +1212,7 @@ handlers! {
                 if !vm.heap.marking() {
                     if let Value::Obj(h) = reg!(obj) {
                         if let Obj::Map(m) = vm.heap.get_mut_items(h) {
-                            if let Some(v) = cached_hit_mut(m, proto.name(name)) {
+                            if let Some(v) = cached_hit_mut(m, name!(name)) {
                                 // Word by word: `src` was most often just written so,
                                 // by the arithmetic before (see `copy_value`).
                                 // SAFETY: `src` is a register of this frame.
