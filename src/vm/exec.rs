@@ -282,10 +282,12 @@ macro_rules! loop_helpers {
                 park!();
             }};
         }
-        macro_rules! reload {
-            () => {{
-                // SAFETY: a running fiber has a frame.
-                let f = unsafe { $fiber.frames.last().unwrap_unchecked() };
+        // Runs on in frame `f` (a `&Frame`), whose registers are on the
+        // stack at `stack` (`call_value` and `enter_closure!` size it before
+        // pushing a frame).
+        macro_rules! resume_frame {
+            ($d f:expr, $d stack:expr) => {{
+                let f: &Frame = $d f;
                 $proto = f.proto;
                 $base = f.base as usize;
                 $cx.proto = $proto;
@@ -293,9 +295,15 @@ macro_rules! loop_helpers {
                 $cx.base = $base;
                 $cx.code = $proto.code.as_ptr();
                 jump!(f.pc);
-                // SAFETY: a frame's registers are on the stack (`call_value` and
-                // `enter_closure!` size it before pushing the frame).
-                $regs = unsafe { $fiber.stack.as_mut_ptr().add($base) };
+                // SAFETY: see above.
+                $regs = unsafe { $d stack.add($base) };
+            }};
+        }
+        macro_rules! reload {
+            () => {{
+                // SAFETY: a running fiber has a frame.
+                let f = unsafe { $fiber.frames.last().unwrap_unchecked() };
+                resume_frame!(f, $fiber.stack.as_mut_ptr());
             }};
         }
         macro_rules! tick {
@@ -379,16 +387,7 @@ macro_rules! loop_helpers {
                                 let $d slot: *mut Value = unsafe { stack.add(ret as usize) };
                                 $d put;
                                 // SAFETY: the caller's frame is live.
-                                let f = unsafe { &*caller };
-                                $proto = f.proto;
-                                $base = f.base as usize;
-                                $cx.proto = $proto;
-                $cx.names = $proto.names.as_ptr();
-                                $cx.base = $base;
-                                $cx.code = $proto.code.as_ptr();
-                                jump!(f.pc);
-                                // SAFETY: as in `reload!`.
-                                $regs = unsafe { stack.add($base) };
+                                resume_frame!(unsafe { &*caller }, stack);
                             }};
                         }
         // After a call made out of line: a frame to run, a value in place, or a wait.

@@ -15,7 +15,6 @@ mod exec_iter;
 mod exec_rare;
 pub mod fiber;
 pub mod file_access;
-pub mod frames;
 pub mod gc;
 pub mod heap;
 mod heap_limit;
