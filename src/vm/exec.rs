@@ -330,7 +330,12 @@ macro_rules! loop_helpers {
                                         if p.exact_argc == $d argc {
                                             let need = args + p.nregs as usize;
                                             if $fiber.stack.len() < need {
-                                                cold! { $fiber.grow_stack(need, &mut $vm.heap) }
+                                                cold! {
+                                                    $fiber.grow_stack(need, &mut $vm.heap);
+                                                    // The stack moved, this frame's registers with it.
+                                                    // SAFETY: they are on the stack.
+                                                    $regs = unsafe { $fiber.stack.as_mut_ptr().add($base) };
+                                                }
                                             }
                                             // Full only at the depth limit once grown
                                             // (`Frames`): then `call_value` says so.
