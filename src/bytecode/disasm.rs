@@ -29,7 +29,7 @@ fn list(p: &Proto, heap: &crate::vm::Heap, out: &mut String) {
     }
     for (pc, op) in p.code.iter().enumerate() {
         let (line, _) = p.file.line_col(p.span_at(pc as u32).start);
-        let op = super::op::with_absolute_target(*op, pc);
+        let op = super::jumps::with_absolute_target(*op, pc);
         let note = if p.reuses.contains(&(pc as u32)) { "  (each item made over the last)" } else { "" };
         let _ = writeln!(out, "  {pc:04}  line {line:<4} {op:?}{note}");
     }

@@ -2,6 +2,7 @@
 //! verifier debug builds run on every proto.
 
 pub mod disasm;
+pub mod jumps;
 pub mod op;
 pub mod operand;
 pub mod proto;

@@ -6,7 +6,8 @@ use super::Cmp;
 /// forwards and backwards, and disassembly shows them absolute again.
 #[test]
 fn relative_targets_round_trip() {
-    use super::{to_relative, with_absolute_target, Op};
+    use super::Op;
+    use crate::bytecode::jumps::{to_relative, with_absolute_target};
     let absolute = vec![
         Op::LoadNil { dst: 0 },
         Op::JmpUnlessI { cmp: Cmp::Lt, a: 0, imm: 2, target: 4 },

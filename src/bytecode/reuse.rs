@@ -5,7 +5,8 @@
 //! none for the collector to free per line, as Go's `bufio.Scanner` reuses
 //! its buffer. Found on the finished bytecode, where registers are resolved.
 
-use super::op::{with_absolute_target, Op};
+use super::jumps::with_absolute_target;
+use super::op::Op;
 use super::proto::Proto;
 use super::verify::names_register;
 

@@ -6,7 +6,8 @@
 //! the compiler makes for a file without errors (`compile/mod.rs`), so every
 //! debug test and fuzz run checks the compiler's output; release builds trust it.
 
-use super::op::{with_absolute_target, Op};
+use super::jumps::with_absolute_target;
+use super::op::Op;
 use super::proto::{Proto, UpvalDesc};
 use std::cell::Cell;
 

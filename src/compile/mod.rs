@@ -283,7 +283,7 @@ impl Compiler<'_> {
 
     pub(crate) fn end_func(&mut self, span: Span, params: (u8, u8, bool)) -> ProtoRef {
         let mut f = self.funcs.pop().unwrap();
-        crate::bytecode::op::to_relative(&mut f.code);
+        crate::bytecode::jumps::to_relative(&mut f.code);
         let mut proto = Proto {
             name: f.name,
             code: f.code,
